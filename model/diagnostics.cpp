@@ -1,0 +1,65 @@
+#include "model/diagnostics.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "model/invariant.h"
+
+namespace syncoll {
+
+std::string Diagnostic::to_string() const {
+  std::string out;
+  if (!location.file.empty())
+    out += location.file + ":";
+  if (location.line > 0) {
+    out += std::to_string(location.line) + ":";
+    if (location.column > 0)
+      out += std::to_string(location.column) + ":";
+  }
+  if (location.line == 0 && !pointer.empty())
+    out += pointer + ":";
+  if (!out.empty())
+    out += " ";
+  if (severity == Severity::Warning)
+    out += "warning: ";
+  out += message;
+  return out;
+}
+
+void Diagnostics::error(SourceLocation location, std::string message) {
+  items_.push_back({Severity::Error, std::move(location), std::move(message), {}});
+}
+
+void Diagnostics::error_at(std::string pointer, std::string message) {
+  items_.push_back({Severity::Error, {}, std::move(message), std::move(pointer)});
+}
+
+void Diagnostics::warning(SourceLocation location, std::string message) {
+  items_.push_back({Severity::Warning, std::move(location), std::move(message), {}});
+}
+
+void Diagnostics::append(const Diagnostics &other) {
+  items_.insert(items_.end(), other.items_.begin(), other.items_.end());
+}
+
+bool Diagnostics::has_errors() const {
+  return std::any_of(items_.begin(), items_.end(),
+                     [](const Diagnostic &d) { return d.severity == Severity::Error; });
+}
+
+std::string Diagnostics::to_string() const {
+  std::string out;
+  for (const auto &item : items_)
+    out += item.to_string() + "\n";
+  return out;
+}
+
+namespace detail {
+void invariant_failed(const char *condition, const char *message, const char *file, int line) {
+  std::fprintf(stderr, "%s:%d: syncoll internal error: %s (%s)\n", file, line, message, condition);
+  std::abort();
+}
+} // namespace detail
+
+} // namespace syncoll

@@ -1,0 +1,553 @@
+#include "model/mscclir.h"
+
+#include <charconv>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <pugixml.hpp>
+
+#include "model/invariant.h"
+
+namespace syncoll {
+namespace {
+
+// Line and column of a byte offset (1-based, columns in bytes).
+SourceLocation location_at(std::string_view text, const std::string &file, ptrdiff_t offset) {
+  int line = 1, column = 1;
+  for (ptrdiff_t i = 0; i < offset && size_t(i) < text.size(); ++i) {
+    if (text[size_t(i)] == '\n')
+      ++line, column = 1;
+    else
+      ++column;
+  }
+  return {file, line, column};
+}
+
+class XmlReader {
+public:
+  XmlReader(std::string_view text, std::string file) : text_(text), file_(std::move(file)) {}
+
+  SourceLocation at(const pugi::xml_node &node) const {
+    // offset_debug points at the element name; step back to its '<'.
+    return location_at(text_, file_, std::max<ptrdiff_t>(0, node.offset_debug() - 1));
+  }
+
+  SourceLocation at(const pugi::xml_node &node, std::string_view attribute) const {
+    ptrdiff_t start = node.offset_debug();
+    size_t end = text_.find('>', size_t(start));
+    std::string_view tag = text_.substr(size_t(start), end == std::string_view::npos
+                                                           ? std::string_view::npos
+                                                           : end - size_t(start));
+    for (size_t pos = 0; (pos = tag.find(attribute, pos)) != std::string_view::npos; ++pos) {
+      bool starts = pos > 0 && (tag[pos - 1] == ' ' || tag[pos - 1] == '\t' ||
+                                tag[pos - 1] == '\n' || tag[pos - 1] == '\r');
+      size_t after = pos + attribute.size();
+      while (after < tag.size() && (tag[after] == ' ' || tag[after] == '\t'))
+        ++after;
+      if (starts && after < tag.size() && tag[after] == '=')
+        return location_at(text_, file_, start + ptrdiff_t(pos));
+    }
+    return at(node);
+  }
+
+  Expected<std::string> string_attr(const pugi::xml_node &node, const char *name) const {
+    pugi::xml_attribute a = node.attribute(name);
+    if (!a)
+      return fail(at(node), fmt::format("<{}> is missing attribute '{}'", node.name(), name));
+    return std::string(a.value());
+  }
+
+  Expected<int64_t> int_attr(const pugi::xml_node &node, const char *name, int64_t min,
+                             int64_t max) const {
+    pugi::xml_attribute a = node.attribute(name);
+    if (!a)
+      return fail(at(node), fmt::format("<{}> is missing attribute '{}'", node.name(), name));
+    std::string_view s = a.value();
+    int64_t v = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (s.empty() || ec != std::errc() || end != s.data() + s.size())
+      return fail(at(node, name), fmt::format("attribute '{}' must be an integer, found '{}'",
+                                              name, s));
+    if (v < min || v > max)
+      return fail(at(node, name),
+                  fmt::format("attribute '{}' value {} is out of range [{}, {}]", name, v, min, max));
+    return v;
+  }
+
+  Expected<bool> flag_attr(const pugi::xml_node &node, const char *name) const {
+    pugi::xml_attribute a = node.attribute(name);
+    if (!a)
+      return fail(at(node), fmt::format("<{}> is missing attribute '{}'", node.name(), name));
+    std::string_view s = a.value();
+    if (s != "0" && s != "1")
+      return fail(at(node, name), fmt::format("attribute '{}' must be 0 or 1, found '{}'", name, s));
+    return s == "1";
+  }
+
+  void warn_unknown_attributes(const pugi::xml_node &node,
+                               std::initializer_list<std::string_view> known,
+                               Diagnostics &warnings) const {
+    for (auto a : node.attributes()) {
+      bool ok = false;
+      for (auto k : known)
+        ok = ok || k == a.name();
+      if (!ok)
+        warnings.warning(at(node, a.name()),
+                         fmt::format("<{}> attribute '{}' is not part of MSCCL-IR; ignored",
+                                     node.name(), a.name()));
+    }
+  }
+
+  Expected<void> only_children(const pugi::xml_node &node, const char *child) const {
+    for (auto c : node.children()) {
+      if (c.type() != pugi::node_element)
+        continue;
+      if (std::string_view(c.name()) != child)
+        return fail(at(c), fmt::format("unexpected element <{}> inside <{}>; expected <{}>",
+                                       c.name(), node.name(), child));
+    }
+    return {};
+  }
+
+  std::string_view text_;
+  std::string file_;
+};
+
+Expected<BufferRef> read_buffer_ref(const XmlReader &x, const pugi::xml_node &step,
+                                    const char *buf_attr, const char *off_attr) {
+  SYNCOLL_TRY(buf, x.string_attr(step, buf_attr));
+  auto kind = parse_buffer_kind(buf);
+  if (!kind)
+    return fail(x.at(step, buf_attr),
+                fmt::format("attribute '{}' must be i, o or s, found '{}'", buf_attr, buf));
+  SYNCOLL_TRY(off, x.int_attr(step, off_attr, INT16_MIN, INT16_MAX));
+  return BufferRef{*kind, static_cast<int>(off)};
+}
+
+} // namespace
+
+Expected<Warned<Program>> parse_mscclir_xml(std::string_view text, const std::string &file) {
+  pugi::xml_document doc;
+  pugi::xml_parse_result parsed = doc.load_buffer(text.data(), text.size(), pugi::parse_default);
+  if (!parsed)
+    return fail(location_at(text, file, parsed.offset),
+                fmt::format("invalid XML: {}", parsed.description()));
+  XmlReader x(text, file);
+  Diagnostics warnings;
+  pugi::xml_node algo = doc.document_element();
+  if (!algo)
+    return fail({file, 1, 1}, "no <algo> element");
+  if (std::string_view(algo.name()) != "algo")
+    return fail(x.at(algo), fmt::format("root element is <{}>, expected <algo>", algo.name()));
+  x.warn_unknown_attributes(algo,
+                            {"name", "proto", "nchannels", "nchunksperloop", "ngpus", "coll",
+                             "inplace", "outofplace", "minBytes", "maxBytes", "nthreads",
+                             "redop"},
+                            warnings);
+  SYNCOLL_CHECK(x.only_children(algo, "gpu"));
+
+  ProgramDraft d;
+  SYNCOLL_TRY(name, x.string_attr(algo, "name"));
+  d.name = name;
+  SYNCOLL_TRY(proto, x.string_attr(algo, "proto"));
+  auto protocol = parse_protocol(proto);
+  if (!protocol)
+    return fail(x.at(algo, "proto"),
+                fmt::format("unknown protocol '{}' (expected Simple, LL or LL128)", proto));
+  d.protocol = *protocol;
+  SYNCOLL_TRY(nchannels, x.int_attr(algo, "nchannels", 1, 1 << 16));
+  d.num_channels = static_cast<int>(nchannels);
+  SYNCOLL_TRY(ncpl, x.int_attr(algo, "nchunksperloop", 1, INT32_MAX));
+  d.chunks_per_loop = static_cast<int>(ncpl);
+  SYNCOLL_TRY(ngpus, x.int_attr(algo, "ngpus", 1, kMaxRanks));
+  d.num_ranks = static_cast<int>(ngpus);
+  SYNCOLL_TRY(coll, x.string_attr(algo, "coll"));
+  auto coll_name = parse_ir_collective_name(coll);
+  if (!coll_name)
+    return fail(x.at(algo, "coll"), fmt::format("unknown collective '{}'", coll));
+  if (coll_name->old_runtime_spelling)
+    warnings.warning(x.at(algo, "coll"),
+                     coll == "custom"
+                         ? std::string("collective 'custom' is the old runtime's; the executor "
+                                       "does not accept it")
+                         : fmt::format("collective '{}' is the old runtime's spelling; the "
+                                       "executor spells it '{}'",
+                                       coll, coll_name->canonical));
+  d.collective = coll_name->canonical;
+  SYNCOLL_TRY(inplace, x.flag_attr(algo, "inplace"));
+  d.in_place = inplace;
+  if (algo.attribute("outofplace")) {
+    SYNCOLL_TRY(oop, x.flag_attr(algo, "outofplace"));
+    d.out_of_place = oop;
+  } else {
+    d.out_of_place = !d.in_place;
+    warnings.warning(x.at(algo), fmt::format("<algo> has no 'outofplace' (old runtime dialect); "
+                                             "taken as {}, and the executor rejects the file",
+                                             d.out_of_place ? 1 : 0));
+  }
+  for (const char *attr : {"minBytes", "maxBytes"}) {
+    if (!algo.attribute(attr)) {
+      warnings.warning(x.at(algo), fmt::format("<algo> has no '{}' (old runtime dialect); taken "
+                                               "as 0, and the executor rejects the file",
+                                               attr));
+      continue;
+    }
+    SYNCOLL_TRY(v, x.int_attr(algo, attr, INT64_MIN, INT64_MAX));
+    (std::string_view(attr) == "minBytes" ? d.min_bytes : d.max_bytes) = v;
+  }
+  if (algo.attribute("nthreads")) {
+    SYNCOLL_TRY(nt, x.int_attr(algo, "nthreads", INT32_MIN, INT32_MAX));
+    d.num_threads = static_cast<int>(nt);
+  }
+
+  // Elements in document order, to resolve the pointers of Program::create's diagnostics.
+  std::vector<pugi::xml_node> gpu_nodes;
+  std::vector<std::vector<pugi::xml_node>> tb_nodes;
+  std::vector<std::vector<std::vector<pugi::xml_node>>> step_nodes;
+  for (auto gpu : algo.children("gpu")) {
+    x.warn_unknown_attributes(gpu, {"id", "i_chunks", "o_chunks", "s_chunks"}, warnings);
+    SYNCOLL_CHECK(x.only_children(gpu, "tb"));
+    RankProgram rp;
+    SYNCOLL_TRY(id, x.int_attr(gpu, "id", INT32_MIN, INT32_MAX));
+    rp.rank = RankId(static_cast<int32_t>(id));
+    SYNCOLL_TRY(ic, x.int_attr(gpu, "i_chunks", INT32_MIN, INT32_MAX));
+    SYNCOLL_TRY(oc, x.int_attr(gpu, "o_chunks", INT32_MIN, INT32_MAX));
+    SYNCOLL_TRY(sc, x.int_attr(gpu, "s_chunks", INT32_MIN, INT32_MAX));
+    rp.input_chunks = static_cast<int>(ic);
+    rp.output_chunks = static_cast<int>(oc);
+    rp.scratch_chunks = static_cast<int>(sc);
+    gpu_nodes.push_back(gpu);
+    tb_nodes.emplace_back();
+    step_nodes.emplace_back();
+    for (auto tbn : gpu.children("tb")) {
+      x.warn_unknown_attributes(tbn, {"id", "send", "recv", "chan"}, warnings);
+      SYNCOLL_CHECK(x.only_children(tbn, "step"));
+      ThreadBlock tb;
+      SYNCOLL_TRY(tid, x.int_attr(tbn, "id", INT32_MIN, INT32_MAX));
+      tb.id = TbId(static_cast<int32_t>(tid));
+      SYNCOLL_TRY(send, x.int_attr(tbn, "send", -1, INT32_MAX));
+      SYNCOLL_TRY(recv, x.int_attr(tbn, "recv", -1, INT32_MAX));
+      if (send >= 0)
+        tb.send_peer = RankId(static_cast<int32_t>(send));
+      if (recv >= 0)
+        tb.recv_peer = RankId(static_cast<int32_t>(recv));
+      SYNCOLL_TRY(chan, x.int_attr(tbn, "chan", INT32_MIN, INT32_MAX));
+      tb.channel = ChannelId(static_cast<int32_t>(chan));
+      tb_nodes.back().push_back(tbn);
+      step_nodes.back().emplace_back();
+      for (auto sn : tbn.children("step")) {
+        x.warn_unknown_attributes(sn,
+                                  {"s", "type", "srcbuf", "srcoff", "dstbuf", "dstoff", "cnt",
+                                   "depid", "deps", "hasdep"},
+                                  warnings);
+        Instruction in;
+        SYNCOLL_TRY(s, x.int_attr(sn, "s", INT32_MIN, INT32_MAX));
+        in.declared_index = static_cast<int>(s);
+        SYNCOLL_TRY(type, x.string_attr(sn, "type"));
+        auto op = parse_op_type(type);
+        if (!op)
+          return fail(x.at(sn, "type"),
+                      fmt::format("unknown step type '{}' (expected s, r, rcs, rrs, rrc, rrcs, "
+                                  "cpy, re or nop)",
+                                  type));
+        in.op = *op;
+        SYNCOLL_TRY(src, read_buffer_ref(x, sn, "srcbuf", "srcoff"));
+        SYNCOLL_TRY(dst, read_buffer_ref(x, sn, "dstbuf", "dstoff"));
+        in.src = src;
+        in.dst = dst;
+        SYNCOLL_TRY(cnt, x.int_attr(sn, "cnt", INT32_MIN, INT32_MAX));
+        in.count = static_cast<int>(cnt);
+        SYNCOLL_TRY(depid, x.int_attr(sn, "depid", INT32_MIN, INT32_MAX));
+        SYNCOLL_TRY(deps, x.int_attr(sn, "deps", INT32_MIN, INT32_MAX));
+        if (depid < -1)
+          return fail(x.at(sn, "depid"), fmt::format("depid {} must be at least -1", depid));
+        if (depid >= 0)
+          in.dependency = Dependency{TbId(static_cast<int32_t>(depid)),
+                                     StepIndex(static_cast<int32_t>(deps))};
+        else if (deps != -1)
+          warnings.warning(x.at(sn, "deps"),
+                           fmt::format("deps {} is ignored because depid is -1", deps));
+        SYNCOLL_TRY(hasdep, x.flag_attr(sn, "hasdep"));
+        in.has_dep = hasdep;
+        tb.steps.push_back(in);
+        step_nodes.back().back().push_back(sn);
+      }
+      rp.thread_blocks.push_back(std::move(tb));
+    }
+    d.ranks.push_back(std::move(rp));
+  }
+
+  auto program = Program::create(std::move(d));
+  if (!program) {
+    Diagnostics diag = program.error();
+    diag.resolve_pointers([&](const std::string &pointer) -> SourceLocation {
+      // /attr | /gpus | /gpus/G[/attr | /tbs/T[/attr | /steps/K[/attr]]]
+      std::vector<std::string> parts;
+      std::stringstream ss(pointer.substr(1));
+      for (std::string part; std::getline(ss, part, '/');)
+        parts.push_back(part);
+      pugi::xml_node node = algo;
+      size_t g = 0, t = 0;
+      for (size_t i = 0; i < parts.size(); ++i) {
+        bool last = i + 1 == parts.size();
+        auto index = [&] { return i + 1 < parts.size() ? std::stoul(parts[i + 1]) : 0; };
+        if (parts[i] == "gpus" && !last) {
+          g = index(), node = gpu_nodes.at(g), ++i;
+        } else if (parts[i] == "tbs" && !last) {
+          t = index(), node = tb_nodes.at(g).at(t), ++i;
+        } else if (parts[i] == "steps" && !last) {
+          node = step_nodes.at(g).at(t).at(index()), ++i;
+        } else if (last && parts[i] != "gpus") {
+          return x.at(node, parts[i]);
+        }
+      }
+      return x.at(node);
+    });
+    return tl::unexpected(diag);
+  }
+  return Warned<Program>{*std::move(program), std::move(warnings)};
+}
+
+Expected<Warned<Program>> read_mscclir_file(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return fail({path, 0, 0}, "cannot open file");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return parse_mscclir_xml(buffer.str(), path);
+}
+
+std::string program_to_mscclir_xml(const Program &program) {
+  const ProgramDraft &d = program.draft();
+  pugi::xml_document doc;
+  pugi::xml_node algo = doc.append_child("algo");
+  algo.append_attribute("name") = d.name.c_str();
+  algo.append_attribute("proto") = std::string(protocol_name(d.protocol)).c_str();
+  algo.append_attribute("nchannels") = d.num_channels;
+  algo.append_attribute("nchunksperloop") = d.chunks_per_loop;
+  algo.append_attribute("ngpus") = d.num_ranks;
+  algo.append_attribute("coll") = d.collective.c_str();
+  algo.append_attribute("inplace") = d.in_place ? 1 : 0;
+  algo.append_attribute("outofplace") = d.out_of_place ? 1 : 0;
+  algo.append_attribute("minBytes") = static_cast<long long>(d.min_bytes);
+  algo.append_attribute("maxBytes") = static_cast<long long>(d.max_bytes);
+  if (d.num_threads)
+    algo.append_attribute("nthreads") = *d.num_threads;
+  for (const RankProgram &rp : d.ranks) {
+    pugi::xml_node gpu = algo.append_child("gpu");
+    gpu.append_attribute("id") = rp.rank.value();
+    gpu.append_attribute("i_chunks") = rp.input_chunks;
+    gpu.append_attribute("o_chunks") = rp.output_chunks;
+    gpu.append_attribute("s_chunks") = rp.scratch_chunks;
+    for (const ThreadBlock &tb : rp.thread_blocks) {
+      pugi::xml_node tbn = gpu.append_child("tb");
+      tbn.append_attribute("id") = tb.id.value();
+      tbn.append_attribute("send") = tb.send_peer ? tb.send_peer->value() : -1;
+      tbn.append_attribute("recv") = tb.recv_peer ? tb.recv_peer->value() : -1;
+      tbn.append_attribute("chan") = tb.channel.value();
+      for (const Instruction &in : tb.steps) {
+        pugi::xml_node sn = tbn.append_child("step");
+        sn.append_attribute("s") = in.declared_index;
+        sn.append_attribute("type") = std::string(op_type_name(in.op)).c_str();
+        sn.append_attribute("srcbuf") = std::string(buffer_kind_name(in.src.buffer)).c_str();
+        sn.append_attribute("srcoff") = in.src.offset;
+        sn.append_attribute("dstbuf") = std::string(buffer_kind_name(in.dst.buffer)).c_str();
+        sn.append_attribute("dstoff") = in.dst.offset;
+        sn.append_attribute("cnt") = in.count;
+        sn.append_attribute("depid") = in.dependency ? in.dependency->tb.value() : -1;
+        sn.append_attribute("deps") = in.dependency ? in.dependency->step.value() : -1;
+        sn.append_attribute("hasdep") = in.has_dep ? 1 : 0;
+      }
+    }
+  }
+  std::ostringstream out;
+  doc.save(out, "  ", pugi::format_indent | pugi::format_no_declaration, pugi::encoding_utf8);
+  return out.str();
+}
+
+Expected<Program> program_from_json(const JsonView &root) {
+  SYNCOLL_CHECK(root.only_keys({"format", "name", "proto", "nchannels", "nchunksperloop", "ngpus",
+                                "coll", "inplace", "outofplace", "minBytes", "maxBytes",
+                                "nthreads", "gpus"}));
+  if (auto format = root.optional_member("format")) {
+    SYNCOLL_TRY(f, format->as_string());
+    if (f != "syncoll-program")
+      return format->error(fmt::format("expected format 'syncoll-program', found '{}'", f));
+  }
+  auto int_member = [](const JsonView &v, const char *key, int64_t min,
+                       int64_t max) -> Expected<int64_t> {
+    SYNCOLL_TRY(m, v.member(key));
+    return m.as_int(min, max);
+  };
+  ProgramDraft d;
+  SYNCOLL_TRY(name_v, root.member("name"));
+  SYNCOLL_TRY(name, name_v.as_string());
+  d.name = name;
+  SYNCOLL_TRY(proto_v, root.member("proto"));
+  SYNCOLL_TRY(proto, proto_v.as_string());
+  auto protocol = parse_protocol(proto);
+  if (!protocol)
+    return proto_v.error(fmt::format("unknown protocol '{}' (expected Simple, LL or LL128)", proto));
+  d.protocol = *protocol;
+  SYNCOLL_TRY(nch, int_member(root, "nchannels", 1, 1 << 16));
+  d.num_channels = static_cast<int>(nch);
+  SYNCOLL_TRY(ncpl, int_member(root, "nchunksperloop", 1, INT32_MAX));
+  d.chunks_per_loop = static_cast<int>(ncpl);
+  SYNCOLL_TRY(ngpus, int_member(root, "ngpus", 1, kMaxRanks));
+  d.num_ranks = static_cast<int>(ngpus);
+  SYNCOLL_TRY(coll_v, root.member("coll"));
+  SYNCOLL_TRY(coll, coll_v.as_string());
+  d.collective = coll;
+  SYNCOLL_TRY(ip_v, root.member("inplace"));
+  SYNCOLL_TRY(ip, ip_v.as_bool());
+  d.in_place = ip;
+  SYNCOLL_TRY(oop_v, root.member("outofplace"));
+  SYNCOLL_TRY(oop, oop_v.as_bool());
+  d.out_of_place = oop;
+  SYNCOLL_TRY(minb, int_member(root, "minBytes", INT64_MIN, INT64_MAX));
+  d.min_bytes = minb;
+  SYNCOLL_TRY(maxb, int_member(root, "maxBytes", INT64_MIN, INT64_MAX));
+  d.max_bytes = maxb;
+  if (auto nt = root.optional_member("nthreads")) {
+    SYNCOLL_TRY(v, nt->as_int(INT32_MIN, INT32_MAX));
+    d.num_threads = static_cast<int>(v);
+  }
+  SYNCOLL_TRY(gpus_v, root.member("gpus"));
+  SYNCOLL_TRY(gpus, gpus_v.elements());
+  for (const auto &gv : gpus) {
+    SYNCOLL_CHECK(gv.only_keys({"id", "i_chunks", "o_chunks", "s_chunks", "tbs"}));
+    RankProgram rp;
+    SYNCOLL_TRY(id, int_member(gv, "id", INT32_MIN, INT32_MAX));
+    rp.rank = RankId(static_cast<int32_t>(id));
+    SYNCOLL_TRY(ic, int_member(gv, "i_chunks", INT32_MIN, INT32_MAX));
+    SYNCOLL_TRY(oc, int_member(gv, "o_chunks", INT32_MIN, INT32_MAX));
+    SYNCOLL_TRY(sc, int_member(gv, "s_chunks", INT32_MIN, INT32_MAX));
+    rp.input_chunks = static_cast<int>(ic);
+    rp.output_chunks = static_cast<int>(oc);
+    rp.scratch_chunks = static_cast<int>(sc);
+    SYNCOLL_TRY(tbs_v, gv.member("tbs"));
+    SYNCOLL_TRY(tbs, tbs_v.elements());
+    for (const auto &tv : tbs) {
+      SYNCOLL_CHECK(tv.only_keys({"id", "send", "recv", "chan", "steps"}));
+      ThreadBlock tb;
+      SYNCOLL_TRY(tid, int_member(tv, "id", INT32_MIN, INT32_MAX));
+      tb.id = TbId(static_cast<int32_t>(tid));
+      SYNCOLL_TRY(send, int_member(tv, "send", -1, INT32_MAX));
+      SYNCOLL_TRY(recv, int_member(tv, "recv", -1, INT32_MAX));
+      if (send >= 0)
+        tb.send_peer = RankId(static_cast<int32_t>(send));
+      if (recv >= 0)
+        tb.recv_peer = RankId(static_cast<int32_t>(recv));
+      SYNCOLL_TRY(chan, int_member(tv, "chan", INT32_MIN, INT32_MAX));
+      tb.channel = ChannelId(static_cast<int32_t>(chan));
+      SYNCOLL_TRY(steps_v, tv.member("steps"));
+      SYNCOLL_TRY(steps, steps_v.elements());
+      for (const auto &sv : steps) {
+        SYNCOLL_CHECK(sv.only_keys({"s", "type", "srcbuf", "srcoff", "dstbuf", "dstoff", "cnt",
+                                    "depid", "deps", "hasdep"}));
+        Instruction in;
+        SYNCOLL_TRY(s, int_member(sv, "s", INT32_MIN, INT32_MAX));
+        in.declared_index = static_cast<int>(s);
+        SYNCOLL_TRY(type_v, sv.member("type"));
+        SYNCOLL_TRY(type, type_v.as_string());
+        auto op = parse_op_type(type);
+        if (!op)
+          return type_v.error(fmt::format("unknown step type '{}'", type));
+        in.op = *op;
+        for (auto [ref, buf_key, off_key] : {std::tuple{&in.src, "srcbuf", "srcoff"},
+                                             std::tuple{&in.dst, "dstbuf", "dstoff"}}) {
+          SYNCOLL_TRY(buf_v, sv.member(buf_key));
+          SYNCOLL_TRY(buf, buf_v.as_string());
+          auto kind = parse_buffer_kind(buf);
+          if (!kind)
+            return buf_v.error(fmt::format("'{}' must be i, o or s, found '{}'", buf_key, buf));
+          SYNCOLL_TRY(off, int_member(sv, off_key, INT16_MIN, INT16_MAX));
+          *ref = BufferRef{*kind, static_cast<int>(off)};
+        }
+        SYNCOLL_TRY(cnt, int_member(sv, "cnt", INT32_MIN, INT32_MAX));
+        in.count = static_cast<int>(cnt);
+        SYNCOLL_TRY(depid, int_member(sv, "depid", -1, INT32_MAX));
+        SYNCOLL_TRY(deps, int_member(sv, "deps", INT32_MIN, INT32_MAX));
+        if (depid >= 0)
+          in.dependency = Dependency{TbId(static_cast<int32_t>(depid)),
+                                     StepIndex(static_cast<int32_t>(deps))};
+        SYNCOLL_TRY(hd_v, sv.member("hasdep"));
+        SYNCOLL_TRY(hd, hd_v.as_bool());
+        in.has_dep = hd;
+        tb.steps.push_back(in);
+      }
+      rp.thread_blocks.push_back(std::move(tb));
+    }
+    d.ranks.push_back(std::move(rp));
+  }
+  auto program = Program::create(std::move(d));
+  if (!program) {
+    Diagnostics diag = program.error();
+    diag.resolve_pointers([&](const std::string &p) { return root.location_of(p); });
+    return tl::unexpected(diag);
+  }
+  return program;
+}
+
+Expected<Program> read_program_json_file(const std::string &path) {
+  SYNCOLL_TRY(doc, JsonDocument::read_file(path));
+  return program_from_json(doc.root());
+}
+
+nlohmann::ordered_json program_to_json(const Program &program) {
+  const ProgramDraft &d = program.draft();
+  nlohmann::ordered_json j;
+  j["format"] = "syncoll-program";
+  j["name"] = d.name;
+  j["proto"] = std::string(protocol_name(d.protocol));
+  j["nchannels"] = d.num_channels;
+  j["nchunksperloop"] = d.chunks_per_loop;
+  j["ngpus"] = d.num_ranks;
+  j["coll"] = d.collective;
+  j["inplace"] = d.in_place;
+  j["outofplace"] = d.out_of_place;
+  j["minBytes"] = d.min_bytes;
+  j["maxBytes"] = d.max_bytes;
+  if (d.num_threads)
+    j["nthreads"] = *d.num_threads;
+  auto gpus = nlohmann::ordered_json::array();
+  for (const RankProgram &rp : d.ranks) {
+    nlohmann::ordered_json g;
+    g["id"] = rp.rank.value();
+    g["i_chunks"] = rp.input_chunks;
+    g["o_chunks"] = rp.output_chunks;
+    g["s_chunks"] = rp.scratch_chunks;
+    auto tbs = nlohmann::ordered_json::array();
+    for (const ThreadBlock &tb : rp.thread_blocks) {
+      nlohmann::ordered_json t;
+      t["id"] = tb.id.value();
+      t["send"] = tb.send_peer ? tb.send_peer->value() : -1;
+      t["recv"] = tb.recv_peer ? tb.recv_peer->value() : -1;
+      t["chan"] = tb.channel.value();
+      auto steps = nlohmann::ordered_json::array();
+      for (const Instruction &in : tb.steps) {
+        nlohmann::ordered_json s;
+        s["s"] = in.declared_index;
+        s["type"] = std::string(op_type_name(in.op));
+        s["srcbuf"] = std::string(buffer_kind_name(in.src.buffer));
+        s["srcoff"] = in.src.offset;
+        s["dstbuf"] = std::string(buffer_kind_name(in.dst.buffer));
+        s["dstoff"] = in.dst.offset;
+        s["cnt"] = in.count;
+        s["depid"] = in.dependency ? in.dependency->tb.value() : -1;
+        s["deps"] = in.dependency ? in.dependency->step.value() : -1;
+        s["hasdep"] = in.has_dep;
+        steps.push_back(std::move(s));
+      }
+      t["steps"] = std::move(steps);
+      tbs.push_back(std::move(t));
+    }
+    g["tbs"] = std::move(tbs);
+    gpus.push_back(std::move(g));
+  }
+  j["gpus"] = std::move(gpus);
+  return j;
+}
+
+} // namespace syncoll

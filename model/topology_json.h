@@ -1,0 +1,21 @@
+// Topology JSON, specified in docs/formats.md.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "model/json_document.h"
+#include "model/topology.h"
+
+namespace syncoll {
+
+/// Reads a topology from a parsed document; every error is located in the document's file.
+Expected<Topology> topology_from_json(const JsonView &root);
+/// Parses and reads topology JSON text; `file_name` is used in diagnostics.
+Expected<Topology> parse_topology_json(std::string_view text, const std::string &file_name);
+Expected<Topology> read_topology_file(const std::string &path);
+nlohmann::ordered_json topology_to_json(const Topology &topology);
+
+} // namespace syncoll

@@ -1,0 +1,481 @@
+#include "model/topology_library.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "model/invariant.h"
+
+namespace syncoll {
+namespace {
+
+// Generic shapes use ASTRA-sim's analytical-network example values (input/Ring.yml: 50 GB/s and
+// 500 ns per link), the defaults the simulator papers compare against
+// (reference/cost-models.md, "Peer measurement").
+constexpr Nanoseconds kGenericAlpha{500};
+constexpr BytesPerNs kGenericBandwidth{50};
+// NVLink: NCCL 2.30's per-hop NVLink latency for the LL protocol is 0.6 us (tuning.cc hwLat,
+// reference/cost-models.md 3.2); V100/A100/H100 NVLink moves 25 GB/s per link and direction
+// (seed sccl 5.1.1: "6 25 GB/s NVLink ports").
+constexpr Nanoseconds kNvlinkAlpha{600};
+constexpr double kNvlinkGbps = 25;
+// PCIe: NCCL's per-hop PCI latency for LL is 1.0 us (reference/cost-models.md 3.2).
+constexpr Nanoseconds kPcieAlpha{1000};
+// Network: NCCL's per-hop NET latency for Ring/LL is 2.7 us (reference/cost-models.md 3.2).
+constexpr Nanoseconds kNetAlpha{2700};
+
+Topology build(TopologyDraft draft) {
+  auto t = Topology::create(std::move(draft));
+  SYNCOLL_INVARIANT(t.has_value(), "library topology failed validation");
+  return *std::move(t);
+}
+
+// Adds src->dst and dst->src once, whatever order pairs are offered in (a 2-ring's two
+// neighbours are the same rank).
+class LinkSet {
+public:
+  void both(int a, int b, int capacity, Nanoseconds alpha, BytesPerNs bw) {
+    one(a, b, capacity, alpha, bw);
+    one(b, a, capacity, alpha, bw);
+  }
+  void one(int a, int b, int capacity, Nanoseconds alpha, BytesPerNs bw) {
+    if (a != b && seen_.insert({a, b}).second)
+      links_.push_back({RankId(a), RankId(b), capacity, alpha, bw});
+  }
+  std::vector<Link> take() { return std::move(links_); }
+
+private:
+  std::set<std::pair<int, int>> seen_;
+  std::vector<Link> links_;
+};
+
+Expected<void> require_at_least(const char *what, int value, int min) {
+  if (value < min)
+    return fail({}, fmt::format("{} must be at least {}, got {}", what, min, value));
+  if (value > kMaxRanks)
+    return fail({}, fmt::format("{} must be at most {}, got {}", what, kMaxRanks, value));
+  return {};
+}
+
+// Links named as a symmetric multiplicity matrix links[a][b] (SCCL's convention; the matrices
+// used here are symmetric, so the row/column order does not matter).
+template <size_t N>
+Topology from_matrix(std::string name, const std::array<std::array<int, N>, N> &m,
+                     Nanoseconds alpha, double gbps_per_unit, Hierarchy hierarchy = {}) {
+  TopologyDraft d;
+  d.name = std::move(name);
+  d.num_ranks = static_cast<int>(N);
+  for (size_t a = 0; a < N; ++a)
+    for (size_t b = 0; b < N; ++b)
+      if (m[a][b] > 0)
+        d.links.push_back({RankId(static_cast<int>(a)), RankId(static_cast<int>(b)), m[a][b],
+                           alpha, BytesPerNs{gbps_per_unit * m[a][b]}});
+  d.hierarchy = std::move(hierarchy);
+  return build(std::move(d));
+}
+
+// A switch modelled as SCCL's HubAndSpoke: a link between every pair and, per rank, one relation
+// capping what it sends and one capping what it receives (reference/synthesis.md 1.1, DGX2).
+Topology switched(std::string name, int n, int port_capacity, Nanoseconds alpha,
+                  BytesPerNs port_bandwidth) {
+  TopologyDraft d;
+  d.name = std::move(name);
+  d.num_ranks = n;
+  for (int a = 0; a < n; ++a)
+    for (int b = 0; b < n; ++b)
+      if (a != b)
+        d.links.push_back({RankId(a), RankId(b), port_capacity, alpha, port_bandwidth});
+  for (int r = 0; r < n; ++r) {
+    TopologyDraft::Relation out{fmt::format("rank{}.out", r), {}, port_capacity};
+    TopologyDraft::Relation in{fmt::format("rank{}.in", r), {}, port_capacity};
+    for (int o = 0; o < n; ++o) {
+      if (o == r)
+        continue;
+      out.links.emplace_back(RankId(r), RankId(o));
+      in.links.emplace_back(RankId(o), RankId(r));
+    }
+    d.relations.push_back(std::move(out));
+    d.relations.push_back(std::move(in));
+  }
+  return build(std::move(d));
+}
+
+std::string normalize(std::string_view name) {
+  std::string out;
+  for (char c : name)
+    if (c != '_' && c != '-')
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+} // namespace
+
+Expected<Topology> line(int n) {
+  if (auto ok = require_at_least("line rank count", n, 2); !ok)
+    return tl::unexpected(ok.error());
+  LinkSet links;
+  for (int i = 0; i + 1 < n; ++i)
+    links.both(i, i + 1, 1, kGenericAlpha, kGenericBandwidth);
+  return build({fmt::format("line{}", n), n, links.take(), {}, {}});
+}
+
+Expected<Topology> ring(int n, bool bidirectional) {
+  if (auto ok = require_at_least("ring rank count", n, 2); !ok)
+    return tl::unexpected(ok.error());
+  LinkSet links;
+  for (int i = 0; i < n; ++i) {
+    if (bidirectional)
+      links.both(i, (i + 1) % n, 1, kGenericAlpha, kGenericBandwidth);
+    else
+      links.one(i, (i + 1) % n, 1, kGenericAlpha, kGenericBandwidth);
+  }
+  return build({(bidirectional ? "ring" : "uniring") + std::to_string(n), n, links.take(), {}, {}});
+}
+
+Expected<Topology> fully_connected(int n) {
+  if (auto ok = require_at_least("fully_connected rank count", n, 2); !ok)
+    return tl::unexpected(ok.error());
+  LinkSet links;
+  for (int a = 0; a < n; ++a)
+    for (int b = a + 1; b < n; ++b)
+      links.both(a, b, 1, kGenericAlpha, kGenericBandwidth);
+  return build({fmt::format("fully_connected{}", n), n, links.take(), {}, {}});
+}
+
+Expected<Topology> star(int n) {
+  if (auto ok = require_at_least("star rank count", n, 2); !ok)
+    return tl::unexpected(ok.error());
+  LinkSet links;
+  for (int i = 1; i < n; ++i)
+    links.both(0, i, 1, kGenericAlpha, kGenericBandwidth);
+  return build({fmt::format("star{}", n), n, links.take(), {}, {}});
+}
+
+Expected<Topology> hub_and_spoke(int n) {
+  if (auto ok = require_at_least("hub_and_spoke rank count", n, 2); !ok)
+    return tl::unexpected(ok.error());
+  return switched(fmt::format("hub_and_spoke{}", n), n, 1, kGenericAlpha, kGenericBandwidth);
+}
+
+Expected<Topology> hypercube(int dims) {
+  if (dims < 1 || dims > 16)
+    return fail({}, fmt::format("hypercube dimension must be in [1, 16], got {}", dims));
+  int n = 1 << dims;
+  LinkSet links;
+  for (int r = 0; r < n; ++r)
+    for (int d = 0; d < dims; ++d)
+      links.both(r, r ^ (1 << d), 1, kGenericAlpha, kGenericBandwidth);
+  return build({fmt::format("hypercube{}", dims), n, links.take(), {}, {}});
+}
+
+namespace {
+// Rank of grid coordinates, x fastest: rank = x + X * (y + Y * z).
+Expected<Topology> grid(const std::string &kind, std::vector<int> shape, bool wrap) {
+  int64_t n = 1;
+  for (int s : shape) {
+    if (s < 1)
+      return fail({}, fmt::format("{} sides must be at least 1, got {}", kind, s));
+    n *= s;
+  }
+  if (n < 2 || n > kMaxRanks)
+    return fail({}, fmt::format("{} has {} ranks; it needs between 2 and {}", kind, n, kMaxRanks));
+  LinkSet links;
+  std::vector<int> stride(shape.size(), 1);
+  for (size_t i = 1; i < shape.size(); ++i)
+    stride[i] = stride[i - 1] * shape[i - 1];
+  for (int r = 0; r < n; ++r) {
+    for (size_t axis = 0; axis < shape.size(); ++axis) {
+      int coord = (r / stride[axis]) % shape[axis];
+      int next = coord + 1;
+      if (next == shape[axis]) {
+        if (!wrap)
+          continue;
+        next = 0;
+      }
+      links.both(r, r + (next - coord) * stride[axis], 1, kGenericAlpha, kGenericBandwidth);
+    }
+  }
+  std::string name = kind;
+  for (size_t i = 0; i < shape.size(); ++i)
+    name += (i ? "x" : "") + std::to_string(shape[i]);
+  return build({name, static_cast<int>(n), links.take(), {}, {}});
+}
+} // namespace
+
+Expected<Topology> mesh2d(int width, int height) { return grid("mesh2d_", {width, height}, false); }
+Expected<Topology> torus2d(int width, int height) { return grid("torus2d_", {width, height}, true); }
+Expected<Topology> torus3d(int x, int y, int z) { return grid("torus3d_", {x, y, z}, true); }
+
+// SCCL's DGX-1 model (msccl-tools known_topologies, reference/synthesis.md 1.1): NVLink
+// multiplicities, doubled on the chains 0-1-3-2 and 4-5-7-6 and on 0-4 and 2-6. Each NVLink of a
+// V100 moves 25 GB/s (seed sccl 5.1.1).
+Topology dgx1() {
+  static constexpr std::array<std::array<int, 8>, 8> kLinks{{{0, 2, 1, 1, 2, 0, 0, 0},
+                                                             {2, 0, 1, 2, 0, 1, 0, 0},
+                                                             {1, 1, 0, 2, 0, 0, 2, 0},
+                                                             {1, 2, 2, 0, 0, 0, 0, 1},
+                                                             {2, 0, 0, 0, 0, 2, 1, 1},
+                                                             {0, 1, 0, 0, 2, 0, 1, 2},
+                                                             {0, 0, 2, 0, 1, 1, 0, 2},
+                                                             {0, 0, 0, 1, 1, 2, 2, 0}}};
+  return from_matrix("dgx1", kLinks, kNvlinkAlpha, kNvlinkGbps);
+}
+
+// DGX-2: 16 V100 behind NVSwitch, modelled as SCCL's HubAndSpoke(16) (one chunk per round in and
+// out of each GPU); each GPU has 6 NVLinks of 25 GB/s into the switch.
+Topology dgx2() { return switched("dgx2", 16, 1, kNvlinkAlpha, BytesPerNs{6 * kNvlinkGbps}); }
+
+// SCCL's AMD4 (msccl-tools): the ring 0-1-3-2-0 of four MI50s. Seed sccl 5.1.2 measures PCIe 4.0
+// x16 at ~27 GB/s and models xGMI and PCIe with the same beta.
+Topology amd4() {
+  static constexpr std::array<std::array<int, 4>, 4> kLinks{
+      {{0, 1, 1, 0}, {1, 0, 0, 1}, {1, 0, 0, 1}, {0, 1, 1, 0}}};
+  return from_matrix("amd4", kLinks, kPcieAlpha, 27);
+}
+
+// SCCL's AMD8 (msccl-tools): the Gigabyte Z52 with 8 MI50s as a fully connected graph of
+// weights 5 and 6. One unit is 5.5 GB/s, so weight 6 is xGMI's measured ~33 GB/s and weight 5
+// PCIe's ~27 GB/s (seed sccl 5.1.2).
+Topology amd8() {
+  static constexpr std::array<std::array<int, 8>, 8> kLinks{{{0, 5, 6, 6, 5, 6, 5, 5},
+                                                             {5, 0, 5, 5, 6, 5, 6, 6},
+                                                             {6, 5, 0, 6, 5, 6, 5, 5},
+                                                             {6, 5, 6, 0, 5, 6, 5, 5},
+                                                             {5, 6, 5, 5, 0, 5, 6, 6},
+                                                             {6, 5, 6, 6, 5, 0, 5, 5},
+                                                             {5, 6, 5, 5, 6, 5, 0, 6},
+                                                             {5, 6, 5, 5, 6, 5, 6, 0}}};
+  return from_matrix("amd8", kLinks, kPcieAlpha, 5.5);
+}
+
+// DGX A100: 8 A100 behind NVSwitch, 12 NVLinks of 25 GB/s per GPU (msccl-tools' dgx_a100 uses
+// 12 links between every pair); a link's capacity is counted in NVLinks.
+Topology dgx_a100() {
+  return switched("dgx_a100", 8, 12, kNvlinkAlpha, BytesPerNs{12 * kNvlinkGbps});
+}
+
+// DGX H100: 8 H100 behind NVSwitch, 18 NVLink4 links of 25 GB/s per direction (450 GB/s).
+Topology dgx_h100() {
+  return switched("dgx_h100", 8, 18, kNvlinkAlpha, BytesPerNs{18 * kNvlinkGbps});
+}
+
+// Azure NDv2: 8 V100 in the DGX-1 hybrid cube-mesh (TACCL's NDv2: NVLink at 50 and 25 GB/s for
+// doubled and single links) plus one 100 Gb/s InfiniBand NIC (12.5 GB/s, TE-CCL's NDv2).
+Topology ndv2() {
+  TopologyDraft d = dgx1().to_draft();
+  d.name = "ndv2";
+  d.hierarchy = {{{"node", 1}, {"gpu", 8}}, 1, BytesPerNs{12.5}};
+  return build(std::move(d));
+}
+
+Expected<Topology> multinode(int nodes, const Topology &intra, int nics_per_node,
+                             BytesPerNs nic_bandwidth) {
+  if (nodes < 1)
+    return fail({}, fmt::format("multinode needs at least 1 node, got {}", nodes));
+  const int gpus = intra.num_ranks();
+  if (int64_t(nodes) * gpus > kMaxRanks)
+    return fail({}, fmt::format("multinode has {} ranks; at most {} are supported",
+                                int64_t(nodes) * gpus, kMaxRanks));
+  if (nics_per_node < 1 || nics_per_node > gpus)
+    return fail({}, fmt::format("NICs per node must be in [1, {}] (the GPUs per node), got {}",
+                                gpus, nics_per_node));
+  if (!(nic_bandwidth.value > 0))
+    return fail({}, "NIC bandwidth must be positive");
+  TopologyDraft d;
+  d.name = fmt::format("multinode{}x{}_{}", nodes, gpus, intra.name());
+  d.num_ranks = nodes * gpus;
+  d.hierarchy = {{{"node", nodes}, {"gpu", gpus}}, nics_per_node, nic_bandwidth};
+  TopologyDraft local = intra.to_draft();
+  for (int node = 0; node < nodes; ++node) {
+    int base = node * gpus;
+    for (Link l : local.links) {
+      l.src = RankId(l.src.value() + base);
+      l.dst = RankId(l.dst.value() + base);
+      d.links.push_back(l);
+    }
+    for (const auto &rel : local.relations) {
+      TopologyDraft::Relation r{fmt::format("node{}.{}", node, rel.name), {}, rel.capacity};
+      for (auto [s, t] : rel.links)
+        r.links.emplace_back(RankId(s.value() + base), RankId(t.value() + base));
+      d.relations.push_back(std::move(r));
+    }
+  }
+  if (nodes > 1) {
+    auto nic_of = [&](int gpu) { return gpu * nics_per_node / gpus; };
+    std::vector<TopologyDraft::Relation> out(size_t(nodes) * nics_per_node),
+        in(size_t(nodes) * nics_per_node);
+    for (int node = 0; node < nodes; ++node)
+      for (int nic = 0; nic < nics_per_node; ++nic) {
+        size_t k = size_t(node) * nics_per_node + nic;
+        out[k] = {fmt::format("node{}.nic{}.out", node, nic), {}, 1};
+        in[k] = {fmt::format("node{}.nic{}.in", node, nic), {}, 1};
+      }
+    for (int a = 0; a < nodes * gpus; ++a)
+      for (int b = 0; b < nodes * gpus; ++b) {
+        int na = a / gpus, nb = b / gpus;
+        if (na == nb)
+          continue;
+        d.links.push_back({RankId(a), RankId(b), 1, kNetAlpha, nic_bandwidth});
+        out[size_t(na) * nics_per_node + nic_of(a % gpus)].links.emplace_back(RankId(a), RankId(b));
+        in[size_t(nb) * nics_per_node + nic_of(b % gpus)].links.emplace_back(RankId(a), RankId(b));
+      }
+    for (size_t k = 0; k < out.size(); ++k) {
+      d.relations.push_back(std::move(out[k]));
+      d.relations.push_back(std::move(in[k]));
+    }
+  }
+  return Topology::create(std::move(d));
+}
+
+std::vector<TopologyLibraryEntry> topology_library() {
+  return {
+      {"line", "-n N", "N ranks in a line, bidirectional links"},
+      {"ring", "-n N [--unidirectional]", "N ranks in a ring (bidirectional unless asked)"},
+      {"fully_connected", "-n N", "a direct link between every pair of N ranks"},
+      {"star", "-n N", "rank 0 linked to each of the N-1 others"},
+      {"hub_and_spoke", "-n N", "N ranks behind a switch: one chunk per round in and out"},
+      {"hypercube", "--dims D", "2^D ranks, linked where their ids differ in one bit"},
+      {"mesh2d", "--shape WxH", "W x H grid without wrap-around"},
+      {"torus2d", "--shape WxH", "W x H grid with wrap-around"},
+      {"torus3d", "--shape XxYxZ", "X x Y x Z grid with wrap-around"},
+      {"dgx1", "", "8 V100, NVLink hybrid cube-mesh (SCCL's link multiplicities)"},
+      {"dgx2", "", "16 V100 behind NVSwitch (SCCL's HubAndSpoke(16))"},
+      {"amd4", "", "4 MI50 in the ring 0-1-3-2 (SCCL's AMD4)"},
+      {"amd8", "", "Gigabyte Z52 with 8 MI50 (SCCL's AMD8 weights)"},
+      {"dgx_a100", "", "8 A100 behind NVSwitch, 12 NVLinks per GPU"},
+      {"dgx_h100", "", "8 H100 behind NVSwitch, 18 NVLinks per GPU"},
+      {"ndv2", "", "Azure NDv2: DGX-1 NVLink mesh and one 100 Gb/s NIC"},
+      {"multinode", "--nodes N --gpus G [--intra T] [--nics K] [--nic-bandwidth GBPS]",
+       "N nodes of G GPUs (intra-node topology T, default fully_connected) joined by K NICs "
+       "per node (default 1) of GBPS GB/s each (default 25)"},
+  };
+}
+
+Expected<Topology> make_library_topology(std::string_view name, const TopologyParams &p) {
+  const std::string key = normalize(name);
+  // Which parameters each topology takes; any other that was given is a usage error.
+  struct Uses {
+    bool n = false, dims = false, shape = false, multinode = false, direction = false;
+  };
+  static const std::map<std::string, Uses> kUses = {
+      {"line", {.n = true}},          {"ring", {.n = true, .direction = true}},
+      {"fullyconnected", {.n = true}}, {"star", {.n = true}},
+      {"hubandspoke", {.n = true}},   {"hypercube", {.dims = true}},
+      {"mesh2d", {.shape = true}},    {"torus2d", {.shape = true}},
+      {"torus3d", {.shape = true}},   {"dgx1", {}},
+      {"dgx2", {}},                   {"amd4", {}},
+      {"amd8", {}},                   {"dgxa100", {}},
+      {"dgxh100", {}},                {"ndv2", {}},
+      {"multinode", {.multinode = true}},
+  };
+  auto it = kUses.find(key);
+  if (it == kUses.end()) {
+    std::string known;
+    for (const auto &e : topology_library())
+      known += (known.empty() ? "" : ", ") + e.name;
+    return fail({}, fmt::format("unknown topology '{}' (known: {})", name, known));
+  }
+  const Uses &uses = it->second;
+  auto reject = [&](bool given, bool used, const char *option) -> Expected<void> {
+    if (given && !used)
+      return fail({}, fmt::format("topology '{}' does not take {}", name, option));
+    return {};
+  };
+  for (auto check : {reject(p.n.has_value(), uses.n, "-n"),
+                     reject(p.dims.has_value(), uses.dims, "--dims"),
+                     reject(p.shape.has_value(), uses.shape, "--shape"),
+                     reject(p.nodes.has_value(), uses.multinode, "--nodes"),
+                     reject(p.gpus.has_value(), uses.multinode, "--gpus"),
+                     reject(p.intra.has_value(), uses.multinode, "--intra"),
+                     reject(p.nics.has_value(), uses.multinode, "--nics"),
+                     reject(p.nic_bandwidth_gbps.has_value(), uses.multinode, "--nic-bandwidth"),
+                     reject(p.unidirectional, uses.direction, "--unidirectional")})
+    if (!check)
+      return tl::unexpected(check.error());
+
+  auto need = [&](const std::optional<int> &v, const char *option) -> Expected<int> {
+    if (!v)
+      return fail({}, fmt::format("topology '{}' needs {}", name, option));
+    return *v;
+  };
+  auto need_shape = [&](size_t dims) -> Expected<std::vector<int>> {
+    if (!p.shape)
+      return fail({}, fmt::format("topology '{}' needs --shape with {} sides", name, dims));
+    if (p.shape->size() != dims)
+      return fail({}, fmt::format("topology '{}' needs --shape with {} sides, got {}", name, dims,
+                                  p.shape->size()));
+    return *p.shape;
+  };
+  if (uses.n) {
+    auto n = need(p.n, "-n");
+    if (!n)
+      return tl::unexpected(n.error());
+    if (key == "line")
+      return line(*n);
+    if (key == "ring")
+      return ring(*n, !p.unidirectional);
+    if (key == "fullyconnected")
+      return fully_connected(*n);
+    if (key == "star")
+      return star(*n);
+    return hub_and_spoke(*n);
+  }
+  if (uses.dims) {
+    auto d = need(p.dims, "--dims");
+    if (!d)
+      return tl::unexpected(d.error());
+    return hypercube(*d);
+  }
+  if (uses.shape) {
+    auto s = need_shape(key == "torus3d" ? 3 : 2);
+    if (!s)
+      return tl::unexpected(s.error());
+    if (key == "mesh2d")
+      return mesh2d((*s)[0], (*s)[1]);
+    if (key == "torus2d")
+      return torus2d((*s)[0], (*s)[1]);
+    return torus3d((*s)[0], (*s)[1], (*s)[2]);
+  }
+  if (uses.multinode) {
+    auto nodes = need(p.nodes, "--nodes");
+    if (!nodes)
+      return tl::unexpected(nodes.error());
+    auto gpus = need(p.gpus, "--gpus");
+    if (!gpus)
+      return tl::unexpected(gpus.error());
+    std::string intra_name = p.intra.value_or("fully_connected");
+    if (normalize(intra_name) == "multinode")
+      return fail({}, "multinode cannot nest another multinode topology");
+    TopologyParams intra_params;
+    const auto &intra_uses = kUses.find(normalize(intra_name));
+    if (intra_uses != kUses.end() && intra_uses->second.n)
+      intra_params.n = *gpus;
+    auto intra = make_library_topology(intra_name, intra_params);
+    if (!intra)
+      return tl::unexpected(intra.error());
+    if (intra->num_ranks() != *gpus)
+      return fail({}, fmt::format("intra-node topology '{}' has {} ranks, but --gpus is {}",
+                                  intra_name, intra->num_ranks(), *gpus));
+    return multinode(*nodes, *intra, p.nics.value_or(1),
+                     BytesPerNs{p.nic_bandwidth_gbps.value_or(25.0)});
+  }
+  if (key == "dgx1")
+    return dgx1();
+  if (key == "dgx2")
+    return dgx2();
+  if (key == "amd4")
+    return amd4();
+  if (key == "amd8")
+    return amd8();
+  if (key == "dgxa100")
+    return dgx_a100();
+  if (key == "dgxh100")
+    return dgx_h100();
+  return ndv2();
+}
+
+} // namespace syncoll

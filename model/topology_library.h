@@ -1,0 +1,65 @@
+// The topology library: the machines of the seed papers and the usual regular shapes, each with
+// latency and bandwidth defaults whose source is given beside the function.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/topology.h"
+
+namespace syncoll {
+
+/// Size parameters of library topologies; each topology reads the ones it needs and rejects the
+/// others.
+struct TopologyParams {
+  std::optional<int> n;                 ///< ranks (line, ring, fully_connected, star, hub_and_spoke)
+  std::optional<int> dims;              ///< hypercube dimension
+  std::optional<std::vector<int>> shape; ///< mesh2d, torus2d (WxH), torus3d (XxYxZ)
+  std::optional<int> nodes;             ///< multinode
+  std::optional<int> gpus;              ///< multinode: GPUs per node
+  std::optional<std::string> intra;     ///< multinode: intra-node topology name
+  std::optional<int> nics;              ///< multinode: NICs per node
+  std::optional<double> nic_bandwidth_gbps; ///< multinode: bandwidth of one NIC
+  bool unidirectional = false;          ///< ring: one direction only
+};
+
+struct TopologyLibraryEntry {
+  std::string name;
+  std::string parameters;
+  std::string description;
+};
+
+/// Every library topology, in the order `syncoll topo list` prints them.
+std::vector<TopologyLibraryEntry> topology_library();
+
+/// Builds a library topology by name. Names match case-insensitively and ignore '-' and '_', so
+/// SCCL's spellings (DGX1, FullyConnected, HubAndSpoke) work too. Unknown names, missing or
+/// impossible parameters, and parameters the topology does not take are errors.
+Expected<Topology> make_library_topology(std::string_view name, const TopologyParams &params);
+
+Expected<Topology> line(int n);
+Expected<Topology> ring(int n, bool bidirectional = true);
+Expected<Topology> fully_connected(int n);
+Expected<Topology> star(int n);
+Expected<Topology> hub_and_spoke(int n);
+Expected<Topology> hypercube(int dims);
+Expected<Topology> mesh2d(int width, int height);
+Expected<Topology> torus2d(int width, int height);
+Expected<Topology> torus3d(int x, int y, int z);
+Topology dgx1();
+Topology dgx2();
+Topology amd4();
+Topology amd8();
+Topology dgx_a100();
+Topology dgx_h100();
+Topology ndv2();
+/// `nodes` copies of `intra` (whose rank count is the GPUs per node) joined through NICs: every
+/// GPU can reach every GPU of another node over a link of the NIC's bandwidth, and each NIC's
+/// outgoing and incoming traffic is a bandwidth relation of capacity 1. GPU g of a node uses NIC
+/// g * nics / gpus. Ranks are numbered node * gpus + gpu.
+Expected<Topology> multinode(int nodes, const Topology &intra, int nics_per_node,
+                             BytesPerNs nic_bandwidth);
+
+} // namespace syncoll
