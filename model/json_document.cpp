@@ -339,7 +339,7 @@ void write_canonical(const nlohmann::ordered_json &v, int indent, std::string &o
       if (!in_string && (c == ',' || c == ':'))
         spaced += ' ';
     }
-    if (static_cast<size_t>(indent) + spaced.size() <= 132) {
+    if (static_cast<size_t>(indent) + spaced.size() <= 160) {
       out += spaced;
       return;
     }

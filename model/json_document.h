@@ -86,7 +86,7 @@ std::string json_type_name(const nlohmann::json &value);
 
 /// The canonical text form of every JSON file syncoll writes: keys in the order the writer put
 /// them, two-space indentation, and an array or object of scalars on one line when it fits in
-/// 100 columns; a trailing newline. Equal values give byte-identical files.
+/// 160 columns (a topology link or an MSCCL-IR step per line); a trailing newline. Equal values give byte-identical files.
 std::string to_canonical_json(const nlohmann::ordered_json &value);
 
 } // namespace syncoll

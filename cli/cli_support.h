@@ -1,0 +1,48 @@
+// Shared pieces of the `syncoll` subcommands: exit codes, diagnostics on stderr, resolving
+// topology and collective arguments, and writing output files only once they are complete.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "model/collective.h"
+#include "model/diagnostics.h"
+#include "model/topology.h"
+#include "model/topology_library.h"
+
+namespace syncoll::cli {
+
+/// Exit codes (DESIGN.md section 8).
+enum ExitCode : int { kSuccess = 0, kCheckFailed = 1, kBadInput = 2 };
+
+/// Prints every diagnostic on stderr, one line each; messages without a file get a
+/// "syncoll: " prefix so every line says where it comes from.
+void print_diagnostics(const Diagnostics &diagnostics);
+
+/// Topology size options shared by the commands that take a topology.
+struct TopologyOptions {
+  std::string spec; ///< a library name or a topology JSON file
+  TopologyParams params;
+  std::string shape; ///< "WxH" or "XxYxZ", parsed into params.shape
+  void add_to(CLI::App &command, bool positional, bool required);
+};
+
+/// A library topology by name, or a topology JSON file when `spec` names an existing file or ends
+/// in ".json".
+Expected<Topology> resolve_topology(TopologyOptions &options);
+
+/// A collective by name for `num_ranks` ranks, or a custom collective JSON file.
+Expected<CollectiveSpec> resolve_collective(const std::string &spec, int num_ranks,
+                                            int chunk_factor, std::optional<int> root);
+
+/// Writes `content` to `path` through a temporary file renamed into place, so a failure leaves
+/// no partial file; "-" writes to stdout.
+Expected<void> write_output(const std::string &path, const std::string &content);
+
+/// Reads a whole file; an unreadable file is a located error.
+Expected<std::string> read_text_file(const std::string &path);
+
+} // namespace syncoll::cli

@@ -1,0 +1,35 @@
+// syncoll: synthesize, verify, simulate and draw GPU collective algorithms.
+#include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/cli_support.h"
+#include "cli/commands.h"
+
+int main(int argc, char **argv) {
+  using namespace syncoll::cli;
+  CLI::App app{"syncoll: a verification-first simulator, model checker and synthesizer for GPU "
+               "collective communication"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "syncoll 0.1.0");
+  RunResult result;
+  add_topo_commands(app, result);
+  add_algo_commands(app, result);
+  add_ir_commands(app, result);
+  add_demo_command(app, result);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion &e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError &e) {
+    std::cerr << "syncoll: " << e.what() << "\n";
+    std::cerr << "Run with --help for more information.\n";
+    return kBadInput;
+  }
+  return result.exit_code;
+}

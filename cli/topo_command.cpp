@@ -1,0 +1,107 @@
+// `syncoll topo list` and `syncoll topo show`.
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "cli/cli_support.h"
+#include "cli/commands.h"
+#include "model/json_document.h"
+#include "model/topology_json.h"
+
+namespace syncoll::cli {
+namespace {
+
+std::string format_number(double v) {
+  std::string s = fmt::format("{:.3f}", v);
+  while (!s.empty() && s.back() == '0')
+    s.pop_back();
+  if (!s.empty() && s.back() == '.')
+    s.pop_back();
+  return s;
+}
+
+void print_topology(const Topology &t) {
+  fmt::print("topology {}: {} ranks, {} links, {} bandwidth relations\n", t.name(), t.num_ranks(),
+             t.links().size(), t.relations().size());
+  const Hierarchy &h = t.hierarchy();
+  if (!h.empty()) {
+    std::string levels;
+    for (const auto &l : h.levels)
+      levels += fmt::format("{}{} {}", levels.empty() ? "" : " x ", l.size, l.name);
+    fmt::print("hierarchy: {} ({} levels)", levels, h.levels.size());
+    if (h.nics_per_node > 0)
+      fmt::print(", {} NIC(s) per {} at {} GB/s", h.nics_per_node, h.levels.front().name,
+                 format_number(h.nic_bandwidth.value));
+    fmt::print("\n");
+  }
+  if (t.num_ranks() <= 32) {
+    fmt::print("link capacity (chunks per round), row = source rank:\n     ");
+    for (int d = 0; d < t.num_ranks(); ++d)
+      fmt::print("{:>3}", d);
+    fmt::print("\n");
+    for (int s = 0; s < t.num_ranks(); ++s) {
+      fmt::print("{:>4} ", s);
+      for (int d = 0; d < t.num_ranks(); ++d) {
+        int c = t.capacity(RankId(s), RankId(d));
+        fmt::print("{:>3}", s == d ? std::string("-") : c == 0 ? std::string(".") : std::to_string(c));
+      }
+      fmt::print("\n");
+    }
+  }
+  // Links grouped by their cost, so a topology with two link classes prints two lines.
+  std::map<std::tuple<int, double, double>, int> classes;
+  for (const Link &l : t.links())
+    ++classes[{l.capacity, l.alpha.count, l.bandwidth.value}];
+  fmt::print("link classes:\n");
+  for (const auto &[k, count] : classes)
+    fmt::print("  {} links: capacity {}, alpha {} ns, bandwidth {} GB/s\n", count, std::get<0>(k),
+               format_number(std::get<1>(k)), format_number(std::get<2>(k)));
+  if (!t.relations().empty()) {
+    fmt::print("bandwidth relations:\n");
+    size_t shown = 0;
+    for (const auto &r : t.relations()) {
+      if (++shown > 16) {
+        fmt::print("  ... and {} more (see --json)\n", t.relations().size() - 16);
+        break;
+      }
+      fmt::print("  {}: {} links, capacity {} per round\n", r.name, r.links.size(), r.capacity);
+    }
+  }
+}
+
+} // namespace
+
+void add_topo_commands(CLI::App &app, RunResult &result) {
+  CLI::App *topo = app.add_subcommand("topo", "list and show topologies");
+  topo->require_subcommand(1);
+
+  CLI::App *list = topo->add_subcommand("list", "list the library topologies");
+  list->callback([&result] {
+    fmt::print("{:<16} {:<48} {}\n", "name", "parameters", "description");
+    for (const auto &e : topology_library())
+      fmt::print("{:<16} {:<48} {}\n", e.name, e.parameters, e.description);
+    result.exit_code = kSuccess;
+  });
+
+  CLI::App *show = topo->add_subcommand("show", "show a library topology or a topology file");
+  auto options = std::make_shared<TopologyOptions>();
+  options->add_to(*show, /*positional=*/true, /*required=*/true);
+  auto json = std::make_shared<bool>(false);
+  show->add_flag("--json", *json, "print the topology as JSON (docs/formats.md)");
+  show->callback([&result, options, json] {
+    auto t = resolve_topology(*options);
+    if (!t) {
+      print_diagnostics(t.error());
+      result.exit_code = kBadInput;
+      return;
+    }
+    if (*json)
+      std::cout << to_canonical_json(topology_to_json(*t));
+    else
+      print_topology(*t);
+    result.exit_code = kSuccess;
+  });
+}
+
+} // namespace syncoll::cli

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Sets up (Debian packages), builds with warnings as errors and runs the whole test suite with
+# ctest. SYNCOLL_PRESET=asan runs it under AddressSanitizer and UndefinedBehaviorSanitizer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+preset="${SYNCOLL_PRESET:-ci}"
+bash scripts/setup.sh
+cmake --preset "$preset"
+cmake --build --preset "$preset"
+ctest --preset "$preset" -j "$(nproc)" --timeout 300

@@ -1,0 +1,104 @@
+#include <nlohmann/json.hpp>
+
+#include "tests/cli/run_cli.h"
+
+namespace syncoll::testing {
+namespace {
+
+TEST(CliTest, TopoShowDgx1JsonHasScclCapacities) {
+  CliRun run = run_cli("topo show dgx1 --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["ranks"], 8);
+  // SCCL's DGX-1 multiplicities (reference/synthesis.md 1.1), symmetric.
+  const int expected[8][8] = {{0, 2, 1, 1, 2, 0, 0, 0}, {2, 0, 1, 2, 0, 1, 0, 0},
+                              {1, 1, 0, 2, 0, 0, 2, 0}, {1, 2, 2, 0, 0, 0, 0, 1},
+                              {2, 0, 0, 0, 0, 2, 1, 1}, {0, 1, 0, 0, 2, 0, 1, 2},
+                              {0, 0, 2, 0, 1, 1, 0, 2}, {0, 0, 0, 1, 1, 2, 2, 0}};
+  int found[8][8] = {};
+  for (const auto &l : j["links"])
+    found[l["src"].get<int>()][l["dst"].get<int>()] = l["capacity"].get<int>();
+  for (int s = 0; s < 8; ++s)
+    for (int d = 0; d < 8; ++d)
+      EXPECT_EQ(found[s][d], expected[s][d]) << s << "->" << d;
+}
+
+TEST(CliTest, MultinodeShowsSixteenRanksInTwoLevels) {
+  CliRun run = run_cli("topo show multinode --nodes 2 --gpus 8 --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["ranks"], 16);
+  ASSERT_EQ(j["hierarchy"]["levels"].size(), 2u);
+  EXPECT_EQ(j["hierarchy"]["levels"][0]["size"], 2);
+  EXPECT_EQ(j["hierarchy"]["levels"][1]["size"], 8);
+  CliRun text = run_cli("topo show multinode --nodes 2 --gpus 8");
+  EXPECT_NE(text.out.find("16 ranks"), std::string::npos);
+  EXPECT_NE(text.out.find("hierarchy: 2 node x 8 gpu (2 levels)"), std::string::npos);
+}
+
+TEST(CliTest, TopologyFileRoundTripsThroughShow) {
+  CliRun run = run_cli("topo show examples/topologies/line4_custom.json --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, read_all(std::string(SYNCOLL_SOURCE_DIR) +
+                              "/examples/topologies/line4_custom.json"));
+}
+
+TEST(CliTest, EveryCommandHasHelp) {
+  for (const char *cmd : {"", "topo", "topo list", "topo show", "algo", "algo check", "ir",
+                          "ir show", "ir convert", "demo"}) {
+    CliRun run = run_cli(std::string(cmd) + " --help");
+    EXPECT_EQ(run.exit_code, 0) << cmd;
+    EXPECT_NE(run.out.find("Usage"), std::string::npos) << cmd;
+  }
+}
+
+TEST(CliTest, UsageErrorsExitWithTwo) {
+  EXPECT_EQ(run_cli("").exit_code, 2);
+  EXPECT_EQ(run_cli("nosuch").exit_code, 2);
+  EXPECT_EQ(run_cli("topo show").exit_code, 2);
+  EXPECT_EQ(run_cli("topo show dgx1 -n 4").exit_code, 2);
+  CliRun unknown = run_cli("topo show nosuch");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_EQ(unknown.err.substr(0, 37), "syncoll: unknown topology 'nosuch' (k");
+}
+
+TEST(CliTest, AlgoCheckExitCodes) {
+  CliRun ok = run_cli("algo check examples/algorithms/dgx1_allgather_ring.json");
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("check: holds"), std::string::npos);
+  // The same schedule against a ring of 8: most sends have no link.
+  CliRun bad = run_cli("algo check examples/algorithms/dgx1_allgather_ring.json -t ring -n 8");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.out.find("has no link"), std::string::npos);
+}
+
+TEST(CliTest, IrConvertRoundTripsTheExample) {
+  const auto tmp = std::filesystem::temp_directory_path() / "syncoll-ir-test";
+  std::filesystem::create_directories(tmp);
+  CliRun to_json = run_cli("ir convert examples/ir/ring_allreduce_4.xml -o " +
+                           (tmp / "ring.json").string());
+  ASSERT_EQ(to_json.exit_code, 0) << to_json.err;
+  CliRun to_xml = run_cli("ir convert " + (tmp / "ring.json").string() + " -o " +
+                          (tmp / "ring.xml").string());
+  ASSERT_EQ(to_xml.exit_code, 0) << to_xml.err;
+  EXPECT_EQ(read_all(tmp / "ring.xml"), read_all(std::string(SYNCOLL_SOURCE_DIR) +
+                                                 "/examples/ir/ring_allreduce_4.xml"));
+  std::filesystem::remove_all(tmp);
+}
+
+TEST(CliTest, IrShowSummarizes) {
+  CliRun run = run_cli("ir show examples/ir/ring_allreduce_4.xml");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("allreduce on 4 ranks, protocol Simple, 1 channel(s)"), std::string::npos);
+  EXPECT_NE(run.out.find("s rrs rrs rrcs rcs rcs r"), std::string::npos);
+}
+
+TEST(CliTest, DemoRuns) {
+  CliRun run = run_cli("demo");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("dgx1-ring-allgather: 7 steps, 7 rounds, 56 sends -> holds"),
+            std::string::npos);
+}
+
+} // namespace
+} // namespace syncoll::testing

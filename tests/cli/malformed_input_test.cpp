@@ -1,0 +1,108 @@
+// Table-driven: every malformed or inconsistent input gives exit code 2 and exactly one line on
+// stderr, `file:line:col: what is wrong`, with nothing on stdout and no output file.
+#include <filesystem>
+
+#include "tests/cli/run_cli.h"
+
+namespace syncoll::testing {
+namespace {
+
+struct MalformedCase {
+  const char *file;     ///< in tests/data/malformed
+  const char *location; ///< "line:col"
+  const char *message;  ///< a part of the message
+};
+
+// The command that reads each kind of file; ir files are converted to a file that must not appear.
+std::string command_for(const std::string &file, const std::string &output) {
+  const std::string path = "tests/data/malformed/" + file;
+  if (file.starts_with("topo_"))
+    return "topo show " + path;
+  if (file.starts_with("coll_"))
+    return "algo check examples/algorithms/dgx1_allgather_ring.json --collective " + path;
+  if (file.starts_with("algo_"))
+    return "algo check " + path + " --topology dgx1";
+  return "ir convert " + path + " -o " + output;
+}
+
+class MalformedInputTest : public ::testing::TestWithParam<MalformedCase> {};
+
+TEST_P(MalformedInputTest, ExitsTwoWithOneLocatedLine) {
+  const MalformedCase &c = GetParam();
+  const auto output = std::filesystem::temp_directory_path() /
+                      ("syncoll-malformed-" + std::to_string(::getpid()) + ".out");
+  std::filesystem::remove(output);
+  CliRun run = run_cli(command_for(c.file, output.string()));
+  EXPECT_EQ(run.exit_code, 2);
+  const std::string prefix =
+      std::string("tests/data/malformed/") + c.file + ":" + c.location + ": ";
+  EXPECT_EQ(run.err.substr(0, prefix.size()), prefix) << run.err;
+  EXPECT_NE(run.err.find(c.message), std::string::npos) << run.err;
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  EXPECT_EQ(run.out, "");
+  EXPECT_FALSE(std::filesystem::exists(output)) << "partial output file written";
+}
+
+const MalformedCase kCases[] = {
+    // Topology JSON
+    {"topo_trailing_comma.json", "6:3", "invalid JSON: syntax error"},
+    {"topo_unknown_key.json", "5:37", "unknown key 'capcity'"},
+    {"topo_negative_capacity.json", "5:38", "capacity -2 must be at least 1"},
+    {"topo_dangling_link.json", "6:23", "destination rank 9 is out of range [0, 4)"},
+    {"topo_self_link.json", "5:23", "link 2->2 connects a rank to itself"},
+    {"topo_duplicate_link.json", "6:5", "duplicate link 0->1"},
+    {"topo_relation_missing_link.json", "8:54", "names link 1->0, which the topology does not"},
+    {"topo_hierarchy_mismatch.json", "5:27", "multiply to 6, but the topology has 4 ranks"},
+    {"topo_ranks_not_integer.json", "3:12", "expected an integer, found a string"},
+    {"topo_zero_bandwidth.json", "5:59", "bandwidth must be positive"},
+    // Collective JSON
+    {"coll_rank_out_of_range.json", "8:32", "rank 5 is out of range [0, 2)"},
+    {"coll_unknown_kind.json", "2:11", "unknown collective kind 'allgathr'"},
+    // Algorithm JSON
+    {"algo_short_send.json", "5:29", "found 2 elements"},
+    {"algo_zero_rounds.json", "5:16", "value 0 is out of range"},
+    {"algo_unknown_op.json", "5:39", "unknown send operation 'sum'"},
+    // MSCCL-IR XML
+    {"ir_unclosed_tag.xml", "5:7", "invalid XML"},
+    {"ir_missing_cnt.xml", "4:7", "<step> is missing attribute 'cnt'"},
+    {"ir_unknown_type.xml", "4:19", "unknown step type 'xyz'"},
+    {"ir_unknown_protocol.xml", "1:16", "unknown protocol 'LL64'"},
+    {"ir_unknown_collective.xml", "1:74", "unknown collective 'allgatherv'"},
+    {"ir_peer_out_of_range.xml", "3:16", "send peer 8 is out of range"},
+    {"ir_send_to_self.xml", "3:16", "send peer is the rank itself"},
+    {"ir_offset_past_buffer.xml", "4:39", "srcoff 5 is past the end of buffer 'i'"},
+    {"ir_count_too_large.xml", "4:72", "cnt 72 is out of range [0, 71]"},
+    {"ir_tb_ids_gap.xml", "2:3", "tb ids must be contiguous from 0"},
+    {"ir_send_without_peer.xml", "4:19", "'s' sends, but the thread block has no send peer"},
+    {"ir_hasdep_two.xml", "4:101", "'hasdep' must be 0 or 1"},
+    {"ir_unknown_buffer.xml", "4:28", "'srcbuf' must be i, o or s"},
+    {"ir_nop_chain_unterminated.xml", "5:80", "chain of nop dependencies"},
+    {"ir_channel_out_of_range.xml", "3:35", "channel 33 is out of range [0, 32]"},
+    {"ir_ngpus_mismatch.xml", "1:1", "ngpus is 3 but the program has 2 gpu elements"},
+    {"ir_bad_integer.xml", "4:39", "'srcoff' must be an integer, found '0x1'"},
+    {"ir_gpu_id_out_of_range.xml", "3:8", "gpu id 7 is out of range [0, 2)"},
+    // Program JSON
+    {"program_count_is_string.json", "14:92", "expected an integer, found a string"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Table, MalformedInputTest, ::testing::ValuesIn(kCases),
+                         [](const ::testing::TestParamInfo<MalformedCase> &param) {
+                           std::string name = param.param.file;
+                           for (char &ch : name)
+                             if (!std::isalnum(static_cast<unsigned char>(ch)))
+                               ch = '_';
+                           return name;
+                         });
+
+TEST(MalformedInputTest, TableCoversEveryFile) {
+  // Check that no file in the data folder is left out of the table.
+  size_t files = 0;
+  for ([[maybe_unused]] const auto &e : std::filesystem::directory_iterator(
+           std::string(SYNCOLL_SOURCE_DIR) + "/tests/data/malformed"))
+    ++files;
+  EXPECT_EQ(files, std::size(kCases));
+  EXPECT_GE(std::size(kCases), 20u);
+}
+
+} // namespace
+} // namespace syncoll::testing
