@@ -1,12 +1,11 @@
 // `syncoll algo check`.
-#include <iostream>
-#include <memory>
-
-#include <fmt/format.h>
-
 #include "cli/cli_support.h"
 #include "cli/commands.h"
 #include "model/algorithm.h"
+
+#include <fmt/format.h>
+#include <iostream>
+#include <memory>
 
 namespace syncoll::cli {
 
@@ -44,27 +43,31 @@ void add_algo_commands(CLI::App &app, RunResult &result) {
     if (args->topology.spec.empty())
       args->topology.spec = algorithm->target.topology;
     if (args->topology.spec.empty())
-      return fail_with(Diagnostics({Severity::Error, {args->file, 0, 0},
-                                    "names no topology; give one with --topology", {}}));
+      return fail_with(Diagnostics({Severity::Error,
+                                    {args->file, 0, 0},
+                                    "names no topology; give one with --topology",
+                                    {}}));
     auto topology = resolve_topology(args->topology);
     if (!topology)
       return fail_with(topology.error());
     std::string coll = args->collective.empty() ? algorithm->target.collective : args->collective;
     if (coll.empty())
-      return fail_with(Diagnostics({Severity::Error, {args->file, 0, 0},
-                                    "names no collective; give one with --collective", {}}));
+      return fail_with(Diagnostics({Severity::Error,
+                                    {args->file, 0, 0},
+                                    "names no collective; give one with --collective",
+                                    {}}));
     auto root = args->root ? args->root : algorithm->target.root;
-    auto collective = resolve_collective(coll, topology->num_ranks(),
-                                         args->chunk_factor.value_or(algorithm->target.chunk_factor),
-                                         root);
+    auto collective =
+        resolve_collective(coll, topology->num_ranks(),
+                           args->chunk_factor.value_or(algorithm->target.chunk_factor), root);
     if (!collective)
       return fail_with(collective.error());
     AlgorithmCheck report = check_algorithm(*algorithm, *topology, *collective);
     fmt::print("algorithm '{}': {} steps, {} rounds, {} sends; {} on {} ({} ranks, chunk factor "
                "{})\n",
                algorithm->name, algorithm->num_steps(), algorithm->total_rounds(),
-               algorithm->num_sends(), collective->name(), topology->name(),
-               topology->num_ranks(), collective->chunk_factor());
+               algorithm->num_sends(), collective->name(), topology->name(), topology->num_ranks(),
+               collective->chunk_factor());
     if (report.holds()) {
       fmt::print("check: holds (sources hold their chunks, bandwidth respected in every step, "
                  "postcondition met)\n");

@@ -1,14 +1,13 @@
 #include "cli/cli_support.h"
 
+#include "model/topology_json.h"
+
 #include <cstdio>
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <iostream>
 #include <sstream>
-
-#include <fmt/format.h>
-
-#include "model/topology_json.h"
 
 namespace syncoll::cli {
 
@@ -28,8 +27,9 @@ void TopologyOptions::add_to(CLI::App &command, bool positional, bool required) 
                                               "library topology name or topology JSON file");
   if (required)
     opt->required();
-  command.add_option("-n", params.n, "number of ranks (line, ring, fully_connected, star, "
-                                     "hub_and_spoke)");
+  command.add_option("-n", params.n,
+                     "number of ranks (line, ring, fully_connected, star, "
+                     "hub_and_spoke)");
   command.add_option("--dims", params.dims, "hypercube dimension");
   command.add_option("--shape", shape, "grid shape WxH (mesh2d, torus2d) or XxYxZ (torus3d)");
   command.add_option("--nodes", params.nodes, "multinode: number of nodes");
@@ -52,8 +52,8 @@ Expected<Topology> resolve_topology(TopologyOptions &options) {
           throw std::invalid_argument(part);
         sides.push_back(v);
       } catch (const std::exception &) {
-        return fail({}, fmt::format("--shape must look like 4x4 or 3x3x3, got '{}'",
-                                    options.shape));
+        return fail({},
+                    fmt::format("--shape must look like 4x4 or 3x3x3, got '{}'", options.shape));
       }
     }
     options.params.shape = sides;
@@ -81,8 +81,8 @@ Expected<CollectiveSpec> resolve_collective(const std::string &spec, int num_ran
     return make_collective(spec, num_ranks, chunk_factor, root);
   SYNCOLL_TRY(c, read_collective_file(spec));
   if (c.num_ranks() != num_ranks)
-    return fail({spec, 0, 0}, fmt::format("collective has {} ranks, the topology {}",
-                                          c.num_ranks(), num_ranks));
+    return fail({spec, 0, 0},
+                fmt::format("collective has {} ranks, the topology {}", c.num_ranks(), num_ranks));
   return c;
 }
 

@@ -2,16 +2,15 @@
 // topology and collective arguments, and writing output files only once they are complete.
 #pragma once
 
-#include <optional>
-#include <string>
-#include <vector>
-
-#include <CLI/CLI.hpp>
-
 #include "model/collective.h"
 #include "model/diagnostics.h"
 #include "model/topology.h"
 #include "model/topology_library.h"
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace syncoll::cli {
 

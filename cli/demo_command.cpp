@@ -1,13 +1,13 @@
 // `syncoll demo`: the end-to-end tour. At this stage it shows the DGX-1 model and checks two
 // Allgather schedules on it with the independent checker; synthesis, lowering, verification and
 // simulation join as their layers land (issue 8).
-#include <fmt/format.h>
-
 #include "cli/cli_support.h"
 #include "cli/commands.h"
 #include "model/algorithm.h"
 #include "model/collective.h"
 #include "model/topology_library.h"
+
+#include <fmt/format.h>
 
 namespace syncoll::cli {
 namespace {
@@ -32,8 +32,8 @@ Algorithm ring_allgather(const std::vector<int> &ring) {
 }
 
 void report(const Algorithm &a, const AlgorithmCheck &check) {
-  fmt::print("  {}: {} steps, {} rounds, {} sends -> {}\n", a.name, a.num_steps(),
-             a.total_rounds(), a.num_sends(), check.holds() ? "holds" : "violated");
+  fmt::print("  {}: {} steps, {} rounds, {} sends -> {}\n", a.name, a.num_steps(), a.total_rounds(),
+             a.num_sends(), check.holds() ? "holds" : "violated");
   for (const auto &v : check.violations)
     fmt::print("      {}\n", v.message);
 }

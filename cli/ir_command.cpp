@@ -1,14 +1,13 @@
 // `syncoll ir show` and `syncoll ir convert`: MSCCL-IR XML and its JSON form.
-#include <iostream>
-#include <map>
-#include <memory>
-
-#include <fmt/format.h>
-
 #include "cli/cli_support.h"
 #include "cli/commands.h"
 #include "model/json_document.h"
 #include "model/mscclir.h"
+
+#include <fmt/format.h>
+#include <iostream>
+#include <map>
+#include <memory>
 
 namespace syncoll::cli {
 namespace {
@@ -74,8 +73,8 @@ void print_program(const Program &p) {
       for (const auto &in : tb.steps)
         ops += fmt::format("{}{}{}", ops.empty() ? "" : " ", op_type_name(in.op),
                            in.dependency ? "*" : "");
-      fmt::print("  tb {:>2}: send {:>2} recv {:>2} chan {:>2}, {:>3} steps: {}\n",
-                 tb.id.value(), tb.send_peer ? tb.send_peer->value() : -1,
+      fmt::print("  tb {:>2}: send {:>2} recv {:>2} chan {:>2}, {:>3} steps: {}\n", tb.id.value(),
+                 tb.send_peer ? tb.send_peer->value() : -1,
                  tb.recv_peer ? tb.recv_peer->value() : -1, tb.channel.value(), tb.steps.size(),
                  ops);
     }
@@ -124,9 +123,8 @@ void add_ir_commands(CLI::App &app, RunResult &result) {
       return;
     }
     print_diagnostics(program->warnings);
-    std::string text = format == IrFormat::Xml
-                           ? to_canonical_json(program_to_json(program->value))
-                           : program_to_mscclir_xml(program->value);
+    std::string text = format == IrFormat::Xml ? to_canonical_json(program_to_json(program->value))
+                                               : program_to_mscclir_xml(program->value);
     if (auto written = write_output(args->output, text); !written) {
       print_diagnostics(written.error());
       result.exit_code = kBadInput;

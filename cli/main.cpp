@@ -1,11 +1,10 @@
 // syncoll: synthesize, verify, simulate and draw GPU collective algorithms.
-#include <iostream>
-#include <memory>
-
-#include <CLI/CLI.hpp>
-
 #include "cli/cli_support.h"
 #include "cli/commands.h"
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <memory>
 
 int main(int argc, char **argv) {
   using namespace syncoll::cli;

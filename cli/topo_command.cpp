@@ -1,13 +1,12 @@
 // `syncoll topo list` and `syncoll topo show`.
-#include <iostream>
-#include <memory>
-
-#include <fmt/format.h>
-
 #include "cli/cli_support.h"
 #include "cli/commands.h"
 #include "model/json_document.h"
 #include "model/topology_json.h"
+
+#include <fmt/format.h>
+#include <iostream>
+#include <memory>
 
 namespace syncoll::cli {
 namespace {
@@ -44,7 +43,9 @@ void print_topology(const Topology &t) {
       fmt::print("{:>4} ", s);
       for (int d = 0; d < t.num_ranks(); ++d) {
         int c = t.capacity(RankId(s), RankId(d));
-        fmt::print("{:>3}", s == d ? std::string("-") : c == 0 ? std::string(".") : std::to_string(c));
+        fmt::print("{:>3}", s == d   ? std::string("-")
+                            : c == 0 ? std::string(".")
+                                     : std::to_string(c));
       }
       fmt::print("\n");
     }

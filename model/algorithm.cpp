@@ -1,11 +1,10 @@
 #include "model/algorithm.h"
 
-#include <algorithm>
-#include <map>
-
-#include <fmt/format.h>
-
 #include "model/invariant.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
 
 namespace syncoll {
 
@@ -24,8 +23,8 @@ size_t Algorithm::num_sends() const {
 }
 
 Expected<Algorithm> algorithm_from_json(const JsonView &root) {
-  SYNCOLL_CHECK(root.only_keys({"format", "name", "collective", "ranks", "chunk_factor", "root",
-                                "topology", "steps"}));
+  SYNCOLL_CHECK(root.only_keys(
+      {"format", "name", "collective", "ranks", "chunk_factor", "root", "topology", "steps"}));
   if (auto format = root.optional_member("format")) {
     SYNCOLL_TRY(f, format->as_string());
     if (f != "syncoll-algorithm")
@@ -117,8 +116,8 @@ nlohmann::ordered_json algorithm_to_json(const Algorithm &a) {
     sj["rounds"] = s.rounds;
     auto sends = nlohmann::ordered_json::array();
     for (const auto &send : s.sends) {
-      auto e = nlohmann::ordered_json::array({send.chunk.value(), send.src.value(),
-                                              send.dst.value()});
+      auto e =
+          nlohmann::ordered_json::array({send.chunk.value(), send.src.value(), send.dst.value()});
       if (send.op == SendOp::Reduce)
         e.push_back("reduce");
       sends.push_back(std::move(e));
@@ -209,8 +208,8 @@ AlgorithmCheck check_algorithm(const Algorithm &algorithm, const Topology &topol
         violate(AlgorithmViolation::Kind::LinkBandwidth, s,
                 fmt::format("step {}: link {}->{} carries {} chunks, more than its capacity {} x "
                             "{} rounds",
-                            shown, link.src.value(), link.dst.value(), link_load[l],
-                            link.capacity, step.rounds));
+                            shown, link.src.value(), link.dst.value(), link_load[l], link.capacity,
+                            step.rounds));
     }
     for (const auto &rel : topology.relations()) {
       int load = 0;
@@ -262,7 +261,8 @@ AlgorithmCheck check_algorithm(const Algorithm &algorithm, const Topology &topol
                                        : fmt::format("ends with contributions {} instead of {}",
                                                      describe(found), describe(expected));
       if (!collective.chunk(ChunkId(c)).reduced && !found.empty())
-        what = fmt::format("ends with chunk {}'s value from rank {}", c, found.front().rank.value());
+        what =
+            fmt::format("ends with chunk {}'s value from rank {}", c, found.front().rank.value());
       violate(AlgorithmViolation::Kind::Postcondition, std::nullopt,
               fmt::format("postcondition: rank {} must hold chunk {} (output slot {}) after {} "
                           "steps but {}",

@@ -4,17 +4,16 @@
 // destination's value becomes the combination of both), as in SCCL's combining algorithms.
 #pragma once
 
-#include <optional>
-#include <string>
-#include <vector>
-
-#include <nlohmann/json.hpp>
-
 #include "model/collective.h"
 #include "model/diagnostics.h"
 #include "model/ids.h"
 #include "model/json_document.h"
 #include "model/topology.h"
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace syncoll {
 
@@ -37,11 +36,11 @@ struct AlgorithmStep {
 /// Names the collective and topology an algorithm was made for, so a file can be checked without
 /// repeating them on the command line.
 struct AlgorithmTarget {
-  std::string collective;   ///< a collective kind name, or "custom"
+  std::string collective; ///< a collective kind name, or "custom"
   int ranks = 0;
   int chunk_factor = 1;
   std::optional<int> root;
-  std::string topology;     ///< a library name or file; informational
+  std::string topology; ///< a library name or file; informational
   friend bool operator==(const AlgorithmTarget &, const AlgorithmTarget &) = default;
 };
 
@@ -65,14 +64,14 @@ nlohmann::ordered_json algorithm_to_json(const Algorithm &algorithm);
 /// What check_algorithm found wrong, one item per fault.
 struct AlgorithmViolation {
   enum class Kind {
-    OutOfRange,        ///< a chunk or rank the collective does not have
-    MissingLink,       ///< a send between ranks with no link
-    SourceLacksChunk,  ///< the source does not hold the chunk when the step starts
-    ConflictingWrites, ///< a copy into a (chunk, rank) that another send of the step also writes
+    OutOfRange,         ///< a chunk or rank the collective does not have
+    MissingLink,        ///< a send between ranks with no link
+    SourceLacksChunk,   ///< the source does not hold the chunk when the step starts
+    ConflictingWrites,  ///< a copy into a (chunk, rank) that another send of the step also writes
     ReduceNotCombining, ///< a reduce of a chunk the collective does not reduce
-    LinkBandwidth,     ///< more sends on a link than capacity x rounds
-    RelationBandwidth, ///< more sends in a bandwidth relation than capacity x rounds
-    Postcondition,     ///< a post rank ends without the expected value
+    LinkBandwidth,      ///< more sends on a link than capacity x rounds
+    RelationBandwidth,  ///< more sends in a bandwidth relation than capacity x rounds
+    Postcondition,      ///< a post rank ends without the expected value
   };
   Kind kind;
   std::optional<int> step; ///< 0-based step; messages print it 1-based like SCCL

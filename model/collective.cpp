@@ -1,14 +1,13 @@
 #include "model/collective.h"
 
-#include <algorithm>
-#include <cctype>
-#include <map>
-#include <set>
-
-#include <fmt/format.h>
-
 #include "model/invariant.h"
 #include "model/topology.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fmt/format.h>
+#include <map>
+#include <set>
 
 namespace syncoll {
 namespace {
@@ -18,11 +17,16 @@ struct KindName {
   std::string_view name;
 };
 constexpr KindName kKindNames[] = {
-    {CollectiveKind::Allgather, "allgather"},         {CollectiveKind::Alltoall, "alltoall"},
-    {CollectiveKind::Broadcast, "broadcast"},         {CollectiveKind::Gather, "gather"},
-    {CollectiveKind::Scatter, "scatter"},             {CollectiveKind::Reduce, "reduce"},
-    {CollectiveKind::ReduceScatter, "reducescatter"}, {CollectiveKind::Allreduce, "allreduce"},
-    {CollectiveKind::AllToNext, "alltonext"},         {CollectiveKind::Custom, "custom"},
+    {CollectiveKind::Allgather, "allgather"},
+    {CollectiveKind::Alltoall, "alltoall"},
+    {CollectiveKind::Broadcast, "broadcast"},
+    {CollectiveKind::Gather, "gather"},
+    {CollectiveKind::Scatter, "scatter"},
+    {CollectiveKind::Reduce, "reduce"},
+    {CollectiveKind::ReduceScatter, "reducescatter"},
+    {CollectiveKind::Allreduce, "allreduce"},
+    {CollectiveKind::AllToNext, "alltonext"},
+    {CollectiveKind::Custom, "custom"},
 };
 
 bool is_rooted(CollectiveKind k) {
@@ -52,10 +56,14 @@ std::optional<CollectiveKind> parse_collective_kind(std::string_view name) {
 
 std::string_view in_place_kind_name(InPlaceKind kind) {
   switch (kind) {
-  case InPlaceKind::None: return "none";
-  case InPlaceKind::Same: return "same";
-  case InPlaceKind::InputInOutput: return "input_in_output";
-  case InPlaceKind::OutputInInput: return "output_in_input";
+  case InPlaceKind::None:
+    return "none";
+  case InPlaceKind::Same:
+    return "same";
+  case InPlaceKind::InputInOutput:
+    return "input_in_output";
+  case InPlaceKind::OutputInInput:
+    return "output_in_input";
   }
   SYNCOLL_UNREACHABLE("in-place kind without a name");
 }
@@ -98,8 +106,8 @@ Expected<CollectiveSpec> CollectiveSpec::create(CollectiveDraft d) {
           continue;
         }
         if (p.slot < 0 || p.slot >= size) {
-          diag.error_at(pat, fmt::format("chunk {}: {} slot {} is out of range [0, {})", c,
-                                         buffer, p.slot, size));
+          diag.error_at(pat, fmt::format("chunk {}: {} slot {} is out of range [0, {})", c, buffer,
+                                         p.slot, size));
           continue;
         }
         if (!ranks.insert(p.rank.value()).second)
@@ -181,9 +189,12 @@ std::vector<Contribution> CollectiveSpec::expected_value(ChunkId c) const {
 
 std::optional<int> CollectiveSpec::aliased_output_slot(RankId rank, int input_slot) const {
   switch (d_.in_place) {
-  case InPlaceKind::None: return std::nullopt;
-  case InPlaceKind::Same: return input_slot;
-  case InPlaceKind::InputInOutput: return rank.value() * d_.input_chunks + input_slot;
+  case InPlaceKind::None:
+    return std::nullopt;
+  case InPlaceKind::Same:
+    return input_slot;
+  case InPlaceKind::InputInOutput:
+    return rank.value() * d_.input_chunks + input_slot;
   case InPlaceKind::OutputInInput: {
     int first = rank.value() * d_.output_chunks;
     if (input_slot < first || input_slot >= first + d_.output_chunks)
@@ -198,9 +209,8 @@ bool operator==(const CollectiveSpec &a, const CollectiveSpec &b) {
   const auto &x = a.d_;
   const auto &y = b.d_;
   return x.name == y.name && x.kind == y.kind && x.num_ranks == y.num_ranks &&
-         x.chunk_factor == y.chunk_factor && x.root == y.root &&
-         x.input_chunks == y.input_chunks && x.output_chunks == y.output_chunks &&
-         x.in_place == y.in_place && x.chunks == y.chunks;
+         x.chunk_factor == y.chunk_factor && x.root == y.root && x.input_chunks == y.input_chunks &&
+         x.output_chunks == y.output_chunks && x.in_place == y.in_place && x.chunks == y.chunks;
 }
 
 Expected<CollectiveSpec> make_collective(CollectiveKind kind, int P, int C,
@@ -290,7 +300,8 @@ Expected<CollectiveSpec> make_collective(CollectiveKind kind, int P, int C,
       for (int i = 0; i < C; ++i)
         d.chunks.push_back({{place(n, i)}, {place(n + 1, i)}, false});
     break;
-  case CollectiveKind::Custom: SYNCOLL_UNREACHABLE("custom handled above");
+  case CollectiveKind::Custom:
+    SYNCOLL_UNREACHABLE("custom handled above");
   }
   auto spec = CollectiveSpec::create(std::move(d));
   SYNCOLL_INVARIANT(spec.has_value(), "standard collective failed validation");
@@ -319,8 +330,8 @@ Expected<std::vector<ChunkPlace>> read_places(const JsonView &v) {
   for (const auto &item : items) {
     SYNCOLL_TRY(pair, item.elements());
     if (pair.size() != 2)
-      return item.error(fmt::format("expected a place as [rank, slot], found {} elements",
-                                    pair.size()));
+      return item.error(
+          fmt::format("expected a place as [rank, slot], found {} elements", pair.size()));
     SYNCOLL_TRY(rank, pair[0].as_int(INT32_MIN, INT32_MAX));
     SYNCOLL_TRY(slot, pair[1].as_int(INT32_MIN, INT32_MAX));
     out.push_back({RankId(static_cast<int32_t>(rank)), static_cast<int>(slot)});
@@ -357,8 +368,8 @@ Expected<CollectiveSpec> collective_from_json(const JsonView &root) {
   if (*kind != CollectiveKind::Custom) {
     for (const char *key : {"name", "input_chunks", "output_chunks", "in_place", "chunks"})
       if (auto extra = root.optional_member(key))
-        return extra->error(fmt::format("'{}' is only for custom collectives; {} defines its own",
-                                        key, kind_name));
+        return extra->error(
+            fmt::format("'{}' is only for custom collectives; {} defines its own", key, kind_name));
     auto spec = make_collective(*kind, static_cast<int>(ranks), chunk_factor, root_rank);
     if (!spec)
       return kind_v.error(spec.error().items().front().message);

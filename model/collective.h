@@ -8,16 +8,15 @@
 // units of chunks, so the same spec serves algorithms (chunks) and thread-block programs (slots).
 #pragma once
 
+#include "model/diagnostics.h"
+#include "model/ids.h"
+#include "model/json_document.h"
+
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
-
-#include "model/diagnostics.h"
-#include "model/ids.h"
-#include "model/json_document.h"
 
 namespace syncoll {
 

@@ -1,10 +1,10 @@
 #include "model/diagnostics.h"
 
+#include "model/invariant.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-
-#include "model/invariant.h"
 
 namespace syncoll {
 

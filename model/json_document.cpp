@@ -1,11 +1,10 @@
 #include "model/json_document.h"
 
-#include <fstream>
-#include <sstream>
+#include "model/invariant.h"
 
 #include <fmt/format.h>
-
-#include "model/invariant.h"
+#include <fstream>
+#include <sstream>
 
 namespace syncoll {
 namespace {
@@ -49,6 +48,9 @@ public:
       : text_(text), out_(out) {}
 
   void run() {
+    // nlohmann skips a UTF-8 byte order mark; so must the walker, or positions shift.
+    if (text_.substr(0, 3) == "\xEF\xBB\xBF")
+      pos_ = 3;
     skip_space();
     value("");
   }
@@ -85,11 +87,21 @@ private:
         char esc = peek();
         advance();
         switch (esc) {
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case 'r': out += '\r'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
+        case 'n':
+          out += '\n';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
         case 'u': {
           uint32_t cp = std::stoul(std::string(text_.substr(pos_, 4)), nullptr, 16);
           for (int i = 0; i < 4; ++i)
@@ -105,7 +117,9 @@ private:
           append_utf8(out, cp);
           break;
         }
-        default: out += esc; break;
+        default:
+          out += esc;
+          break;
         }
       } else {
         out += peek();
@@ -210,28 +224,39 @@ SourceLocation JsonDocument::location(const std::string &pointer) const {
   }
 }
 
-JsonView JsonDocument::root() const { return JsonView(*this, "", root_); }
+JsonView JsonDocument::root() const {
+  return JsonView(*this, "", root_);
+}
 
 std::string json_type_name(const nlohmann::json &value) {
   switch (value.type()) {
-  case nlohmann::json::value_t::null: return "null";
-  case nlohmann::json::value_t::object: return "an object";
-  case nlohmann::json::value_t::array: return "an array";
-  case nlohmann::json::value_t::string: return "a string";
-  case nlohmann::json::value_t::boolean: return "a boolean";
+  case nlohmann::json::value_t::null:
+    return "null";
+  case nlohmann::json::value_t::object:
+    return "an object";
+  case nlohmann::json::value_t::array:
+    return "an array";
+  case nlohmann::json::value_t::string:
+    return "a string";
+  case nlohmann::json::value_t::boolean:
+    return "a boolean";
   case nlohmann::json::value_t::number_integer:
-  case nlohmann::json::value_t::number_unsigned: return "an integer";
-  case nlohmann::json::value_t::number_float: return "a number";
-  case nlohmann::json::value_t::binary: return "binary data";
-  case nlohmann::json::value_t::discarded: return "nothing";
+  case nlohmann::json::value_t::number_unsigned:
+    return "an integer";
+  case nlohmann::json::value_t::number_float:
+    return "a number";
+  case nlohmann::json::value_t::binary:
+    return "binary data";
+  case nlohmann::json::value_t::discarded:
+    return "nothing";
   }
   return "a value";
 }
 
 Expected<JsonView> JsonView::member(const std::string &key) const {
   if (!value_->is_object())
-    return error(fmt::format("expected an object with key '{}', found {}", key,
-                             json_type_name(*value_)));
+    return error(
+        fmt::format("expected an object with key '{}', found {}", key, json_type_name(*value_)));
   auto it = value_->find(key);
   if (it == value_->end())
     return error(fmt::format("missing key '{}'", key));

@@ -6,16 +6,15 @@
 // its line and column; JsonView gives typed, located access for the readers in model/.
 #pragma once
 
+#include "model/diagnostics.h"
+
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
-
-#include "model/diagnostics.h"
 
 namespace syncoll {
 
@@ -86,7 +85,8 @@ std::string json_type_name(const nlohmann::json &value);
 
 /// The canonical text form of every JSON file syncoll writes: keys in the order the writer put
 /// them, two-space indentation, and an array or object of scalars on one line when it fits in
-/// 160 columns (a topology link or an MSCCL-IR step per line); a trailing newline. Equal values give byte-identical files.
+/// 160 columns (a topology link or an MSCCL-IR step per line); a trailing newline. Equal values
+/// give byte-identical files.
 std::string to_canonical_json(const nlohmann::ordered_json &value);
 
 } // namespace syncoll

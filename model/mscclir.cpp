@@ -1,13 +1,12 @@
 #include "model/mscclir.h"
 
-#include <charconv>
-#include <fstream>
-#include <sstream>
-
-#include <fmt/format.h>
-#include <pugixml.hpp>
-
 #include "model/invariant.h"
+
+#include <charconv>
+#include <fmt/format.h>
+#include <fstream>
+#include <pugixml.hpp>
+#include <sstream>
 
 namespace syncoll {
 namespace {
@@ -36,9 +35,9 @@ public:
   SourceLocation at(const pugi::xml_node &node, std::string_view attribute) const {
     ptrdiff_t start = node.offset_debug();
     size_t end = text_.find('>', size_t(start));
-    std::string_view tag = text_.substr(size_t(start), end == std::string_view::npos
-                                                           ? std::string_view::npos
-                                                           : end - size_t(start));
+    std::string_view tag =
+        text_.substr(size_t(start),
+                     end == std::string_view::npos ? std::string_view::npos : end - size_t(start));
     for (size_t pos = 0; (pos = tag.find(attribute, pos)) != std::string_view::npos; ++pos) {
       bool starts = pos > 0 && (tag[pos - 1] == ' ' || tag[pos - 1] == '\t' ||
                                 tag[pos - 1] == '\n' || tag[pos - 1] == '\r');
@@ -67,11 +66,11 @@ public:
     int64_t v = 0;
     auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (s.empty() || ec != std::errc() || end != s.data() + s.size())
-      return fail(at(node, name), fmt::format("attribute '{}' must be an integer, found '{}'",
-                                              name, s));
-    if (v < min || v > max)
       return fail(at(node, name),
-                  fmt::format("attribute '{}' value {} is out of range [{}, {}]", name, v, min, max));
+                  fmt::format("attribute '{}' must be an integer, found '{}'", name, s));
+    if (v < min || v > max)
+      return fail(at(node, name), fmt::format("attribute '{}' value {} is out of range [{}, {}]",
+                                              name, v, min, max));
     return v;
   }
 
@@ -81,7 +80,8 @@ public:
       return fail(at(node), fmt::format("<{}> is missing attribute '{}'", node.name(), name));
     std::string_view s = a.value();
     if (s != "0" && s != "1")
-      return fail(at(node, name), fmt::format("attribute '{}' must be 0 or 1, found '{}'", name, s));
+      return fail(at(node, name),
+                  fmt::format("attribute '{}' must be 0 or 1, found '{}'", name, s));
     return s == "1";
   }
 
@@ -142,8 +142,7 @@ Expected<Warned<Program>> parse_mscclir_xml(std::string_view text, const std::st
     return fail(x.at(algo), fmt::format("root element is <{}>, expected <algo>", algo.name()));
   x.warn_unknown_attributes(algo,
                             {"name", "proto", "nchannels", "nchunksperloop", "ngpus", "coll",
-                             "inplace", "outofplace", "minBytes", "maxBytes", "nthreads",
-                             "redop"},
+                             "inplace", "outofplace", "minBytes", "maxBytes", "nthreads", "redop"},
                             warnings);
   SYNCOLL_CHECK(x.only_children(algo, "gpu"));
 
@@ -237,10 +236,10 @@ Expected<Warned<Program>> parse_mscclir_xml(std::string_view text, const std::st
       tb_nodes.back().push_back(tbn);
       step_nodes.back().emplace_back();
       for (auto sn : tbn.children("step")) {
-        x.warn_unknown_attributes(sn,
-                                  {"s", "type", "srcbuf", "srcoff", "dstbuf", "dstoff", "cnt",
-                                   "depid", "deps", "hasdep"},
-                                  warnings);
+        x.warn_unknown_attributes(
+            sn,
+            {"s", "type", "srcbuf", "srcoff", "dstbuf", "dstoff", "cnt", "depid", "deps", "hasdep"},
+            warnings);
         Instruction in;
         SYNCOLL_TRY(s, x.int_attr(sn, "s", INT32_MIN, INT32_MAX));
         in.declared_index = static_cast<int>(s);
@@ -263,8 +262,8 @@ Expected<Warned<Program>> parse_mscclir_xml(std::string_view text, const std::st
         if (depid < -1)
           return fail(x.at(sn, "depid"), fmt::format("depid {} must be at least -1", depid));
         if (depid >= 0)
-          in.dependency = Dependency{TbId(static_cast<int32_t>(depid)),
-                                     StepIndex(static_cast<int32_t>(deps))};
+          in.dependency =
+              Dependency{TbId(static_cast<int32_t>(depid)), StepIndex(static_cast<int32_t>(deps))};
         else if (deps != -1)
           warnings.warning(x.at(sn, "deps"),
                            fmt::format("deps {} is ignored because depid is -1", deps));
@@ -367,9 +366,9 @@ std::string program_to_mscclir_xml(const Program &program) {
 }
 
 Expected<Program> program_from_json(const JsonView &root) {
-  SYNCOLL_CHECK(root.only_keys({"format", "name", "proto", "nchannels", "nchunksperloop", "ngpus",
-                                "coll", "inplace", "outofplace", "minBytes", "maxBytes",
-                                "nthreads", "gpus"}));
+  SYNCOLL_CHECK(
+      root.only_keys({"format", "name", "proto", "nchannels", "nchunksperloop", "ngpus", "coll",
+                      "inplace", "outofplace", "minBytes", "maxBytes", "nthreads", "gpus"}));
   if (auto format = root.optional_member("format")) {
     SYNCOLL_TRY(f, format->as_string());
     if (f != "syncoll-program")
@@ -388,7 +387,8 @@ Expected<Program> program_from_json(const JsonView &root) {
   SYNCOLL_TRY(proto, proto_v.as_string());
   auto protocol = parse_protocol(proto);
   if (!protocol)
-    return proto_v.error(fmt::format("unknown protocol '{}' (expected Simple, LL or LL128)", proto));
+    return proto_v.error(
+        fmt::format("unknown protocol '{}' (expected Simple, LL or LL128)", proto));
   d.protocol = *protocol;
   SYNCOLL_TRY(nch, int_member(root, "nchannels", 1, 1 << 16));
   d.num_channels = static_cast<int>(nch);
@@ -455,8 +455,8 @@ Expected<Program> program_from_json(const JsonView &root) {
         if (!op)
           return type_v.error(fmt::format("unknown step type '{}'", type));
         in.op = *op;
-        for (auto [ref, buf_key, off_key] : {std::tuple{&in.src, "srcbuf", "srcoff"},
-                                             std::tuple{&in.dst, "dstbuf", "dstoff"}}) {
+        for (auto [ref, buf_key, off_key] :
+             {std::tuple{&in.src, "srcbuf", "srcoff"}, std::tuple{&in.dst, "dstbuf", "dstoff"}}) {
           SYNCOLL_TRY(buf_v, sv.member(buf_key));
           SYNCOLL_TRY(buf, buf_v.as_string());
           auto kind = parse_buffer_kind(buf);
@@ -470,8 +470,8 @@ Expected<Program> program_from_json(const JsonView &root) {
         SYNCOLL_TRY(depid, int_member(sv, "depid", -1, INT32_MAX));
         SYNCOLL_TRY(deps, int_member(sv, "deps", INT32_MIN, INT32_MAX));
         if (depid >= 0)
-          in.dependency = Dependency{TbId(static_cast<int32_t>(depid)),
-                                     StepIndex(static_cast<int32_t>(deps))};
+          in.dependency =
+              Dependency{TbId(static_cast<int32_t>(depid)), StepIndex(static_cast<int32_t>(deps))};
         SYNCOLL_TRY(hd_v, sv.member("hasdep"));
         SYNCOLL_TRY(hd, hd_v.as_bool());
         in.has_dep = hd;

@@ -2,13 +2,12 @@
 // structure as JSON (docs/formats.md), for Program.
 #pragma once
 
-#include <string>
-#include <string_view>
-
-#include <nlohmann/json.hpp>
-
 #include "model/json_document.h"
 #include "model/program.h"
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
 
 namespace syncoll {
 

@@ -1,12 +1,11 @@
 #include "model/program.h"
 
-#include <algorithm>
-#include <set>
-
-#include <fmt/format.h>
-
 #include "model/invariant.h"
 #include "model/topology.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <set>
 
 namespace syncoll {
 namespace {
@@ -41,9 +40,12 @@ bool parser_checks_dst(OpType op) {
 
 std::string_view protocol_name(Protocol p) {
   switch (p) {
-  case Protocol::Simple: return "Simple";
-  case Protocol::LL: return "LL";
-  case Protocol::LL128: return "LL128";
+  case Protocol::Simple:
+    return "Simple";
+  case Protocol::LL:
+    return "LL";
+  case Protocol::LL128:
+    return "LL128";
   }
   SYNCOLL_UNREACHABLE("protocol without a name");
 }
@@ -74,9 +76,12 @@ std::optional<OpType> parse_op_type(std::string_view name) {
 
 std::string_view buffer_kind_name(BufferKind b) {
   switch (b) {
-  case BufferKind::Input: return "i";
-  case BufferKind::Output: return "o";
-  case BufferKind::Scratch: return "s";
+  case BufferKind::Input:
+    return "i";
+  case BufferKind::Output:
+    return "o";
+  case BufferKind::Scratch:
+    return "s";
   }
   SYNCOLL_UNREACHABLE("buffer without a name");
 }
@@ -148,9 +153,9 @@ Expected<Program> Program::create(ProgramDraft d) {
     }
     if (!seen_ranks.insert(me).second)
       diag.error_at(gat + "/id", fmt::format("gpu id {} appears twice", me));
-    for (auto [size, attr] : {std::pair{rp.input_chunks, "i_chunks"},
-                              std::pair{rp.output_chunks, "o_chunks"},
-                              std::pair{rp.scratch_chunks, "s_chunks"}})
+    for (auto [size, attr] :
+         {std::pair{rp.input_chunks, "i_chunks"}, std::pair{rp.output_chunks, "o_chunks"},
+          std::pair{rp.scratch_chunks, "s_chunks"}})
       if (size < 0)
         diag.error_at(gat + "/" + attr, fmt::format("{} {} must not be negative", attr, size));
     auto buffer_size = [&](BufferKind b) {
@@ -187,10 +192,12 @@ Expected<Program> Program::create(ProgramDraft d) {
       for (size_t k = 0; k < tb.steps.size(); ++k) {
         const Instruction &in = tb.steps[k];
         const std::string sat = fmt::format("{}/steps/{}", tat, k);
-        const auto where = [&] { return fmt::format("rank {} tb {} step {}", me, tb.id.value(), k); };
+        const auto where = [&] {
+          return fmt::format("rank {} tb {} step {}", me, tb.id.value(), k);
+        };
         if (in.declared_index < 0)
-          diag.error_at(sat + "/s", fmt::format("{}: s {} must not be negative", where(),
-                                                in.declared_index));
+          diag.error_at(sat + "/s",
+                        fmt::format("{}: s {} must not be negative", where(), in.declared_index));
         if (in.op == OpType::Nop ? in.count < 0 : (in.count < 0 || in.count > kMaxStepCount))
           diag.error_at(sat + "/cnt", fmt::format("{}: cnt {} is out of range [0, {}]", where(),
                                                   in.count, kMaxStepCount));
@@ -206,18 +213,17 @@ Expected<Program> Program::create(ProgramDraft d) {
              {std::tuple{in.src, parser_checks_src(in.op), "srcbuf", "srcoff"},
               std::tuple{in.dst, parser_checks_dst(in.op), "dstbuf", "dstoff"}}) {
           if (ref.offset < -1)
-            diag.error_at(sat + "/" + off_attr,
-                          fmt::format("{}: {} {} must be at least -1", where(), off_attr,
-                                      ref.offset));
+            diag.error_at(sat + "/" + off_attr, fmt::format("{}: {} {} must be at least -1",
+                                                            where(), off_attr, ref.offset));
           else if (checked && ref.offset >= buffer_size(ref.buffer))
             diag.error_at(sat + "/" + off_attr,
                           fmt::format("{}: {} {} is past the end of buffer '{}' ({} chunks)",
                                       where(), off_attr, ref.offset, buffer_kind_name(ref.buffer),
                                       buffer_size(ref.buffer)));
           else if (checked && ref.offset < 0)
-            diag.error_at(sat + "/" + off_attr, fmt::format("{}: '{}' needs a {} of at least 0",
-                                                            where(), op_type_name(in.op),
-                                                            off_attr));
+            diag.error_at(sat + "/" + off_attr,
+                          fmt::format("{}: '{}' needs a {} of at least 0", where(),
+                                      op_type_name(in.op), off_attr));
           (void)buf_attr;
         }
         if (in.dependency) {

@@ -7,14 +7,14 @@
 // find, so a Program can hold them.
 #pragma once
 
+#include "model/diagnostics.h"
+#include "model/ids.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "model/diagnostics.h"
-#include "model/ids.h"
 
 namespace syncoll {
 
@@ -91,7 +91,7 @@ struct ProgramDraft {
   bool in_place = false;
   bool out_of_place = true;
   int64_t min_bytes = 0;
-  int64_t max_bytes = 0; ///< 0 = no upper limit
+  int64_t max_bytes = 0;          ///< 0 = no upper limit
   std::optional<int> num_threads; ///< old runtime only
   std::vector<RankProgram> ranks;
   friend bool operator==(const ProgramDraft &, const ProgramDraft &) = default;

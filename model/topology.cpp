@@ -1,12 +1,11 @@
 #include "model/topology.h"
 
+#include "model/invariant.h"
+
 #include <algorithm>
+#include <fmt/format.h>
 #include <map>
 #include <set>
-
-#include <fmt/format.h>
-
-#include "model/invariant.h"
 
 namespace syncoll {
 
@@ -15,8 +14,8 @@ Expected<Topology> Topology::create(TopologyDraft draft) {
   if (draft.name.empty())
     diagnostics.error_at("/name", "topology name must not be empty");
   if (draft.num_ranks < 1 || draft.num_ranks > kMaxRanks) {
-    diagnostics.error_at("/ranks", fmt::format("rank count {} is out of range [1, {}]",
-                                               draft.num_ranks, kMaxRanks));
+    diagnostics.error_at(
+        "/ranks", fmt::format("rank count {} is out of range [1, {}]", draft.num_ranks, kMaxRanks));
     return tl::unexpected(diagnostics);
   }
   auto in_range = [&](RankId r) { return r.value() >= 0 && r.value() < draft.num_ranks; };
@@ -43,9 +42,9 @@ Expected<Topology> Topology::create(TopologyDraft draft) {
       diagnostics.error_at(at + "/alpha_ns", fmt::format("link {}->{} latency must not be negative",
                                                          l.src.value(), l.dst.value()));
     if (!(l.bandwidth.value > 0))
-      diagnostics.error_at(at + "/bandwidth_gbps",
-                           fmt::format("link {}->{} bandwidth must be positive", l.src.value(),
-                                       l.dst.value()));
+      diagnostics.error_at(
+          at + "/bandwidth_gbps",
+          fmt::format("link {}->{} bandwidth must be positive", l.src.value(), l.dst.value()));
     auto [it, inserted] = first_link.emplace(std::make_pair(l.src, l.dst), i);
     if (!inserted)
       diagnostics.error_at(at, fmt::format("duplicate link {}->{} (first at /links/{}); give one "
@@ -75,7 +74,8 @@ Expected<Topology> Topology::create(TopologyDraft draft) {
     if (rel.name.empty())
       diagnostics.error_at(at + "/name", "bandwidth relation name must not be empty");
     else if (!relation_names.insert(rel.name).second)
-      diagnostics.error_at(at + "/name", fmt::format("duplicate bandwidth relation '{}'", rel.name));
+      diagnostics.error_at(at + "/name",
+                           fmt::format("duplicate bandwidth relation '{}'", rel.name));
     if (rel.capacity < 1)
       diagnostics.error_at(at + "/capacity",
                            fmt::format("bandwidth relation '{}' capacity {} must be at least 1",

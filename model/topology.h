@@ -6,12 +6,12 @@
 // NIC). Link multiplicity is a capacity, never parallel edges.
 #pragma once
 
+#include "model/diagnostics.h"
+#include "model/ids.h"
+
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "model/diagnostics.h"
-#include "model/ids.h"
 
 namespace syncoll {
 
@@ -105,6 +105,5 @@ private:
   Hierarchy hierarchy_;
   std::vector<int32_t> out_begin_; ///< CSR offsets into links_ by source rank.
 };
-
 
 } // namespace syncoll

@@ -1,13 +1,12 @@
 // Topology JSON, specified in docs/formats.md.
 #pragma once
 
-#include <string>
-#include <string_view>
-
-#include <nlohmann/json.hpp>
-
 #include "model/json_document.h"
 #include "model/topology.h"
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
 
 namespace syncoll {
 

@@ -1,14 +1,13 @@
 #include "model/topology_library.h"
 
+#include "model/invariant.h"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <fmt/format.h>
 #include <map>
 #include <set>
-
-#include <fmt/format.h>
-
-#include "model/invariant.h"
 
 namespace syncoll {
 namespace {
@@ -72,8 +71,8 @@ Topology from_matrix(std::string name, const std::array<std::array<int, N>, N> &
   for (size_t a = 0; a < N; ++a)
     for (size_t b = 0; b < N; ++b)
       if (m[a][b] > 0)
-        d.links.push_back({RankId(static_cast<int>(a)), RankId(static_cast<int>(b)), m[a][b],
-                           alpha, BytesPerNs{gbps_per_unit * m[a][b]}});
+        d.links.push_back({RankId(static_cast<int>(a)), RankId(static_cast<int>(b)), m[a][b], alpha,
+                           BytesPerNs{gbps_per_unit * m[a][b]}});
   d.hierarchy = std::move(hierarchy);
   return build(std::move(d));
 }
@@ -206,9 +205,15 @@ Expected<Topology> grid(const std::string &kind, std::vector<int> shape, bool wr
 }
 } // namespace
 
-Expected<Topology> mesh2d(int width, int height) { return grid("mesh2d_", {width, height}, false); }
-Expected<Topology> torus2d(int width, int height) { return grid("torus2d_", {width, height}, true); }
-Expected<Topology> torus3d(int x, int y, int z) { return grid("torus3d_", {x, y, z}, true); }
+Expected<Topology> mesh2d(int width, int height) {
+  return grid("mesh2d_", {width, height}, false);
+}
+Expected<Topology> torus2d(int width, int height) {
+  return grid("torus2d_", {width, height}, true);
+}
+Expected<Topology> torus3d(int x, int y, int z) {
+  return grid("torus3d_", {x, y, z}, true);
+}
 
 // SCCL's DGX-1 model (msccl-tools known_topologies, reference/synthesis.md 1.1): NVLink
 // multiplicities, doubled on the chains 0-1-3-2 and 4-5-7-6 and on 0-4 and 2-6. Each NVLink of a
@@ -227,7 +232,9 @@ Topology dgx1() {
 
 // DGX-2: 16 V100 behind NVSwitch, modelled as SCCL's HubAndSpoke(16) (one chunk per round in and
 // out of each GPU); each GPU has 6 NVLinks of 25 GB/s into the switch.
-Topology dgx2() { return switched("dgx2", 16, 1, kNvlinkAlpha, BytesPerNs{6 * kNvlinkGbps}); }
+Topology dgx2() {
+  return switched("dgx2", 16, 1, kNvlinkAlpha, BytesPerNs{6 * kNvlinkGbps});
+}
 
 // SCCL's AMD4 (msccl-tools): the ring 0-1-3-2-0 of four MI50s. Seed sccl 5.1.2 measures PCIe 4.0
 // x16 at ~27 GB/s and models xGMI and PCIe with the same beta.
@@ -362,14 +369,22 @@ Expected<Topology> make_library_topology(std::string_view name, const TopologyPa
     bool n = false, dims = false, shape = false, multinode = false, direction = false;
   };
   static const std::map<std::string, Uses> kUses = {
-      {"line", {.n = true}},          {"ring", {.n = true, .direction = true}},
-      {"fullyconnected", {.n = true}}, {"star", {.n = true}},
-      {"hubandspoke", {.n = true}},   {"hypercube", {.dims = true}},
-      {"mesh2d", {.shape = true}},    {"torus2d", {.shape = true}},
-      {"torus3d", {.shape = true}},   {"dgx1", {}},
-      {"dgx2", {}},                   {"amd4", {}},
-      {"amd8", {}},                   {"dgxa100", {}},
-      {"dgxh100", {}},                {"ndv2", {}},
+      {"line", {.n = true}},
+      {"ring", {.n = true, .direction = true}},
+      {"fullyconnected", {.n = true}},
+      {"star", {.n = true}},
+      {"hubandspoke", {.n = true}},
+      {"hypercube", {.dims = true}},
+      {"mesh2d", {.shape = true}},
+      {"torus2d", {.shape = true}},
+      {"torus3d", {.shape = true}},
+      {"dgx1", {}},
+      {"dgx2", {}},
+      {"amd4", {}},
+      {"amd8", {}},
+      {"dgxa100", {}},
+      {"dgxh100", {}},
+      {"ndv2", {}},
       {"multinode", {.multinode = true}},
   };
   auto it = kUses.find(key);
@@ -385,15 +400,15 @@ Expected<Topology> make_library_topology(std::string_view name, const TopologyPa
       return fail({}, fmt::format("topology '{}' does not take {}", name, option));
     return {};
   };
-  for (auto check : {reject(p.n.has_value(), uses.n, "-n"),
-                     reject(p.dims.has_value(), uses.dims, "--dims"),
-                     reject(p.shape.has_value(), uses.shape, "--shape"),
-                     reject(p.nodes.has_value(), uses.multinode, "--nodes"),
-                     reject(p.gpus.has_value(), uses.multinode, "--gpus"),
-                     reject(p.intra.has_value(), uses.multinode, "--intra"),
-                     reject(p.nics.has_value(), uses.multinode, "--nics"),
-                     reject(p.nic_bandwidth_gbps.has_value(), uses.multinode, "--nic-bandwidth"),
-                     reject(p.unidirectional, uses.direction, "--unidirectional")})
+  for (auto check :
+       {reject(p.n.has_value(), uses.n, "-n"), reject(p.dims.has_value(), uses.dims, "--dims"),
+        reject(p.shape.has_value(), uses.shape, "--shape"),
+        reject(p.nodes.has_value(), uses.multinode, "--nodes"),
+        reject(p.gpus.has_value(), uses.multinode, "--gpus"),
+        reject(p.intra.has_value(), uses.multinode, "--intra"),
+        reject(p.nics.has_value(), uses.multinode, "--nics"),
+        reject(p.nic_bandwidth_gbps.has_value(), uses.multinode, "--nic-bandwidth"),
+        reject(p.unidirectional, uses.direction, "--unidirectional")})
     if (!check)
       return tl::unexpected(check.error());
 

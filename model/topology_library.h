@@ -2,27 +2,27 @@
 // latency and bandwidth defaults whose source is given beside the function.
 #pragma once
 
+#include "model/topology.h"
+
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "model/topology.h"
 
 namespace syncoll {
 
 /// Size parameters of library topologies; each topology reads the ones it needs and rejects the
 /// others.
 struct TopologyParams {
-  std::optional<int> n;                 ///< ranks (line, ring, fully_connected, star, hub_and_spoke)
-  std::optional<int> dims;              ///< hypercube dimension
-  std::optional<std::vector<int>> shape; ///< mesh2d, torus2d (WxH), torus3d (XxYxZ)
-  std::optional<int> nodes;             ///< multinode
-  std::optional<int> gpus;              ///< multinode: GPUs per node
-  std::optional<std::string> intra;     ///< multinode: intra-node topology name
-  std::optional<int> nics;              ///< multinode: NICs per node
+  std::optional<int> n;    ///< ranks (line, ring, fully_connected, star, hub_and_spoke)
+  std::optional<int> dims; ///< hypercube dimension
+  std::optional<std::vector<int>> shape;    ///< mesh2d, torus2d (WxH), torus3d (XxYxZ)
+  std::optional<int> nodes;                 ///< multinode
+  std::optional<int> gpus;                  ///< multinode: GPUs per node
+  std::optional<std::string> intra;         ///< multinode: intra-node topology name
+  std::optional<int> nics;                  ///< multinode: NICs per node
   std::optional<double> nic_bandwidth_gbps; ///< multinode: bandwidth of one NIC
-  bool unidirectional = false;          ///< ring: one direction only
+  bool unidirectional = false;              ///< ring: one direction only
 };
 
 struct TopologyLibraryEntry {

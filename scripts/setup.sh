@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  g++ cmake ninja-build pkg-config
+  g++ cmake ninja-build pkg-config clang-format
   libz3-dev libcadical-dev libboost-graph-dev
   librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev
   graphviz libgraphviz-dev

@@ -1,6 +1,6 @@
-#include <nlohmann/json.hpp>
-
 #include "tests/cli/run_cli.h"
+
+#include <nlohmann/json.hpp>
 
 namespace syncoll::testing {
 namespace {
@@ -39,8 +39,8 @@ TEST(CliTest, MultinodeShowsSixteenRanksInTwoLevels) {
 TEST(CliTest, TopologyFileRoundTripsThroughShow) {
   CliRun run = run_cli("topo show examples/topologies/line4_custom.json --json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_EQ(run.out, read_all(std::string(SYNCOLL_SOURCE_DIR) +
-                              "/examples/topologies/line4_custom.json"));
+  EXPECT_EQ(run.out,
+            read_all(std::string(SYNCOLL_SOURCE_DIR) + "/examples/topologies/line4_custom.json"));
 }
 
 TEST(CliTest, EveryCommandHasHelp) {
@@ -75,14 +75,14 @@ TEST(CliTest, AlgoCheckExitCodes) {
 TEST(CliTest, IrConvertRoundTripsTheExample) {
   const auto tmp = std::filesystem::temp_directory_path() / "syncoll-ir-test";
   std::filesystem::create_directories(tmp);
-  CliRun to_json = run_cli("ir convert examples/ir/ring_allreduce_4.xml -o " +
-                           (tmp / "ring.json").string());
+  CliRun to_json =
+      run_cli("ir convert examples/ir/ring_allreduce_4.xml -o " + (tmp / "ring.json").string());
   ASSERT_EQ(to_json.exit_code, 0) << to_json.err;
-  CliRun to_xml = run_cli("ir convert " + (tmp / "ring.json").string() + " -o " +
-                          (tmp / "ring.xml").string());
+  CliRun to_xml =
+      run_cli("ir convert " + (tmp / "ring.json").string() + " -o " + (tmp / "ring.xml").string());
   ASSERT_EQ(to_xml.exit_code, 0) << to_xml.err;
-  EXPECT_EQ(read_all(tmp / "ring.xml"), read_all(std::string(SYNCOLL_SOURCE_DIR) +
-                                                 "/examples/ir/ring_allreduce_4.xml"));
+  EXPECT_EQ(read_all(tmp / "ring.xml"),
+            read_all(std::string(SYNCOLL_SOURCE_DIR) + "/examples/ir/ring_allreduce_4.xml"));
   std::filesystem::remove_all(tmp);
 }
 

@@ -1,8 +1,8 @@
 // Table-driven: every malformed or inconsistent input gives exit code 2 and exactly one line on
 // stderr, `file:line:col: what is wrong`, with nothing on stdout and no output file.
-#include <filesystem>
-
 #include "tests/cli/run_cli.h"
+
+#include <filesystem>
 
 namespace syncoll::testing {
 namespace {

@@ -1,15 +1,13 @@
 // Runs the syncoll executable and captures what it printed.
 #pragma once
 
-#include <sys/wait.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <sstream>
 #include <string>
-
-#include <gtest/gtest.h>
+#include <sys/wait.h>
 
 namespace syncoll::testing {
 
@@ -29,8 +27,8 @@ inline std::string read_all(const std::filesystem::path &p) {
 /// `args` is appended to the executable's path as shell words; run from the source directory so
 /// relative example paths work and messages name them relative.
 inline CliRun run_cli(const std::string &args) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("syncoll-cli-" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("syncoll-cli-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto out = dir / "out", err = dir / "err";
   const std::string command = std::string("cd '") + SYNCOLL_SOURCE_DIR + "' && '" + SYNCOLL_CLI +

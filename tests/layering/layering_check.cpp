@@ -82,11 +82,16 @@ std::vector<Violation> check_layering(const std::string &root) {
           if (!std::regex_search(header, rule.header))
             continue;
           if (!rule.owner.empty() && rel.rfind(rule.owner, 0) != 0)
-            out.push_back({rel, number, rule.what + " (<" + header + ">) may only be included "
-                                        "under " + rule.owner});
+            out.push_back({rel, number,
+                           rule.what + " (<" + header +
+                               ">) may only be included "
+                               "under " +
+                               rule.owner});
           if (rule.sources_only && path.extension() != ".cpp")
-            out.push_back({rel, number, rule.what + " (<" + header + ">) may only be included "
-                                        "from .cpp files"});
+            out.push_back({rel, number,
+                           rule.what + " (<" + header +
+                               ">) may only be included "
+                               "from .cpp files"});
         }
       }
     }

@@ -1,9 +1,8 @@
+#include "tests/layering/layering_check.h"
+
 #include <filesystem>
 #include <fstream>
-
 #include <gtest/gtest.h>
-
-#include "tests/layering/layering_check.h"
 
 namespace syncoll::layering {
 namespace {

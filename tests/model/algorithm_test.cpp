@@ -1,7 +1,7 @@
-#include <gtest/gtest.h>
-
 #include "model/algorithm.h"
 #include "model/topology_library.h"
+
+#include <gtest/gtest.h>
 
 namespace syncoll {
 namespace {
@@ -42,29 +42,33 @@ TEST(AlgorithmCheckTest, MissingLinkAndAbsentSourceAreCaught) {
 TEST(AlgorithmCheckTest, SendsInTheSameStepReadTheOldState) {
   // 0->1 and 1->2 in one step: rank 1 does not hold the chunk when the step starts.
   auto bc = make_collective(CollectiveKind::Broadcast, 3, 1, 0);
-  Algorithm a{"chain", {},
-              {{2, {{ChunkId(0), RankId(0), RankId(1)}, {ChunkId(0), RankId(1), RankId(2)}}}}};
-  EXPECT_TRUE(has_kind(check_algorithm(a, *line(3), *bc),
-                       AlgorithmViolation::Kind::SourceLacksChunk));
+  Algorithm a{
+      "chain", {}, {{2, {{ChunkId(0), RankId(0), RankId(1)}, {ChunkId(0), RankId(1), RankId(2)}}}}};
+  EXPECT_TRUE(
+      has_kind(check_algorithm(a, *line(3), *bc), AlgorithmViolation::Kind::SourceLacksChunk));
 }
 
 TEST(AlgorithmCheckTest, BandwidthIsScaledByRounds) {
   // Two chunks over the single NVLink 0->2 of the DGX-1 need two rounds.
   auto bc = make_collective(CollectiveKind::Broadcast, 8, 2, 0);
-  Algorithm a{"two", {}, {{1, {{ChunkId(0), RankId(0), RankId(2)}, {ChunkId(1), RankId(0), RankId(2)}}}}};
+  Algorithm a{
+      "two", {}, {{1, {{ChunkId(0), RankId(0), RankId(2)}, {ChunkId(1), RankId(0), RankId(2)}}}}};
   auto check = check_algorithm(a, dgx1(), *bc);
   EXPECT_TRUE(has_kind(check, AlgorithmViolation::Kind::LinkBandwidth));
   a.steps[0].rounds = 2;
   EXPECT_FALSE(has_kind(check_algorithm(a, dgx1(), *bc), AlgorithmViolation::Kind::LinkBandwidth));
   // The doubled NVLink 0->1 carries both in one round.
-  Algorithm b{"double", {}, {{1, {{ChunkId(0), RankId(0), RankId(1)}, {ChunkId(1), RankId(0), RankId(1)}}}}};
+  Algorithm b{"double",
+              {},
+              {{1, {{ChunkId(0), RankId(0), RankId(1)}, {ChunkId(1), RankId(0), RankId(1)}}}}};
   EXPECT_FALSE(has_kind(check_algorithm(b, dgx1(), *bc), AlgorithmViolation::Kind::LinkBandwidth));
 }
 
 TEST(AlgorithmCheckTest, RelationsCapSwitchPorts) {
   // hub_and_spoke: rank 0 may send one chunk per round in total, to anyone.
   auto bc = make_collective(CollectiveKind::Broadcast, 3, 1, 0);
-  Algorithm a{"fan", {}, {{1, {{ChunkId(0), RankId(0), RankId(1)}, {ChunkId(0), RankId(0), RankId(2)}}}}};
+  Algorithm a{
+      "fan", {}, {{1, {{ChunkId(0), RankId(0), RankId(1)}, {ChunkId(0), RankId(0), RankId(2)}}}}};
   EXPECT_TRUE(has_kind(check_algorithm(a, *hub_and_spoke(3), *bc),
                        AlgorithmViolation::Kind::RelationBandwidth));
   EXPECT_TRUE(check_algorithm(a, *fully_connected(3), *bc).holds());

@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "model/collective.h"
+
+#include <gtest/gtest.h>
 
 namespace syncoll {
 namespace {

@@ -1,9 +1,8 @@
-#include <fstream>
-#include <sstream>
-
-#include <gtest/gtest.h>
-
 #include "model/mscclir.h"
+
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
 
 namespace syncoll {
 namespace {
@@ -44,7 +43,8 @@ TEST(ProgramXmlTest, WriterReproducesTheExampleByteForByte) {
 }
 
 TEST(ProgramXmlTest, OldRuntimeDialectIsAcceptedWithWarnings) {
-  const std::string xml = R"(<algo name="x" proto="LL" nchannels="1" nchunksperloop="2" ngpus="2" coll="reduce_scatter" inplace="0">
+  const std::string xml =
+      R"(<algo name="x" proto="LL" nchannels="1" nchunksperloop="2" ngpus="2" coll="reduce_scatter" inplace="0">
   <gpu id="0" i_chunks="2" o_chunks="1" s_chunks="0">
     <tb id="0" send="1" recv="1" chan="0">
       <step s="0" type="s" srcbuf="i" srcoff="1" dstbuf="i" dstoff="1" cnt="1" depid="-1" deps="-1" hasdep="0"/>
@@ -80,7 +80,8 @@ TEST(ProgramXmlTest, OldRuntimeDialectIsAcceptedWithWarnings) {
 }
 
 TEST(ProgramXmlTest, ThreadBlocksAreOrderedById) {
-  const std::string xml = R"(<algo name="x" proto="Simple" nchannels="1" nchunksperloop="1" ngpus="1" coll="allreduce" inplace="1" outofplace="0" minBytes="0" maxBytes="0">
+  const std::string xml =
+      R"(<algo name="x" proto="Simple" nchannels="1" nchunksperloop="1" ngpus="1" coll="allreduce" inplace="1" outofplace="0" minBytes="0" maxBytes="0">
   <gpu id="0" i_chunks="1" o_chunks="1" s_chunks="1">
     <tb id="1" send="-1" recv="-1" chan="0">
       <step s="0" type="cpy" srcbuf="s" srcoff="0" dstbuf="i" dstoff="0" cnt="1" depid="0" deps="0" hasdep="0"/>

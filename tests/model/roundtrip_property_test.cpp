@@ -1,11 +1,11 @@
 // Round-trip properties: serialize, parse, serialize again gives the same bytes and the same
 // value (DESIGN.md section 9; code-style anchors guideline 8).
-#include <gtest/gtest.h>
-#include <rapidcheck/gtest.h>
-
 #include "model/mscclir.h"
 #include "model/topology_json.h"
 #include "tests/support/generators.h"
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
 
 namespace syncoll {
 namespace {

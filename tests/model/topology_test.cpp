@@ -1,8 +1,8 @@
-#include <gtest/gtest.h>
-
 #include "model/topology.h"
 #include "model/topology_json.h"
 #include "model/topology_library.h"
+
+#include <gtest/gtest.h>
 
 namespace syncoll {
 namespace {
@@ -145,7 +145,7 @@ TEST(TopologyTest, JsonErrorsAreLocated) {
   ASSERT_FALSE(t);
   const Diagnostic &d = t.error().items().front();
   EXPECT_EQ(d.location.line, 5);
-  EXPECT_EQ(d.location.column, 38); // the value 0 after "capacity": 
+  EXPECT_EQ(d.location.column, 38); // the value 0 after "capacity":
   EXPECT_EQ(d.to_string().substr(0, 12), "x.json:5:38:");
 }
 

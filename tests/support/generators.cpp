@@ -19,8 +19,8 @@ rc::Gen<Topology> gen_topology() {
       // Latencies with fractional parts exercise the exact round trip of doubles.
       double alpha = *rc::gen::inRange(0, 100000) / 64.0;
       double bw = *rc::gen::inRange(1, 400000) / 1000.0;
-      d.links.push_back({RankId(a), RankId(b), *rc::gen::inRange(1, 5), Nanoseconds{alpha},
-                         BytesPerNs{bw}});
+      d.links.push_back(
+          {RankId(a), RankId(b), *rc::gen::inRange(1, 5), Nanoseconds{alpha}, BytesPerNs{bw}});
     }
     if (!d.links.empty()) {
       const int relations = *rc::gen::inRange(0, 4);
@@ -57,11 +57,10 @@ rc::Gen<Program> gen_program() {
   return rc::gen::exec([] {
     static constexpr const char *kColls[] = {"allreduce", "allgather", "reducescatter",
                                              "alltoall",  "broadcast", "custom"};
-    static constexpr OpType kOps[] = {OpType::Send,           OpType::Recv,
-                                      OpType::RecvCopySend,   OpType::RecvReduceSend,
-                                      OpType::RecvReduceCopy, OpType::RecvReduceCopySend,
-                                      OpType::Copy,           OpType::Reduce,
-                                      OpType::Nop};
+    static constexpr OpType kOps[] = {
+        OpType::Send,           OpType::Recv,           OpType::RecvCopySend,
+        OpType::RecvReduceSend, OpType::RecvReduceCopy, OpType::RecvReduceCopySend,
+        OpType::Copy,           OpType::Reduce,         OpType::Nop};
     ProgramDraft d;
     d.name = "random-" + std::to_string(*rc::gen::inRange(0, 100));
     d.collective = kColls[*rc::gen::inRange(0, 6)];
@@ -101,10 +100,9 @@ rc::Gen<Program> gen_program() {
               allowed.push_back(op);
           in.op = *rc::gen::elementOf(allowed);
           auto buffer = [&](BufferKind &kind, int &offset) {
-            kind = rp.scratch_chunks > 0
-                       ? *rc::gen::element(BufferKind::Input, BufferKind::Output,
-                                           BufferKind::Scratch)
-                       : *rc::gen::element(BufferKind::Input, BufferKind::Output);
+            kind = rp.scratch_chunks > 0 ? *rc::gen::element(BufferKind::Input, BufferKind::Output,
+                                                             BufferKind::Scratch)
+                                         : *rc::gen::element(BufferKind::Input, BufferKind::Output);
             int size = kind == BufferKind::Input    ? rp.input_chunks
                        : kind == BufferKind::Output ? rp.output_chunks
                                                     : rp.scratch_chunks;
@@ -116,8 +114,8 @@ rc::Gen<Program> gen_program() {
           // A nop carries a dependency; a real step right after one must carry its own.
           bool after_nop = !tb.steps.empty() && tb.steps.back().op == OpType::Nop;
           if (in.op == OpType::Nop || after_nop || *rc::gen::arbitrary<bool>())
-            in.dependency = Dependency{TbId(*rc::gen::inRange(0, tbs)),
-                                       StepIndex(*rc::gen::inRange(0, 7))};
+            in.dependency =
+                Dependency{TbId(*rc::gen::inRange(0, tbs)), StepIndex(*rc::gen::inRange(0, 7))};
           in.has_dep = *rc::gen::arbitrary<bool>();
           in.declared_index = k;
           tb.steps.push_back(in);

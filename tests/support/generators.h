@@ -2,10 +2,10 @@
 // validation, so properties can assume well-formed input.
 #pragma once
 
-#include <rapidcheck.h>
-
 #include "model/program.h"
 #include "model/topology.h"
+
+#include <rapidcheck.h>
 
 namespace syncoll::testing {
 

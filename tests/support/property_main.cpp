@@ -2,9 +2,8 @@
 // test is reproducible. SYNCOLL_TEST_SEED=N (or rapidcheck's own RC_PARAMS) picks another.
 #include <cstdio>
 #include <cstdlib>
-#include <string>
-
 #include <gtest/gtest.h>
+#include <string>
 
 int main(int argc, char **argv) {
   std::string params = std::getenv("RC_PARAMS") ? std::getenv("RC_PARAMS") : "";
