@@ -13,6 +13,11 @@ struct MalformedCase {
   const char *message;  ///< a part of the message
 };
 
+// Names the case by its file in gtest's output.
+void PrintTo(const MalformedCase &c, std::ostream *os) {
+  *os << c.file;
+}
+
 // The command that reads each kind of file; ir files are converted to a file that must not appear.
 std::string command_for(const std::string &file, const std::string &output) {
   const std::string path = "tests/data/malformed/" + file;
