@@ -15,7 +15,9 @@
 namespace syncoll::cli {
 
 /// Exit codes (DESIGN.md section 8).
-enum ExitCode : int { kSuccess = 0, kCheckFailed = 1, kBadInput = 2 };
+/// 3 is for a verdict that could not be decided (a solver or state limit): never success or
+/// failure.
+enum ExitCode : int { kSuccess = 0, kCheckFailed = 1, kBadInput = 2, kUnknown = 3 };
 
 /// Prints every diagnostic on stderr, one line each; messages without a file get a
 /// "syncoll: " prefix so every line says where it comes from.

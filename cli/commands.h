@@ -15,5 +15,6 @@ void add_topo_commands(CLI::App &app, RunResult &result);
 void add_algo_commands(CLI::App &app, RunResult &result);
 void add_ir_commands(CLI::App &app, RunResult &result);
 void add_demo_command(CLI::App &app, RunResult &result);
+void add_verify_command(CLI::App &app, RunResult &result);
 
 } // namespace syncoll::cli

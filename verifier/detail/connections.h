@@ -1,0 +1,39 @@
+// Connections of a program: which thread blocks push onto and pop from each
+// (sender rank, receiver rank, channel) FIFO (reference/mscclir-semantics.md 1.5).
+#pragma once
+
+#include <vector>
+
+#include "model/program.h"
+
+namespace syncoll::verifier::detail {
+
+struct Connection {
+  RankId sender;
+  RankId receiver;
+  ChannelId channel;
+  std::vector<TbId> pushers; ///< thread blocks of `sender` with send peer `receiver` on channel
+  std::vector<TbId> poppers; ///< thread blocks of `receiver` with recv peer `sender` on channel
+};
+
+struct ConnectionMap {
+  std::vector<Connection> connections; ///< sorted by (sender, receiver, channel)
+  /// Per rank, per thread block: its send and receive connection, -1 for none.
+  std::vector<std::vector<int>> send_connection;
+  std::vector<std::vector<int>> recv_connection;
+  /// Global index of a thread block: tb_base[rank] + tb id.
+  std::vector<int> tb_base;
+  int num_tbs = 0;
+};
+
+ConnectionMap map_connections(const Program &program);
+
+/// Messages a step moves on its connection: one, or one per chunk when large messages split
+/// every chunk into its own transfer (reference 1.2, count splitting). Local steps move none.
+inline int messages_of(const Instruction &in, bool split) {
+  if (!op_sends(in.op) && !op_receives(in.op))
+    return 0;
+  return split ? std::max(1, in.count) : 1;
+}
+
+} // namespace syncoll::verifier::detail

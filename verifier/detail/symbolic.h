@@ -1,0 +1,45 @@
+// Symbolic buffer contents: every (rank, input chunk) is a distinct symbol and a reduction is a
+// multiset of them, so a contribution counted twice or missing is visible (reference 3.5,
+// microsoft/mscclpp#198: data initialised with the rank id hides wrong-shard bugs).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/collective.h"
+#include "model/program.h"
+
+namespace syncoll::verifier::detail {
+
+struct Value {
+  bool defined = false;
+  std::vector<Contribution> parts; ///< sorted
+  friend bool operator==(const Value &, const Value &) = default;
+};
+
+/// a ⊕ b; anything combined with an undefined value is undefined.
+Value combine(const Value &a, const Value &b);
+std::string describe_value(const Value &v, const CollectiveSpec &collective);
+
+/// Per-rank cells after aliasing: in place, an input slot and the output slot it aliases are one
+/// cell (the collective's InPlaceKind).
+class SymbolicMemory {
+public:
+  /// Without a collective there is no aliasing and every input starts undefined.
+  SymbolicMemory(const Program &program, const CollectiveSpec *collective, bool in_place);
+
+  /// The cell of a buffer slot, or -1 past the end of the declared buffer.
+  int cell(RankId rank, BufferKind buffer, int slot) const;
+  Value read(RankId rank, BufferKind buffer, int slot) const;
+  void write(RankId rank, BufferKind buffer, int slot, Value v);
+
+private:
+  struct RankLayout {
+    int inputs = 0, outputs = 0, scratch = 0;
+    std::vector<int> input_cell; ///< input slot -> cell (its own, or an aliased output cell)
+  };
+  std::vector<RankLayout> layout_;
+  std::vector<std::vector<Value>> cells_;
+};
+
+} // namespace syncoll::verifier::detail

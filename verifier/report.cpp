@@ -1,0 +1,129 @@
+#include "verifier/report.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "model/invariant.h"
+
+namespace syncoll::verifier {
+
+std::string_view property_name(Property p) {
+  switch (p) {
+  case Property::Structure: return "structure";
+  case Property::Resources: return "resources";
+  case Property::DeadlockFreedom: return "deadlock freedom";
+  case Property::RaceFreedom: return "race freedom";
+  case Property::Postcondition: return "postcondition";
+  }
+  SYNCOLL_UNREACHABLE("property without a name");
+}
+
+std::string_view verdict_kind_name(VerdictKind k) {
+  switch (k) {
+  case VerdictKind::Holds: return "holds";
+  case VerdictKind::Violated: return "violated";
+  case VerdictKind::Unknown: return "unknown";
+  }
+  SYNCOLL_UNREACHABLE("verdict without a name");
+}
+
+std::string describe(const StepRef &s) {
+  return fmt::format("rank {} tb {} step {}{}", s.rank.value(), s.tb.value(), s.step,
+                     s.iteration > 0 ? fmt::format(" (iteration {})", s.iteration) : "");
+}
+
+std::string describe(const Access &a) {
+  return fmt::format("{} '{}' {} {}[{}..{})", describe(a.step), op_type_name(a.op),
+                     a.writes ? "writes" : "reads", buffer_kind_name(a.buffer), a.begin, a.end);
+}
+
+bool Report::all_hold() const {
+  return std::all_of(verdicts.begin(), verdicts.end(),
+                     [](const Verdict &v) { return v.kind == VerdictKind::Holds; });
+}
+
+const Verdict &Report::verdict(Property p) const {
+  for (const auto &v : verdicts)
+    if (v.property == p)
+      return v;
+  SYNCOLL_UNREACHABLE("report lacks a property");
+}
+
+namespace {
+
+std::vector<std::string> counterexample_lines(const Counterexample &ce) {
+  std::vector<std::string> out;
+  struct Visitor {
+    std::vector<std::string> &out;
+    void operator()(std::monostate) const {}
+    void operator()(const std::vector<StructuralIssue> &issues) const {
+      for (const auto &i : issues)
+        out.push_back(fmt::format("[{}] {}", i.code, i.message));
+    }
+    void operator()(const DeadlockCounterexample &d) const {
+      out.push_back("regime: " + d.regime);
+      out.push_back(d.lost_wakeup ? "wait-for chain (ends at a thread block that finished):"
+                                  : "wait-for cycle:");
+      for (const auto &w : d.cycle) {
+        std::string line = fmt::format("  {} {}", describe(w.waiter), w.reason);
+        if (w.on_tb && !d.lost_wakeup)
+          line += fmt::format(" -> waits for rank {} tb {}", w.on_rank->value(), w.on_tb->value());
+        out.push_back(line);
+      }
+      out.push_back("execution prefix:");
+      for (const auto &p : d.prefix)
+        out.push_back("  " + p);
+    }
+    void operator()(const std::vector<RaceCounterexample> &races) const {
+      for (const auto &r : races) {
+        out.push_back(fmt::format("{} and {} ({})", describe(r.first), describe(r.second),
+                                  r.mode));
+        out.push_back("  " + r.why);
+      }
+    }
+    void operator()(const PostconditionCounterexample &p) const {
+      if (p.slots.empty())
+        out.push_back(fmt::format("no output to compare ({})", p.mode));
+      for (const auto &s : p.slots)
+        out.push_back(fmt::format("rank {} output slot {} ({}): expected {}, found {}",
+                                  s.rank.value(), s.output_slot, p.mode, s.expected, s.found));
+    }
+  };
+  std::visit(Visitor{out}, ce);
+  return out;
+}
+
+} // namespace
+
+std::string Report::to_text() const {
+  std::string out;
+  for (const auto &v : verdicts) {
+    out += fmt::format("{:<17} {}", std::string(property_name(v.property)) + ":", v.summary);
+    if (!v.decided_by.empty() && v.kind != VerdictKind::Holds)
+      out += fmt::format(" [{}]", v.decided_by);
+    out += "\n";
+    for (const auto &line : counterexample_lines(v.counterexample))
+      out += "    " + line + "\n";
+  }
+  return out;
+}
+
+nlohmann::ordered_json Report::to_json() const {
+  nlohmann::ordered_json j;
+  j["all_hold"] = all_hold();
+  auto arr = nlohmann::ordered_json::array();
+  for (const auto &v : verdicts) {
+    nlohmann::ordered_json vj;
+    vj["property"] = std::string(property_name(v.property));
+    vj["verdict"] = std::string(verdict_kind_name(v.kind));
+    vj["summary"] = v.summary;
+    vj["decided_by"] = v.decided_by;
+    vj["counterexample"] = counterexample_lines(v.counterexample);
+    arr.push_back(std::move(vj));
+  }
+  j["properties"] = std::move(arr);
+  return j;
+}
+
+} // namespace syncoll::verifier

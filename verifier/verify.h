@@ -1,0 +1,54 @@
+// verify(program, options) -> Report: structure, resources, deadlock freedom, race freedom and
+// the postcondition, each a verdict with a counterexample (DESIGN.md section 4). Nothing reaches
+// a deployment XML or CUDA without a VerifiedProgram, which only this file can make.
+#pragma once
+
+#include <optional>
+
+#include "model/collective.h"
+#include "model/diagnostics.h"
+#include "model/program.h"
+#include "verifier/report.h"
+#include "verifier/structural.h"
+
+namespace syncoll::verifier {
+
+struct VerifyOptions {
+  /// The collective the program must implement; when absent it is read from the program's
+  /// `coll`, `ngpus` and `nchunksperloop` (see collective_for_program).
+  std::optional<CollectiveSpec> collective;
+  std::optional<int> root;          ///< root of rooted collectives when inferred (default 0)
+  std::optional<Protocol> protocol; ///< check as if run with this protocol
+  RaceMode race_mode = RaceMode::Strict;
+  int iterations = 2;               ///< pipeline iterations for deadlock checking (at least 2)
+  ResourceLimits limits;
+  size_t model_check_states = 2'000'000;
+  /// Also run the model checker where the linear check is sound, and fail loudly if they differ.
+  bool cross_check = false;
+};
+
+/// The collective a program claims, from its `coll` (executor spelling), rank count and chunks
+/// per loop. Fails for collectives without a standard specification (custom, send, recv,
+/// alltoallv) or chunk counts that do not divide.
+Expected<CollectiveSpec> collective_for_program(const Program &program, std::optional<int> root);
+
+Report verify(const Program &program, const VerifyOptions &options);
+
+/// A program every property of which holds. Only certify() constructs one.
+class VerifiedProgram {
+public:
+  const Program &program() const { return program_; }
+  const Report &report() const { return report_; }
+
+private:
+  VerifiedProgram(Program program, Report report)
+      : program_(std::move(program)), report_(std::move(report)) {}
+  friend tl::expected<VerifiedProgram, Report> certify(const Program &, const VerifyOptions &);
+  Program program_;
+  Report report_;
+};
+
+/// The program as a VerifiedProgram when every property holds; otherwise the report.
+tl::expected<VerifiedProgram, Report> certify(const Program &program, const VerifyOptions &options);
+
+} // namespace syncoll::verifier
