@@ -319,6 +319,9 @@ Report verify(const Program &program, const VerifyOptions &options) {
         modes += (modes.empty() ? "" : " and ") + m.second;
       post.summary = fmt::format("holds: {} with chunk factor {}, {}", collective->name(),
                                  collective->chunk_factor(), modes);
+      // Races make the data depend on the interleaving; one execution decides nothing then.
+      if (report.verdict(Property::RaceFreedom).kind != VerdictKind::Holds)
+        post.summary += " (in one execution order only: the races make the result order-dependent)";
     }
   }
   report.verdicts.push_back(std::move(post));
