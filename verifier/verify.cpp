@@ -117,9 +117,12 @@ DeadlockCounterexample explain_deadlock(const Program &p, const ConnectionMap &c
     }
     cur = it->second;
   }
-  for (const BlockedTb &b : r.blocked)
+  constexpr size_t kShown = 12;
+  for (size_t i = 0; i < r.blocked.size() && i < kShown; ++i)
     ce.prefix.push_back(fmt::format("{} is stuck; the steps before it completed",
-                                    step_text(p, b.at)));
+                                    step_text(p, r.blocked[i].at)));
+  if (r.blocked.size() > kShown)
+    ce.prefix.push_back(fmt::format("... and {} more stuck thread blocks", r.blocked.size() - kShown));
   ce.prefix.push_back(fmt::format("{} thread block(s) finished all {} iterations", r.finished_tbs,
                                   iterations));
   return ce;

@@ -1,0 +1,236 @@
+#include "tests/support/programs.h"
+
+#include "model/invariant.h"
+
+namespace syncoll::testing {
+namespace {
+
+// Appends steps to a thread block with the position as `s`.
+struct TbBuilder {
+  ThreadBlock tb;
+  TbBuilder(int id, int send, int recv, int chan) {
+    tb.id = TbId(id);
+    if (send >= 0)
+      tb.send_peer = RankId(send);
+    if (recv >= 0)
+      tb.recv_peer = RankId(recv);
+    tb.channel = ChannelId(chan);
+  }
+  int step(OpType op, BufferRef src, BufferRef dst, int count = 1,
+           std::optional<Dependency> dep = std::nullopt, bool has_dep = false) {
+    Instruction in;
+    in.op = op;
+    in.src = src;
+    in.dst = dst;
+    in.count = count;
+    in.dependency = dep;
+    in.has_dep = has_dep;
+    in.declared_index = static_cast<int>(tb.steps.size());
+    tb.steps.push_back(in);
+    return in.declared_index;
+  }
+};
+
+BufferRef in(int k) { return {BufferKind::Input, k}; }
+BufferRef out(int k) { return {BufferKind::Output, k}; }
+BufferRef scratch(int k) { return {BufferKind::Scratch, k}; }
+int mod(int a, int n) { return ((a % n) + n) % n; }
+
+Program finish(ProgramDraft d) {
+  auto p = Program::create(std::move(d));
+  SYNCOLL_INVARIANT(p.has_value(), "test program failed validation");
+  return *std::move(p);
+}
+
+ProgramDraft header(const char *name, const char *coll, int ranks, int channels, int chunks,
+                    bool in_place, Protocol proto) {
+  ProgramDraft d;
+  d.name = name;
+  d.collective = coll;
+  d.protocol = proto;
+  d.num_ranks = ranks;
+  d.num_channels = channels;
+  d.chunks_per_loop = chunks;
+  d.in_place = in_place;
+  d.out_of_place = !in_place;
+  return d;
+}
+
+} // namespace
+
+Program ring_allreduce_program(int n, int channels, Protocol proto) {
+  ProgramDraft d = header("ring_allreduce", "allreduce", n, channels, n * channels, true, proto);
+  for (int r = 0; r < n; ++r) {
+    RankProgram rp{RankId(r), n * channels, n * channels, 0, {}};
+    for (int ch = 0; ch < channels; ++ch) {
+      TbBuilder b(ch, mod(r + 1, n), mod(r - 1, n), ch);
+      auto c = [&](int k) { return in(ch * n + mod(r - k, n)); };
+      b.step(OpType::Send, c(0), c(0));
+      for (int k = 1; k <= n - 2; ++k)
+        b.step(OpType::RecvReduceSend, c(k), c(k));
+      b.step(OpType::RecvReduceCopySend, c(n - 1), c(n - 1));
+      for (int k = n; k <= 2 * n - 3; ++k)
+        b.step(OpType::RecvCopySend, c(k), c(k));
+      b.step(OpType::Recv, c(2 * n - 2), c(2 * n - 2));
+      rp.thread_blocks.push_back(std::move(b.tb));
+    }
+    d.ranks.push_back(std::move(rp));
+  }
+  return finish(std::move(d));
+}
+
+Program ring_allgather_program(int n, int channels, Protocol proto) {
+  ProgramDraft d = header("ring_allgather", "allgather", n, channels, n * channels, false, proto);
+  for (int r = 0; r < n; ++r) {
+    RankProgram rp{RankId(r), channels, n * channels, 0, {}};
+    for (int ch = 0; ch < channels; ++ch) {
+      TbBuilder b(ch, mod(r + 1, n), mod(r - 1, n), ch);
+      auto slot = [&](int owner) { return out(owner * channels + ch); };
+      b.step(OpType::Copy, in(ch), slot(r));
+      b.step(OpType::Send, in(ch), slot(r));
+      for (int k = 1; k <= n - 2; ++k)
+        b.step(OpType::RecvCopySend, slot(mod(r - k, n)), slot(mod(r - k, n)));
+      b.step(OpType::Recv, slot(mod(r - (n - 1), n)), slot(mod(r - (n - 1), n)));
+      rp.thread_blocks.push_back(std::move(b.tb));
+    }
+    d.ranks.push_back(std::move(rp));
+  }
+  return finish(std::move(d));
+}
+
+Program allpairs_allreduce_program(int n) {
+  ProgramDraft d = header("allpairs_allreduce", "allreduce", n, 1, n, true, Protocol::Simple);
+  for (int r = 0; r < n; ++r) {
+    RankProgram rp{RankId(r), n, n, n, {}};
+    const int reducer = n - 1; // thread blocks 0..n-2 talk to the peers, n-1 reduces
+    std::vector<int> peers;
+    for (int p = 0; p < n; ++p)
+      if (p != r)
+        peers.push_back(p);
+    for (size_t t = 0; t < peers.size(); ++t) {
+      const int p = peers[t];
+      TbBuilder b(int(t), p, p, 0);
+      b.step(OpType::Send, in(p), in(p));                     // my contribution to chunk p
+      b.step(OpType::Recv, in(r), scratch(p), 1, {}, true);   // p's contribution to chunk r
+      b.step(OpType::Send, in(r), in(r), 1, Dependency{TbId(reducer), StepIndex(n - 2)});
+      b.step(OpType::Recv, in(p), in(p));                     // the reduced chunk p
+      rp.thread_blocks.push_back(std::move(b.tb));
+    }
+    TbBuilder red(reducer, -1, -1, 0);
+    for (size_t t = 0; t < peers.size(); ++t)
+      red.step(OpType::Reduce, scratch(peers[t]), in(r), 1,
+               Dependency{TbId(int(t)), StepIndex(1)}, t + 1 == peers.size());
+    rp.thread_blocks.push_back(std::move(red.tb));
+    d.ranks.push_back(std::move(rp));
+  }
+  return finish(std::move(d));
+}
+
+Program recursive_doubling_allgather_program(int n) {
+  int rounds = 0;
+  while ((1 << rounds) < n)
+    ++rounds;
+  SYNCOLL_INVARIANT((1 << rounds) == n && n >= 2, "recursive doubling needs a power of two");
+  ProgramDraft d = header("recursive_doubling_allgather", "allgather", n, 1, n, false,
+                          Protocol::Simple);
+  for (int r = 0; r < n; ++r) {
+    RankProgram rp{RankId(r), 1, n, 0, {}};
+    int previous_last = -1; // last step of the previous round, which publishes
+    for (int k = 0; k < rounds; ++k) {
+      const int partner = r ^ (1 << k), size = 1 << k;
+      const int base = r & ~(size - 1), partner_base = partner & ~(size - 1);
+      TbBuilder b(k, partner, partner, 0);
+      // The round's first step waits for all of the previous round: its receive wrote half of
+      // the block this round sends.
+      std::optional<Dependency> after_previous;
+      if (k == 0)
+        b.step(OpType::Copy, in(0), out(r));
+      else
+        after_previous = Dependency{TbId(k - 1), StepIndex(previous_last)};
+      // Head-to-head sends of `size` chunks deadlock once large messages split them into more
+      // transfers than a FIFO holds, so the lower rank of each pair sends first and the higher
+      // one receives first.
+      if (r < partner) {
+        b.step(OpType::Send, out(base), out(base), size, after_previous);
+        previous_last = b.step(OpType::Recv, out(partner_base), out(partner_base), size, {}, true);
+      } else {
+        b.step(OpType::Recv, out(partner_base), out(partner_base), size, after_previous);
+        previous_last = b.step(OpType::Send, out(base), out(base), size, {}, true);
+      }
+      rp.thread_blocks.push_back(std::move(b.tb));
+    }
+    d.ranks.push_back(std::move(rp));
+  }
+  return finish(std::move(d));
+}
+
+Program two_step_alltoall_program(int nodes, int gpus) {
+  const int n = nodes * gpus;
+  ProgramDraft d = header("two_step_alltoall", "alltoall", n, 2, n, false, Protocol::Simple);
+  for (int r = 0; r < n; ++r) {
+    const int node = r / gpus, g = r % gpus;
+    RankProgram rp{RankId(r), n, n, n, {}};
+    int next_id = 0;
+    std::vector<int> cross_tb(size_t(nodes), -1); // thread block exchanging with node m
+    // Direct exchange with the other GPUs of this node, channel 0.
+    for (int h = 0; h < gpus; ++h) {
+      if (h == g)
+        continue;
+      const int p = node * gpus + h;
+      TbBuilder b(next_id++, p, p, 0);
+      b.step(OpType::Send, in(p), out(r));
+      b.step(OpType::Recv, in(r), out(p));
+      rp.thread_blocks.push_back(std::move(b.tb));
+    }
+    // One transfer per remote node to the GPU with my local index there, channel 0.
+    for (int m = 0; m < nodes; ++m) {
+      if (m == node)
+        continue;
+      const int q = m * gpus + g;
+      cross_tb[size_t(m)] = next_id;
+      TbBuilder b(next_id++, q, q, 0);
+      // Lower rank sends first: head-to-head sends of `gpus` chunks would deadlock for large
+      // messages, which split them into `gpus` transfers.
+      if (r < q) {
+        b.step(OpType::Send, in(m * gpus), scratch(node * gpus), gpus);
+        b.step(OpType::Recv, in(node * gpus), scratch(m * gpus), gpus, {}, true);
+      } else {
+        b.step(OpType::Recv, in(node * gpus), scratch(m * gpus), gpus);
+        b.step(OpType::Send, in(m * gpus), scratch(node * gpus), gpus, {}, true);
+      }
+      rp.thread_blocks.push_back(std::move(b.tb));
+    }
+    // Forward what remote nodes sent for my node's other GPUs, channel 1: one sending and one
+    // receiving thread block per local peer, so no FIFO holds more than it must.
+    for (int h = 0; h < gpus; ++h) {
+      if (h == g)
+        continue;
+      const int t = node * gpus + h;
+      TbBuilder send(next_id++, t, -1, 1);
+      for (int m = 0; m < nodes; ++m)
+        if (m != node)
+          send.step(OpType::Send, scratch(m * gpus + h), out(m * gpus + g), 1,
+                    Dependency{TbId(cross_tb[size_t(m)]), StepIndex(1)});
+      rp.thread_blocks.push_back(std::move(send.tb));
+      TbBuilder recv(next_id++, -1, t, 1);
+      for (int m = 0; m < nodes; ++m)
+        if (m != node)
+          recv.step(OpType::Recv, scratch(0), out(m * gpus + h));
+      rp.thread_blocks.push_back(std::move(recv.tb));
+    }
+    // Local moves: my own chunk, and what remote nodes sent for me.
+    TbBuilder local(next_id++, -1, -1, 0);
+    local.step(OpType::Copy, in(r), out(r));
+    for (int m = 0; m < nodes; ++m)
+      if (m != node)
+        local.step(OpType::Copy, scratch(m * gpus + g), out(m * gpus + g), 1,
+                   Dependency{TbId(cross_tb[size_t(m)]), StepIndex(1)});
+    rp.thread_blocks.push_back(std::move(local.tb));
+    if (nodes == 1)
+      rp.scratch_chunks = 0;
+    d.ranks.push_back(std::move(rp));
+  }
+  return finish(std::move(d));
+}
+
+} // namespace syncoll::testing

@@ -1,0 +1,34 @@
+// Correct thread-block programs built directly, for tests and benchmarks, until the compiler of
+// lowering/ (issue 7) produces them from the DSL. Each is the textbook schedule in the shape
+// msccl-tools emits (reference/mscclir-semantics.md 1.6).
+#pragma once
+
+#include "model/program.h"
+
+namespace syncoll::testing {
+
+/// Ring Allreduce, in place: per channel one thread block per rank (send next, receive previous)
+/// with steps s, rrs x (n-2), rrcs, rcs x (n-2), r. nchunksperloop = ranks x channels.
+Program ring_allreduce_program(int ranks, int channels, Protocol proto = Protocol::Simple);
+
+/// Ring Allgather, out of place: per channel a thread block per rank with cpy, s, rcs x (n-2), r.
+Program ring_allgather_program(int ranks, int channels, Protocol proto = Protocol::Simple);
+
+/// All-pairs Allreduce, in place (reduce-scatter then allgather through scratch): each rank
+/// sends chunk j to rank j, reduces what it receives with local `re` steps, and sends the result
+/// back to everyone. One sending and one receiving thread block per peer; dependencies order the
+/// local reductions after the receives and the final sends after the reductions.
+Program allpairs_allreduce_program(int ranks);
+
+/// Recursive-doubling Allgather (ranks a power of two), out of place: in round k each rank
+/// exchanges the 2^k chunks it has with rank ^ 2^k; one thread block per partner, rounds chained
+/// with dependencies.
+Program recursive_doubling_allgather_program(int ranks);
+
+/// Two-step Alltoall over `nodes` x `gpus` ranks, out of place (seed gc3 figure 8): chunks for
+/// ranks of this node go directly; all chunks for another node go in one transfer to the GPU
+/// with this GPU's local index there, which keeps its own and forwards the others inside its
+/// node from scratch.
+Program two_step_alltoall_program(int nodes, int gpus);
+
+} // namespace syncoll::testing
