@@ -1,14 +1,13 @@
 // `syncoll verify`: every property of a thread-block program, with counterexamples.
-#include <iostream>
-#include <memory>
-
-#include <fmt/format.h>
-
 #include "cli/cli_support.h"
 #include "cli/commands.h"
 #include "model/json_document.h"
 #include "model/mscclir.h"
 #include "verifier/verify.h"
+
+#include <fmt/format.h>
+#include <iostream>
+#include <memory>
 
 namespace syncoll::cli {
 
@@ -37,8 +36,9 @@ void add_verify_command(CLI::App &app, RunResult &result) {
   cmd->add_option("--root", args->root, "root rank of rooted collectives (default 0)");
   cmd->add_option("--protocol", args->protocol, "check as if run with Simple, LL or LL128");
   cmd->add_option("--sm-budget", args->sm_budget, "thread blocks per rank that can be resident");
-  cmd->add_option("--mode", args->mode, "race mode: strict (program order and dependencies) or "
-                                        "relaxed (also messages)")
+  cmd->add_option("--mode", args->mode,
+                  "race mode: strict (program order and dependencies) or "
+                  "relaxed (also messages)")
       ->check(CLI::IsMember({"strict", "relaxed"}));
   cmd->add_option("--iterations", args->iterations, "pipeline iterations to explore (>= 2)")
       ->check(CLI::Range(2, 64));
@@ -62,9 +62,11 @@ void add_verify_command(CLI::App &app, RunResult &result) {
     if (!args->protocol.empty()) {
       auto p = parse_protocol(args->protocol);
       if (!p)
-        return bad(Diagnostics({Severity::Error, {}, fmt::format("unknown protocol '{}' (expected "
-                                                                 "Simple, LL or LL128)",
-                                                                 args->protocol),
+        return bad(Diagnostics({Severity::Error,
+                                {},
+                                fmt::format("unknown protocol '{}' (expected "
+                                            "Simple, LL or LL128)",
+                                            args->protocol),
                                 {}}));
       options.protocol = *p;
     }

@@ -1,10 +1,9 @@
 #include "verifier/model_checker.h"
 
+#include <fmt/format.h>
 #include <map>
 #include <tuple>
 #include <unordered_set>
-
-#include <fmt/format.h>
 
 namespace syncoll::verifier {
 namespace {
@@ -14,7 +13,7 @@ struct Tb {
   const ThreadBlock *tb;
   int send_fifo = -1; ///< index into the FIFO counters, -1 none
   int recv_fifo = -1;
-  int dep_base = 0;   ///< first thread block of its rank, for dependency targets
+  int dep_base = 0; ///< first thread block of its rank, for dependency targets
   int rank_tbs = 0;
 };
 

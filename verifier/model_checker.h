@@ -9,12 +9,12 @@
 // taking it first loses no deadlock (an ample set of size one; the state graph is acyclic).
 #pragma once
 
+#include "model/program.h"
+#include "verifier/report.h"
+
 #include <cstddef>
 #include <string>
 #include <vector>
-
-#include "model/program.h"
-#include "verifier/report.h"
 
 namespace syncoll::verifier {
 
@@ -30,8 +30,8 @@ struct ModelCheckResult {
   enum class Outcome { DeadlockFree, Deadlock, Unknown };
   Outcome outcome = Outcome::Unknown;
   size_t states = 0;
-  std::vector<std::string> trace;  ///< the moves that reach the deadlock, in order
-  std::vector<StepRef> stuck;      ///< where the unfinished thread blocks stand
+  std::vector<std::string> trace; ///< the moves that reach the deadlock, in order
+  std::vector<StepRef> stuck;     ///< where the unfinished thread blocks stand
 };
 
 ModelCheckResult model_check_deadlock(const Program &program, const ModelCheckOptions &options);

@@ -1,29 +1,36 @@
 #include "verifier/report.h"
 
-#include <algorithm>
-
-#include <fmt/format.h>
-
 #include "model/invariant.h"
+
+#include <algorithm>
+#include <fmt/format.h>
 
 namespace syncoll::verifier {
 
 std::string_view property_name(Property p) {
   switch (p) {
-  case Property::Structure: return "structure";
-  case Property::Resources: return "resources";
-  case Property::DeadlockFreedom: return "deadlock freedom";
-  case Property::RaceFreedom: return "race freedom";
-  case Property::Postcondition: return "postcondition";
+  case Property::Structure:
+    return "structure";
+  case Property::Resources:
+    return "resources";
+  case Property::DeadlockFreedom:
+    return "deadlock freedom";
+  case Property::RaceFreedom:
+    return "race freedom";
+  case Property::Postcondition:
+    return "postcondition";
   }
   SYNCOLL_UNREACHABLE("property without a name");
 }
 
 std::string_view verdict_kind_name(VerdictKind k) {
   switch (k) {
-  case VerdictKind::Holds: return "holds";
-  case VerdictKind::Violated: return "violated";
-  case VerdictKind::Unknown: return "unknown";
+  case VerdictKind::Holds:
+    return "holds";
+  case VerdictKind::Violated:
+    return "violated";
+  case VerdictKind::Unknown:
+    return "unknown";
   }
   SYNCOLL_UNREACHABLE("verdict without a name");
 }
@@ -77,8 +84,7 @@ std::vector<std::string> counterexample_lines(const Counterexample &ce) {
     }
     void operator()(const std::vector<RaceCounterexample> &races) const {
       for (const auto &r : races) {
-        out.push_back(fmt::format("{} and {} ({})", describe(r.first), describe(r.second),
-                                  r.mode));
+        out.push_back(fmt::format("{} and {} ({})", describe(r.first), describe(r.second), r.mode));
         out.push_back("  " + r.why);
       }
     }

@@ -2,15 +2,14 @@
 // counterexample a person can read, or unknown), never an exception (DESIGN.md section 4).
 #pragma once
 
+#include "model/ids.h"
+#include "model/program.h"
+
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <variant>
 #include <vector>
-
-#include <nlohmann/json.hpp>
-
-#include "model/ids.h"
-#include "model/program.h"
 
 namespace syncoll::verifier {
 
@@ -43,9 +42,9 @@ struct Wait {
 };
 
 struct DeadlockCounterexample {
-  std::string regime;           ///< protocol, FIFO capacity, count splitting, iterations
-  std::vector<Wait> cycle;      ///< the wait-for cycle, or the chain ending at a finished TB
-  bool lost_wakeup = false;     ///< the chain ends at a thread block that finished
+  std::string regime;              ///< protocol, FIFO capacity, count splitting, iterations
+  std::vector<Wait> cycle;         ///< the wait-for cycle, or the chain ending at a finished TB
+  bool lost_wakeup = false;        ///< the chain ends at a thread block that finished
   std::vector<std::string> prefix; ///< how far each thread block got: the execution prefix
 };
 
@@ -85,7 +84,7 @@ using Counterexample =
 struct Verdict {
   Property property;
   VerdictKind kind = VerdictKind::Holds;
-  std::string summary;  ///< one line
+  std::string summary;    ///< one line
   std::string decided_by; ///< "linear check", "model checker", ...
   Counterexample counterexample;
 };

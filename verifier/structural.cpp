@@ -1,20 +1,22 @@
 #include "verifier/structural.h"
 
-#include <algorithm>
-#include <map>
-
-#include <fmt/format.h>
-
 #include "verifier/detail/connections.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
 
 namespace syncoll::verifier {
 namespace {
 
 int buffer_size(const RankProgram &rp, BufferKind b) {
   switch (b) {
-  case BufferKind::Input: return rp.input_chunks;
-  case BufferKind::Output: return rp.output_chunks;
-  case BufferKind::Scratch: return rp.scratch_chunks;
+  case BufferKind::Input:
+    return rp.input_chunks;
+  case BufferKind::Output:
+    return rp.output_chunks;
+  case BufferKind::Scratch:
+    return rp.scratch_chunks;
   }
   return 0;
 }
@@ -39,8 +41,8 @@ std::vector<StructuralIssue> check_structure(const Program &program,
     out.push_back({code, std::move(message), where});
   };
   if (program.num_channels() > kMaxChannelIndex)
-    issue("nchannels-limit", fmt::format("nchannels {} exceeds the runtime's 32 channels",
-                                         program.num_channels()));
+    issue("nchannels-limit",
+          fmt::format("nchannels {} exceeds the runtime's 32 channels", program.num_channels()));
   for (const RankProgram &rp : program.ranks()) {
     const RankId me = rp.rank;
     if (collective) {
@@ -93,9 +95,8 @@ std::vector<StructuralIssue> check_structure(const Program &program,
                               size),
                   at);
         }
-        if ((in.op == OpType::Copy || in.op == OpType::Reduce) &&
-            in.src.buffer == in.dst.buffer && in.src.offset < in.dst.offset + in.count &&
-            in.dst.offset < in.src.offset + in.count)
+        if ((in.op == OpType::Copy || in.op == OpType::Reduce) && in.src.buffer == in.dst.buffer &&
+            in.src.offset < in.dst.offset + in.count && in.dst.offset < in.src.offset + in.count)
           issue("copy-overlap",
                 fmt::format("{}: '{}' with overlapping src and dst ranges is undefined", where,
                             op_type_name(in.op)),
@@ -103,27 +104,29 @@ std::vector<StructuralIssue> check_structure(const Program &program,
         if (in.dependency) {
           const Dependency &d = *in.dependency;
           if (d.tb.value() > 127)
-            issue("depid-range", fmt::format("{}: depid {} does not fit the device's int8", where,
-                                             d.tb.value()),
+            issue("depid-range",
+                  fmt::format("{}: depid {} does not fit the device's int8", where, d.tb.value()),
                   at);
           if (d.tb.index() >= rp.thread_blocks.size()) {
-            issue("dep-target", fmt::format("{}: depends on tb {}, which rank {} does not have",
-                                            where, d.tb.value(), me.value()),
+            issue("dep-target",
+                  fmt::format("{}: depends on tb {}, which rank {} does not have", where,
+                              d.tb.value(), me.value()),
                   at);
             continue;
           }
           const ThreadBlock &target = rp.thread_blocks[d.tb.index()];
           if (d.step.index() >= target.steps.size()) {
-            issue("dep-target", fmt::format("{}: depends on step {} of tb {}, which has {} steps",
-                                            where, d.step.value(), d.tb.value(),
-                                            target.steps.size()),
+            issue("dep-target",
+                  fmt::format("{}: depends on step {} of tb {}, which has {} steps", where,
+                              d.step.value(), d.tb.value(), target.steps.size()),
                   at);
             continue;
           }
           if (d.tb == tb.id && d.step.index() >= k)
-            issue("dep-self", fmt::format("{}: waits for step {} of its own thread block, which "
-                                          "cannot run before it",
-                                          where, d.step.value()),
+            issue("dep-self",
+                  fmt::format("{}: waits for step {} of its own thread block, which "
+                              "cannot run before it",
+                              where, d.step.value()),
                   at);
           bool published = false;
           for (size_t j = d.step.index(); j < target.steps.size(); ++j)
@@ -171,25 +174,24 @@ std::vector<StructuralIssue> check_structure(const Program &program,
     }
     if (pushes.size() != pops.size()) {
       if (pops.empty() && c.poppers.empty())
-        issue("conn-unmatched", fmt::format("{}: rank {} sends {} messages, but rank {} has no "
-                                            "thread block receiving from rank {} on channel {}",
-                                            name, c.sender.value(), pushes.size(),
-                                            c.receiver.value(), c.sender.value(),
-                                            c.channel.value()),
+        issue("conn-unmatched",
+              fmt::format("{}: rank {} sends {} messages, but rank {} has no "
+                          "thread block receiving from rank {} on channel {}",
+                          name, c.sender.value(), pushes.size(), c.receiver.value(),
+                          c.sender.value(), c.channel.value()),
               pushes.front().first);
       else if (pushes.empty() && c.pushers.empty())
-        issue("conn-unmatched", fmt::format("{}: rank {} receives {} messages, but rank {} has no "
-                                            "thread block sending to rank {} on channel {}",
-                                            name, c.receiver.value(), pops.size(),
-                                            c.sender.value(), c.receiver.value(),
-                                            c.channel.value()),
+        issue("conn-unmatched",
+              fmt::format("{}: rank {} receives {} messages, but rank {} has no "
+                          "thread block sending to rank {} on channel {}",
+                          name, c.receiver.value(), pops.size(), c.sender.value(),
+                          c.receiver.value(), c.channel.value()),
               pops.front().first);
       else
         issue("message-count",
               fmt::format("{}: {} send steps but {} receive steps per iteration", name,
                           pushes.size(), pops.size()),
-              pushes.size() > pops.size() ? pushes[pops.size()].first
-                                          : pops[pushes.size()].first);
+              pushes.size() > pops.size() ? pushes[pops.size()].first : pops[pushes.size()].first);
     }
     for (size_t k = 0; k < std::min(pushes.size(), pops.size()); ++k)
       if (pushes[k].second != pops[k].second) {
@@ -205,12 +207,12 @@ std::vector<StructuralIssue> check_structure(const Program &program,
   return out;
 }
 
-std::vector<StructuralIssue> check_resources(const Program &program,
-                                             const ResourceLimits &limits) {
+std::vector<StructuralIssue> check_resources(const Program &program, const ResourceLimits &limits) {
   std::vector<StructuralIssue> out;
   if (program.num_channels() > limits.max_channels)
-    out.push_back({"channels", fmt::format("nchannels {} exceeds the limit of {}",
-                                           program.num_channels(), limits.max_channels),
+    out.push_back({"channels",
+                   fmt::format("nchannels {} exceeds the limit of {}", program.num_channels(),
+                               limits.max_channels),
                    std::nullopt});
   for (const RankProgram &rp : program.ranks()) {
     if (int(rp.thread_blocks.size()) > limits.sm_budget)
@@ -222,10 +224,11 @@ std::vector<StructuralIssue> check_resources(const Program &program,
     std::map<std::pair<int, int>, int> senders, receivers;
     for (const ThreadBlock &tb : rp.thread_blocks) {
       if (int(tb.steps.size()) > limits.max_steps_per_tb)
-        out.push_back({"steps", fmt::format("rank {} tb {}: {} steps exceed the runtime's {}",
-                                            rp.rank.value(), tb.id.value(), tb.steps.size(),
-                                            limits.max_steps_per_tb),
-                       StepRef{rp.rank, tb.id, limits.max_steps_per_tb, 0}});
+        out.push_back(
+            {"steps",
+             fmt::format("rank {} tb {}: {} steps exceed the runtime's {}", rp.rank.value(),
+                         tb.id.value(), tb.steps.size(), limits.max_steps_per_tb),
+             StepRef{rp.rank, tb.id, limits.max_steps_per_tb, 0}});
       if (tb.send_peer)
         ++senders[{tb.channel.value(), 0}];
       if (tb.recv_peer)
@@ -237,8 +240,7 @@ std::vector<StructuralIssue> check_resources(const Program &program,
           out.push_back({"tbs-per-channel",
                          fmt::format("rank {} channel {}: {} thread blocks in one direction "
                                      "exceed the runtime's {}",
-                                     rp.rank.value(), key.first, n,
-                                     limits.max_tbs_per_channel_dir),
+                                     rp.rank.value(), key.first, n, limits.max_tbs_per_channel_dir),
                          std::nullopt});
   }
   return out;

@@ -2,11 +2,11 @@
 // "silent hangs / corruption"). Each rule has its own code.
 #pragma once
 
-#include <vector>
-
 #include "model/collective.h"
 #include "model/program.h"
 #include "verifier/report.h"
+
+#include <vector>
 
 namespace syncoll::verifier {
 

@@ -1,17 +1,16 @@
 #include "verifier/verify.h"
 
-#include <algorithm>
-#include <map>
-#include <set>
-
-#include <fmt/format.h>
-
 #include "model/invariant.h"
 #include "verifier/detail/connections.h"
 #include "verifier/detail/execution.h"
 #include "verifier/detail/races.h"
 #include "verifier/detail/symbolic.h"
 #include "verifier/model_checker.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
+#include <set>
 
 namespace syncoll::verifier {
 namespace {
@@ -47,8 +46,8 @@ DeadlockCounterexample explain_deadlock(const Program &p, const ConnectionMap &c
     blocked[{b.at.rank.value(), b.at.tb.value()}] = &b;
   auto wait_of = [&](const BlockedTb &b) {
     Wait w{b.at, "", std::nullopt, std::nullopt};
-    std::string msg = b.messages > 1 ? fmt::format(", message {}/{}", b.message + 1, b.messages)
-                                     : std::string();
+    std::string msg =
+        b.messages > 1 ? fmt::format(", message {}/{}", b.message + 1, b.messages) : std::string();
     switch (b.kind) {
     case BlockedTb::Kind::Receive: {
       const auto &c = cm.connections[size_t(b.connection)];
@@ -75,9 +74,9 @@ DeadlockCounterexample explain_deadlock(const Program &p, const ConnectionMap &c
     case BlockedTb::Kind::Dependency: {
       const Instruction &in =
           p.rank(b.at.rank).thread_blocks[b.at.tb.index()].steps[size_t(b.at.step)];
-      w.reason = fmt::format("waits for tb {} to publish step {} of iteration {}",
-                             in.dependency->tb.value(), in.dependency->step.value(),
-                             b.at.iteration);
+      w.reason =
+          fmt::format("waits for tb {} to publish step {} of iteration {}",
+                      in.dependency->tb.value(), in.dependency->step.value(), b.at.iteration);
       if (in.dependency->tb.index() < p.rank(b.at.rank).thread_blocks.size())
         w.on_rank = b.at.rank, w.on_tb = in.dependency->tb;
       else
@@ -119,12 +118,13 @@ DeadlockCounterexample explain_deadlock(const Program &p, const ConnectionMap &c
   }
   constexpr size_t kShown = 12;
   for (size_t i = 0; i < r.blocked.size() && i < kShown; ++i)
-    ce.prefix.push_back(fmt::format("{} is stuck; the steps before it completed",
-                                    step_text(p, r.blocked[i].at)));
+    ce.prefix.push_back(
+        fmt::format("{} is stuck; the steps before it completed", step_text(p, r.blocked[i].at)));
   if (r.blocked.size() > kShown)
-    ce.prefix.push_back(fmt::format("... and {} more stuck thread blocks", r.blocked.size() - kShown));
-  ce.prefix.push_back(fmt::format("{} thread block(s) finished all {} iterations", r.finished_tbs,
-                                  iterations));
+    ce.prefix.push_back(
+        fmt::format("... and {} more stuck thread blocks", r.blocked.size() - kShown));
+  ce.prefix.push_back(
+      fmt::format("{} thread block(s) finished all {} iterations", r.finished_tbs, iterations));
   return ce;
 }
 
@@ -169,8 +169,8 @@ Expected<CollectiveSpec> collective_for_program(const Program &p, std::optional<
   if (*kind == CollectiveKind::Scatter)
     chunks = p.ranks().front().output_chunks;
   if (per_rank_multiplier && chunks % P != 0)
-    return fail({}, fmt::format("nchunksperloop {} is not a multiple of {} ranks for {}", chunks,
-                                P, coll));
+    return fail(
+        {}, fmt::format("nchunksperloop {} is not a multiple of {} ranks for {}", chunks, P, coll));
   const int chunk_factor = per_rank_multiplier ? chunks / P : chunks;
   const bool rooted = *kind == CollectiveKind::Broadcast || *kind == CollectiveKind::Reduce ||
                       *kind == CollectiveKind::Gather || *kind == CollectiveKind::Scatter;
@@ -208,8 +208,8 @@ Report verify(const Program &program, const VerifyOptions &options) {
       detail::ExecutionConfig cfg{fifo_capacity(proto), split, iterations};
       auto r = detail::execute(program, cm, cfg, nullptr);
       if (options.cross_check) {
-        auto mc = model_check_deadlock(program, {fifo_capacity(proto), split, iterations,
-                                                 options.model_check_states, true});
+        auto mc = model_check_deadlock(
+            program, {fifo_capacity(proto), split, iterations, options.model_check_states, true});
         SYNCOLL_INVARIANT(mc.outcome == ModelCheckResult::Outcome::Unknown ||
                               (mc.outcome == ModelCheckResult::Outcome::Deadlock) == !r.completed,
                           "linear deadlock check and model checker disagree");
@@ -217,19 +217,20 @@ Report verify(const Program &program, const VerifyOptions &options) {
       if (!r.completed) {
         deadlock.kind = VerdictKind::Violated;
         auto ce = explain_deadlock(program, cm, r, proto, split, iterations);
-        deadlock.summary = fmt::format("violated: {} thread block(s) stuck ({}){}",
-                                       r.blocked.size(), split ? "large messages" : "small messages",
-                                       ce.lost_wakeup ? ", a lost wake-up" : ", a wait-for cycle");
+        deadlock.summary =
+            fmt::format("violated: {} thread block(s) stuck ({}){}", r.blocked.size(),
+                        split ? "large messages" : "small messages",
+                        ce.lost_wakeup ? ", a lost wake-up" : ", a wait-for cycle");
         deadlock.counterexample = std::move(ce);
         break;
       }
     } else {
-      auto mc = model_check_deadlock(program, {fifo_capacity(proto), split, iterations,
-                                               options.model_check_states, true});
+      auto mc = model_check_deadlock(
+          program, {fifo_capacity(proto), split, iterations, options.model_check_states, true});
       if (mc.outcome == ModelCheckResult::Outcome::Unknown) {
         deadlock.kind = VerdictKind::Unknown;
-        deadlock.summary = fmt::format("unknown: the model checker stopped at {} states",
-                                       mc.states);
+        deadlock.summary =
+            fmt::format("unknown: the model checker stopped at {} states", mc.states);
         break;
       }
       if (mc.outcome == ModelCheckResult::Outcome::Deadlock) {
@@ -239,8 +240,8 @@ Report verify(const Program &program, const VerifyOptions &options) {
         for (const StepRef &s : mc.stuck)
           ce.cycle.push_back({s, "cannot move", std::nullopt, std::nullopt});
         ce.prefix = mc.trace;
-        deadlock.summary = fmt::format("violated: an interleaving deadlocks ({} states explored)",
-                                       mc.states);
+        deadlock.summary =
+            fmt::format("violated: an interleaving deadlocks ({} states explored)", mc.states);
         deadlock.counterexample = std::move(ce);
         break;
       }
@@ -285,13 +286,14 @@ Report verify(const Program &program, const VerifyOptions &options) {
       detail::SymbolicMemory memory(program, &*collective, in_place);
       detail::ExecutionConfig cfg{fifo_capacity(proto), false, iterations};
       auto r = detail::execute(program, cm, cfg, &memory);
-      bool first_iteration_done = std::all_of(r.blocked.begin(), r.blocked.end(),
-                                              [](const BlockedTb &b) { return b.at.iteration > 0; });
+      bool first_iteration_done =
+          std::all_of(r.blocked.begin(), r.blocked.end(),
+                      [](const BlockedTb &b) { return b.at.iteration > 0; });
       PostconditionCounterexample ce{name, {}};
       if (!first_iteration_done) {
         post.kind = VerdictKind::Violated;
-        post.summary = fmt::format("violated: the program deadlocks before it completes ({})",
-                                   name);
+        post.summary =
+            fmt::format("violated: the program deadlocks before it completes ({})", name);
         post.counterexample = ce;
         break;
       }
@@ -302,7 +304,8 @@ Report verify(const Program &program, const VerifyOptions &options) {
           if (got == expected)
             continue;
           if (ce.slots.size() < 20)
-            ce.slots.push_back({place.rank, place.slot, detail::describe_value(expected, *collective),
+            ce.slots.push_back({place.rank, place.slot,
+                                detail::describe_value(expected, *collective),
                                 detail::describe_value(got, *collective)});
           else
             break;

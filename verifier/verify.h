@@ -3,13 +3,13 @@
 // a deployment XML or CUDA without a VerifiedProgram, which only this file can make.
 #pragma once
 
-#include <optional>
-
 #include "model/collective.h"
 #include "model/diagnostics.h"
 #include "model/program.h"
 #include "verifier/report.h"
 #include "verifier/structural.h"
+
+#include <optional>
 
 namespace syncoll::verifier {
 
@@ -20,7 +20,7 @@ struct VerifyOptions {
   std::optional<int> root;          ///< root of rooted collectives when inferred (default 0)
   std::optional<Protocol> protocol; ///< check as if run with this protocol
   RaceMode race_mode = RaceMode::Strict;
-  int iterations = 2;               ///< pipeline iterations for deadlock checking (at least 2)
+  int iterations = 2; ///< pipeline iterations for deadlock checking (at least 2)
   ResourceLimits limits;
   size_t model_check_states = 2'000'000;
   /// Also run the model checker where the linear check is sound, and fail loudly if they differ.

@@ -1,5 +1,6 @@
 #include "tests/support/generators.h"
 
+#include <map>
 #include <set>
 
 namespace syncoll::testing {
@@ -124,6 +125,175 @@ rc::Gen<Program> gen_program() {
       }
       d.ranks.push_back(std::move(rp));
     }
+    auto p = Program::create(std::move(d));
+    RC_ASSERT(p.has_value());
+    return *p;
+  });
+}
+
+rc::Gen<Program> gen_connected_program(bool share_connections) {
+  return rc::gen::exec([share_connections] {
+    const int ranks = *rc::gen::inRange(2, 4);
+    const int channels = *rc::gen::inRange(1, 3);
+    struct TbPlan {
+      int rank = 0, id = 0, send = -1, recv = -1, chan = 0;
+      std::vector<char> tokens; // S push, R pop, F fused (pop + push), L local
+    };
+    std::vector<TbPlan> tbs;
+    std::set<std::tuple<int, int, int, int>> used; // (rank, chan, peer, direction)
+    for (int r = 0; r < ranks; ++r) {
+      const int count = *rc::gen::inRange(1, 4);
+      for (int t = 0; t < count; ++t) {
+        TbPlan plan;
+        plan.rank = r;
+        plan.id = t;
+        plan.chan = *rc::gen::inRange(0, channels);
+        for (int dir = 0; dir < 2; ++dir) {
+          if (!*rc::gen::arbitrary<bool>())
+            continue;
+          const int peer = (r + *rc::gen::inRange(1, ranks)) % ranks;
+          if (!used.insert({r, plan.chan, peer, dir}).second && !share_connections)
+            continue;
+          (dir == 0 ? plan.send : plan.recv) = peer;
+        }
+        const int length = *rc::gen::inRange(0, 9);
+        for (int k = 0; k < length; ++k) {
+          // Communication weighted over local steps, so FIFOs fill and regimes differ.
+          std::vector<char> options = {'L'};
+          if (plan.send >= 0)
+            options.insert(options.end(), {'S', 'S', 'S'});
+          if (plan.recv >= 0)
+            options.insert(options.end(), {'R', 'R', 'R'});
+          if (plan.send >= 0 && plan.recv >= 0)
+            options.push_back('F');
+          plan.tokens.push_back(*rc::gen::elementOf(options));
+        }
+        tbs.push_back(std::move(plan));
+      }
+    }
+    // Balance every connection: pushes of its senders = pops of its receivers.
+    std::map<std::tuple<int, int, int>, std::pair<std::vector<size_t>, std::vector<size_t>>> conns;
+    for (size_t i = 0; i < tbs.size(); ++i) {
+      if (tbs[i].send >= 0)
+        conns[{tbs[i].rank, tbs[i].send, tbs[i].chan}].first.push_back(i);
+      if (tbs[i].recv >= 0)
+        conns[{tbs[i].recv, tbs[i].rank, tbs[i].chan}].second.push_back(i);
+    }
+    auto count = [&](size_t i, bool pushes) {
+      int n = 0;
+      for (char c : tbs[i].tokens)
+        n += c == 'F' || c == (pushes ? 'S' : 'R');
+      return n;
+    };
+    for (auto &[key, ends] : conns) {
+      auto &[pushers, poppers] = ends;
+      int pushes = 0, pops = 0;
+      for (size_t i : pushers)
+        pushes += count(i, true);
+      for (size_t i : poppers)
+        pops += count(i, false);
+      if (poppers.empty() || pushers.empty()) {
+        // Nobody on the other end: turn this connection's traffic into local steps.
+        for (size_t i : pushers)
+          for (char &c : tbs[i].tokens)
+            c = c == 'S' ? 'L' : c == 'F' ? 'R' : c;
+        for (size_t i : poppers)
+          for (char &c : tbs[i].tokens)
+            c = c == 'R' ? 'L' : c == 'F' ? 'S' : c;
+        continue;
+      }
+      for (; pushes < pops; ++pushes) {
+        auto &tokens = tbs[pushers.front()].tokens;
+        tokens.insert(tokens.begin() + *rc::gen::inRange<long>(0, long(tokens.size()) + 1), 'S');
+      }
+      for (; pops < pushes; ++pops) {
+        auto &tokens = tbs[poppers.front()].tokens;
+        tokens.insert(tokens.begin() + *rc::gen::inRange<long>(0, long(tokens.size()) + 1), 'R');
+      }
+    }
+    // A second pass: the conversions above may have unbalanced other connections, so convert
+    // any remaining surplus on either side into local steps.
+    for (auto &[key, ends] : conns) {
+      auto &[pushers, poppers] = ends;
+      int pushes = 0, pops = 0;
+      for (size_t i : pushers)
+        pushes += count(i, true);
+      for (size_t i : poppers)
+        pops += count(i, false);
+      for (size_t i : pushers)
+        for (auto it = tbs[i].tokens.rbegin(); it != tbs[i].tokens.rend() && pushes > pops; ++it)
+          if (*it == 'S')
+            *it = 'L', --pushes;
+      for (size_t i : poppers)
+        for (auto it = tbs[i].tokens.rbegin(); it != tbs[i].tokens.rend() && pops > pushes; ++it)
+          if (*it == 'R')
+            *it = 'L', --pops;
+      if (pushes != pops) {
+        // Fused steps on both sides are left: drop the whole connection's traffic.
+        for (size_t i : pushers)
+          for (char &c : tbs[i].tokens)
+            c = c == 'S' ? 'L' : c;
+        for (size_t i : poppers)
+          for (char &c : tbs[i].tokens)
+            c = c == 'R' ? 'L' : c;
+      }
+    }
+
+    ProgramDraft d;
+    d.name = "connected";
+    d.collective = "custom";
+    d.num_ranks = ranks;
+    d.num_channels = channels;
+    d.chunks_per_loop = 4;
+    for (int r = 0; r < ranks; ++r)
+      d.ranks.push_back({RankId(r), 4, 4, 4, {}});
+    for (const TbPlan &plan : tbs) {
+      ThreadBlock tb;
+      tb.id = TbId(plan.id);
+      if (plan.send >= 0)
+        tb.send_peer = RankId(plan.send);
+      if (plan.recv >= 0)
+        tb.recv_peer = RankId(plan.recv);
+      tb.channel = ChannelId(plan.chan);
+      for (char c : plan.tokens) {
+        Instruction in;
+        switch (c) {
+        case 'S':
+          in.op = OpType::Send;
+          break;
+        case 'R':
+          in.op = OpType::Recv;
+          break;
+        case 'F':
+          in.op = *rc::gen::element(OpType::RecvCopySend, OpType::RecvReduceSend,
+                                    OpType::RecvReduceCopySend);
+          break;
+        default:
+          in.op = *rc::gen::element(OpType::Copy, OpType::Reduce, OpType::Nop);
+          break;
+        }
+        in.count = in.op == OpType::Nop ? 0 : *rc::gen::inRange(1, 4);
+        in.src = {BufferKind::Scratch,
+                  *rc::gen::inRange(0, 2)}; // 4 - 3 + 1 offsets fit every count
+        in.dst = {BufferKind::Output, *rc::gen::inRange(0, 4)};
+        const int rank_tbs = int(d.ranks[size_t(plan.rank)].thread_blocks.size()) + 1;
+        const bool after_nop = !tb.steps.empty() && tb.steps.back().op == OpType::Nop;
+        if (in.op == OpType::Nop || after_nop || *rc::gen::inRange(0, 8) == 0)
+          in.dependency =
+              Dependency{TbId(*rc::gen::inRange(0, rank_tbs)), StepIndex(*rc::gen::inRange(0, 4))};
+        in.has_dep = *rc::gen::inRange(0, 3) != 0;
+        in.declared_index = int(tb.steps.size());
+        tb.steps.push_back(in);
+      }
+      d.ranks[size_t(plan.rank)].thread_blocks.push_back(std::move(tb));
+    }
+    // Dependencies may name thread blocks created later on the same rank; keep the ones that
+    // exist so that every program is one the executor's parser accepts.
+    for (auto &rp : d.ranks)
+      for (auto &tb : rp.thread_blocks)
+        for (auto &in : tb.steps)
+          if (in.dependency && in.dependency->tb.index() >= rp.thread_blocks.size())
+            in.dependency->tb = TbId(0);
     auto p = Program::create(std::move(d));
     RC_ASSERT(p.has_value());
     return *p;

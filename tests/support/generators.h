@@ -17,4 +17,11 @@ rc::Gen<Topology> gen_topology();
 /// channels, step types, buffers, offsets within the buffers, counts, dependencies and nops.
 rc::Gen<Program> gen_program();
 
+/// Small communicating programs (2-3 ranks, up to 3 thread blocks each): thread blocks get
+/// distinct connections, every connection carries as many pushes as pops with matching counts,
+/// and steps mix sends, receives, fused steps, local copies and reductions, nops and random
+/// dependencies, so some programs deadlock and some do not. With `share_connections`, two
+/// thread blocks may use one connection, breaking the structural rules on purpose.
+rc::Gen<Program> gen_connected_program(bool share_connections = false);
+
 } // namespace syncoll::testing

@@ -31,10 +31,18 @@ struct TbBuilder {
   }
 };
 
-BufferRef in(int k) { return {BufferKind::Input, k}; }
-BufferRef out(int k) { return {BufferKind::Output, k}; }
-BufferRef scratch(int k) { return {BufferKind::Scratch, k}; }
-int mod(int a, int n) { return ((a % n) + n) % n; }
+BufferRef in(int k) {
+  return {BufferKind::Input, k};
+}
+BufferRef out(int k) {
+  return {BufferKind::Output, k};
+}
+BufferRef scratch(int k) {
+  return {BufferKind::Scratch, k};
+}
+int mod(int a, int n) {
+  return ((a % n) + n) % n;
+}
 
 Program finish(ProgramDraft d) {
   auto p = Program::create(std::move(d));
@@ -110,16 +118,16 @@ Program allpairs_allreduce_program(int n) {
     for (size_t t = 0; t < peers.size(); ++t) {
       const int p = peers[t];
       TbBuilder b(int(t), p, p, 0);
-      b.step(OpType::Send, in(p), in(p));                     // my contribution to chunk p
-      b.step(OpType::Recv, in(r), scratch(p), 1, {}, true);   // p's contribution to chunk r
+      b.step(OpType::Send, in(p), in(p));                   // my contribution to chunk p
+      b.step(OpType::Recv, in(r), scratch(p), 1, {}, true); // p's contribution to chunk r
       b.step(OpType::Send, in(r), in(r), 1, Dependency{TbId(reducer), StepIndex(n - 2)});
-      b.step(OpType::Recv, in(p), in(p));                     // the reduced chunk p
+      b.step(OpType::Recv, in(p), in(p)); // the reduced chunk p
       rp.thread_blocks.push_back(std::move(b.tb));
     }
     TbBuilder red(reducer, -1, -1, 0);
     for (size_t t = 0; t < peers.size(); ++t)
-      red.step(OpType::Reduce, scratch(peers[t]), in(r), 1,
-               Dependency{TbId(int(t)), StepIndex(1)}, t + 1 == peers.size());
+      red.step(OpType::Reduce, scratch(peers[t]), in(r), 1, Dependency{TbId(int(t)), StepIndex(1)},
+               t + 1 == peers.size());
     rp.thread_blocks.push_back(std::move(red.tb));
     d.ranks.push_back(std::move(rp));
   }
@@ -131,8 +139,8 @@ Program recursive_doubling_allgather_program(int n) {
   while ((1 << rounds) < n)
     ++rounds;
   SYNCOLL_INVARIANT((1 << rounds) == n && n >= 2, "recursive doubling needs a power of two");
-  ProgramDraft d = header("recursive_doubling_allgather", "allgather", n, 1, n, false,
-                          Protocol::Simple);
+  ProgramDraft d =
+      header("recursive_doubling_allgather", "allgather", n, 1, n, false, Protocol::Simple);
   for (int r = 0; r < n; ++r) {
     RankProgram rp{RankId(r), 1, n, 0, {}};
     int previous_last = -1; // last step of the previous round, which publishes

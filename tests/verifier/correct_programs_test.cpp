@@ -1,7 +1,7 @@
-#include <gtest/gtest.h>
-
 #include "tests/support/programs.h"
 #include "verifier/verify.h"
+
+#include <gtest/gtest.h>
 
 namespace syncoll::verifier {
 namespace {

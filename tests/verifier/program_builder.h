@@ -2,12 +2,11 @@
 // deps, hasdep} with buffer slots written "i0", "o3", "s1".
 #pragma once
 
-#include <string>
-#include <vector>
+#include "model/program.h"
 
 #include <gtest/gtest.h>
-
-#include "model/program.h"
+#include <string>
+#include <vector>
 
 namespace syncoll::testing {
 

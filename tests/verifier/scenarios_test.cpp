@@ -1,10 +1,10 @@
 // The failing scenarios of reference/mscclir-semantics.md section 6 (deadlocks D1-D6, races
 // R1-R6, semantic errors M1-M3): each must be caught with the right kind of counterexample, and
 // its fixed variant must pass.
-#include <gtest/gtest.h>
-
 #include "tests/verifier/program_builder.h"
 #include "verifier/verify.h"
+
+#include <gtest/gtest.h>
 
 namespace syncoll::verifier {
 namespace {
@@ -14,7 +14,9 @@ using testing::make_program;
 using testing::St;
 using testing::Tb;
 
-const Verdict &check(const Report &r, Property p) { return r.verdict(p); }
+const Verdict &check(const Report &r, Property p) {
+  return r.verdict(p);
+}
 
 Report run(const Program &p, VerifyOptions options = {}) {
   Report r = verify(p, options);
@@ -59,10 +61,10 @@ Program d1(bool fixed) {
   std::vector<St> r0 = {{"cpy", "i0", "o0"}, {"r", "i0", "o1"}, {"s", "i0", "o0"}};
   if (fixed)
     r0 = {{"cpy", "i0", "o0"}, {"s", "i0", "o0"}, {"r", "i0", "o1"}};
-  return make_program("allgather", 2, false, true,
-                      {{0, 1, 2, 0, {{0, 1, 1, 0, r0}}},
-                       {1, 1, 2, 0,
-                        {{0, 0, 0, 0, {{"cpy", "i0", "o1"}, {"r", "i0", "o0"}, {"s", "i0", "o1"}}}}}});
+  return make_program(
+      "allgather", 2, false, true,
+      {{0, 1, 2, 0, {{0, 1, 1, 0, r0}}},
+       {1, 1, 2, 0, {{0, 0, 0, 0, {{"cpy", "i0", "o1"}, {"r", "i0", "o0"}, {"s", "i0", "o1"}}}}}});
 }
 
 TEST(ScenarioTest, D1HeadToHeadReceive) {
@@ -86,7 +88,10 @@ Program d2(bool fixed) {
     const std::string other = "o" + std::to_string(1 - r), own = "o" + std::to_string(r);
     static std::string names[4];
     names[2 * r] = other, names[2 * r + 1] = own;
-    gpus.push_back({r, 1, 2, 0,
+    gpus.push_back({r,
+                    1,
+                    2,
+                    0,
                     {{0, 1 - r, -1, 0, {send}},
                      {1, -1, 1 - r, 0, {{"r", "i0", names[2 * r].c_str(), 1, -1, -1, 1}}},
                      {2, -1, -1, 0, {{"cpy", "i0", names[2 * r + 1].c_str()}}}}});
@@ -113,14 +118,24 @@ Program d3(bool fixed, Protocol proto = Protocol::Simple) {
   if (fixed)
     r1 = {{"cpy", "i0", "o3", 3}, {"r", "i0", "o0"}, {"r", "i0", "o1"}, {"r", "i0", "o2"},
           {"s", "i0", "o3"},      {"s", "i1", "o4"}, {"s", "i2", "o5"}};
-  return make_program(
-      "allgather", 6, false, true,
-      {{0, 3, 6, 0,
-        {{0, 1, 1, 0,
-          {{"cpy", "i0", "o0", 3}, {"s", "i0", "o0"}, {"s", "i1", "o1"}, {"s", "i2", "o2"},
-           {"r", "i0", "o3"}, {"r", "i0", "o4"}, {"r", "i0", "o5"}}}}},
-       {1, 3, 6, 0, {{0, 0, 0, 0, r1}}}},
-      proto);
+  return make_program("allgather", 6, false, true,
+                      {{0,
+                        3,
+                        6,
+                        0,
+                        {{0,
+                          1,
+                          1,
+                          0,
+                          {{"cpy", "i0", "o0", 3},
+                           {"s", "i0", "o0"},
+                           {"s", "i1", "o1"},
+                           {"s", "i2", "o2"},
+                           {"r", "i0", "o3"},
+                           {"r", "i0", "o4"},
+                           {"r", "i0", "o5"}}}}},
+                       {1, 3, 6, 0, {{0, 0, 0, 0, r1}}}},
+                      proto);
 }
 
 TEST(ScenarioTest, D3FifoCapacity) {
@@ -147,7 +162,10 @@ TEST(ScenarioTest, D3SizeDependentCountSplitting) {
       r1 = {{"cpy", "i0", "o3", 3}, {"r", "i0", "o0", 3}, {"s", "i0", "o3", 3}};
     return make_program(
         "allgather", 6, false, true,
-        {{0, 3, 6, 0,
+        {{0,
+          3,
+          6,
+          0,
           {{0, 1, 1, 0, {{"cpy", "i0", "o0", 3}, {"s", "i0", "o0", 3}, {"r", "i0", "o3", 3}}}}},
          {1, 3, 6, 0, {{0, 0, 0, 0, r1}}}});
   };
@@ -185,7 +203,10 @@ TEST(ScenarioTest, D4FusedOperationRing) {
 
 Program d5(bool fixed) {
   return make_program("allreduce", 1, false, true,
-                      {{0, 1, 1, 1,
+                      {{0,
+                        1,
+                        1,
+                        1,
                         {{0, -1, -1, 0, {{"cpy", "i0", "s0", 1, -1, -1, fixed ? 1 : 0}}},
                          {1, -1, -1, 0, {{"cpy", "s0", "o0", 1, 0, 0}}}}}});
 }
@@ -201,11 +222,14 @@ TEST(ScenarioTest, D5LostWakeUp) {
 }
 
 TEST(ScenarioTest, D5NopWithoutDependencyShiftsFlags) {
-  Program p = make_program(
-      "allreduce", 1, false, true,
-      {{0, 1, 1, 1,
-        {{0, -1, -1, 0, {{"nop", "i0", "i0", 0}, {"cpy", "i0", "s0", 1, -1, -1, 1}}},
-         {1, -1, -1, 0, {{"cpy", "s0", "o0", 1, 0, 1}}}}}});
+  Program p =
+      make_program("allreduce", 1, false, true,
+                   {{0,
+                     1,
+                     1,
+                     1,
+                     {{0, -1, -1, 0, {{"nop", "i0", "i0", 0}, {"cpy", "i0", "s0", 1, -1, -1, 1}}},
+                      {1, -1, -1, 0, {{"cpy", "s0", "o0", 1, 0, 1}}}}}});
   Report r = run(p);
   EXPECT_TRUE(has_issue(r, Property::Structure, "nop-without-dep"));
 }
@@ -214,9 +238,20 @@ Program d6(bool fixed) {
   auto dep = [&](int tb) { return fixed ? -1 : tb; };
   return make_program(
       "allreduce", 2, false, true,
-      {{0, 2, 2, 2,
-        {{0, -1, -1, 0, {{"cpy", "i0", "s0", 1, dep(1), fixed ? -1 : 1}, {"cpy", "s0", "o0", 1, -1, -1, 1}}},
-         {1, -1, -1, 0, {{"cpy", "i1", "s1", 1, dep(0), fixed ? -1 : 1}, {"cpy", "s1", "o1", 1, -1, -1, 1}}}}}});
+      {{0,
+        2,
+        2,
+        2,
+        {{0,
+          -1,
+          -1,
+          0,
+          {{"cpy", "i0", "s0", 1, dep(1), fixed ? -1 : 1}, {"cpy", "s0", "o0", 1, -1, -1, 1}}},
+         {1,
+          -1,
+          -1,
+          0,
+          {{"cpy", "i1", "s1", 1, dep(0), fixed ? -1 : 1}, {"cpy", "s1", "o1", 1, -1, -1, 1}}}}}});
 }
 
 TEST(ScenarioTest, D6IntraRankCycleThroughProgramOrder) {
@@ -232,13 +267,17 @@ TEST(ScenarioTest, D6IntraRankCycleThroughProgramOrder) {
 
 Program r1(bool fixed) {
   const int hd = fixed ? 1 : 0, dep = fixed ? 0 : -1, deps = fixed ? 0 : -1;
-  return make_program("broadcast", 1, false, true,
-                      {{0, 1, 1, 1,
-                        {{0, -1, 1, 0, {{"r", "i0", "s0", 1, -1, -1, hd}}},
-                         {1, 2, -1, 0, {{"s", "s0", "o0", 1, dep, deps}}},
-                         {2, -1, -1, 0, {{"cpy", "s0", "o0", 1, dep, deps}}}}},
-                       {1, 1, 1, 0, {{0, 0, -1, 0, {{"s", "i0", "o0"}}}, {1, -1, -1, 0, {{"cpy", "i0", "o0"}}}}},
-                       {2, 1, 1, 0, {{0, -1, 0, 0, {{"r", "i0", "o0"}}}}}});
+  return make_program(
+      "broadcast", 1, false, true,
+      {{0,
+        1,
+        1,
+        1,
+        {{0, -1, 1, 0, {{"r", "i0", "s0", 1, -1, -1, hd}}},
+         {1, 2, -1, 0, {{"s", "s0", "o0", 1, dep, deps}}},
+         {2, -1, -1, 0, {{"cpy", "s0", "o0", 1, dep, deps}}}}},
+       {1, 1, 1, 0, {{0, 0, -1, 0, {{"s", "i0", "o0"}}}, {1, -1, -1, 0, {{"cpy", "i0", "o0"}}}}},
+       {2, 1, 1, 0, {{0, -1, 0, 0, {{"r", "i0", "o0"}}}}}});
 }
 
 TEST(ScenarioTest, R1ReadAfterWriteAcrossThreadBlocks) {
@@ -258,15 +297,19 @@ TEST(ScenarioTest, R1ReadAfterWriteAcrossThreadBlocks) {
 Program r2(bool fixed) {
   std::vector<Tb> rank0;
   if (fixed)
-    rank0 = {{0, 1, 1, 0, {{"cpy", "i0", "o0"}, {"s", "i0", "o0", 1, -1, -1, 1}, {"r", "i0", "o1"}}},
-             {1, -1, -1, 0, {{"cpy", "s0", "i0", 1, 0, 1}}}};
+    rank0 = {
+        {0, 1, 1, 0, {{"cpy", "i0", "o0"}, {"s", "i0", "o0", 1, -1, -1, 1}, {"r", "i0", "o1"}}},
+        {1, -1, -1, 0, {{"cpy", "s0", "i0", 1, 0, 1}}}};
   else
     rank0 = {{0, 1, 1, 0, {{"s", "i0", "o0"}, {"r", "i0", "o1"}}},
              {1, -1, -1, 0, {{"cpy", "i0", "o0"}}},
              {2, -1, -1, 0, {{"cpy", "s0", "i0"}}}};
   return make_program("allgather", 2, false, true,
                       {{0, 1, 2, 1, rank0},
-                       {1, 1, 2, 0,
+                       {1,
+                        1,
+                        2,
+                        0,
                         {{0, 0, 0, 0, {{"r", "i0", "o0"}, {"s", "i0", "o1"}}},
                          {1, -1, -1, 0, {{"cpy", "i0", "o1"}}}}}});
 }
@@ -277,20 +320,29 @@ TEST(ScenarioTest, R2WriteAfterRead) {
   ASSERT_FALSE(races.empty());
   bool send_vs_overwrite = false;
   for (const auto &race : races)
-    send_vs_overwrite = send_vs_overwrite ||
-                        (race.first.op == OpType::Send && race.second.op == OpType::Copy &&
-                         race.second.writes && race.second.buffer == BufferKind::Input);
+    send_vs_overwrite =
+        send_vs_overwrite || (race.first.op == OpType::Send && race.second.op == OpType::Copy &&
+                              race.second.writes && race.second.buffer == BufferKind::Input);
   EXPECT_TRUE(send_vs_overwrite);
   expect_all_hold(r2(true));
 }
 
 Program r3(bool in_place) {
-  return make_program(
-      "alltoall", 2, in_place, !in_place,
-      {{0, 2, 2, 0,
-        {{0, -1, 1, 0, {{"r", "i0", "o1"}}}, {1, 1, -1, 0, {{"s", "i1", "o0"}}}, {2, -1, -1, 0, {{"cpy", "i0", "o0"}}}}},
-       {1, 2, 2, 0,
-        {{0, -1, 0, 0, {{"r", "i0", "o0"}}}, {1, 0, -1, 0, {{"s", "i0", "o1"}}}, {2, -1, -1, 0, {{"cpy", "i1", "o1"}}}}}});
+  return make_program("alltoall", 2, in_place, !in_place,
+                      {{0,
+                        2,
+                        2,
+                        0,
+                        {{0, -1, 1, 0, {{"r", "i0", "o1"}}},
+                         {1, 1, -1, 0, {{"s", "i1", "o0"}}},
+                         {2, -1, -1, 0, {{"cpy", "i0", "o0"}}}}},
+                       {1,
+                        2,
+                        2,
+                        0,
+                        {{0, -1, 0, 0, {{"r", "i0", "o0"}}},
+                         {1, 0, -1, 0, {{"s", "i0", "o1"}}},
+                         {2, -1, -1, 0, {{"cpy", "i1", "o1"}}}}}});
 }
 
 TEST(ScenarioTest, R3AliasingInPlace) {
@@ -304,10 +356,14 @@ TEST(ScenarioTest, R3AliasingInPlace) {
 }
 
 Program r4(bool fixed) {
-  return make_program("allreduce", 1, false, true,
-                      {{0, 1, 1, 2,
-                        {{0, -1, -1, 0, {{"re", "s0", "i0", 1, -1, -1, fixed ? 1 : 0}}},
-                         {1, -1, -1, 0, {{"re", "s1", "i0", 1, fixed ? 0 : -1, fixed ? 0 : -1}}}}}});
+  return make_program(
+      "allreduce", 1, false, true,
+      {{0,
+        1,
+        1,
+        2,
+        {{0, -1, -1, 0, {{"re", "s0", "i0", 1, -1, -1, fixed ? 1 : 0}}},
+         {1, -1, -1, 0, {{"re", "s1", "i0", 1, fixed ? 0 : -1, fixed ? 0 : -1}}}}}});
 }
 
 TEST(ScenarioTest, R4LostUpdateOnReduce) {
@@ -320,11 +376,18 @@ TEST(ScenarioTest, R4LostUpdateOnReduce) {
 }
 
 Program r5(bool fixed) {
-  return make_program("alltoall", 2, false, true,
-                      {{0, 2, 2, 0,
-                        {{0, 1, -1, 0, {{"s", "i1", "o0"}}}, {1, 1, -1, fixed ? 1 : 0, {{"s", "i1", "o0"}}}}},
-                       {1, 2, 2, 0,
-                        {{0, -1, 0, 0, {{"r", "i0", "o0"}}}, {1, -1, 0, fixed ? 1 : 0, {{"r", "i0", "o0"}}}}}});
+  return make_program(
+      "alltoall", 2, false, true,
+      {{0,
+        2,
+        2,
+        0,
+        {{0, 1, -1, 0, {{"s", "i1", "o0"}}}, {1, 1, -1, fixed ? 1 : 0, {{"s", "i1", "o0"}}}}},
+       {1,
+        2,
+        2,
+        0,
+        {{0, -1, 0, 0, {{"r", "i0", "o0"}}}, {1, -1, 0, fixed ? 1 : 0, {{"r", "i0", "o0"}}}}}});
 }
 
 TEST(ScenarioTest, R5SharedConnection) {
@@ -338,13 +401,19 @@ TEST(ScenarioTest, R5SharedConnection) {
 }
 
 Program r6() {
-  return make_program(
-      "allgather", 2, false, true,
-      {{0, 1, 2, 1,
-        {{0, 1, -1, 0, {{"cpy", "i0", "o0"}, {"s", "i0", "o0"}}},
-         {1, -1, 1, 0, {{"r", "i0", "o1"}, {"cpy", "o0", "s0"}}}}},
-       {1, 1, 2, 0,
-        {{0, 0, 0, 0, {{"r", "i0", "o0"}, {"s", "i0", "o1"}}}, {1, -1, -1, 0, {{"cpy", "i0", "o1"}}}}}});
+  return make_program("allgather", 2, false, true,
+                      {{0,
+                        1,
+                        2,
+                        1,
+                        {{0, 1, -1, 0, {{"cpy", "i0", "o0"}, {"s", "i0", "o0"}}},
+                         {1, -1, 1, 0, {{"r", "i0", "o1"}, {"cpy", "o0", "s0"}}}}},
+                       {1,
+                        1,
+                        2,
+                        0,
+                        {{0, 0, 0, 0, {{"r", "i0", "o0"}, {"s", "i0", "o1"}}},
+                         {1, -1, -1, 0, {{"cpy", "i0", "o1"}}}}}});
 }
 
 TEST(ScenarioTest, R6OrderedOnlyThroughMessages) {
@@ -376,11 +445,27 @@ TEST(ScenarioTest, M1CountMismatch) {
 Program allreduce2(const char *rank1_rrc_src, const char *rank0_last) {
   return make_program(
       "allreduce", 2, true, false,
-      {{0, 2, 2, 0,
-        {{0, 1, 1, 0,
+      {{0,
+        2,
+        2,
+        0,
+        {{0,
+          1,
+          1,
+          0,
           {{"s", "i1", "i1"}, {"rrc", "i0", "i0"}, {"s", "i0", "i0"}, {rank0_last, "i1", "i1"}}}}},
-       {1, 2, 2, 0,
-        {{0, 0, 0, 0, {{"s", "i0", "i0"}, {"rrc", rank1_rrc_src, "i1"}, {"s", "i1", "i1"}, {"r", "i0", "i0"}}}}}});
+       {1,
+        2,
+        2,
+        0,
+        {{0,
+          0,
+          0,
+          0,
+          {{"s", "i0", "i0"},
+           {"rrc", rank1_rrc_src, "i1"},
+           {"s", "i1", "i1"},
+           {"r", "i0", "i0"}}}}}});
 }
 
 TEST(ScenarioTest, M2ReduceOperandIsTheLocalSource) {
@@ -410,9 +495,18 @@ TEST(ScenarioTest, M3DoubleCountedContribution) {
 TEST(ScenarioTest, M3InPlaceAndOutOfPlaceBothChecked) {
   auto rank = [](int r) {
     const char *own = r == 0 ? "o0" : "o1", *other = r == 0 ? "o1" : "o0";
-    return Gpu{r, 2, 2, 0,
-               {{0, 1 - r, 1 - r, 0,
-                 {{"cpy", "i0", "o0", 2}, {"s", other, other}, {"rrc", own, own}, {"s", own, own},
+    return Gpu{r,
+               2,
+               2,
+               0,
+               {{0,
+                 1 - r,
+                 1 - r,
+                 0,
+                 {{"cpy", "i0", "o0", 2},
+                  {"s", other, other},
+                  {"rrc", own, own},
+                  {"s", own, own},
                   {"r", other, other}}}}};
   };
   Program both = make_program("allreduce", 2, true, true, {rank(0), rank(1)});
@@ -423,8 +517,14 @@ TEST(ScenarioTest, M3InPlaceAndOutOfPlaceBothChecked) {
   // Working on the input in place but reading the output out of place is right only in place.
   auto wrong = [](int k) {
     const char *own = k == 0 ? "i0" : "i1", *other = k == 0 ? "i1" : "i0";
-    return Gpu{k, 2, 2, 0,
-               {{0, 1 - k, 1 - k, 0,
+    return Gpu{k,
+               2,
+               2,
+               0,
+               {{0,
+                 1 - k,
+                 1 - k,
+                 0,
                  {{"s", other, other}, {"rrc", own, own}, {"s", own, own}, {"r", other, other}}}}};
   };
   Program in_place_only = make_program("allreduce", 2, true, true, {wrong(0), wrong(1)});

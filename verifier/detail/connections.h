@@ -2,9 +2,9 @@
 // (sender rank, receiver rank, channel) FIFO (reference/mscclir-semantics.md 1.5).
 #pragma once
 
-#include <vector>
-
 #include "model/program.h"
+
+#include <vector>
 
 namespace syncoll::verifier::detail {
 

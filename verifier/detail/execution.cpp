@@ -1,9 +1,9 @@
 #include "verifier/detail/execution.h"
 
+#include "model/invariant.h"
+
 #include <algorithm>
 #include <deque>
-
-#include "model/invariant.h"
 
 namespace syncoll::verifier::detail {
 namespace {
@@ -187,9 +187,13 @@ private:
     for (int k = lo; k < hi; ++k) {
       Value v;
       switch (in.op) {
-      case OpType::Send: v = memory_->read(rank, in.src.buffer, in.src.offset + k); break;
+      case OpType::Send:
+        v = memory_->read(rank, in.src.buffer, in.src.offset + k);
+        break;
       case OpType::Recv:
-      case OpType::RecvCopySend: v = recv_at(k); break;
+      case OpType::RecvCopySend:
+        v = recv_at(k);
+        break;
       case OpType::RecvReduceSend:
       case OpType::RecvReduceCopy:
       case OpType::RecvReduceCopySend:
@@ -197,7 +201,8 @@ private:
         break;
       case OpType::Copy:
       case OpType::Reduce:
-      case OpType::Nop: SYNCOLL_UNREACHABLE("local step has no message");
+      case OpType::Nop:
+        SYNCOLL_UNREACHABLE("local step has no message");
       }
       if (in.op == OpType::Recv || in.op == OpType::RecvCopySend ||
           in.op == OpType::RecvReduceCopy || in.op == OpType::RecvReduceCopySend)

@@ -3,13 +3,13 @@
 // decides deadlock"); with a SymbolicMemory it also computes iteration 0's data.
 #pragma once
 
-#include <optional>
-#include <vector>
-
 #include "model/program.h"
 #include "verifier/detail/connections.h"
 #include "verifier/detail/symbolic.h"
 #include "verifier/report.h"
+
+#include <optional>
+#include <vector>
 
 namespace syncoll::verifier::detail {
 
@@ -23,9 +23,9 @@ struct BlockedTb {
   enum class Kind { Receive, Send, Dependency };
   StepRef at;
   Kind kind;
-  int connection = -1;        ///< Receive / Send
-  std::optional<TbId> on_tb;  ///< Dependency: the thread block whose flag it waits for
-  int message = 0;            ///< message within the step
+  int connection = -1;       ///< Receive / Send
+  std::optional<TbId> on_tb; ///< Dependency: the thread block whose flag it waits for
+  int message = 0;           ///< message within the step
   int messages = 1;
 };
 

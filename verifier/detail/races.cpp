@@ -1,11 +1,10 @@
 #include "verifier/detail/races.h"
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <map>
 #include <optional>
 #include <set>
-
-#include <fmt/format.h>
 
 namespace syncoll::verifier::detail {
 namespace {
@@ -27,14 +26,23 @@ std::vector<StepAccess> accesses_of(const Instruction &in) {
   };
   switch (in.op) {
   case OpType::Send:
-  case OpType::RecvReduceSend: src(); break;
+  case OpType::RecvReduceSend:
+    src();
+    break;
   case OpType::Recv:
-  case OpType::RecvCopySend: dst(false); break;
+  case OpType::RecvCopySend:
+    dst(false);
+    break;
   case OpType::RecvReduceCopy:
   case OpType::RecvReduceCopySend:
-  case OpType::Copy: src(), dst(false); break;
-  case OpType::Reduce: src(), dst(true); break;
-  case OpType::Nop: break;
+  case OpType::Copy:
+    src(), dst(false);
+    break;
+  case OpType::Reduce:
+    src(), dst(true);
+    break;
+  case OpType::Nop:
+    break;
   }
   return out;
 }
@@ -50,7 +58,18 @@ public:
         base_.resize(size_t(g) + 2, 0);
         base_[size_t(g) + 1] = base_[size_t(g)] + int(tb.steps.size());
       }
-    dims_ = cm.num_tbs;
+    // Strict mode has edges only inside a rank, so a clock needs one entry per thread block of
+    // the rank; message edges cross ranks and need one per thread block of the program.
+    per_rank_ = !messages;
+    dim_of_tb_.assign(size_t(cm.num_tbs), 0);
+    dims_ = messages ? cm.num_tbs : 0;
+    for (const RankProgram &rp : p.ranks())
+      for (const ThreadBlock &tb : rp.thread_blocks) {
+        const int g = cm.tb_base[rp.rank.index()] + tb.id.value();
+        dim_of_tb_[size_t(g)] = messages ? g : tb.id.value();
+        if (!messages)
+          dims_ = std::max(dims_, tb.id.value() + 1);
+      }
     const int n = base_.empty() ? 0 : base_.back();
     preds_.resize(size_t(n));
     tb_of_node_.resize(size_t(n));
@@ -109,11 +128,18 @@ public:
   /// a happens before b (or is b).
   bool ordered(int a, int b) const {
     const int g = tb_of_node_[size_t(a)];
-    return clock_[size_t(b) * size_t(dims_) + size_t(g)] >= a - base_[size_t(g)] + 1;
+    const int gb = tb_of_node_[size_t(b)];
+    // Per-rank clocks (strict mode): steps of different ranks are never ordered.
+    if (per_rank_ && gb - dim_of_tb_[size_t(gb)] != g - dim_of_tb_[size_t(g)])
+      return false;
+    return clock_[size_t(b) * size_t(dims_) + size_t(dim_of_tb_[size_t(g)])] >=
+           a - base_[size_t(g)] + 1;
   }
 
 private:
+  bool per_rank_ = false;
   int dims_ = 0;
+  std::vector<int> dim_of_tb_;
   std::vector<int> base_;
   std::vector<std::vector<int>> preds_;
   std::vector<int> tb_of_node_;
@@ -145,7 +171,8 @@ private:
           cv[d] = std::max(cv[d], cu[d]);
       }
       const int g = tb_of_node_[size_t(v)];
-      cv[g] = std::max(cv[g], v - base_[size_t(g)] + 1);
+      const int dim = dim_of_tb_[size_t(g)];
+      cv[dim] = std::max(cv[dim], v - base_[size_t(g)] + 1);
       for (int w : succs[size_t(v)])
         if (--indegree[size_t(w)] == 0)
           queue.push_back(w);
@@ -175,8 +202,12 @@ std::vector<RaceCounterexample> find_races(const Program &program, const Connect
         if (!hb.reached(node))
           continue; // part of a dependency cycle: a deadlock, reported as such
         for (const StepAccess &a : accesses_of(tb.steps[k])) {
-          Access access{StepRef{rp.rank, tb.id, int(k), 0}, tb.steps[k].op, a.buffer, a.offset,
-                        a.offset + a.count, a.writes};
+          Access access{StepRef{rp.rank, tb.id, int(k), 0},
+                        tb.steps[k].op,
+                        a.buffer,
+                        a.offset,
+                        a.offset + a.count,
+                        a.writes};
           for (int s = a.offset; s < a.offset + a.count; ++s) {
             const int cell = cells.cell(rp.rank, a.buffer, s);
             if (cell >= 0)
@@ -206,8 +237,9 @@ std::vector<RaceCounterexample> find_races(const Program &program, const Connect
               why += "; they are ordered only through messages (relaxed mode accepts this)";
           }
           if (a.access.buffer != b.access.buffer)
-            why += fmt::format("; {} and {} are the same memory {}", buffer_kind_name(a.access.buffer),
-                               buffer_kind_name(b.access.buffer), alias_mode);
+            why +=
+                fmt::format("; {} and {} are the same memory {}", buffer_kind_name(a.access.buffer),
+                            buffer_kind_name(b.access.buffer), alias_mode);
           out.push_back({alias_mode, a.access, b.access, why});
           if (out.size() >= max_reports)
             return out;

@@ -4,12 +4,12 @@
 // it is computed with vector clocks over a topological order.
 #pragma once
 
-#include <vector>
-
 #include "model/program.h"
 #include "verifier/detail/connections.h"
 #include "verifier/detail/symbolic.h"
 #include "verifier/report.h"
+
+#include <vector>
 
 namespace syncoll::verifier::detail {
 

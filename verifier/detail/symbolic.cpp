@@ -1,7 +1,6 @@
 #include "verifier/detail/symbolic.h"
 
 #include <algorithm>
-
 #include <fmt/format.h>
 
 namespace syncoll::verifier::detail {
@@ -60,8 +59,10 @@ SymbolicMemory::SymbolicMemory(const Program &program, const CollectiveSpec *col
 int SymbolicMemory::cell(RankId rank, BufferKind buffer, int slot) const {
   const RankLayout &l = layout_[rank.index()];
   switch (buffer) {
-  case BufferKind::Output: return slot >= 0 && slot < l.outputs ? slot : -1;
-  case BufferKind::Input: return slot >= 0 && slot < l.inputs ? l.input_cell[size_t(slot)] : -1;
+  case BufferKind::Output:
+    return slot >= 0 && slot < l.outputs ? slot : -1;
+  case BufferKind::Input:
+    return slot >= 0 && slot < l.inputs ? l.input_cell[size_t(slot)] : -1;
   case BufferKind::Scratch:
     return slot >= 0 && slot < l.scratch
                ? static_cast<int>(cells_[rank.index()].size()) - l.scratch + slot

@@ -3,11 +3,11 @@
 // microsoft/mscclpp#198: data initialised with the rank id hides wrong-shard bugs).
 #pragma once
 
-#include <string>
-#include <vector>
-
 #include "model/collective.h"
 #include "model/program.h"
+
+#include <string>
+#include <vector>
 
 namespace syncoll::verifier::detail {
 
