@@ -1,0 +1,58 @@
+#include "tests/cli/run_cli.h"
+
+#include <nlohmann/json.hpp>
+
+namespace syncoll::testing {
+namespace {
+
+TEST(VerifyCliTest, CorrectProgramExitsZero) {
+  CliRun run = run_cli("verify examples/ir/ring_allreduce_4.xml");
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("every property holds"), std::string::npos);
+  EXPECT_NE(run.out.find("postcondition:    holds: allreduce with chunk factor 4, in place"),
+            std::string::npos)
+      << run.out;
+}
+
+TEST(VerifyCliTest, DeadlockExitsOneWithTheCycle) {
+  CliRun run = run_cli("verify examples/ir/faulty/d1_head_to_head.xml");
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.out.find("wait-for cycle:"), std::string::npos);
+  EXPECT_NE(run.out.find("rank 0 tb 0 step 1 receives from rank 1 on channel 0, but the FIFO is "
+                         "empty -> waits for rank 1 tb 0"),
+            std::string::npos)
+      << run.out;
+}
+
+TEST(VerifyCliTest, RaceInPlaceOnlyAndJson) {
+  CliRun run = run_cli("verify examples/ir/faulty/r3_alltoall_in_place.xml --json");
+  EXPECT_EQ(run.exit_code, 1);
+  auto j = nlohmann::json::parse(run.out);
+  EXPECT_FALSE(j["all_hold"].get<bool>());
+  bool race_violated = false;
+  for (const auto &p : j["properties"])
+    race_violated =
+        race_violated || (p["property"] == "race freedom" && p["verdict"] == "violated");
+  EXPECT_TRUE(race_violated);
+}
+
+TEST(VerifyCliTest, OptionsAreChecked) {
+  EXPECT_EQ(run_cli("verify examples/ir/ring_allreduce_4.xml --mode loose").exit_code, 2);
+  EXPECT_EQ(run_cli("verify examples/ir/ring_allreduce_4.xml --protocol LL64").exit_code, 2);
+  EXPECT_EQ(run_cli("verify examples/ir/ring_allreduce_4.xml --collective nosuch").exit_code, 2);
+  CliRun budget = run_cli("verify examples/ir/ring_allreduce_4.xml --sm-budget 0");
+  EXPECT_EQ(budget.exit_code, 1);
+  EXPECT_NE(budget.out.find("[sm-budget]"), std::string::npos);
+  // A wrong collective is a wrong result, not bad input.
+  CliRun wrong = run_cli("verify examples/ir/ring_allreduce_4.xml --collective allgather");
+  EXPECT_EQ(wrong.exit_code, 1);
+}
+
+TEST(VerifyCliTest, BadXmlIsBadInput) {
+  CliRun run = run_cli("verify tests/data/malformed/ir_missing_cnt.xml");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.err.substr(0, 42), "tests/data/malformed/ir_missing_cnt.xml:4:");
+}
+
+} // namespace
+} // namespace syncoll::testing
