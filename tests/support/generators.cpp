@@ -185,13 +185,18 @@ rc::Gen<Program> gen_connected_program(bool share_connections) {
         n += c == 'F' || c == (pushes ? 'S' : 'R');
       return n;
     };
+    // Messages pushed and popped on a connection, over all its thread blocks.
+    auto traffic = [&](const std::vector<size_t> &pushers, const std::vector<size_t> &poppers) {
+      std::pair<int, int> t{0, 0};
+      for (size_t i : pushers)
+        t.first += count(i, true);
+      for (size_t i : poppers)
+        t.second += count(i, false);
+      return t;
+    };
     for (auto &[key, ends] : conns) {
       auto &[pushers, poppers] = ends;
-      int pushes = 0, pops = 0;
-      for (size_t i : pushers)
-        pushes += count(i, true);
-      for (size_t i : poppers)
-        pops += count(i, false);
+      auto [pushes, pops] = traffic(pushers, poppers);
       if (poppers.empty() || pushers.empty()) {
         // Nobody on the other end: turn this connection's traffic into local steps.
         for (size_t i : pushers)
@@ -215,11 +220,7 @@ rc::Gen<Program> gen_connected_program(bool share_connections) {
     // any remaining surplus on either side into local steps.
     for (auto &[key, ends] : conns) {
       auto &[pushers, poppers] = ends;
-      int pushes = 0, pops = 0;
-      for (size_t i : pushers)
-        pushes += count(i, true);
-      for (size_t i : poppers)
-        pops += count(i, false);
+      auto [pushes, pops] = traffic(pushers, poppers);
       for (size_t i : pushers)
         for (auto it = tbs[i].tokens.rbegin(); it != tbs[i].tokens.rend() && pushes > pops; ++it)
           if (*it == 'S')
