@@ -1,0 +1,155 @@
+#include "simulator/algorithm_sim.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "simulator/network.h"
+
+namespace syncoll::simulator {
+namespace {
+
+enum EventKind : uint32_t { kSendReady = 0, kArrival = 1 };
+
+struct FlatSend {
+  Send send;
+  int step = 0;
+  LinkId link;
+};
+
+// Busy intervals per rank, merged, to get its idle time.
+std::vector<Picoseconds> idle_times(int ranks, std::vector<std::vector<TransferTimes>> busy,
+                                    Picoseconds completion) {
+  std::vector<Picoseconds> idle(size_t(ranks), completion);
+  for (size_t r = 0; r < busy.size(); ++r) {
+    auto &spans = busy[r];
+    std::sort(spans.begin(), spans.end(),
+              [](const TransferTimes &a, const TransferTimes &b) { return a.start < b.start; });
+    Picoseconds covered = 0, end = -1;
+    for (const auto &s : spans) {
+      if (s.start > end) {
+        covered += s.arrival - s.start;
+        end = s.arrival;
+      } else if (s.arrival > end) {
+        covered += s.arrival - end;
+        end = s.arrival;
+      }
+    }
+    idle[r] = completion - std::min(covered, completion);
+  }
+  return idle;
+}
+
+} // namespace
+
+int64_t nccl_size(const CollectiveSpec &collective, int64_t input_bytes) {
+  if (collective.kind() == CollectiveKind::Allgather || collective.kind() == CollectiveKind::Gather)
+    return input_bytes * collective.num_ranks();
+  return input_bytes;
+}
+
+Expected<SimulationResult> simulate_algorithm(const Algorithm &algorithm, const Topology &topology,
+                                              const CollectiveSpec &collective, int64_t size_bytes,
+                                              const AlgorithmSimOptions &options) {
+  if (size_bytes <= 0)
+    return fail({}, fmt::format("size must be positive, got {}", size_bytes));
+  if (topology.num_ranks() != collective.num_ranks())
+    return fail({}, fmt::format("topology has {} ranks, collective {}", topology.num_ranks(),
+                                collective.num_ranks()));
+  const int64_t chunk_bytes =
+      (size_bytes + collective.input_chunks() - 1) / std::max(1, collective.input_chunks());
+  std::vector<FlatSend> sends;
+  for (int s = 0; s < algorithm.num_steps(); ++s)
+    for (const Send &send : algorithm.steps[size_t(s)].sends) {
+      if (send.chunk.value() >= collective.num_chunks() ||
+          send.src.value() >= topology.num_ranks() || send.dst.value() >= topology.num_ranks())
+        return fail({}, fmt::format("step {}: send {}:{}->{} is out of range", s + 1,
+                                    send.chunk.value(), send.src.value(), send.dst.value()));
+      auto link = topology.find_link(send.src, send.dst);
+      if (!link)
+        return fail({}, fmt::format("step {}: no link {}->{} for chunk {}", s + 1,
+                                    send.src.value(), send.dst.value(), send.chunk.value()));
+      sends.push_back({send, s, *link});
+    }
+
+  Network network(topology, options.efficiency);
+  SimulationResult result;
+  std::vector<std::vector<TransferTimes>> busy(size_t(topology.num_ranks()));
+  auto record = [&](const FlatSend &fs, TransferTimes t) {
+    busy[fs.send.src.index()].push_back(t);
+    if (options.trace)
+      result.trace.push_back({fmt::format("chunk {}", fs.send.chunk.value()), fs.send.src.value(),
+                              fs.link.value(),
+                              fmt::format("link {}->{}", fs.send.src.value(), fs.send.dst.value()),
+                              t.start, t.arrival - t.start});
+  };
+
+  if (options.timing == AlgorithmTiming::StepSynchronous) {
+    Picoseconds step_start = 0;
+    size_t i = 0;
+    for (int s = 0; s < algorithm.num_steps(); ++s) {
+      Picoseconds step_end = step_start;
+      for (; i < sends.size() && sends[i].step == s; ++i) {
+        TransferTimes t = network.reserve(sends[i].link, chunk_bytes, step_start);
+        step_end = std::max(step_end, t.arrival);
+        record(sends[i], t);
+        result.events += 2;
+      }
+      step_start = step_end;
+    }
+    result.completion = step_start;
+  } else {
+    // A send waits for every earlier send that delivers its chunk to its source.
+    const size_t P = size_t(topology.num_ranks());
+    std::vector<std::vector<size_t>> into(size_t(collective.num_chunks()) * P);
+    for (size_t i = 0; i < sends.size(); ++i)
+      into[sends[i].send.chunk.index() * P + sends[i].send.dst.index()].push_back(i);
+    std::vector<int> waiting(sends.size(), 0);
+    std::vector<std::vector<size_t>> successors(sends.size());
+    for (size_t i = 0; i < sends.size(); ++i)
+      for (size_t j : into[sends[i].send.chunk.index() * P + sends[i].send.src.index()])
+        if (sends[j].step < sends[i].step) {
+          successors[j].push_back(i);
+          ++waiting[i];
+        }
+    EventQueue queue;
+    queue.reserve(2 * sends.size() + 1);
+    std::vector<Picoseconds> ready_at(sends.size(), 0);
+    for (size_t i = 0; i < sends.size(); ++i)
+      if (waiting[i] == 0)
+        queue.push(0, kSendReady, uint32_t(i));
+    std::vector<TransferTimes> times(sends.size());
+    while (!queue.empty()) {
+      const Event e = queue.pop();
+      if (e.kind == kSendReady) {
+        times[e.target] = network.reserve(sends[e.target].link, chunk_bytes, e.time);
+        record(sends[e.target], times[e.target]);
+        queue.push(times[e.target].arrival, kArrival, e.target);
+      } else {
+        result.completion = std::max(result.completion, e.time);
+        for (size_t i : successors[e.target]) {
+          ready_at[i] = std::max(ready_at[i], e.time);
+          if (--waiting[i] == 0)
+            queue.push(ready_at[i], kSendReady, uint32_t(i));
+        }
+      }
+    }
+    result.events = queue.events_processed();
+  }
+
+  result.size_bytes = nccl_size(collective, size_bytes);
+  if (result.completion > 0) {
+    result.algbw_gbps = double(result.size_bytes) / (double(result.completion) / 1000.0);
+    result.busbw_gbps = result.algbw_gbps * bus_factor(collective.kind(), collective.num_ranks());
+  }
+  for (size_t l = 0; l < topology.links().size(); ++l) {
+    const auto &u = network.usage()[l];
+    result.links.push_back({topology.links()[l].src, topology.links()[l].dst, u.bytes,
+                            result.completion > 0 ? double(u.busy) / double(result.completion)
+                                                  : 0.0});
+  }
+  result.rank_idle = idle_times(topology.num_ranks(), std::move(busy), result.completion);
+  return result;
+}
+
+} // namespace syncoll::simulator

@@ -1,0 +1,39 @@
+// Timed execution of an Algorithm (a k-synchronous schedule) under the alpha-beta model.
+#pragma once
+
+#include <cstdint>
+
+#include "model/algorithm.h"
+#include "model/collective.h"
+#include "model/diagnostics.h"
+#include "model/topology.h"
+#include "simulator/result.h"
+
+namespace syncoll::simulator {
+
+enum class AlgorithmTiming {
+  /// Every step starts when the slowest transfer of the previous one has arrived (SCCL's
+  /// k-synchronous model; seed sccl 3.6): time = sum over steps of max over links.
+  StepSynchronous,
+  /// Every send starts as soon as its chunk has arrived at its source and its link is free.
+  Dataflow,
+};
+
+struct AlgorithmSimOptions {
+  AlgorithmTiming timing = AlgorithmTiming::StepSynchronous;
+  double efficiency = 1.0; ///< protocol payload share
+  bool trace = false;
+};
+
+/// Simulates `algorithm` moving chunks of `size_bytes / collective.input_chunks()` bytes
+/// (`size_bytes` is one rank's input buffer). Sends over links the topology lacks, or of chunks
+/// and ranks the collective lacks, are errors: check the algorithm first.
+Expected<SimulationResult> simulate_algorithm(const Algorithm &algorithm, const Topology &topology,
+                                              const CollectiveSpec &collective, int64_t size_bytes,
+                                              const AlgorithmSimOptions &options);
+
+/// The size nccl-tests reports for a collective whose rank input is `input_bytes`: the output
+/// for allgather and gather, the input otherwise.
+int64_t nccl_size(const CollectiveSpec &collective, int64_t input_bytes);
+
+} // namespace syncoll::simulator

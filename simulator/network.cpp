@@ -1,0 +1,56 @@
+#include "simulator/network.h"
+
+#include <cmath>
+#include <limits>
+
+#include "model/invariant.h"
+
+namespace syncoll::simulator {
+
+Picoseconds transfer_ps(int64_t bytes, double bytes_per_ns) {
+  SYNCOLL_INVARIANT(bytes_per_ns > 0, "transfer over a link without bandwidth");
+  return static_cast<Picoseconds>(std::llround(double(bytes) * 1000.0 / bytes_per_ns));
+}
+
+Picoseconds to_ps(Nanoseconds ns) { return static_cast<Picoseconds>(std::llround(ns.count * 1000.0)); }
+
+Network::Network(const Topology &topology, double efficiency)
+    : topology_(topology), efficiency_(efficiency) {
+  SYNCOLL_INVARIANT(efficiency > 0 && efficiency <= 1, "protocol efficiency out of (0, 1]");
+  link_free_.assign(topology.links().size(), 0);
+  usage_.assign(topology.links().size(), {});
+  relations_of_link_.resize(topology.links().size());
+  for (size_t r = 0; r < topology.relations().size(); ++r) {
+    const BandwidthRelation &rel = topology.relations()[r];
+    // A relation's capacity counts chunks per round; its byte rate is that many of the slowest
+    // member link's per-unit rate.
+    double unit = std::numeric_limits<double>::infinity();
+    for (LinkId id : rel.links) {
+      const Link &l = topology.link(id);
+      unit = std::min(unit, l.bandwidth.value / l.capacity);
+      relations_of_link_[id.index()].push_back(static_cast<int>(r));
+    }
+    relation_bytes_per_ns_.push_back(unit * rel.capacity);
+  }
+  relation_free_.assign(topology.relations().size(), 0);
+}
+
+Picoseconds Network::serialization(LinkId link, int64_t bytes) const {
+  return transfer_ps(bytes, topology_.link(link).bandwidth.value * efficiency_);
+}
+
+TransferTimes Network::reserve(LinkId link, int64_t bytes, Picoseconds ready) {
+  Picoseconds start = std::max(ready, link_free_[link.index()]);
+  for (int r : relations_of_link_[link.index()])
+    start = std::max(start, relation_free_[size_t(r)]);
+  const Picoseconds hold = serialization(link, bytes);
+  link_free_[link.index()] = start + hold;
+  for (int r : relations_of_link_[link.index()])
+    relation_free_[size_t(r)] =
+        start + transfer_ps(bytes, relation_bytes_per_ns_[size_t(r)] * efficiency_);
+  usage_[link.index()].bytes += bytes;
+  usage_[link.index()].busy += hold;
+  return {start, start + to_ps(topology_.link(link).alpha) + hold};
+}
+
+} // namespace syncoll::simulator

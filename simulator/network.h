@@ -1,0 +1,55 @@
+// Links and bandwidth relations as resources that transfers hold (docs/cost-model.md).
+//
+// A transfer of b bytes over link l holds l for b / bandwidth(l), and holds every bandwidth
+// relation containing l for b / bandwidth(relation), first come first served (the serialized
+// FIFO policy). It arrives alpha(l) after it started plus its serialization time (cut-through:
+// latency and serialization overlap along the path, so they add once).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model/topology.h"
+#include "simulator/event_queue.h"
+
+namespace syncoll::simulator {
+
+struct TransferTimes {
+  Picoseconds start = 0;
+  Picoseconds arrival = 0;
+};
+
+struct LinkUsage {
+  int64_t bytes = 0;
+  Picoseconds busy = 0;
+};
+
+class Network {
+public:
+  /// `efficiency` scales every bandwidth (a protocol's payload share: LL 0.5, LL128 120/128).
+  Network(const Topology &topology, double efficiency);
+
+  /// Reserves link `link` for `bytes`, no earlier than `ready`.
+  TransferTimes reserve(LinkId link, int64_t bytes, Picoseconds ready);
+
+  const std::vector<LinkUsage> &usage() const { return usage_; }
+  const Topology &topology() const { return topology_; }
+  /// Serialization time of `bytes` on a link alone.
+  Picoseconds serialization(LinkId link, int64_t bytes) const;
+
+private:
+  const Topology &topology_;
+  double efficiency_;
+  std::vector<Picoseconds> link_free_;
+  std::vector<Picoseconds> relation_free_;
+  std::vector<double> relation_bytes_per_ns_;
+  std::vector<std::vector<int>> relations_of_link_;
+  std::vector<LinkUsage> usage_;
+};
+
+/// ps to move `bytes` at `bytes_per_ns`, rounded to the nearest picosecond.
+Picoseconds transfer_ps(int64_t bytes, double bytes_per_ns);
+/// ns (a topology latency) to ps.
+Picoseconds to_ps(Nanoseconds ns);
+
+} // namespace syncoll::simulator

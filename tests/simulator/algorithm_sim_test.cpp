@@ -1,0 +1,177 @@
+// Closed forms as oracles for the algorithm simulator (DESIGN.md section 5): k-synchronous
+// algorithms without contention take S*alpha + (R/C)*L*beta exactly, ring Allreduce
+// 2(N-1)(alpha + L/(N*B)); time is monotone in alpha, 1/bandwidth and size; bytes are conserved;
+// symmetric algorithms on vertex-transitive topologies finish every rank together.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <map>
+
+#include "model/topology_library.h"
+#include "simulator/algorithm_sim.h"
+
+namespace syncoll::simulator {
+namespace {
+
+// Fully connected ranks whose links all have `capacity` and capacity x unit bandwidth.
+Topology uniform_fully_connected(int n, int capacity, double alpha_ns, double unit_gbps) {
+  TopologyDraft d;
+  d.name = "uniform";
+  d.num_ranks = n;
+  for (int a = 0; a < n; ++a)
+    for (int b = 0; b < n; ++b)
+      if (a != b)
+        d.links.push_back({RankId(a), RankId(b), capacity, Nanoseconds{alpha_ns},
+                           BytesPerNs{unit_gbps * capacity}});
+  return *Topology::create(d);
+}
+
+// Ring Allreduce as an Algorithm: reduce-scatter then allgather, one chunk per rank and step.
+Algorithm ring_allreduce(int n) {
+  Algorithm a;
+  a.name = "ring-allreduce";
+  for (int s = 0; s < n - 1; ++s) {
+    AlgorithmStep step;
+    for (int r = 0; r < n; ++r)
+      step.sends.push_back({ChunkId(((r - s) % n + n) % n), RankId(r), RankId((r + 1) % n),
+                            SendOp::Reduce});
+    a.steps.push_back(step);
+  }
+  for (int s = 0; s < n - 1; ++s) {
+    AlgorithmStep step;
+    for (int r = 0; r < n; ++r)
+      step.sends.push_back({ChunkId(((r + 1 - s) % n + n) % n), RankId(r), RankId((r + 1) % n)});
+    a.steps.push_back(step);
+  }
+  return a;
+}
+
+RC_GTEST_PROP(AlgorithmSimProperty, KSynchronousClosedFormIsExact, ()) {
+  const int n = *rc::gen::inRange(2, 7);
+  const int capacity = *rc::gen::inRange(1, 3);
+  const double alpha = *rc::gen::inRange(0, 5000);
+  const double unit = *rc::gen::element(1.0, 2.0, 4.0);
+  const Topology t = uniform_fully_connected(n, capacity, alpha, unit);
+  auto collective = make_collective(CollectiveKind::Allgather, n, *rc::gen::inRange(1, 4));
+  const int64_t chunk = 1024 * *rc::gen::inRange(1, 64);
+  // Each step saturates one link with capacity x rounds sends and loads others below that.
+  Algorithm a;
+  const int steps = *rc::gen::inRange(1, 6);
+  int rounds = 0;
+  for (int s = 0; s < steps; ++s) {
+    AlgorithmStep step;
+    step.rounds = *rc::gen::inRange(1, 4);
+    rounds += step.rounds;
+    const int src = *rc::gen::inRange(0, n), dst = (src + *rc::gen::inRange(1, n)) % n;
+    for (int k = 0; k < capacity * step.rounds; ++k)
+      step.sends.push_back({ChunkId(0), RankId(src), RankId(dst)});
+    const int others = *rc::gen::inRange(0, 4);
+    for (int k = 0; k < others; ++k) {
+      const int a2 = *rc::gen::inRange(0, n), b2 = (a2 + *rc::gen::inRange(1, n)) % n;
+      if (a2 == src && b2 == dst)
+        continue;
+      step.sends.push_back({ChunkId(0), RankId(a2), RankId(b2)});
+    }
+    // Keep every other link at or below capacity x rounds.
+    std::map<std::pair<int, int>, int> load;
+    std::vector<Send> kept;
+    for (const Send &snd : step.sends)
+      if (++load[{snd.src.value(), snd.dst.value()}] <= capacity * step.rounds)
+        kept.push_back(snd);
+    step.sends = kept;
+    a.steps.push_back(step);
+  }
+  const int64_t size = chunk * collective->input_chunks();
+  auto r = simulate_algorithm(a, t, *collective, size, {});
+  RC_ASSERT(r.has_value());
+  // S*alpha + (R/C)*L*beta with L/C = one chunk and beta = 1 / unit bandwidth (ps).
+  const Picoseconds expected =
+      steps * Picoseconds(alpha * 1000) + rounds * chunk * 1000 / Picoseconds(unit);
+  RC_ASSERT(r->completion == expected);
+}
+
+RC_GTEST_PROP(AlgorithmSimProperty, RingAllreduceMatchesTheFormula, ()) {
+  const int n = *rc::gen::inRange(2, 13);
+  const double alpha = *rc::gen::inRange(0, 10000);
+  const double bandwidth = *rc::gen::element(1.0, 2.0, 5.0, 10.0, 20.0, 25.0, 50.0);
+  TopologyDraft d = ring(n)->to_draft();
+  for (Link &l : d.links)
+    l.alpha = Nanoseconds{alpha}, l.bandwidth = BytesPerNs{bandwidth};
+  const Topology t = *Topology::create(d);
+  auto collective = make_collective(CollectiveKind::Allreduce, n, n);
+  const int64_t size = int64_t(n) * 1000 * *rc::gen::inRange(1, 1000);
+  for (auto timing : {AlgorithmTiming::StepSynchronous, AlgorithmTiming::Dataflow}) {
+    auto r = simulate_algorithm(ring_allreduce(n), t, *collective, size, {timing});
+    RC_ASSERT(r.has_value());
+    // 2(N-1)(alpha + L/(N*B))
+    const Picoseconds per_step =
+        Picoseconds(alpha * 1000) + Picoseconds(double(size / n) * 1000 / bandwidth + 0.5);
+    RC_ASSERT(r->completion == 2 * (n - 1) * per_step);
+    // Symmetric algorithm on a vertex-transitive topology: every rank is equally busy.
+    for (Picoseconds idle : r->rank_idle)
+      RC_ASSERT(idle == r->rank_idle.front());
+  }
+}
+
+RC_GTEST_PROP(AlgorithmSimProperty, TimeIsMonotoneAndBytesAreConserved, ()) {
+  const int n = *rc::gen::inRange(3, 9);
+  auto collective = make_collective(CollectiveKind::Allreduce, n, n);
+  const Algorithm a = ring_allreduce(n);
+  const int64_t size = int64_t(n) * *rc::gen::inRange(1, 100000);
+  auto topo = [&](double alpha, double bw) {
+    TopologyDraft d = fully_connected(n)->to_draft();
+    for (Link &l : d.links)
+      l.alpha = Nanoseconds{alpha}, l.bandwidth = BytesPerNs{bw};
+    return *Topology::create(d);
+  };
+  const double alpha = *rc::gen::inRange(0, 3000), bw = *rc::gen::inRange(1, 100);
+  for (auto timing : {AlgorithmTiming::StepSynchronous, AlgorithmTiming::Dataflow}) {
+    const AlgorithmSimOptions o{timing};
+    auto base = simulate_algorithm(a, topo(alpha, bw), *collective, size, o);
+    auto slower_alpha = simulate_algorithm(a, topo(alpha + 100, bw), *collective, size, o);
+    auto slower_bw = simulate_algorithm(a, topo(alpha, bw / 2), *collective, size, o);
+    auto bigger = simulate_algorithm(a, topo(alpha, bw), *collective, size * 2, o);
+    RC_ASSERT(base->completion <= slower_alpha->completion);
+    RC_ASSERT(base->completion <= slower_bw->completion);
+    RC_ASSERT(base->completion <= bigger->completion);
+    RC_ASSERT(base->total_link_bytes() == int64_t(a.num_sends()) * (size / n));
+  }
+}
+
+TEST(AlgorithmSimTest, DataflowOverlapsWhatStepsSerialize) {
+  // Broadcast of 2 chunks down a line of 4 in 4 steps. Step-synchronous: 4 x (alpha + d) with
+  // alpha = 500 ns and d = 1 MiB at 50 GB/s = 20,971.52 ns. Dataflow: chunk 1 leaves the root as
+  // soon as the link has serialized chunk 0, without waiting a step: one alpha less.
+  auto bc = make_collective(CollectiveKind::Broadcast, 4, 2, 0);
+  auto a = read_algorithm_file(std::string(SYNCOLL_SOURCE_DIR) +
+                               "/examples/algorithms/line4_broadcast_s4r4.json");
+  ASSERT_TRUE(a);
+  auto sync = simulate_algorithm(*a, *line(4), *bc, 2 << 20, {AlgorithmTiming::StepSynchronous});
+  auto flow = simulate_algorithm(*a, *line(4), *bc, 2 << 20, {AlgorithmTiming::Dataflow});
+  ASSERT_TRUE(sync && flow);
+  EXPECT_EQ(sync->completion, 4 * (500'000 + 20'971'520));
+  EXPECT_EQ(flow->completion, 3 * 500'000 + 4 * 20'971'520);
+}
+
+TEST(AlgorithmSimTest, RelationsSerializeSwitchPorts) {
+  // hub_and_spoke(3): rank 0 sends one chunk to each of 1 and 2; its out-port relation makes
+  // the second wait for the first.
+  auto bc = make_collective(CollectiveKind::Broadcast, 3, 1, 0);
+  Algorithm a{"fan", {}, {{2, {{ChunkId(0), RankId(0), RankId(1)}, {ChunkId(0), RankId(0), RankId(2)}}}}};
+  auto hub = simulate_algorithm(a, *hub_and_spoke(3), *bc, 50'000, {});
+  auto direct = simulate_algorithm(a, *fully_connected(3), *bc, 50'000, {});
+  ASSERT_TRUE(hub && direct);
+  EXPECT_EQ(direct->completion, 500'000 + 1'000'000);
+  EXPECT_EQ(hub->completion, 500'000 + 2 * 1'000'000);
+}
+
+TEST(AlgorithmSimTest, MissingLinkIsAnError) {
+  auto bc = make_collective(CollectiveKind::Broadcast, 4, 1, 0);
+  Algorithm a{"bad", {}, {{1, {{ChunkId(0), RankId(0), RankId(3)}}}}};
+  auto r = simulate_algorithm(a, *line(4), *bc, 1024, {});
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().to_string().find("no link 0->3"), std::string::npos);
+}
+
+} // namespace
+} // namespace syncoll::simulator
