@@ -1,10 +1,9 @@
 #include "simulator/algorithm_sim.h"
 
-#include <algorithm>
-
-#include <fmt/format.h>
-
 #include "simulator/network.h"
+
+#include <algorithm>
+#include <fmt/format.h>
 
 namespace syncoll::simulator {
 namespace {
@@ -67,8 +66,8 @@ Expected<SimulationResult> simulate_algorithm(const Algorithm &algorithm, const 
                                     send.chunk.value(), send.src.value(), send.dst.value()));
       auto link = topology.find_link(send.src, send.dst);
       if (!link)
-        return fail({}, fmt::format("step {}: no link {}->{} for chunk {}", s + 1,
-                                    send.src.value(), send.dst.value(), send.chunk.value()));
+        return fail({}, fmt::format("step {}: no link {}->{} for chunk {}", s + 1, send.src.value(),
+                                    send.dst.value(), send.chunk.value()));
       sends.push_back({send, s, *link});
     }
 
@@ -144,9 +143,9 @@ Expected<SimulationResult> simulate_algorithm(const Algorithm &algorithm, const 
   }
   for (size_t l = 0; l < topology.links().size(); ++l) {
     const auto &u = network.usage()[l];
-    result.links.push_back({topology.links()[l].src, topology.links()[l].dst, u.bytes,
-                            result.completion > 0 ? double(u.busy) / double(result.completion)
-                                                  : 0.0});
+    result.links.push_back(
+        {topology.links()[l].src, topology.links()[l].dst, u.bytes,
+         result.completion > 0 ? double(u.busy) / double(result.completion) : 0.0});
   }
   result.rank_idle = idle_times(topology.num_ranks(), std::move(busy), result.completion);
   return result;

@@ -1,13 +1,13 @@
 // Timed execution of an Algorithm (a k-synchronous schedule) under the alpha-beta model.
 #pragma once
 
-#include <cstdint>
-
 #include "model/algorithm.h"
 #include "model/collective.h"
 #include "model/diagnostics.h"
 #include "model/topology.h"
 #include "simulator/result.h"
+
+#include <cstdint>
 
 namespace syncoll::simulator {
 

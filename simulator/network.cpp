@@ -1,9 +1,9 @@
 #include "simulator/network.h"
 
+#include "model/invariant.h"
+
 #include <cmath>
 #include <limits>
-
-#include "model/invariant.h"
 
 namespace syncoll::simulator {
 
@@ -12,7 +12,9 @@ Picoseconds transfer_ps(int64_t bytes, double bytes_per_ns) {
   return static_cast<Picoseconds>(std::llround(double(bytes) * 1000.0 / bytes_per_ns));
 }
 
-Picoseconds to_ps(Nanoseconds ns) { return static_cast<Picoseconds>(std::llround(ns.count * 1000.0)); }
+Picoseconds to_ps(Nanoseconds ns) {
+  return static_cast<Picoseconds>(std::llround(ns.count * 1000.0));
+}
 
 Network::Network(const Topology &topology, double efficiency)
     : topology_(topology), efficiency_(efficiency) {

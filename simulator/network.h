@@ -6,11 +6,11 @@
 // latency and serialization overlap along the path, so they add once).
 #pragma once
 
-#include <cstdint>
-#include <vector>
-
 #include "model/topology.h"
 #include "simulator/event_queue.h"
+
+#include <cstdint>
+#include <vector>
 
 namespace syncoll::simulator {
 

@@ -14,11 +14,14 @@ int64_t SimulationResult::total_link_bytes() const {
 double bus_factor(CollectiveKind kind, int ranks) {
   const double n = ranks;
   switch (kind) {
-  case CollectiveKind::Allreduce: return 2 * (n - 1) / n;
+  case CollectiveKind::Allreduce:
+    return 2 * (n - 1) / n;
   case CollectiveKind::Allgather:
   case CollectiveKind::ReduceScatter:
-  case CollectiveKind::Alltoall: return (n - 1) / n;
-  default: return 1;
+  case CollectiveKind::Alltoall:
+    return (n - 1) / n;
+  default:
+    return 1;
   }
 }
 

@@ -3,15 +3,14 @@
 // Perfetto).
 #pragma once
 
-#include <cstdint>
-#include <string>
-#include <vector>
-
-#include <nlohmann/json.hpp>
-
 #include "model/collective.h"
 #include "model/topology.h"
 #include "simulator/event_queue.h"
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 namespace syncoll::simulator {
 

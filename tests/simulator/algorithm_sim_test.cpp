@@ -2,13 +2,12 @@
 // algorithms without contention take S*alpha + (R/C)*L*beta exactly, ring Allreduce
 // 2(N-1)(alpha + L/(N*B)); time is monotone in alpha, 1/bandwidth and size; bytes are conserved;
 // symmetric algorithms on vertex-transitive topologies finish every rank together.
-#include <gtest/gtest.h>
-#include <rapidcheck/gtest.h>
-
-#include <map>
-
 #include "model/topology_library.h"
 #include "simulator/algorithm_sim.h"
+
+#include <gtest/gtest.h>
+#include <map>
+#include <rapidcheck/gtest.h>
 
 namespace syncoll::simulator {
 namespace {
@@ -33,8 +32,8 @@ Algorithm ring_allreduce(int n) {
   for (int s = 0; s < n - 1; ++s) {
     AlgorithmStep step;
     for (int r = 0; r < n; ++r)
-      step.sends.push_back({ChunkId(((r - s) % n + n) % n), RankId(r), RankId((r + 1) % n),
-                            SendOp::Reduce});
+      step.sends.push_back(
+          {ChunkId(((r - s) % n + n) % n), RankId(r), RankId((r + 1) % n), SendOp::Reduce});
     a.steps.push_back(step);
   }
   for (int s = 0; s < n - 1; ++s) {
@@ -157,7 +156,8 @@ TEST(AlgorithmSimTest, RelationsSerializeSwitchPorts) {
   // hub_and_spoke(3): rank 0 sends one chunk to each of 1 and 2; its out-port relation makes
   // the second wait for the first.
   auto bc = make_collective(CollectiveKind::Broadcast, 3, 1, 0);
-  Algorithm a{"fan", {}, {{2, {{ChunkId(0), RankId(0), RankId(1)}, {ChunkId(0), RankId(0), RankId(2)}}}}};
+  Algorithm a{
+      "fan", {}, {{2, {{ChunkId(0), RankId(0), RankId(1)}, {ChunkId(0), RankId(0), RankId(2)}}}}};
   auto hub = simulate_algorithm(a, *hub_and_spoke(3), *bc, 50'000, {});
   auto direct = simulate_algorithm(a, *fully_connected(3), *bc, 50'000, {});
   ASSERT_TRUE(hub && direct);

@@ -274,9 +274,11 @@ rc::Gen<Program> gen_connected_program(bool share_connections) {
           break;
         }
         in.count = in.op == OpType::Nop ? 0 : *rc::gen::inRange(1, 4);
-        in.src = {BufferKind::Scratch,
-                  *rc::gen::inRange(0, 2)}; // 4 - 3 + 1 offsets fit every count
-        in.dst = {BufferKind::Output, *rc::gen::inRange(0, 4)};
+        // Offsets 0..1 fit every count up to 3 in buffers of 4 chunks.
+        in.src = {*rc::gen::element(BufferKind::Input, BufferKind::Scratch),
+                  *rc::gen::inRange(0, 2)};
+        in.dst = {*rc::gen::element(BufferKind::Output, BufferKind::Scratch),
+                  *rc::gen::inRange(0, 2)};
         const int rank_tbs = int(d.ranks[size_t(plan.rank)].thread_blocks.size()) + 1;
         const bool after_nop = !tb.steps.empty() && tb.steps.back().op == OpType::Nop;
         if (in.op == OpType::Nop || after_nop || *rc::gen::inRange(0, 8) == 0)

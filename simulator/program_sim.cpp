@@ -1,0 +1,384 @@
+#include "simulator/program_sim.h"
+
+#include "model/invariant.h"
+#include "simulator/network.h"
+
+#include <algorithm>
+#include <deque>
+#include <fmt/format.h>
+#include <map>
+
+namespace syncoll::simulator {
+namespace {
+
+using Payload = std::vector<SymbolicSlot>;
+
+SymbolicSlot combine(const SymbolicSlot &a, const SymbolicSlot &b) {
+  if (!a.defined || !b.defined)
+    return {};
+  SymbolicSlot s{true, a.parts};
+  s.parts.insert(s.parts.end(), b.parts.begin(), b.parts.end());
+  std::sort(s.parts.begin(), s.parts.end());
+  return s;
+}
+
+struct Message {
+  Picoseconds arrival = 0;
+  Payload data;
+};
+
+struct Fifo {
+  LinkId link;
+  std::deque<Message> messages; ///< in flight or arrived, not yet popped
+  int pusher = -1;              ///< thread block blocked pushing (global index), -1 none
+  int popper = -1;              ///< thread block blocked popping
+};
+
+enum EventKind : uint32_t { kWake = 0 };
+
+class ProgramSimulator {
+public:
+  ProgramSimulator(const Program &p, const Topology &t, const ProgramSimOptions &o)
+      : p_(p), t_(t), o_(o), proto_(o.protocol.value_or(p.protocol())),
+        network_(t, o.model.efficiency[CostModel::index(proto_)]) {}
+
+  Expected<ProgramSimulation> run() {
+    if (t_.num_ranks() != p_.num_ranks())
+      return fail({}, fmt::format("the program has {} ranks, topology '{}' {}", p_.num_ranks(),
+                                  t_.name(), t_.num_ranks()));
+    if (o_.size_bytes <= 0)
+      return fail({}, fmt::format("size must be positive, got {}", o_.size_bytes));
+    const size_t pi = CostModel::index(proto_);
+    chunk_bytes_ = std::max<int64_t>(1, o_.size_bytes / p_.chunks_per_loop());
+    piece_bytes_ = std::min(chunk_bytes_, o_.model.iteration_bytes[pi]);
+    iterations_ = int((chunk_bytes_ + piece_bytes_ - 1) / piece_bytes_);
+    // Count splitting (reference 1.2): a chunk that fills a FIFO step travels alone.
+    split_ = chunk_bytes_ >= o_.model.iteration_bytes[pi];
+    capacity_ = o_.model.fifo_capacity[pi];
+    if (auto ok = build(); !ok)
+      return tl::unexpected(ok.error());
+    for (size_t g = 0; g < tbs_.size(); ++g) {
+      const Picoseconds start = tbs_[g].rank.index() < o_.model.start_skew.size()
+                                    ? o_.model.start_skew[tbs_[g].rank.index()]
+                                    : 0;
+      if (tbs_[g].tb->steps.empty())
+        tbs_[g].done = true;
+      else
+        queue_.push(start, kWake, uint32_t(g));
+    }
+    queue_.reserve(tbs_.size() * 4);
+    Picoseconds now = 0;
+    while (!queue_.empty()) {
+      const Event e = queue_.pop();
+      now = e.time;
+      advance(int(e.target), now);
+    }
+    ProgramSimulation sim;
+    sim.iterations = iterations_;
+    sim.deadlocked = std::any_of(tbs_.begin(), tbs_.end(), [](const Tb &tb) { return !tb.done; });
+    SimulationResult &r = sim.result;
+    r.completion = finish_;
+    r.events = queue_.events_processed();
+    r.size_bytes = o_.size_bytes;
+    if (r.completion > 0 && !sim.deadlocked) {
+      r.algbw_gbps = double(r.size_bytes) / (double(r.completion) / 1000.0);
+      auto kind = parse_collective_kind(p_.collective());
+      r.busbw_gbps = r.algbw_gbps * (kind ? bus_factor(*kind, p_.num_ranks()) : 1.0);
+    }
+    for (size_t l = 0; l < t_.links().size(); ++l) {
+      const auto &u = network_.usage()[l];
+      r.links.push_back({t_.links()[l].src, t_.links()[l].dst, u.bytes,
+                         r.completion > 0 ? double(u.busy) / double(r.completion) : 0.0});
+    }
+    r.rank_idle.assign(size_t(p_.num_ranks()), r.completion);
+    for (const Tb &tb : tbs_)
+      r.rank_idle[tb.rank.index()] = std::min(r.rank_idle[tb.rank.index()], r.completion - tb.busy);
+    r.trace = std::move(trace_);
+    if (o_.collective)
+      for (const RankProgram &rp : p_.ranks()) {
+        sim.outputs.emplace_back();
+        for (int k = 0; k < rp.output_chunks; ++k)
+          sim.outputs.back().push_back(load(rp.rank, {BufferKind::Output, k}));
+      }
+    return sim;
+  }
+
+private:
+  struct Tb {
+    RankId rank;
+    const ThreadBlock *tb = nullptr;
+    int send_fifo = -1, recv_fifo = -1;
+    int iteration = 0, step = 0, message = 0;
+    Picoseconds busy_until = 0, busy = 0;
+    bool done = false;
+    int64_t flag = -1;
+    std::vector<int> flag_waiters;
+  };
+
+  const Program &p_;
+  const Topology &t_;
+  const ProgramSimOptions &o_;
+  Protocol proto_;
+  Network network_;
+  EventQueue queue_;
+  int64_t chunk_bytes_ = 0, piece_bytes_ = 0;
+  int iterations_ = 1;
+  bool split_ = false;
+  int capacity_ = 2;
+  int64_t max_len_ = 0;
+  Picoseconds finish_ = 0;
+  std::vector<Tb> tbs_;
+  std::vector<int> tb_base_;
+  std::vector<Fifo> fifos_;
+  std::vector<TraceSpan> trace_;
+  // Symbolic memory of iteration 0: per rank, cells keyed by (buffer, slot) after aliasing.
+  std::vector<std::map<std::pair<int, int>, SymbolicSlot>> memory_;
+
+  Expected<void> build() {
+    std::map<std::tuple<int, int, int>, int> fifo_index;
+    auto fifo = [&](RankId s, RankId r, ChannelId c) -> Expected<int> {
+      auto [it, inserted] =
+          fifo_index.emplace(std::make_tuple(s.value(), r.value(), c.value()), int(fifos_.size()));
+      if (inserted) {
+        auto link = t_.find_link(s, r);
+        if (!link)
+          return fail({}, fmt::format("rank {} sends to rank {} on channel {}, but topology '{}' "
+                                      "has no link {}->{}",
+                                      s.value(), r.value(), c.value(), t_.name(), s.value(),
+                                      r.value()));
+        fifos_.push_back({*link, {}, -1, -1});
+      }
+      return it->second;
+    };
+    for (const RankProgram &rp : p_.ranks()) {
+      tb_base_.push_back(int(tbs_.size()));
+      for (const ThreadBlock &tb : rp.thread_blocks) {
+        Tb s;
+        s.rank = rp.rank;
+        s.tb = &tb;
+        bool sends = false, receives = false;
+        for (const Instruction &in : tb.steps)
+          sends = sends || op_sends(in.op), receives = receives || op_receives(in.op);
+        if (sends) {
+          SYNCOLL_TRY(f, fifo(rp.rank, *tb.send_peer, tb.channel));
+          s.send_fifo = f;
+        }
+        if (receives) {
+          SYNCOLL_TRY(f, fifo(*tb.recv_peer, rp.rank, tb.channel));
+          s.recv_fifo = f;
+        }
+        max_len_ = std::max<int64_t>(max_len_, int64_t(tb.steps.size()));
+        tbs_.push_back(std::move(s));
+      }
+    }
+    if (o_.collective) {
+      memory_.resize(size_t(p_.num_ranks()));
+      for (int c = 0; c < o_.collective->num_chunks(); ++c)
+        for (const ChunkPlace &pl : o_.collective->chunk(ChunkId(c)).pre)
+          if (pl.rank.value() < p_.num_ranks())
+            store(pl.rank, {BufferKind::Input, pl.slot},
+                  SymbolicSlot{true, {o_.collective->initial_value(ChunkId(c), pl.rank)}});
+    }
+    return {};
+  }
+
+  // --- symbolic memory (iteration 0 only; other iterations touch other elements) ---
+  std::optional<std::pair<int, int>> cell(RankId rank, BufferRef ref) const {
+    const RankProgram &rp = p_.rank(rank);
+    const int size = ref.buffer == BufferKind::Input    ? rp.input_chunks
+                     : ref.buffer == BufferKind::Output ? rp.output_chunks
+                                                        : rp.scratch_chunks;
+    if (ref.offset < 0 || ref.offset >= size)
+      return std::nullopt;
+    if (ref.buffer == BufferKind::Input && o_.in_place && o_.collective)
+      if (auto out = o_.collective->aliased_output_slot(rank, ref.offset);
+          out && *out < rp.output_chunks)
+        return std::make_pair(int(BufferKind::Output), *out);
+    return std::make_pair(int(ref.buffer), ref.offset);
+  }
+  SymbolicSlot load(RankId rank, BufferRef ref) const {
+    auto c = cell(rank, ref);
+    if (!c)
+      return {};
+    auto it = memory_[rank.index()].find(*c);
+    return it == memory_[rank.index()].end() ? SymbolicSlot{} : it->second;
+  }
+  void store(RankId rank, BufferRef ref, SymbolicSlot v) {
+    if (auto c = cell(rank, ref))
+      memory_[rank.index()][*c] = std::move(v);
+  }
+  bool tracking(const Tb &tb) const { return o_.collective && tb.iteration == 0; }
+
+  // --- execution ---
+  int messages(const Instruction &in) const {
+    if (!op_sends(in.op) && !op_receives(in.op))
+      return 0;
+    return split_ ? std::max(1, in.count) : 1;
+  }
+  int chunks_in_message(const Instruction &in, int n) const { return n <= 1 ? in.count : 1; }
+  Picoseconds copy_time(int64_t bytes) const {
+    return o_.model.thread_block_gbps > 0 ? transfer_ps(bytes, o_.model.thread_block_gbps) : 0;
+  }
+  Picoseconds reduce_time(int64_t bytes) const {
+    return o_.model.memory_gbps > 0 ? transfer_ps(3 * bytes, o_.model.memory_gbps) : 0;
+  }
+  bool dependency_met(const Tb &tb, const Instruction &in) const {
+    if (!in.dependency)
+      return true;
+    const RankProgram &rp = p_.rank(tb.rank);
+    if (in.dependency->tb.index() >= rp.thread_blocks.size())
+      return false;
+    const Tb &target = tbs_[size_t(tb_base_[tb.rank.index()] + in.dependency->tb.value())];
+    return target.flag >= int64_t(tb.iteration) * (max_len_ + 1) + in.dependency->step.value();
+  }
+  void wake(int g, Picoseconds at) { queue_.push(at, kWake, uint32_t(g)); }
+
+  void advance(int g, Picoseconds now) {
+    Tb &tb = tbs_[size_t(g)];
+    if (tb.done || now < tb.busy_until)
+      return;
+    const Instruction &in = tb.tb->steps[size_t(tb.step)];
+    if (tb.message == 0 && !dependency_met(tb, in)) {
+      const RankProgram &rp = p_.rank(tb.rank);
+      if (in.dependency->tb.index() < rp.thread_blocks.size())
+        tbs_[size_t(tb_base_[tb.rank.index()] + in.dependency->tb.value())].flag_waiters.push_back(
+            g);
+      return;
+    }
+    const int n = messages(in);
+    Picoseconds end = now;
+    const int64_t bytes = int64_t(chunks_in_message(in, n)) * piece_bytes_;
+    if (n == 0) {
+      const int64_t local = int64_t(in.count) * piece_bytes_;
+      if (in.op == OpType::Copy)
+        end += copy_time(local);
+      if (in.op == OpType::Reduce)
+        end += std::max(copy_time(local), reduce_time(local));
+      if (tracking(tb))
+        apply_local(tb.rank, in);
+    } else {
+      Fifo *in_fifo = op_receives(in.op) ? &fifos_[size_t(tb.recv_fifo)] : nullptr;
+      Fifo *out_fifo = op_sends(in.op) ? &fifos_[size_t(tb.send_fifo)] : nullptr;
+      if (in_fifo && (in_fifo->messages.empty() || in_fifo->messages.front().arrival > now)) {
+        if (in_fifo->messages.empty())
+          in_fifo->popper = g;
+        else
+          wake(g, in_fifo->messages.front().arrival);
+        return;
+      }
+      if (out_fifo && int(out_fifo->messages.size()) >= capacity_) {
+        out_fifo->pusher = g;
+        return;
+      }
+      Payload received;
+      if (in_fifo) {
+        received = std::move(in_fifo->messages.front().data);
+        in_fifo->messages.pop_front();
+        if (in_fifo->pusher >= 0)
+          wake(std::exchange(in_fifo->pusher, -1), now);
+      }
+      Payload sent = message_data(tb, in, n, received);
+      const bool reduces = in.op == OpType::RecvReduceSend || in.op == OpType::RecvReduceCopy ||
+                           in.op == OpType::RecvReduceCopySend;
+      end = now + std::max(copy_time(bytes), reduces ? reduce_time(bytes) : 0);
+      if (out_fifo) {
+        TransferTimes t = network_.reserve(out_fifo->link, bytes, now);
+        const Picoseconds hold = std::max(t.start + network_.serialization(out_fifo->link, bytes),
+                                          t.start + copy_time(bytes));
+        const Picoseconds arrival =
+            t.arrival + o_.model.message_latency[CostModel::index(proto_)] +
+            (hold - t.start - network_.serialization(out_fifo->link, bytes));
+        out_fifo->messages.push_back({arrival, std::move(sent)});
+        end = std::max(end, hold);
+        if (out_fifo->popper >= 0)
+          wake(std::exchange(out_fifo->popper, -1), arrival);
+        if (o_.trace)
+          trace_.push_back(
+              {fmt::format("{} it{} step{}", op_type_name(in.op), tb.iteration, tb.step),
+               tb.rank.value(), 1000 + out_fifo->link.value(),
+               fmt::format("link {}->{}", t_.link(out_fifo->link).src.value(),
+                           t_.link(out_fifo->link).dst.value()),
+               t.start, arrival - t.start});
+      }
+    }
+    tb.busy += end - now;
+    if (o_.trace)
+      trace_.push_back({fmt::format("{} it{} step{}", op_type_name(in.op), tb.iteration, tb.step),
+                        tb.rank.value(), tb.tb->id.value(), fmt::format("tb {}", tb.tb->id.value()),
+                        now, end - now});
+    tb.busy_until = end;
+    if (++tb.message < std::max(1, n)) {
+      wake(g, end);
+      return;
+    }
+    tb.message = 0;
+    if (in.has_dep) {
+      tb.flag = int64_t(tb.iteration) * (max_len_ + 1) + tb.step;
+      for (int w : tb.flag_waiters)
+        wake(w, end);
+      tb.flag_waiters.clear();
+    }
+    if (++tb.step == int(tb.tb->steps.size())) {
+      tb.step = 0;
+      if (++tb.iteration == iterations_) {
+        tb.done = true;
+        finish_ = std::max(finish_, end);
+        return;
+      }
+    }
+    finish_ = std::max(finish_, end);
+    wake(g, end);
+  }
+
+  Payload message_data(const Tb &tb, const Instruction &in, int n, const Payload &received) {
+    if (!tracking(tb))
+      return {};
+    const int per = chunks_in_message(in, n);
+    const int lo = n <= 1 ? 0 : tb.message, hi = std::min(in.count, lo + per);
+    Payload out;
+    for (int k = lo; k < hi; ++k) {
+      const SymbolicSlot r =
+          size_t(k - lo) < received.size() ? received[size_t(k - lo)] : SymbolicSlot{};
+      SymbolicSlot v;
+      switch (in.op) {
+      case OpType::Send:
+        v = load(tb.rank, {in.src.buffer, in.src.offset + k});
+        break;
+      case OpType::Recv:
+      case OpType::RecvCopySend:
+        v = r;
+        break;
+      default:
+        v = combine(r, load(tb.rank, {in.src.buffer, in.src.offset + k}));
+        break;
+      }
+      if (in.op == OpType::Recv || in.op == OpType::RecvCopySend ||
+          in.op == OpType::RecvReduceCopy || in.op == OpType::RecvReduceCopySend)
+        store(tb.rank, {in.dst.buffer, in.dst.offset + k}, v);
+      out.push_back(std::move(v));
+    }
+    return out;
+  }
+
+  void apply_local(RankId rank, const Instruction &in) {
+    if (in.op != OpType::Copy && in.op != OpType::Reduce)
+      return;
+    std::vector<SymbolicSlot> values;
+    for (int k = 0; k < in.count; ++k) {
+      SymbolicSlot s = load(rank, {in.src.buffer, in.src.offset + k});
+      values.push_back(
+          in.op == OpType::Copy ? s : combine(load(rank, {in.dst.buffer, in.dst.offset + k}), s));
+    }
+    for (int k = 0; k < in.count; ++k)
+      store(rank, {in.dst.buffer, in.dst.offset + k}, values[size_t(k)]);
+  }
+};
+
+} // namespace
+
+Expected<ProgramSimulation> simulate_program(const Program &program, const Topology &topology,
+                                             const ProgramSimOptions &options) {
+  return ProgramSimulator(program, topology, options).run();
+}
+
+} // namespace syncoll::simulator

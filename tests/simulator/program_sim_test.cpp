@@ -1,0 +1,129 @@
+// The program simulator against closed forms and against the verifier (DESIGN.md section 5):
+// both finish or both deadlock, and race-free programs end with the same buffer contents.
+#include "model/topology_library.h"
+#include "simulator/network.h"
+#include "simulator/program_sim.h"
+#include "tests/support/generators.h"
+#include "tests/support/programs.h"
+#include "verifier/detail/connections.h"
+#include "verifier/detail/execution.h"
+#include "verifier/detail/races.h"
+#include "verifier/detail/symbolic.h"
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+namespace syncoll::simulator {
+namespace {
+
+Topology ring_with(int n, double alpha, double bandwidth) {
+  TopologyDraft d = ring(n)->to_draft();
+  for (Link &l : d.links)
+    l.alpha = Nanoseconds{alpha}, l.bandwidth = BytesPerNs{bandwidth};
+  return *Topology::create(d);
+}
+
+RC_GTEST_PROP(ProgramSimProperty, RingAllreduceMatchesTheFormula, ()) {
+  const int n = *rc::gen::inRange(2, 17);
+  const double alpha = *rc::gen::inRange(0, 5000);
+  const double bandwidth = *rc::gen::element(5.0, 10.0, 20.0, 25.0, 50.0, 100.0);
+  // L/N below one pipeline iteration, so each step is one message per chunk.
+  const int64_t per_chunk = 1000 * *rc::gen::inRange(1, 1000);
+  const Program p = testing::ring_allreduce_program(n, 1);
+  ProgramSimOptions o;
+  o.size_bytes = per_chunk * n;
+  auto sim = simulate_program(p, ring_with(n, alpha, bandwidth), o);
+  RC_ASSERT(sim.has_value());
+  RC_ASSERT(!sim->deadlocked);
+  const Picoseconds hop = Picoseconds(alpha * 1000) + transfer_ps(per_chunk, bandwidth);
+  RC_ASSERT(sim->result.completion == 2 * (n - 1) * hop);
+  // Bytes conserved: each rank sends 2(N-1) chunks.
+  RC_ASSERT(sim->result.total_link_bytes() == int64_t(n) * 2 * (n - 1) * per_chunk);
+}
+
+TEST(ProgramSimTest, ProtocolEfficiencyAndPipelining) {
+  const Program p = testing::ring_allreduce_program(4, 1);
+  const Topology t = ring_with(4, 1000, 20);
+  ProgramSimOptions o;
+  o.size_bytes = 64 << 20; // 16 MiB chunks: 16 pipeline iterations of 1 MiB
+  auto simple = simulate_program(p, t, o);
+  o.protocol = Protocol::LL;
+  auto ll = simulate_program(p, t, o);
+  ASSERT_TRUE(simple && ll);
+  EXPECT_EQ(simple->iterations, 16);
+  EXPECT_FALSE(simple->deadlocked);
+  // LL carries half the payload per byte on the wire: slower for large messages.
+  EXPECT_GT(ll->result.completion, simple->result.completion);
+  EXPECT_GT(simple->result.busbw_gbps, 0);
+  EXPECT_LE(simple->result.busbw_gbps, 20.0 * 1.0001);
+}
+
+TEST(ProgramSimTest, ReportsDeadlockOfTheHeadToHeadScenario) {
+  // Both ranks send a cnt=3 step before receiving: small messages move it in one transfer, large
+  // ones in three, of which only two fit a Simple FIFO (scenario D3 of the reference).
+  ProgramDraft d;
+  d.name = "d3";
+  d.collective = "allgather";
+  d.num_ranks = 2;
+  d.chunks_per_loop = 6;
+  for (int r = 0; r < 2; ++r) {
+    ThreadBlock tb;
+    tb.id = TbId(0);
+    tb.send_peer = RankId(1 - r);
+    tb.recv_peer = RankId(1 - r);
+    tb.channel = ChannelId(0);
+    Instruction s;
+    s.op = OpType::Send;
+    s.src = {BufferKind::Input, 0};
+    s.dst = {BufferKind::Output, 0};
+    s.count = 3;
+    Instruction rv = s;
+    rv.op = OpType::Recv;
+    rv.declared_index = 1;
+    tb.steps = {s, rv};
+    d.ranks.push_back({RankId(r), 3, 6, 0, {tb}});
+  }
+  const Program p = *Program::create(d);
+  ProgramSimOptions o;
+  o.size_bytes = 6 << 10; // small: one transfer per step
+  auto small = simulate_program(p, *fully_connected(2), o);
+  o.size_bytes = 6 << 20; // large: three transfers per step, two fit
+  auto large = simulate_program(p, *fully_connected(2), o);
+  ASSERT_TRUE(small && large);
+  EXPECT_FALSE(small->deadlocked);
+  EXPECT_TRUE(large->deadlocked);
+}
+
+RC_GTEST_PROP(ProgramSimProperty, AgreesWithTheVerifier, ()) {
+  const Program p = *testing::gen_connected_program(false);
+  const Topology t = *fully_connected(p.num_ranks());
+  auto collective = make_collective(CollectiveKind::Allreduce, p.num_ranks(), 4);
+  const auto cm = verifier::detail::map_connections(p);
+  verifier::detail::SymbolicMemory cells(p, &*collective, false);
+  const bool race_free =
+      verifier::detail::find_races(p, cm, cells, verifier::RaceMode::Strict, "", 1).empty();
+  // Small messages: one transfer per step, one iteration. Large: split, two iterations.
+  for (bool large : {false, true}) {
+    ProgramSimOptions o;
+    o.size_bytes = large ? int64_t(4) * 2 * o.model.iteration_bytes[0] : 4096;
+    o.collective = &*collective;
+    auto sim = simulate_program(p, t, o);
+    RC_ASSERT(sim.has_value());
+    verifier::detail::SymbolicMemory memory(p, &*collective, false);
+    auto ver = verifier::detail::execute(p, cm, {2, large, sim->iterations}, &memory);
+    RC_TAG(ver.completed ? "finishes" : "deadlocks");
+    RC_ASSERT(sim->deadlocked == !ver.completed);
+    if (!ver.completed || !race_free)
+      continue;
+    for (const RankProgram &rp : p.ranks())
+      for (int k = 0; k < rp.output_chunks; ++k) {
+        const auto v = memory.read(rp.rank, BufferKind::Output, k);
+        const SymbolicSlot &s = sim->outputs[rp.rank.index()][size_t(k)];
+        RC_ASSERT(s.defined == v.defined);
+        RC_ASSERT(s.parts == v.parts);
+      }
+  }
+}
+
+} // namespace
+} // namespace syncoll::simulator
