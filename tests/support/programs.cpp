@@ -1,6 +1,7 @@
 #include "tests/support/programs.h"
 
 #include "model/invariant.h"
+#include "simulator/baselines.h"
 
 namespace syncoll::testing {
 namespace {
@@ -40,8 +41,15 @@ BufferRef out(int k) {
 BufferRef scratch(int k) {
   return {BufferKind::Scratch, k};
 }
-int mod(int a, int n) {
-  return ((a % n) + n) % n;
+
+// NCCL's ring schedules live in simulator/baselines; the tests use them along 0, 1, ..., n-1.
+Program ring_program(CollectiveKind kind, int n, int channels, Protocol proto) {
+  std::vector<RankId> ring;
+  for (int r = 0; r < n; ++r)
+    ring.emplace_back(r);
+  auto p = simulator::nccl_ring_program(kind, ring, channels, proto);
+  SYNCOLL_INVARIANT(p.has_value(), "ring baseline failed validation");
+  return *std::move(p);
 }
 
 Program finish(ProgramDraft d) {
@@ -67,43 +75,11 @@ ProgramDraft header(const char *name, const char *coll, int ranks, int channels,
 } // namespace
 
 Program ring_allreduce_program(int n, int channels, Protocol proto) {
-  ProgramDraft d = header("ring_allreduce", "allreduce", n, channels, n * channels, true, proto);
-  for (int r = 0; r < n; ++r) {
-    RankProgram rp{RankId(r), n * channels, n * channels, 0, {}};
-    for (int ch = 0; ch < channels; ++ch) {
-      TbBuilder b(ch, mod(r + 1, n), mod(r - 1, n), ch);
-      auto c = [&](int k) { return in(ch * n + mod(r - k, n)); };
-      b.step(OpType::Send, c(0), c(0));
-      for (int k = 1; k <= n - 2; ++k)
-        b.step(OpType::RecvReduceSend, c(k), c(k));
-      b.step(OpType::RecvReduceCopySend, c(n - 1), c(n - 1));
-      for (int k = n; k <= 2 * n - 3; ++k)
-        b.step(OpType::RecvCopySend, c(k), c(k));
-      b.step(OpType::Recv, c(2 * n - 2), c(2 * n - 2));
-      rp.thread_blocks.push_back(std::move(b.tb));
-    }
-    d.ranks.push_back(std::move(rp));
-  }
-  return finish(std::move(d));
+  return ring_program(CollectiveKind::Allreduce, n, channels, proto);
 }
 
 Program ring_allgather_program(int n, int channels, Protocol proto) {
-  ProgramDraft d = header("ring_allgather", "allgather", n, channels, n * channels, false, proto);
-  for (int r = 0; r < n; ++r) {
-    RankProgram rp{RankId(r), channels, n * channels, 0, {}};
-    for (int ch = 0; ch < channels; ++ch) {
-      TbBuilder b(ch, mod(r + 1, n), mod(r - 1, n), ch);
-      auto slot = [&](int owner) { return out(owner * channels + ch); };
-      b.step(OpType::Copy, in(ch), slot(r));
-      b.step(OpType::Send, in(ch), slot(r));
-      for (int k = 1; k <= n - 2; ++k)
-        b.step(OpType::RecvCopySend, slot(mod(r - k, n)), slot(mod(r - k, n)));
-      b.step(OpType::Recv, slot(mod(r - (n - 1), n)), slot(mod(r - (n - 1), n)));
-      rp.thread_blocks.push_back(std::move(b.tb));
-    }
-    d.ranks.push_back(std::move(rp));
-  }
-  return finish(std::move(d));
+  return ring_program(CollectiveKind::Allgather, n, channels, proto);
 }
 
 Program allpairs_allreduce_program(int n) {

@@ -7,11 +7,13 @@
 
 namespace syncoll::testing {
 
-/// Ring Allreduce, in place: per channel one thread block per rank (send next, receive previous)
-/// with steps s, rrs x (n-2), rrcs, rcs x (n-2), r. nchunksperloop = ranks x channels.
+/// Ring Allreduce, in place, along 0..n-1 (simulator/baselines' NCCL ring): per channel one
+/// thread block per rank (send next, receive previous) with steps s, rrs x (n-2), rrcs,
+/// rcs x (n-2), r. nchunksperloop = ranks x channels.
 Program ring_allreduce_program(int ranks, int channels, Protocol proto = Protocol::Simple);
 
-/// Ring Allgather, out of place: per channel a thread block per rank with cpy, s, rcs x (n-2), r.
+/// Ring Allgather, out of place, along 0..n-1: per channel a thread block per rank with cpy, s,
+/// rcs x (n-2), r.
 Program ring_allgather_program(int ranks, int channels, Protocol proto = Protocol::Simple);
 
 /// All-pairs Allreduce, in place (reduce-scatter then allgather through scratch): each rank

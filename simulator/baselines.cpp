@@ -1,0 +1,220 @@
+#include "simulator/baselines.h"
+
+#include "model/invariant.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace syncoll::simulator {
+namespace {
+
+struct TbBuilder {
+  ThreadBlock tb;
+  TbBuilder(int id, RankId send, RankId recv, int chan) {
+    tb.id = TbId(id);
+    tb.send_peer = send;
+    tb.recv_peer = recv;
+    tb.channel = ChannelId(chan);
+  }
+  void step(OpType op, BufferRef src, BufferRef dst) {
+    Instruction in;
+    in.op = op;
+    in.src = src;
+    in.dst = dst;
+    in.count = 1;
+    in.declared_index = static_cast<int>(tb.steps.size());
+    tb.steps.push_back(in);
+  }
+};
+
+BufferRef in(int k) {
+  return {BufferKind::Input, k};
+}
+BufferRef out(int k) {
+  return {BufferKind::Output, k};
+}
+
+} // namespace
+
+std::optional<std::vector<RankId>> find_ring(const Topology &t) {
+  const int n = t.num_ranks();
+  if (n < 2)
+    return std::nullopt;
+  std::vector<RankId> order;
+  for (int r = 0; r < n; ++r)
+    order.emplace_back(r);
+  bool identity = true;
+  for (int r = 0; r < n && identity; ++r)
+    identity = t.find_link(RankId(r), RankId((r + 1) % n)).has_value();
+  if (identity)
+    return order;
+  // Depth-first search for a Hamiltonian cycle from rank 0, bounded in work.
+  std::vector<RankId> path{RankId(0)};
+  std::vector<bool> used(size_t(n), false);
+  used[0] = true;
+  std::vector<std::vector<LinkId>> out_links(static_cast<size_t>(n));
+  for (int r = 0; r < n; ++r)
+    out_links[size_t(r)] = t.out_links(RankId(r));
+  std::vector<size_t> next(size_t(n), 0);
+  long budget = 2'000'000;
+  while (!path.empty() && budget-- > 0) {
+    const RankId at = path.back();
+    if (int(path.size()) == n) {
+      if (t.find_link(at, RankId(0)))
+        return path;
+    }
+    auto &i = next[path.size() - 1];
+    const auto &links = out_links[at.index()];
+    while (i < links.size() && used[t.link(links[i]).dst.index()])
+      ++i;
+    if (int(path.size()) < n && i < links.size()) {
+      const RankId to = t.link(links[i++]).dst;
+      used[to.index()] = true;
+      path.push_back(to);
+      next[path.size() - 1] = 0;
+    } else {
+      used[at.index()] = path.size() > 1 ? false : used[at.index()];
+      path.pop_back();
+    }
+  }
+  return std::nullopt;
+}
+
+Expected<Program> nccl_ring_program(CollectiveKind kind, const std::vector<RankId> &ring,
+                                    int channels, Protocol protocol) {
+  const int n = static_cast<int>(ring.size());
+  if (n < 2)
+    return fail({}, "a ring needs at least 2 ranks");
+  if (channels < 1 || channels > 32)
+    return fail({}, fmt::format("channels must be in [1, 32], got {}", channels));
+  ProgramDraft d;
+  d.protocol = protocol;
+  d.num_ranks = n;
+  d.num_channels = channels;
+  d.in_place = kind == CollectiveKind::Allreduce;
+  d.out_of_place = !d.in_place;
+  std::vector<int> position(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i)
+    position[ring[size_t(i)].index()] = i;
+  auto mod = [n](int a) { return ((a % n) + n) % n; };
+  // Ring positions rather than rank ids drive every schedule below.
+  auto rank_at = [&](int pos) { return ring[size_t(mod(pos))]; };
+  switch (kind) {
+  case CollectiveKind::Allreduce:
+    d.name = "nccl_ring_allreduce";
+    d.collective = "allreduce";
+    d.chunks_per_loop = n * channels;
+    break;
+  case CollectiveKind::Allgather:
+    d.name = "nccl_ring_allgather";
+    d.collective = "allgather";
+    d.chunks_per_loop = n * channels;
+    break;
+  case CollectiveKind::ReduceScatter:
+    d.name = "nccl_ring_reducescatter";
+    d.collective = "reducescatter";
+    d.chunks_per_loop = n * channels;
+    break;
+  case CollectiveKind::Broadcast:
+    d.name = "nccl_ring_broadcast";
+    d.collective = "broadcast";
+    d.chunks_per_loop = channels;
+    break;
+  default:
+    return fail({}, fmt::format("NCCL has no ring {}", collective_kind_name(kind)));
+  }
+  for (int r = 0; r < n; ++r) {
+    const int p = position[size_t(r)];
+    RankProgram rp;
+    rp.rank = RankId(r);
+    for (int ch = 0; ch < channels; ++ch) {
+      TbBuilder b(ch, rank_at(p + 1), rank_at(p - 1), ch);
+      switch (kind) {
+      case CollectiveKind::Allreduce: {
+        rp.input_chunks = rp.output_chunks = n * channels;
+        // Chunk c of channel ch lives at ch*n + c; position p starts with chunk p.
+        auto c = [&](int k) { return in(ch * n + mod(p - k)); };
+        b.step(OpType::Send, c(0), c(0));
+        for (int k = 1; k <= n - 2; ++k)
+          b.step(OpType::RecvReduceSend, c(k), c(k));
+        b.step(OpType::RecvReduceCopySend, c(n - 1), c(n - 1));
+        for (int k = n; k <= 2 * n - 3; ++k)
+          b.step(OpType::RecvCopySend, c(k), c(k));
+        b.step(OpType::Recv, c(2 * n - 2), c(2 * n - 2));
+        break;
+      }
+      case CollectiveKind::Allgather: {
+        rp.input_chunks = channels;
+        rp.output_chunks = n * channels;
+        auto slot = [&](int pos) { return out(rank_at(pos).value() * channels + ch); };
+        b.step(OpType::Copy, in(ch), slot(p));
+        b.step(OpType::Send, in(ch), slot(p));
+        for (int k = 1; k <= n - 2; ++k)
+          b.step(OpType::RecvCopySend, slot(p - k), slot(p - k));
+        b.step(OpType::Recv, slot(p - (n - 1)), slot(p - (n - 1)));
+        break;
+      }
+      case CollectiveKind::ReduceScatter: {
+        rp.input_chunks = n * channels;
+        rp.output_chunks = channels;
+        // The partial for the rank at position q travels q+1, q+2, ... and ends at q.
+        auto slot = [&](int pos) { return in(rank_at(pos).value() * channels + ch); };
+        b.step(OpType::Send, slot(p - 1), slot(p - 1));
+        for (int k = 1; k <= n - 2; ++k)
+          b.step(OpType::RecvReduceSend, slot(p - k - 1), slot(p - k - 1));
+        b.step(OpType::RecvReduceCopy, slot(p), out(ch));
+        break;
+      }
+      case CollectiveKind::Broadcast: {
+        rp.input_chunks = rp.output_chunks = channels;
+        if (p == 0) {
+          b.step(OpType::Copy, in(ch), out(ch));
+          b.step(OpType::Send, in(ch), out(ch));
+        } else if (p < n - 1) {
+          b.step(OpType::RecvCopySend, out(ch), out(ch));
+        } else {
+          b.step(OpType::Recv, out(ch), out(ch));
+        }
+        if (p == n - 1)
+          b.tb.send_peer.reset();
+        if (p == 0)
+          b.tb.recv_peer.reset();
+        break;
+      }
+      default:
+        SYNCOLL_UNREACHABLE("handled above");
+      }
+      rp.thread_blocks.push_back(std::move(b.tb));
+    }
+    d.ranks.push_back(std::move(rp));
+  }
+  return Program::create(std::move(d));
+}
+
+double nccl_ring_time_us(CollectiveKind kind, double bytes, const NcclRingParameters &p) {
+  // Base latency (Ring row) and per-hop hardware latency (NVLink / PCI rows), in LL, LL128,
+  // Simple order in the reference tables; reordered here to Protocol's Simple, LL, LL128.
+  const double base[3] = {8.4, 6.6, 14.0};
+  const double hop_nvlink[3] = {3.4, 0.6, 1.9};
+  const double hop_pci[3] = {5.7, 1.0, 2.5};
+  const size_t pi = static_cast<size_t>(p.protocol);
+  const int n = p.ranks;
+  const int steps = kind == CollectiveKind::Allreduce ? 2 * (n - 1)
+                    : kind == CollectiveKind::Broadcast || kind == CollectiveKind::Reduce ? n
+                                                                                          : n - 1;
+  double latency = base[pi];
+  if (kind == CollectiveKind::Broadcast || kind == CollectiveKind::Reduce)
+    latency += (p.nvlink ? hop_nvlink : hop_pci)[pi]; // the same channels: one hop latency
+  else
+    latency += steps * (p.nvlink ? hop_nvlink : hop_pci)[pi];
+  double bus = p.channels * p.channel_gbps;
+  if (p.protocol == Protocol::LL)
+    bus *= 0.5;
+  if (p.protocol == Protocol::LL128)
+    bus *= 0.92;
+  const double alg =
+      (kind == CollectiveKind::Broadcast || kind == CollectiveKind::Reduce) ? bus : bus * n / steps;
+  return latency + bytes / (1000.0 * alg);
+}
+
+} // namespace syncoll::simulator

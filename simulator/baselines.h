@@ -1,0 +1,39 @@
+// NCCL's algorithms as thread-block programs, so that syncoll compares like with like: ring
+// Allreduce, Allgather, ReduceScatter and Broadcast over any topology with a ring (seed nccl;
+// the step shapes are those of reference/mscclir-semantics.md 1.6), and NCCL's analytic cost
+// formula (reference/cost-models.md 3.1) as a separate function.
+#pragma once
+
+#include "model/collective.h"
+#include "model/diagnostics.h"
+#include "model/program.h"
+#include "model/topology.h"
+
+#include <optional>
+#include <vector>
+
+namespace syncoll::simulator {
+
+/// A directed Hamiltonian cycle of the topology (every rank once, each hop a link), preferring
+/// 0, 1, ..., n-1 when it is one. Searches with a step limit; none when it finds no ring.
+std::optional<std::vector<RankId>> find_ring(const Topology &topology);
+
+/// NCCL's ring algorithm for `kind` (allreduce, allgather, reducescatter or broadcast from
+/// rank `ring[0]`) along `ring`, one thread block per rank and channel, channel c handling every
+/// c-th chunk. Allreduce is in place, the others out of place, as nccl-tests calls them.
+Expected<Program> nccl_ring_program(CollectiveKind kind, const std::vector<RankId> &ring,
+                                    int channels, Protocol protocol);
+
+/// NCCL 2.30's predicted time in microseconds for a ring collective on one node (reference
+/// cost-models 3.1): base latency + steps x per-hop latency + bytes / algorithm bandwidth, with
+/// bus bandwidth nChannels x per-channel bandwidth scaled by the protocol's factor.
+struct NcclRingParameters {
+  int ranks = 8;
+  int channels = 1;
+  double channel_gbps = 20; ///< bwIntra chosen by NCCL's search
+  Protocol protocol = Protocol::Simple;
+  bool nvlink = true; ///< per-hop latency of NVLink, else PCIe
+};
+double nccl_ring_time_us(CollectiveKind kind, double bytes, const NcclRingParameters &p);
+
+} // namespace syncoll::simulator

@@ -1,0 +1,74 @@
+#include "model/topology_library.h"
+#include "simulator/baselines.h"
+#include "simulator/program_sim.h"
+#include "verifier/verify.h"
+
+#include <gtest/gtest.h>
+
+namespace syncoll::simulator {
+namespace {
+
+bool is_ring(const Topology &t, const std::vector<RankId> &ring) {
+  std::vector<bool> seen(size_t(t.num_ranks()), false);
+  for (size_t i = 0; i < ring.size(); ++i) {
+    if (seen[ring[i].index()] || !t.find_link(ring[i], ring[(i + 1) % ring.size()]))
+      return false;
+    seen[ring[i].index()] = true;
+  }
+  return ring.size() == size_t(t.num_ranks());
+}
+
+TEST(BaselinesTest, FindsRingsInLibraryTopologies) {
+  for (const Topology &t :
+       {dgx1(), amd4(), amd8(), dgx2(), *ring(7), *torus2d(3, 4), *hypercube(4), *mesh2d(4, 4)}) {
+    auto ring_order = find_ring(t);
+    ASSERT_TRUE(ring_order) << t.name();
+    EXPECT_TRUE(is_ring(t, *ring_order)) << t.name();
+  }
+  EXPECT_FALSE(find_ring(*star(5))); // the hub would be visited twice
+  EXPECT_FALSE(find_ring(*line(4)));
+}
+
+TEST(BaselinesTest, EveryRingBaselineVerifies) {
+  const Topology t = dgx1();
+  const auto ring_order = *find_ring(t);
+  for (auto kind : {CollectiveKind::Allreduce, CollectiveKind::Allgather,
+                    CollectiveKind::ReduceScatter, CollectiveKind::Broadcast})
+    for (int channels : {1, 2, 4})
+      for (auto proto : {Protocol::Simple, Protocol::LL128}) {
+        auto p = nccl_ring_program(kind, ring_order, channels, proto);
+        ASSERT_TRUE(p) << p.error().to_string();
+        verifier::VerifyOptions o;
+        o.root = ring_order.front().value();
+        auto report = verifier::verify(*p, o);
+        EXPECT_TRUE(report.all_hold()) << collective_kind_name(kind) << " x" << channels << "\n"
+                                       << report.to_text();
+        ProgramSimOptions so;
+        so.size_bytes = 8 << 20;
+        auto sim = simulate_program(*p, t, so);
+        ASSERT_TRUE(sim) << sim.error().to_string();
+        EXPECT_FALSE(sim->deadlocked);
+      }
+}
+
+TEST(BaselinesTest, NcclFormulaWorkedExamples) {
+  // reference/cost-models.md 3.3: 8 GPUs, one node, AllReduce, Ring, latency part only.
+  NcclRingParameters p;
+  p.ranks = 8;
+  p.protocol = Protocol::LL;
+  EXPECT_NEAR(nccl_ring_time_us(CollectiveKind::Allreduce, 0, p), 15.0, 1e-9);
+  p.protocol = Protocol::LL128;
+  EXPECT_NEAR(nccl_ring_time_us(CollectiveKind::Allreduce, 0, p), 40.6, 1e-9);
+  p.protocol = Protocol::Simple;
+  EXPECT_NEAR(nccl_ring_time_us(CollectiveKind::Allreduce, 0, p), 56.0, 1e-9);
+  p.nvlink = false;
+  EXPECT_NEAR(nccl_ring_time_us(CollectiveKind::Allreduce, 0, p), 88.2, 1e-9);
+  // 16 channels x 20 GB/s, Simple, 256 MiB: 56 us + 268,435,456 / (1000 x 320 x 8/14) us.
+  p.nvlink = true;
+  p.channels = 16;
+  EXPECT_NEAR(nccl_ring_time_us(CollectiveKind::Allreduce, 268435456.0, p),
+              56.0 + 268435456.0 / (1000 * 320.0 * 8 / 14), 1e-6);
+}
+
+} // namespace
+} // namespace syncoll::simulator
