@@ -43,6 +43,14 @@ Expected<CollectiveSpec> resolve_collective(const std::string &spec, int num_ran
 /// no partial file; "-" writes to stdout.
 Expected<void> write_output(const std::string &path, const std::string &content);
 
+/// A byte size such as 4096, 64K, 64KiB, 1MB, 256MiB or 1G (K, M, G are powers of 1024, as
+/// nccl-tests counts them).
+Expected<int64_t> parse_size(const std::string &text);
+/// "A..B": the powers-of-two sweep from A to B (nccl-tests' -b A -e B -f 2); or one size.
+Expected<std::vector<int64_t>> parse_size_range(const std::string &text);
+/// 1 KiB, 64 MiB, 1000 B: the largest unit that divides the size.
+std::string format_size(int64_t bytes);
+
 /// Reads a whole file; an unreadable file is a located error.
 Expected<std::string> read_text_file(const std::string &path);
 

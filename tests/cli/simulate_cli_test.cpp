@@ -1,0 +1,55 @@
+#include "tests/cli/run_cli.h"
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+namespace syncoll::testing {
+namespace {
+
+TEST(SimulateCliTest, BaselineSweepWithCsv) {
+  const auto csv = std::filesystem::temp_directory_path() / "syncoll-sim.csv";
+  std::filesystem::remove(csv);
+  CliRun run = run_cli("simulate --baseline nccl-ring -c allreduce -t ring -n 4 --sizes 1KiB..1MiB "
+                       "--csv " +
+                       csv.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("NCCL ring allreduce"), std::string::npos);
+  const std::string text = read_all(csv);
+  EXPECT_EQ(text.substr(0, 49), "size_bytes,time_us,algbw_gbps,busbw_gbps,deadlock");
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1 + 11); // header + 1 KiB .. 1 MiB
+  std::filesystem::remove(csv);
+}
+
+TEST(SimulateCliTest, AlgorithmWithTraceOpensAsChromeTrace) {
+  const auto trace = std::filesystem::temp_directory_path() / "syncoll-trace.json";
+  CliRun run = run_cli("simulate examples/algorithms/ring4_allreduce.json -t ring -n 4 -s 4MiB "
+                       "--mode dataflow --trace " +
+                       trace.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  auto j = nlohmann::json::parse(read_all(trace));
+  EXPECT_EQ(j["traceEvents"][0]["ph"], "X");
+  EXPECT_GT(j["traceEvents"].size(), 24u); // 24 sends plus thread names
+  std::filesystem::remove(trace);
+}
+
+TEST(SimulateCliTest, ProgramDeadlockExitsOne) {
+  CliRun ok = run_cli("simulate examples/ir/ring_allreduce_4.xml -t ring -n 4 -s 1MiB");
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  CliRun stuck = run_cli("simulate examples/ir/faulty/d1_head_to_head.xml -t ring -n 2 -s 1MiB");
+  EXPECT_EQ(stuck.exit_code, 1);
+  EXPECT_NE(stuck.out.find("deadlock"), std::string::npos);
+}
+
+TEST(SimulateCliTest, BadArgumentsExitTwo) {
+  EXPECT_EQ(run_cli("simulate -t dgx1").exit_code, 2);                      // nothing to simulate
+  EXPECT_EQ(run_cli("simulate --baseline nccl-ring -t dgx1").exit_code, 2); // no collective
+  EXPECT_EQ(run_cli("simulate --baseline nccl-ring -c allreduce -t star -n 4").exit_code, 2);
+  EXPECT_EQ(run_cli("simulate --baseline nccl-ring -c allreduce -t dgx1 -s 12XB").exit_code, 2);
+  // The algorithm uses links a line of 4 lacks.
+  CliRun r = run_cli("simulate examples/algorithms/ring4_allreduce.json -t line -n 4");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no link 3->0"), std::string::npos);
+}
+
+} // namespace
+} // namespace syncoll::testing
