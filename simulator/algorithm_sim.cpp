@@ -39,7 +39,62 @@ std::vector<Picoseconds> idle_times(int ranks, std::vector<std::vector<TransferT
   return idle;
 }
 
+std::vector<LinkReport> link_reports(const Topology &topology, const Network &network,
+                                     Picoseconds completion) {
+  std::vector<LinkReport> out;
+  for (size_t l = 0; l < topology.links().size(); ++l) {
+    const auto &u = network.usage()[l];
+    out.push_back({topology.links()[l].src, topology.links()[l].dst, u.bytes,
+                   completion > 0 ? double(u.busy) / double(completion) : 0.0});
+  }
+  return out;
+}
+
+// The step-synchronous engine; `trace` and `busy` are filled when given.
+Expected<SimulationResult> run_steps(const StepSource &source, const Topology &topology,
+                                     int64_t chunk_bytes, double efficiency,
+                                     std::vector<TraceSpan> *trace,
+                                     std::vector<std::vector<TransferTimes>> *busy) {
+  Network network(topology, efficiency);
+  EventQueue queue;
+  std::vector<Send> sends;
+  SimulationResult result;
+  Picoseconds step_start = 0;
+  for (int s = 0; s < source.num_steps(); ++s) {
+    source.sends(s, sends);
+    if (queue.size() < sends.size())
+      queue.reserve(sends.size());
+    for (const Send &send : sends) {
+      auto link = topology.find_link(send.src, send.dst);
+      if (!link)
+        return fail({}, fmt::format("step {}: no link {}->{} for chunk {}", s + 1, send.src.value(),
+                                    send.dst.value(), send.chunk.value()));
+      const TransferTimes t = network.reserve(*link, chunk_bytes, step_start);
+      queue.push(t.arrival, kArrival, link->value());
+      if (busy)
+        (*busy)[send.src.index()].push_back(t);
+      if (trace)
+        trace->push_back({fmt::format("chunk {}", send.chunk.value()), send.src.value(),
+                          link->value(),
+                          fmt::format("link {}->{}", send.src.value(), send.dst.value()), t.start,
+                          t.arrival - t.start});
+    }
+    // The step ends with its last arrival.
+    while (!queue.empty())
+      step_start = std::max(step_start, queue.pop().time);
+  }
+  result.completion = step_start;
+  result.events = queue.events_processed();
+  result.links = link_reports(topology, network, result.completion);
+  return result;
+}
+
 } // namespace
+
+Expected<SimulationResult> simulate_steps(const StepSource &source, const Topology &topology,
+                                          int64_t chunk_bytes, double efficiency) {
+  return run_steps(source, topology, chunk_bytes, efficiency, nullptr, nullptr);
+}
 
 int64_t nccl_size(const CollectiveSpec &collective, int64_t input_bytes) {
   if (collective.kind() == CollectiveKind::Allgather || collective.kind() == CollectiveKind::Gather)
@@ -84,19 +139,25 @@ Expected<SimulationResult> simulate_algorithm(const Algorithm &algorithm, const 
   };
 
   if (options.timing == AlgorithmTiming::StepSynchronous) {
-    Picoseconds step_start = 0;
-    size_t i = 0;
-    for (int s = 0; s < algorithm.num_steps(); ++s) {
-      Picoseconds step_end = step_start;
-      for (; i < sends.size() && sends[i].step == s; ++i) {
-        TransferTimes t = network.reserve(sends[i].link, chunk_bytes, step_start);
-        step_end = std::max(step_end, t.arrival);
-        record(sends[i], t);
-        result.events += 2;
+    // The same engine as a streamed schedule: the steps of the algorithm, one at a time.
+    class AlgorithmSteps final : public StepSource {
+    public:
+      explicit AlgorithmSteps(const Algorithm &a) : a_(a) {}
+      int num_steps() const override { return a_.num_steps(); }
+      void sends(int step, std::vector<Send> &out) const override {
+        out = a_.steps[size_t(step)].sends;
       }
-      step_start = step_end;
-    }
-    result.completion = step_start;
+
+    private:
+      const Algorithm &a_;
+    };
+    auto streamed = run_steps(AlgorithmSteps(algorithm), topology, chunk_bytes, options.efficiency,
+                              options.trace ? &result.trace : nullptr, &busy);
+    if (!streamed)
+      return tl::unexpected(streamed.error());
+    result.completion = streamed->completion;
+    result.events = streamed->events;
+    result.links = std::move(streamed->links);
   } else {
     // A send waits for every earlier send that delivers its chunk to its source.
     const size_t P = size_t(topology.num_ranks());

@@ -32,6 +32,23 @@ Expected<SimulationResult> simulate_algorithm(const Algorithm &algorithm, const 
                                               const CollectiveSpec &collective, int64_t size_bytes,
                                               const AlgorithmSimOptions &options);
 
+/// A schedule produced one step at a time, so that one with billions of sends needs memory for
+/// a single step (plus the links): the simulator's memory stays proportional to links plus
+/// chunks in flight.
+class StepSource {
+public:
+  virtual ~StepSource() = default;
+  virtual int num_steps() const = 0;
+  /// Replaces `out` with the sends of `step`; each must use an existing link.
+  virtual void sends(int step, std::vector<Send> &out) const = 0;
+};
+
+/// Step-synchronous simulation of a streamed schedule whose every send moves `chunk_bytes`.
+/// Every transfer's arrival is an event of the queue; links and relations are held as in
+/// Network. Fails on a send without a link.
+Expected<SimulationResult> simulate_steps(const StepSource &source, const Topology &topology,
+                                          int64_t chunk_bytes, double efficiency);
+
 /// The size nccl-tests reports for a collective whose rank input is `input_bytes`: the output
 /// for allgather and gather, the input otherwise.
 int64_t nccl_size(const CollectiveSpec &collective, int64_t input_bytes);

@@ -1,0 +1,126 @@
+// Simulator speed (issue 4): ring Allreduce of 256 MiB per rank over 8 to 4096 ranks on a
+// bidirectional ring of 50 GB/s, 500 ns links, the setting in which ASTRA-sim's analytical
+// backend was measured on this machine kind (reference/cost-models.md, "Peer measurement":
+// 9.0 s and 67 M events for 4096 ranks), and a congestion-heavy direct Alltoall through a switch.
+#include "model/topology_library.h"
+#include "simulator/algorithm_sim.h"
+#include "simulator/network.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+namespace {
+
+using namespace syncoll;
+
+long peak_rss_kib() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmHWM:", 0) == 0)
+      return std::stol(line.substr(6));
+  return -1;
+}
+
+// Ring Allreduce, generated step by step: reduce-scatter then allgather, rank r sending to r+1.
+class RingAllreduce final : public simulator::StepSource {
+public:
+  explicit RingAllreduce(int n) : n_(n) {}
+  int num_steps() const override { return 2 * (n_ - 1); }
+  void sends(int step, std::vector<Send> &out) const override {
+    out.clear();
+    const bool gather = step >= n_ - 1;
+    const int s = gather ? step - (n_ - 1) : step;
+    for (int r = 0; r < n_; ++r) {
+      const int chunk = (((gather ? r + 1 - s : r - s) % n_) + n_) % n_;
+      out.push_back({ChunkId(chunk), RankId(r), RankId((r + 1) % n_),
+                     gather ? SendOp::Copy : SendOp::Reduce});
+    }
+  }
+
+private:
+  int n_;
+};
+
+// Every rank sends one chunk to every other rank in one step: all of them queue at the switch.
+class DirectAlltoall final : public simulator::StepSource {
+public:
+  explicit DirectAlltoall(int n) : n_(n) {}
+  int num_steps() const override { return 1; }
+  void sends(int, std::vector<Send> &out) const override {
+    out.clear();
+    for (int r = 0; r < n_; ++r)
+      for (int k = 1; k < n_; ++k)
+        out.push_back({ChunkId(0), RankId(r), RankId((r + k) % n_)});
+  }
+
+private:
+  int n_;
+};
+
+} // namespace
+
+int main(int argc, char **argv) {
+  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  struct Peer {
+    int ranks;
+    double astra_seconds;
+    double astra_events;
+  };
+  // ASTRA-sim analytical backend, same machine kind (reference/cost-models.md).
+  std::vector<Peer> cases = {
+      {8, 0.0005, 224}, {64, 0.003, 16128}, {512, 0.12, 1.05e6}, {4096, 9.0, 67.1e6}};
+  if (quick)
+    cases = {{8, 0.0005, 224}, {64, 0.003, 16128}};
+  constexpr int64_t kBytes = int64_t(256) << 20;
+  std::printf("ring Allreduce, 256 MiB per rank, ring of 50 GB/s and 500 ns links "
+              "(step-synchronous; ASTRA-sim wall times for <1 ms runs shown as 0.0005 s)\n\n");
+  std::printf("%6s %12s %12s %14s %6s %10s %10s %8s %14s %14s %10s\n", "ranks", "traversals",
+              "events", "simulated ms", "exact", "wall s", "astra s", "speedup", "traversals/s",
+              "events/s", "peak MiB");
+  for (const Peer &c : cases) {
+    const Topology t = *ring(c.ranks);
+    const int64_t chunk = kBytes / c.ranks;
+    auto start = std::chrono::steady_clock::now();
+    auto r = simulator::simulate_steps(RingAllreduce(c.ranks), t, chunk, 1.0);
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!r)
+      return 1;
+    // 2(N-1)(alpha + chunk / B), alpha = 500 ns, B = 50 GB/s.
+    const simulator::Picoseconds hop = 500'000 + simulator::transfer_ps(chunk, 50.0);
+    const bool exact = r->completion == 2 * (c.ranks - 1) * hop;
+    const double traversals = 2.0 * (c.ranks - 1) * c.ranks;
+    std::printf("%6d %12.0f %12llu %14.3f %6s %10.3f %10.4f %8.1f %14.3g %14.3g %10.1f\n", c.ranks,
+                traversals, static_cast<unsigned long long>(r->events), double(r->completion) / 1e9,
+                exact ? "yes" : "NO", wall, c.astra_seconds, c.astra_seconds / wall,
+                traversals / wall, double(r->events) / wall, double(peak_rss_kib()) / 1024.0);
+    if (!exact)
+      return 1;
+  }
+  std::printf("\n(ASTRA-sim counts two events per traversal, an arrival and a link-free event; "
+              "here a link's free time is a number, not an event, so there is one event per "
+              "traversal. traversals/s compares like with like.)\n\n");
+
+  std::printf("congested direct Alltoall, 1 MiB chunks, hub_and_spoke (one chunk per round in "
+              "and out of each rank)\n\n");
+  std::printf("%6s %12s %14s %10s %14s %10s\n", "ranks", "transfers", "simulated ms", "wall s",
+              "transfers/s", "peak MiB");
+  for (int n : quick ? std::vector<int>{16} : std::vector<int>{64, 256, 1024}) {
+    const Topology t = *hub_and_spoke(n);
+    auto start = std::chrono::steady_clock::now();
+    auto r = simulator::simulate_steps(DirectAlltoall(n), t, 1 << 20, 1.0);
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!r)
+      return 1;
+    const double transfers = double(n) * (n - 1);
+    std::printf("%6d %12.0f %14.3f %10.3f %14.3g %10.1f\n", n, transfers,
+                double(r->completion) / 1e9, wall, transfers / wall,
+                double(peak_rss_kib()) / 1024.0);
+  }
+  return 0;
+}
