@@ -35,24 +35,32 @@ Network::Network(const Topology &topology, double efficiency)
     relation_bytes_per_ns_.push_back(unit * rel.capacity);
   }
   relation_free_.assign(topology.relations().size(), 0);
+  for (const Link &l : topology.links())
+    alpha_ps_.push_back(to_ps(l.alpha));
+  serialization_memo_.assign(topology.links().size(), {-1, 0});
 }
 
 Picoseconds Network::serialization(LinkId link, int64_t bytes) const {
+  const auto &memo = serialization_memo_[link.index()];
+  if (memo.first == bytes)
+    return memo.second;
   return transfer_ps(bytes, topology_.link(link).bandwidth.value * efficiency_);
 }
 
 TransferTimes Network::reserve(LinkId link, int64_t bytes, Picoseconds ready) {
   Picoseconds start = std::max(ready, link_free_[link.index()]);
-  for (int r : relations_of_link_[link.index()])
+  const auto &relations = relations_of_link_[link.index()];
+  for (int r : relations)
     start = std::max(start, relation_free_[size_t(r)]);
   const Picoseconds hold = serialization(link, bytes);
+  serialization_memo_[link.index()] = {bytes, hold};
   link_free_[link.index()] = start + hold;
-  for (int r : relations_of_link_[link.index()])
+  for (int r : relations)
     relation_free_[size_t(r)] =
         start + transfer_ps(bytes, relation_bytes_per_ns_[size_t(r)] * efficiency_);
   usage_[link.index()].bytes += bytes;
   usage_[link.index()].busy += hold;
-  return {start, start + to_ps(topology_.link(link).alpha) + hold};
+  return {start, start + alpha_ps_[link.index()] + hold};
 }
 
 } // namespace syncoll::simulator

@@ -45,6 +45,9 @@ private:
   std::vector<double> relation_bytes_per_ns_;
   std::vector<std::vector<int>> relations_of_link_;
   std::vector<LinkUsage> usage_;
+  std::vector<Picoseconds> alpha_ps_;
+  // The last (bytes, time) serialized per link: schedules move one chunk size over and over.
+  std::vector<std::pair<int64_t, Picoseconds>> serialization_memo_;
 };
 
 /// ps to move `bytes` at `bytes_per_ns`, rounded to the nearest picosecond.
