@@ -46,8 +46,9 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
       "simulate", "time an algorithm (JSON), a thread-block program (MSCCL-IR XML) or an NCCL "
                   "baseline on a topology under the alpha-beta model (docs/cost-model.md)");
   cmd->add_option("input", args->input, "algorithm JSON or MSCCL-IR XML");
-  cmd->add_option("--baseline", args->baseline, "simulate NCCL's algorithm instead: nccl-ring")
-      ->check(CLI::IsMember({"nccl-ring"}));
+  cmd->add_option("--baseline", args->baseline,
+                  "simulate NCCL's algorithm instead: nccl-ring, or nccl-tree (allreduce)")
+      ->check(CLI::IsMember({"nccl-ring", "nccl-tree"}));
   args->topology.add_to(*cmd, /*positional=*/false, /*required=*/true);
   cmd->add_option("-c,--collective", args->collective,
                   "collective (default: the input's; required with --baseline)");
@@ -102,16 +103,31 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
       auto kind = parse_collective_kind(args->collective);
       if (!kind)
         return bad(message(fmt::format("unknown collective '{}'", args->collective)));
-      auto ring = simulator::find_ring(*topology);
-      if (!ring)
-        return bad(message(
-            fmt::format("topology '{}' has no ring for the NCCL baseline", topology->name())));
-      auto p = simulator::nccl_ring_program(*kind, *ring, args->channels,
-                                            protocol.value_or(Protocol::Simple));
-      if (!p)
-        return bad(p.error());
-      program = *p;
-      what = fmt::format("NCCL ring {} ({} channel(s))", args->collective, args->channels);
+      if (args->baseline == "nccl-tree") {
+        if (*kind != CollectiveKind::Allreduce)
+          return bad(message("the NCCL tree baseline is an allreduce"));
+        auto parent = simulator::find_tree(*topology, RankId(0));
+        if (!parent)
+          return bad(message(
+              fmt::format("topology '{}' has no tree over bidirectional links", topology->name())));
+        auto p =
+            simulator::nccl_tree_allreduce_program(*parent, 4, protocol.value_or(Protocol::Simple));
+        if (!p)
+          return bad(p.error());
+        program = *p;
+        what = "NCCL tree allreduce (4 pipelined chunks)";
+      } else {
+        auto ring = simulator::find_ring(*topology);
+        if (!ring)
+          return bad(message(
+              fmt::format("topology '{}' has no ring for the NCCL baseline", topology->name())));
+        auto p = simulator::nccl_ring_program(*kind, *ring, args->channels,
+                                              protocol.value_or(Protocol::Simple));
+        if (!p)
+          return bad(p.error());
+        program = *p;
+        what = fmt::format("NCCL ring {} ({} channel(s))", args->collective, args->channels);
+      }
     } else {
       auto text = read_text_file(args->input);
       if (!text)

@@ -191,6 +191,122 @@ Expected<Program> nccl_ring_program(CollectiveKind kind, const std::vector<RankI
   return Program::create(std::move(d));
 }
 
+std::optional<std::vector<int>> find_tree(const Topology &t, RankId root) {
+  const int n = t.num_ranks();
+  std::vector<int> parent(size_t(n), -2);
+  parent[root.index()] = -1;
+  std::vector<int> queue{root.value()};
+  for (size_t i = 0; i < queue.size(); ++i)
+    for (LinkId id : t.out_links(RankId(queue[i]))) {
+      const RankId to = t.link(id).dst;
+      if (parent[to.index()] == -2 && t.find_link(to, RankId(queue[i]))) {
+        parent[to.index()] = queue[i];
+        queue.push_back(to.value());
+      }
+    }
+  if (int(queue.size()) != n)
+    return std::nullopt;
+  return parent;
+}
+
+Expected<Program> nccl_tree_allreduce_program(const std::vector<int> &parent, int chunks,
+                                              Protocol protocol) {
+  const int n = static_cast<int>(parent.size());
+  if (n < 2)
+    return fail({}, "a tree needs at least 2 ranks");
+  if (chunks < 1 || chunks > 64)
+    return fail({}, fmt::format("pipeline chunks must be in [1, 64], got {}", chunks));
+  std::vector<std::vector<int>> children(static_cast<size_t>(n));
+  for (int r = 0; r < n; ++r)
+    if (parent[size_t(r)] >= 0)
+      children[size_t(parent[size_t(r)])].push_back(r);
+  ProgramDraft d;
+  d.name = "nccl_tree_allreduce";
+  d.collective = "allreduce";
+  d.protocol = protocol;
+  d.num_ranks = n;
+  d.num_channels = 1;
+  d.chunks_per_loop = chunks;
+  d.in_place = true;
+  d.out_of_place = false;
+  for (int r = 0; r < n; ++r) {
+    const auto &kids = children[size_t(r)];
+    RankProgram rp{RankId(r), chunks, chunks, int(kids.size()) * chunks, {}};
+    auto add = [&](std::optional<RankId> send, std::optional<RankId> recv) {
+      ThreadBlock tb;
+      tb.id = TbId(int(rp.thread_blocks.size()));
+      tb.send_peer = send;
+      tb.recv_peer = recv;
+      tb.channel = ChannelId(0);
+      rp.thread_blocks.push_back(tb);
+      return int(rp.thread_blocks.size()) - 1;
+    };
+    auto step = [&](int tb, OpType op, BufferRef src, BufferRef dst, std::optional<Dependency> dep,
+                    bool has_dep) {
+      Instruction in;
+      in.op = op;
+      in.src = src;
+      in.dst = dst;
+      in.count = 1;
+      in.dependency = dep;
+      in.has_dep = has_dep;
+      auto &steps = rp.thread_blocks[size_t(tb)].steps;
+      in.declared_index = int(steps.size());
+      steps.push_back(in);
+      return in.declared_index;
+    };
+    // Partials from each child into scratch.
+    std::vector<int> from_child;
+    for (size_t j = 0; j < kids.size(); ++j) {
+      from_child.push_back(add(std::nullopt, RankId(kids[j])));
+      for (int k = 0; k < chunks; ++k)
+        step(from_child.back(), OpType::Recv, in(k), {BufferKind::Scratch, int(j) * chunks + k},
+             std::nullopt, true);
+    }
+    // Reduce them into the buffer; the last reduction of chunk k publishes it.
+    std::vector<int> reduced(size_t(chunks), -1);
+    int reducer = -1;
+    if (!kids.empty()) {
+      reducer = add(std::nullopt, std::nullopt);
+      for (int k = 0; k < chunks; ++k)
+        for (size_t j = 0; j < kids.size(); ++j)
+          reduced[size_t(k)] =
+              step(reducer, OpType::Reduce, {BufferKind::Scratch, int(j) * chunks + k}, in(k),
+                   Dependency{TbId(from_child[j]), StepIndex(k)}, j + 1 == kids.size());
+    }
+    auto after_reduction = [&](int k) -> std::optional<Dependency> {
+      if (reducer < 0)
+        return std::nullopt;
+      return Dependency{TbId(reducer), StepIndex(reduced[size_t(k)])};
+    };
+    // Up to the parent and the result back from it.
+    int down_from_parent = -1;
+    if (parent[size_t(r)] >= 0) {
+      const RankId p(parent[size_t(r)]);
+      const int up = add(p, std::nullopt);
+      for (int k = 0; k < chunks; ++k)
+        step(up, OpType::Send, in(k), in(k), after_reduction(k), true);
+      down_from_parent = add(std::nullopt, p);
+      // The result overwrites the partial only after the partial has left.
+      for (int k = 0; k < chunks; ++k)
+        step(down_from_parent, OpType::Recv, in(k), in(k), Dependency{TbId(up), StepIndex(k)},
+             true);
+    }
+    // The result down to each child.
+    for (size_t j = 0; j < kids.size(); ++j) {
+      const int down = add(RankId(kids[j]), std::nullopt);
+      for (int k = 0; k < chunks; ++k)
+        step(down, OpType::Send, in(k), in(k),
+             down_from_parent >= 0
+                 ? std::optional<Dependency>(Dependency{TbId(down_from_parent), StepIndex(k)})
+                 : after_reduction(k),
+             false);
+    }
+    d.ranks.push_back(std::move(rp));
+  }
+  return Program::create(std::move(d));
+}
+
 double nccl_ring_time_us(CollectiveKind kind, double bytes, const NcclRingParameters &p) {
   // Base latency (Ring row) and per-hop hardware latency (NVLink / PCI rows), in LL, LL128,
   // Simple order in the reference tables; reordered here to Protocol's Simple, LL, LL128.

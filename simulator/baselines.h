@@ -24,6 +24,18 @@ std::optional<std::vector<RankId>> find_ring(const Topology &topology);
 Expected<Program> nccl_ring_program(CollectiveKind kind, const std::vector<RankId> &ring,
                                     int channels, Protocol protocol);
 
+/// A spanning tree of the topology over links present in both directions, found breadth first
+/// from `root`, as each rank's parent (-1 for the root); none when the topology has no such tree.
+std::optional<std::vector<int>> find_tree(const Topology &topology, RankId root);
+
+/// NCCL's tree Allreduce shape along `parent` (see find_tree): every rank reduces its children's
+/// partials into its buffer and passes the result up, the root's result comes back down; the
+/// buffer is cut into `pipeline_chunks` chunks that flow up and down one after another. Separate
+/// thread blocks receive from and send to each neighbour, with dependencies ordering every
+/// access, so the program is race free in strict mode. In place.
+Expected<Program> nccl_tree_allreduce_program(const std::vector<int> &parent, int pipeline_chunks,
+                                              Protocol protocol);
+
 /// NCCL 2.30's predicted time in microseconds for a ring collective on one node (reference
 /// cost-models 3.1): base latency + steps x per-hop latency + bytes / algorithm bandwidth, with
 /// bus bandwidth nChannels x per-channel bandwidth scaled by the protocol's factor.

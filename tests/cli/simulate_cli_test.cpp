@@ -20,6 +20,13 @@ TEST(SimulateCliTest, BaselineSweepWithCsv) {
   std::filesystem::remove(csv);
 }
 
+TEST(SimulateCliTest, TreeBaseline) {
+  CliRun run = run_cli("simulate --baseline nccl-tree -c allreduce -t dgx1 -s 1KiB");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("NCCL tree allreduce"), std::string::npos);
+  EXPECT_EQ(run_cli("simulate --baseline nccl-tree -c allgather -t dgx1").exit_code, 2);
+}
+
 TEST(SimulateCliTest, AlgorithmWithTraceOpensAsChromeTrace) {
   const auto trace = std::filesystem::temp_directory_path() / "syncoll-trace.json";
   CliRun run = run_cli("simulate examples/algorithms/ring4_allreduce.json -t ring -n 4 -s 4MiB "

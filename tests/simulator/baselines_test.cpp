@@ -51,6 +51,29 @@ TEST(BaselinesTest, EveryRingBaselineVerifies) {
       }
 }
 
+TEST(BaselinesTest, TreeAllreduceVerifiesAndBeatsTheRingForSmallMessages) {
+  for (const Topology &t : {dgx1(), *fully_connected(5), *ring(6), *hypercube(3)}) {
+    auto parent = find_tree(t, RankId(0));
+    ASSERT_TRUE(parent) << t.name();
+    for (int chunks : {1, 4}) {
+      auto p = nccl_tree_allreduce_program(*parent, chunks, Protocol::Simple);
+      ASSERT_TRUE(p) << p.error().to_string();
+      auto report = verifier::verify(*p, {});
+      EXPECT_TRUE(report.all_hold()) << t.name() << " x" << chunks << "\n" << report.to_text();
+    }
+  }
+  // On the DGX-1 the tree's depth (2) beats the ring's 14 hops at 1 KiB.
+  const Topology t = dgx1();
+  auto tree = nccl_tree_allreduce_program(*find_tree(t, RankId(0)), 1, Protocol::Simple);
+  auto ring_p = nccl_ring_program(CollectiveKind::Allreduce, *find_ring(t), 1, Protocol::Simple);
+  ProgramSimOptions o;
+  o.size_bytes = 1024;
+  auto tree_sim = simulate_program(*tree, t, o);
+  auto ring_sim = simulate_program(*ring_p, t, o);
+  ASSERT_TRUE(tree_sim && ring_sim);
+  EXPECT_LT(tree_sim->result.completion, ring_sim->result.completion);
+}
+
 TEST(BaselinesTest, NcclFormulaWorkedExamples) {
   // reference/cost-models.md 3.3: 8 GPUs, one node, AllReduce, Ring, latency part only.
   NcclRingParameters p;
