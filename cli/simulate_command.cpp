@@ -27,6 +27,7 @@ struct SimulateArgs {
   std::string protocol;
   std::string preset;
   std::string mode = "sync";
+  std::string switching = "cut-through";
   int channels = 1;
   std::string trace;
   std::string csv;
@@ -63,6 +64,11 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
   cmd->add_option("--mode", args->mode, "algorithms: sync (step-synchronous) or dataflow")
       ->check(CLI::IsMember({"sync", "dataflow"}))
       ->capture_default_str();
+  cmd->add_option("--switching", args->switching,
+                  "how transfers cross ranks on multi-hop routes: cut-through or "
+                  "store-and-forward")
+      ->check(CLI::IsMember({"cut-through", "store-and-forward"}))
+      ->capture_default_str();
   cmd->add_option("--channels", args->channels, "baseline channels")->check(CLI::Range(1, 32));
   cmd->add_option("--trace", args->trace, "write a Chrome-trace timeline (one size only)");
   cmd->add_option("--csv", args->csv, "write the sweep as CSV");
@@ -93,6 +99,8 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
     }
     simulator::CostModel model =
         args->preset == "nccl" ? simulator::nccl_preset() : simulator::CostModel{};
+    model.switching = args->switching == "store-and-forward" ? simulator::Switching::StoreAndForward
+                                                             : simulator::Switching::CutThrough;
 
     std::optional<Program> program;
     std::optional<Algorithm> algorithm;
@@ -179,11 +187,11 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
                                collective->kind() == CollectiveKind::Gather)
                                   ? std::max<int64_t>(1, size / collective->num_ranks())
                                   : size;
-        auto sim = simulator::simulate_algorithm(*algorithm, *topology, *collective, input,
-                                                 {args->mode == "dataflow"
-                                                      ? simulator::AlgorithmTiming::Dataflow
-                                                      : simulator::AlgorithmTiming::StepSynchronous,
-                                                  efficiency, !args->trace.empty()});
+        auto sim = simulator::simulate_algorithm(
+            *algorithm, *topology, *collective, input,
+            {args->mode == "dataflow" ? simulator::AlgorithmTiming::Dataflow
+                                      : simulator::AlgorithmTiming::StepSynchronous,
+             efficiency, !args->trace.empty(), model.switching});
         if (!sim)
           return bad(sim.error());
         rows.push_back({size, std::move(*sim), false});

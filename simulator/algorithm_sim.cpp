@@ -13,7 +13,7 @@ enum EventKind : uint32_t { kSendReady = 0, kArrival = 1 };
 struct FlatSend {
   Send send;
   int step = 0;
-  LinkId link;
+  const std::vector<LinkId> *route = nullptr;
 };
 
 // Busy intervals per rank, merged, to get its idle time.
@@ -50,9 +50,19 @@ std::vector<LinkReport> link_reports(const Topology &topology, const Network &ne
   return out;
 }
 
+// A send over its route; arrival -1 when the destination cannot be reached.
+TransferTimes send_over(Network &network, const Send &send, int64_t bytes, Picoseconds ready,
+                        Switching switching, int /*step*/) {
+  const std::vector<LinkId> &route = network.route(send.src, send.dst);
+  if (route.empty())
+    return {0, -1};
+  return route.size() == 1 ? network.reserve(route.front(), bytes, ready)
+                           : network.reserve_route(route, bytes, ready, switching);
+}
+
 // The step-synchronous engine; `trace` and `busy` are filled when given.
 Expected<SimulationResult> run_steps(const StepSource &source, const Topology &topology,
-                                     int64_t chunk_bytes, double efficiency,
+                                     int64_t chunk_bytes, double efficiency, Switching switching,
                                      std::vector<TraceSpan> *trace,
                                      std::vector<std::vector<TransferTimes>> *busy) {
   Network network(topology, efficiency);
@@ -65,17 +75,17 @@ Expected<SimulationResult> run_steps(const StepSource &source, const Topology &t
     if (queue.size() < sends.size())
       queue.reserve(sends.size());
     for (const Send &send : sends) {
-      auto link = topology.find_link(send.src, send.dst);
-      if (!link)
-        return fail({}, fmt::format("step {}: no link {}->{} for chunk {}", s + 1, send.src.value(),
-                                    send.dst.value(), send.chunk.value()));
-      const TransferTimes t = network.reserve(*link, chunk_bytes, step_start);
-      queue.push(t.arrival, kArrival, link->value());
+      const TransferTimes t = send_over(network, send, chunk_bytes, step_start, switching, s + 1);
+      if (t.arrival < 0)
+        return fail({}, fmt::format("step {}: rank {} cannot reach rank {} for chunk {}", s + 1,
+                                    send.src.value(), send.dst.value(), send.chunk.value()));
+      const LinkId link = network.route(send.src, send.dst).front();
+      queue.push(t.arrival, kArrival, uint32_t(link.value()));
       if (busy)
         (*busy)[send.src.index()].push_back(t);
       if (trace)
         trace->push_back({fmt::format("chunk {}", send.chunk.value()), send.src.value(),
-                          link->value(),
+                          link.value(),
                           fmt::format("link {}->{}", send.src.value(), send.dst.value()), t.start,
                           t.arrival - t.start});
     }
@@ -92,8 +102,9 @@ Expected<SimulationResult> run_steps(const StepSource &source, const Topology &t
 } // namespace
 
 Expected<SimulationResult> simulate_steps(const StepSource &source, const Topology &topology,
-                                          int64_t chunk_bytes, double efficiency) {
-  return run_steps(source, topology, chunk_bytes, efficiency, nullptr, nullptr);
+                                          int64_t chunk_bytes, double efficiency,
+                                          Switching switching) {
+  return run_steps(source, topology, chunk_bytes, efficiency, switching, nullptr, nullptr);
 }
 
 int64_t nccl_size(const CollectiveSpec &collective, int64_t input_bytes) {
@@ -119,21 +130,23 @@ Expected<SimulationResult> simulate_algorithm(const Algorithm &algorithm, const 
           send.src.value() >= topology.num_ranks() || send.dst.value() >= topology.num_ranks())
         return fail({}, fmt::format("step {}: send {}:{}->{} is out of range", s + 1,
                                     send.chunk.value(), send.src.value(), send.dst.value()));
-      auto link = topology.find_link(send.src, send.dst);
-      if (!link)
-        return fail({}, fmt::format("step {}: no link {}->{} for chunk {}", s + 1, send.src.value(),
-                                    send.dst.value(), send.chunk.value()));
-      sends.push_back({send, s, *link});
+      sends.push_back({send, s, nullptr});
     }
 
   Network network(topology, options.efficiency);
+  for (FlatSend &fs : sends) {
+    fs.route = &network.route(fs.send.src, fs.send.dst);
+    if (fs.route->empty())
+      return fail({}, fmt::format("step {}: rank {} cannot reach rank {} for chunk {}", fs.step + 1,
+                                  fs.send.src.value(), fs.send.dst.value(), fs.send.chunk.value()));
+  }
   SimulationResult result;
   std::vector<std::vector<TransferTimes>> busy(size_t(topology.num_ranks()));
   auto record = [&](const FlatSend &fs, TransferTimes t) {
     busy[fs.send.src.index()].push_back(t);
     if (options.trace)
       result.trace.push_back({fmt::format("chunk {}", fs.send.chunk.value()), fs.send.src.value(),
-                              fs.link.value(),
+                              fs.route->front().value(),
                               fmt::format("link {}->{}", fs.send.src.value(), fs.send.dst.value()),
                               t.start, t.arrival - t.start});
   };
@@ -152,7 +165,7 @@ Expected<SimulationResult> simulate_algorithm(const Algorithm &algorithm, const 
       const Algorithm &a_;
     };
     auto streamed = run_steps(AlgorithmSteps(algorithm), topology, chunk_bytes, options.efficiency,
-                              options.trace ? &result.trace : nullptr, &busy);
+                              options.switching, options.trace ? &result.trace : nullptr, &busy);
     if (!streamed)
       return tl::unexpected(streamed.error());
     result.completion = streamed->completion;
@@ -182,7 +195,8 @@ Expected<SimulationResult> simulate_algorithm(const Algorithm &algorithm, const 
     while (!queue.empty()) {
       const Event e = queue.pop();
       if (e.kind == kSendReady) {
-        times[e.target] = network.reserve(sends[e.target].link, chunk_bytes, e.time);
+        times[e.target] = send_over(network, sends[e.target].send, chunk_bytes, e.time,
+                                    options.switching, sends[e.target].step + 1);
         record(sends[e.target], times[e.target]);
         queue.push(times[e.target].arrival, kArrival, e.target);
       } else {

@@ -5,6 +5,7 @@
 #include "model/collective.h"
 #include "model/diagnostics.h"
 #include "model/topology.h"
+#include "simulator/network.h"
 #include "simulator/result.h"
 
 #include <cstdint>
@@ -23,11 +24,14 @@ struct AlgorithmSimOptions {
   AlgorithmTiming timing = AlgorithmTiming::StepSynchronous;
   double efficiency = 1.0; ///< protocol payload share
   bool trace = false;
+  /// Sends between ranks without a direct link follow a shortest route through other ranks.
+  Switching switching = Switching::CutThrough;
 };
 
 /// Simulates `algorithm` moving chunks of `size_bytes / collective.input_chunks()` bytes
-/// (`size_bytes` is one rank's input buffer). Sends over links the topology lacks, or of chunks
-/// and ranks the collective lacks, are errors: check the algorithm first.
+/// (`size_bytes` is one rank's input buffer). A send between ranks without a link is routed
+/// through other ranks; one to an unreachable rank, or of chunks and ranks the collective lacks,
+/// is an error.
 Expected<SimulationResult> simulate_algorithm(const Algorithm &algorithm, const Topology &topology,
                                               const CollectiveSpec &collective, int64_t size_bytes,
                                               const AlgorithmSimOptions &options);
@@ -39,7 +43,7 @@ class StepSource {
 public:
   virtual ~StepSource() = default;
   virtual int num_steps() const = 0;
-  /// Replaces `out` with the sends of `step`; each must use an existing link.
+  /// Replaces `out` with the sends of `step`.
   virtual void sends(int step, std::vector<Send> &out) const = 0;
 };
 
@@ -47,7 +51,8 @@ public:
 /// Every transfer's arrival is an event of the queue; links and relations are held as in
 /// Network. Fails on a send without a link.
 Expected<SimulationResult> simulate_steps(const StepSource &source, const Topology &topology,
-                                          int64_t chunk_bytes, double efficiency);
+                                          int64_t chunk_bytes, double efficiency,
+                                          Switching switching = Switching::CutThrough);
 
 /// The size nccl-tests reports for a collective whose rank input is `input_bytes`: the output
 /// for allgather and gather, the input otherwise.

@@ -4,6 +4,7 @@
 
 #include "model/program.h"
 #include "simulator/event_queue.h"
+#include "simulator/network.h"
 
 #include <array>
 #include <cstdint>
@@ -27,6 +28,8 @@ struct CostModel {
   double thread_block_gbps = 0;
   /// Memory bandwidth a reduction uses, reading two operands and writing one (0: free).
   double memory_gbps = 0;
+  /// How transfers cross intermediate ranks when two ranks have no direct link.
+  Switching switching = Switching::CutThrough;
   /// Start time of each rank (empty: all start at 0).
   std::vector<Picoseconds> start_skew;
 

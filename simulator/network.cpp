@@ -64,3 +64,52 @@ TransferTimes Network::reserve(LinkId link, int64_t bytes, Picoseconds ready) {
 }
 
 } // namespace syncoll::simulator
+
+namespace syncoll::simulator {
+
+TransferTimes Network::reserve_route(const std::vector<LinkId> &route, int64_t bytes,
+                                     Picoseconds ready, Switching switching) {
+  SYNCOLL_INVARIANT(!route.empty(), "transfer over an empty route");
+  TransferTimes first = reserve(route.front(), bytes, ready);
+  TransferTimes last = first;
+  for (size_t i = 1; i < route.size(); ++i) {
+    // The previous hop's first bytes reach the switch after its latency; all of them after its
+    // latency plus serialization.
+    const Picoseconds previous_alpha = alpha_ps_[route[i - 1].index()];
+    const Picoseconds forward =
+        switching == Switching::CutThrough ? last.start + previous_alpha : last.arrival;
+    last = reserve(route[i], bytes, forward);
+  }
+  return {first.start, last.arrival};
+}
+
+const std::vector<LinkId> &Network::route(RankId src, RankId dst) {
+  auto key = std::make_pair(src.value(), dst.value());
+  if (auto it = routes_.find(key); it != routes_.end())
+    return it->second;
+  std::vector<LinkId> path;
+  if (auto direct = topology_.find_link(src, dst)) {
+    path.push_back(*direct);
+  } else {
+    const size_t n = size_t(topology_.num_ranks());
+    std::vector<int> via(n, -1); // the link that first reached each rank
+    std::vector<int> queue{src.value()};
+    std::vector<bool> seen(n, false);
+    seen[src.index()] = true;
+    for (size_t i = 0; i < queue.size() && !seen[dst.index()]; ++i)
+      for (LinkId id : topology_.out_links(RankId(queue[i]))) {
+        const RankId to = topology_.link(id).dst;
+        if (!seen[to.index()]) {
+          seen[to.index()] = true;
+          via[to.index()] = id.value();
+          queue.push_back(to.value());
+        }
+      }
+    if (seen[dst.index()])
+      for (RankId at = dst; at != src; at = topology_.link(LinkId(via[at.index()])).src)
+        path.insert(path.begin(), LinkId(via[at.index()]));
+  }
+  return routes_.emplace(key, std::move(path)).first->second;
+}
+
+} // namespace syncoll::simulator

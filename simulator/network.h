@@ -10,6 +10,7 @@
 #include "simulator/event_queue.h"
 
 #include <cstdint>
+#include <map>
 #include <vector>
 
 namespace syncoll::simulator {
@@ -17,6 +18,12 @@ namespace syncoll::simulator {
 struct TransferTimes {
   Picoseconds start = 0;
   Picoseconds arrival = 0;
+};
+
+/// How a transfer crosses an intermediate rank on a multi-hop route.
+enum class Switching {
+  CutThrough,      ///< forwarding starts after the first bytes: latencies add, serialization once
+  StoreAndForward, ///< forwarding starts when the whole message is in: serialization per hop
 };
 
 struct LinkUsage {
@@ -31,6 +38,14 @@ public:
 
   /// Reserves link `link` for `bytes`, no earlier than `ready`.
   TransferTimes reserve(LinkId link, int64_t bytes, Picoseconds ready);
+  /// Reserves every link of a route in turn; each hop starts when the previous hop has
+  /// delivered enough (its latency under cut-through, latency and serialization under
+  /// store-and-forward) and its own link is free.
+  TransferTimes reserve_route(const std::vector<LinkId> &route, int64_t bytes, Picoseconds ready,
+                              Switching switching);
+  /// The links of a shortest route from src to dst (breadth first, lowest rank ids first), the
+  /// direct link when there is one; empty when dst cannot be reached. Cached per pair.
+  const std::vector<LinkId> &route(RankId src, RankId dst);
 
   const std::vector<LinkUsage> &usage() const { return usage_; }
   const Topology &topology() const { return topology_; }
@@ -48,6 +63,7 @@ private:
   std::vector<Picoseconds> alpha_ps_;
   // The last (bytes, time) serialized per link: schedules move one chunk size over and over.
   std::vector<std::pair<int64_t, Picoseconds>> serialization_memo_;
+  std::map<std::pair<int, int>, std::vector<LinkId>> routes_;
 };
 
 /// ps to move `bytes` at `bytes_per_ns`, rounded to the nearest picosecond.

@@ -28,10 +28,10 @@ struct Message {
 };
 
 struct Fifo {
-  LinkId link;
-  std::deque<Message> messages; ///< in flight or arrived, not yet popped
-  int pusher = -1;              ///< thread block blocked pushing (global index), -1 none
-  int popper = -1;              ///< thread block blocked popping
+  const std::vector<LinkId> *route = nullptr; ///< the link, or a route through other ranks
+  std::deque<Message> messages;               ///< in flight or arrived, not yet popped
+  int pusher = -1; ///< thread block blocked pushing (global index), -1 none
+  int popper = -1; ///< thread block blocked popping
 };
 
 enum EventKind : uint32_t { kWake = 0 };
@@ -140,13 +140,13 @@ private:
       auto [it, inserted] =
           fifo_index.emplace(std::make_tuple(s.value(), r.value(), c.value()), int(fifos_.size()));
       if (inserted) {
-        auto link = t_.find_link(s, r);
-        if (!link)
+        const std::vector<LinkId> &route = network_.route(s, r);
+        if (route.empty())
           return fail({}, fmt::format("rank {} sends to rank {} on channel {}, but topology '{}' "
-                                      "has no link {}->{}",
+                                      "has no route {}->{}",
                                       s.value(), r.value(), c.value(), t_.name(), s.value(),
                                       r.value()));
-        fifos_.push_back({*link, {}, -1, -1});
+        fifos_.push_back({&route, {}, -1, -1});
       }
       return it->second;
     };
@@ -282,12 +282,15 @@ private:
                            in.op == OpType::RecvReduceCopySend;
       end = now + std::max(copy_time(bytes), reduces ? reduce_time(bytes) : 0);
       if (out_fifo) {
-        TransferTimes t = network_.reserve(out_fifo->link, bytes, now);
-        const Picoseconds hold = std::max(t.start + network_.serialization(out_fifo->link, bytes),
-                                          t.start + copy_time(bytes));
-        const Picoseconds arrival =
-            t.arrival + o_.model.message_latency[CostModel::index(proto_)] +
-            (hold - t.start - network_.serialization(out_fifo->link, bytes));
+        const std::vector<LinkId> &route = *out_fifo->route;
+        const TransferTimes t = route.size() == 1
+                                    ? network_.reserve(route.front(), bytes, now)
+                                    : network_.reserve_route(route, bytes, now, o_.model.switching);
+        // A thread block slower than the link stretches the transfer by the difference.
+        const Picoseconds serial = network_.serialization(route.front(), bytes);
+        const Picoseconds hold = t.start + std::max(serial, copy_time(bytes));
+        const Picoseconds arrival = t.arrival + o_.model.message_latency[CostModel::index(proto_)] +
+                                    (hold - t.start - serial);
         out_fifo->messages.push_back({arrival, std::move(sent)});
         end = std::max(end, hold);
         if (out_fifo->popper >= 0)
@@ -295,9 +298,9 @@ private:
         if (o_.trace)
           trace_.push_back(
               {fmt::format("{} it{} step{}", op_type_name(in.op), tb.iteration, tb.step),
-               tb.rank.value(), 1000 + out_fifo->link.value(),
-               fmt::format("link {}->{}", t_.link(out_fifo->link).src.value(),
-                           t_.link(out_fifo->link).dst.value()),
+               tb.rank.value(), 1000 + route.front().value(),
+               fmt::format("link {}->{}", t_.link(route.front()).src.value(),
+                           t_.link(route.front()).dst.value()),
                t.start, arrival - t.start});
       }
     }

@@ -165,12 +165,38 @@ TEST(AlgorithmSimTest, RelationsSerializeSwitchPorts) {
   EXPECT_EQ(hub->completion, 500'000 + 2 * 1'000'000);
 }
 
-TEST(AlgorithmSimTest, MissingLinkIsAnError) {
-  auto bc = make_collective(CollectiveKind::Broadcast, 4, 1, 0);
-  Algorithm a{"bad", {}, {{1, {{ChunkId(0), RankId(0), RankId(3)}}}}};
-  auto r = simulate_algorithm(a, *line(4), *bc, 1024, {});
+TEST(AlgorithmSimTest, UnreachableRankIsAnError) {
+  // Two ranks linked one way only: rank 1 cannot reach rank 0.
+  TopologyDraft d{"oneway", 2, {{RankId(0), RankId(1), 1, {500}, {50}}}, {}, {}};
+  auto bc = make_collective(CollectiveKind::Broadcast, 2, 1, 1);
+  Algorithm a{"back", {}, {{1, {{ChunkId(0), RankId(1), RankId(0)}}}}};
+  auto r = simulate_algorithm(a, *Topology::create(d), *bc, 1024, {});
   ASSERT_FALSE(r);
-  EXPECT_NE(r.error().to_string().find("no link 0->3"), std::string::npos);
+  EXPECT_NE(r.error().to_string().find("rank 1 cannot reach rank 0"), std::string::npos);
+}
+
+TEST(AlgorithmSimTest, TwoHopsThroughASwitchCostOneLatencyOrOneSerialization) {
+  // star(3): 1 -> 0 is one hop, 1 -> 2 goes through rank 0. 500 ns links of 50 GB/s; 1 MB
+  // serializes in 20,000 ns.
+  const Topology t = *star(3);
+  auto bc = make_collective(CollectiveKind::Broadcast, 3, 1, 1);
+  Algorithm one{"1hop", {}, {{1, {{ChunkId(0), RankId(1), RankId(0)}}}}};
+  Algorithm two{"2hop", {}, {{1, {{ChunkId(0), RankId(1), RankId(2)}}}}};
+  const int64_t mb = 1'000'000;
+  const Picoseconds alpha = 500'000, serialization = 20'000'000;
+  for (auto timing : {AlgorithmTiming::StepSynchronous, AlgorithmTiming::Dataflow}) {
+    AlgorithmSimOptions cut{timing, 1.0, false, Switching::CutThrough};
+    AlgorithmSimOptions store{timing, 1.0, false, Switching::StoreAndForward};
+    auto one_hop = simulate_algorithm(one, t, *bc, mb, cut);
+    auto two_cut = simulate_algorithm(two, t, *bc, mb, cut);
+    auto two_store = simulate_algorithm(two, t, *bc, mb, store);
+    ASSERT_TRUE(one_hop && two_cut && two_store);
+    EXPECT_EQ(one_hop->completion, alpha + serialization);
+    EXPECT_EQ(two_cut->completion - one_hop->completion, alpha);
+    EXPECT_EQ(two_store->completion - one_hop->completion, alpha + serialization);
+    // Both links of the route carried the chunk.
+    EXPECT_EQ(two_cut->total_link_bytes(), 2 * mb);
+  }
 }
 
 } // namespace
