@@ -13,7 +13,7 @@ enum EventKind : uint32_t { kSendReady = 0, kArrival = 1 };
 struct FlatSend {
   Send send;
   int step = 0;
-  const std::vector<LinkId> *route = nullptr;
+  std::span<const LinkId> route;
 };
 
 // Busy intervals per rank, merged, to get its idle time.
@@ -50,10 +50,9 @@ std::vector<LinkReport> link_reports(const Topology &topology, const Network &ne
   return out;
 }
 
-// A send over its route; arrival -1 when the destination cannot be reached.
-TransferTimes send_over(Network &network, const Send &send, int64_t bytes, Picoseconds ready,
-                        Switching switching, int /*step*/) {
-  const std::vector<LinkId> &route = network.route(send.src, send.dst);
+// A send over a route; arrival -1 when the destination cannot be reached (an empty route).
+TransferTimes send_over(Network &network, std::span<const LinkId> route, int64_t bytes,
+                        Picoseconds ready, Switching switching) {
   if (route.empty())
     return {0, -1};
   return route.size() == 1 ? network.reserve(route.front(), bytes, ready)
@@ -75,11 +74,12 @@ Expected<SimulationResult> run_steps(const StepSource &source, const Topology &t
     if (queue.size() < sends.size())
       queue.reserve(sends.size());
     for (const Send &send : sends) {
-      const TransferTimes t = send_over(network, send, chunk_bytes, step_start, switching, s + 1);
+      const std::span<const LinkId> route = network.route(send.src, send.dst);
+      const TransferTimes t = send_over(network, route, chunk_bytes, step_start, switching);
       if (t.arrival < 0)
         return fail({}, fmt::format("step {}: rank {} cannot reach rank {} for chunk {}", s + 1,
                                     send.src.value(), send.dst.value(), send.chunk.value()));
-      const LinkId link = network.route(send.src, send.dst).front();
+      const LinkId link = route.front();
       queue.push(t.arrival, kArrival, uint32_t(link.value()));
       if (busy)
         (*busy)[send.src.index()].push_back(t);
@@ -130,13 +130,13 @@ Expected<SimulationResult> simulate_algorithm(const Algorithm &algorithm, const 
           send.src.value() >= topology.num_ranks() || send.dst.value() >= topology.num_ranks())
         return fail({}, fmt::format("step {}: send {}:{}->{} is out of range", s + 1,
                                     send.chunk.value(), send.src.value(), send.dst.value()));
-      sends.push_back({send, s, nullptr});
+      sends.push_back({send, s, {}});
     }
 
   Network network(topology, options.efficiency);
   for (FlatSend &fs : sends) {
-    fs.route = &network.route(fs.send.src, fs.send.dst);
-    if (fs.route->empty())
+    fs.route = network.route(fs.send.src, fs.send.dst);
+    if (fs.route.empty())
       return fail({}, fmt::format("step {}: rank {} cannot reach rank {} for chunk {}", fs.step + 1,
                                   fs.send.src.value(), fs.send.dst.value(), fs.send.chunk.value()));
   }
@@ -146,7 +146,7 @@ Expected<SimulationResult> simulate_algorithm(const Algorithm &algorithm, const 
     busy[fs.send.src.index()].push_back(t);
     if (options.trace)
       result.trace.push_back({fmt::format("chunk {}", fs.send.chunk.value()), fs.send.src.value(),
-                              fs.route->front().value(),
+                              fs.route.front().value(),
                               fmt::format("link {}->{}", fs.send.src.value(), fs.send.dst.value()),
                               t.start, t.arrival - t.start});
   };
@@ -195,8 +195,8 @@ Expected<SimulationResult> simulate_algorithm(const Algorithm &algorithm, const 
     while (!queue.empty()) {
       const Event e = queue.pop();
       if (e.kind == kSendReady) {
-        times[e.target] = send_over(network, sends[e.target].send, chunk_bytes, e.time,
-                                    options.switching, sends[e.target].step + 1);
+        times[e.target] =
+            send_over(network, sends[e.target].route, chunk_bytes, e.time, options.switching);
         record(sends[e.target], times[e.target]);
         queue.push(times[e.target].arrival, kArrival, e.target);
       } else {

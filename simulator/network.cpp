@@ -19,9 +19,9 @@ Picoseconds to_ps(Nanoseconds ns) {
 Network::Network(const Topology &topology, double efficiency)
     : topology_(topology), efficiency_(efficiency) {
   SYNCOLL_INVARIANT(efficiency > 0 && efficiency <= 1, "protocol efficiency out of (0, 1]");
-  link_free_.assign(topology.links().size(), 0);
-  usage_.assign(topology.links().size(), {});
-  relations_of_link_.resize(topology.links().size());
+  const size_t n = topology.links().size();
+  usage_.assign(n, {});
+  std::vector<std::vector<int32_t>> relations_of_link(n);
   for (size_t r = 0; r < topology.relations().size(); ++r) {
     const BandwidthRelation &rel = topology.relations()[r];
     // A relation's capacity counts chunks per round; its byte rate is that many of the slowest
@@ -30,44 +30,55 @@ Network::Network(const Topology &topology, double efficiency)
     for (LinkId id : rel.links) {
       const Link &l = topology.link(id);
       unit = std::min(unit, l.bandwidth.value / l.capacity);
-      relations_of_link_[id.index()].push_back(static_cast<int>(r));
+      relations_of_link[id.index()].push_back(static_cast<int32_t>(r));
     }
     relation_bytes_per_ns_.push_back(unit * rel.capacity);
   }
   relation_free_.assign(topology.relations().size(), 0);
-  for (const Link &l : topology.links())
-    alpha_ps_.push_back(to_ps(l.alpha));
-  serialization_memo_.assign(topology.links().size(), {-1, 0});
+  for (size_t l = 0; l < n; ++l) {
+    LinkState state;
+    state.alpha = to_ps(topology.links()[l].alpha);
+    state.relations_begin = static_cast<int32_t>(relation_ids_.size());
+    relation_ids_.insert(relation_ids_.end(), relations_of_link[l].begin(),
+                         relations_of_link[l].end());
+    state.relations_end = static_cast<int32_t>(relation_ids_.size());
+    links_.push_back(state);
+    every_link_.push_back(LinkId(static_cast<int32_t>(l)));
+  }
 }
 
 Picoseconds Network::serialization(LinkId link, int64_t bytes) const {
-  const auto &memo = serialization_memo_[link.index()];
-  if (memo.first == bytes)
-    return memo.second;
+  const LinkState &s = links_[link.index()];
+  if (s.memo_bytes == bytes)
+    return s.memo_time;
   return transfer_ps(bytes, topology_.link(link).bandwidth.value * efficiency_);
 }
 
 TransferTimes Network::reserve(LinkId link, int64_t bytes, Picoseconds ready) {
-  Picoseconds start = std::max(ready, link_free_[link.index()]);
-  const auto &relations = relations_of_link_[link.index()];
-  for (int r : relations)
-    start = std::max(start, relation_free_[size_t(r)]);
-  const Picoseconds hold = serialization(link, bytes);
-  serialization_memo_[link.index()] = {bytes, hold};
-  link_free_[link.index()] = start + hold;
-  for (int r : relations)
-    relation_free_[size_t(r)] =
-        start + transfer_ps(bytes, relation_bytes_per_ns_[size_t(r)] * efficiency_);
+  LinkState &s = links_[link.index()];
+  Picoseconds start = std::max(ready, s.free_at);
+  for (int32_t i = s.relations_begin; i < s.relations_end; ++i)
+    start = std::max(start, relation_free_[size_t(relation_ids_[size_t(i)])]);
+  if (s.memo_bytes != bytes) {
+    s.memo_time = transfer_ps(bytes, topology_.link(link).bandwidth.value * efficiency_);
+    s.memo_bytes = bytes;
+  }
+  const Picoseconds hold = s.memo_time;
+  s.free_at = start + hold;
+  for (int32_t i = s.relations_begin; i < s.relations_end; ++i) {
+    const size_t r = size_t(relation_ids_[size_t(i)]);
+    relation_free_[r] = start + transfer_ps(bytes, relation_bytes_per_ns_[r] * efficiency_);
+  }
   usage_[link.index()].bytes += bytes;
   usage_[link.index()].busy += hold;
-  return {start, start + alpha_ps_[link.index()] + hold};
+  return {start, start + s.alpha + hold};
 }
 
 } // namespace syncoll::simulator
 
 namespace syncoll::simulator {
 
-TransferTimes Network::reserve_route(const std::vector<LinkId> &route, int64_t bytes,
+TransferTimes Network::reserve_route(std::span<const LinkId> route, int64_t bytes,
                                      Picoseconds ready, Switching switching) {
   SYNCOLL_INVARIANT(!route.empty(), "transfer over an empty route");
   TransferTimes first = reserve(route.front(), bytes, ready);
@@ -75,7 +86,7 @@ TransferTimes Network::reserve_route(const std::vector<LinkId> &route, int64_t b
   for (size_t i = 1; i < route.size(); ++i) {
     // The previous hop's first bytes reach the switch after its latency; all of them after its
     // latency plus serialization.
-    const Picoseconds previous_alpha = alpha_ps_[route[i - 1].index()];
+    const Picoseconds previous_alpha = links_[route[i - 1].index()].alpha;
     const Picoseconds forward =
         switching == Switching::CutThrough ? last.start + previous_alpha : last.arrival;
     last = reserve(route[i], bytes, forward);
@@ -83,14 +94,14 @@ TransferTimes Network::reserve_route(const std::vector<LinkId> &route, int64_t b
   return {first.start, last.arrival};
 }
 
-const std::vector<LinkId> &Network::route(RankId src, RankId dst) {
+std::span<const LinkId> Network::route(RankId src, RankId dst) {
+  if (auto direct = topology_.find_link(src, dst))
+    return {&every_link_[direct->index()], 1};
   auto key = std::make_pair(src.value(), dst.value());
   if (auto it = routes_.find(key); it != routes_.end())
     return it->second;
   std::vector<LinkId> path;
-  if (auto direct = topology_.find_link(src, dst)) {
-    path.push_back(*direct);
-  } else {
+  {
     const size_t n = size_t(topology_.num_ranks());
     std::vector<int> via(n, -1); // the link that first reached each rank
     std::vector<int> queue{src.value()};

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <vector>
 
 namespace syncoll::simulator {
@@ -41,11 +42,11 @@ public:
   /// Reserves every link of a route in turn; each hop starts when the previous hop has
   /// delivered enough (its latency under cut-through, latency and serialization under
   /// store-and-forward) and its own link is free.
-  TransferTimes reserve_route(const std::vector<LinkId> &route, int64_t bytes, Picoseconds ready,
+  TransferTimes reserve_route(std::span<const LinkId> route, int64_t bytes, Picoseconds ready,
                               Switching switching);
   /// The links of a shortest route from src to dst (breadth first, lowest rank ids first), the
   /// direct link when there is one; empty when dst cannot be reached. Cached per pair.
-  const std::vector<LinkId> &route(RankId src, RankId dst);
+  std::span<const LinkId> route(RankId src, RankId dst);
 
   const std::vector<LinkUsage> &usage() const { return usage_; }
   const Topology &topology() const { return topology_; }
@@ -53,17 +54,25 @@ public:
   Picoseconds serialization(LinkId link, int64_t bytes) const;
 
 private:
+  // Everything a transfer reads or writes about its link, in one cache line.
+  struct LinkState {
+    Picoseconds free_at = 0;
+    Picoseconds alpha = 0;
+    int64_t memo_bytes = -1; ///< the last size serialized, and its time: schedules repeat it
+    Picoseconds memo_time = 0;
+    int32_t relations_begin = 0; ///< into relation_ids_
+    int32_t relations_end = 0;
+  };
+
   const Topology &topology_;
   double efficiency_;
-  std::vector<Picoseconds> link_free_;
+  std::vector<LinkState> links_;
+  std::vector<int32_t> relation_ids_; ///< relations of each link, contiguous
   std::vector<Picoseconds> relation_free_;
   std::vector<double> relation_bytes_per_ns_;
-  std::vector<std::vector<int>> relations_of_link_;
   std::vector<LinkUsage> usage_;
-  std::vector<Picoseconds> alpha_ps_;
-  // The last (bytes, time) serialized per link: schedules move one chunk size over and over.
-  std::vector<std::pair<int64_t, Picoseconds>> serialization_memo_;
-  std::map<std::pair<int, int>, std::vector<LinkId>> routes_;
+  std::vector<LinkId> every_link_; ///< link i at index i: one-link routes are spans of it
+  std::map<std::pair<int, int>, std::vector<LinkId>> routes_; ///< multi-hop routes, by ends
 };
 
 /// ps to move `bytes` at `bytes_per_ns`, rounded to the nearest picosecond.

@@ -28,10 +28,10 @@ struct Message {
 };
 
 struct Fifo {
-  const std::vector<LinkId> *route = nullptr; ///< the link, or a route through other ranks
-  std::deque<Message> messages;               ///< in flight or arrived, not yet popped
-  int pusher = -1; ///< thread block blocked pushing (global index), -1 none
-  int popper = -1; ///< thread block blocked popping
+  std::span<const LinkId> route; ///< the link, or a route through other ranks
+  std::deque<Message> messages;  ///< in flight or arrived, not yet popped
+  int pusher = -1;               ///< thread block blocked pushing (global index), -1 none
+  int popper = -1;               ///< thread block blocked popping
 };
 
 enum EventKind : uint32_t { kWake = 0 };
@@ -140,13 +140,13 @@ private:
       auto [it, inserted] =
           fifo_index.emplace(std::make_tuple(s.value(), r.value(), c.value()), int(fifos_.size()));
       if (inserted) {
-        const std::vector<LinkId> &route = network_.route(s, r);
+        const std::span<const LinkId> route = network_.route(s, r);
         if (route.empty())
           return fail({}, fmt::format("rank {} sends to rank {} on channel {}, but topology '{}' "
                                       "has no route {}->{}",
                                       s.value(), r.value(), c.value(), t_.name(), s.value(),
                                       r.value()));
-        fifos_.push_back({&route, {}, -1, -1});
+        fifos_.push_back({route, {}, -1, -1});
       }
       return it->second;
     };
@@ -282,7 +282,7 @@ private:
                            in.op == OpType::RecvReduceCopySend;
       end = now + std::max(copy_time(bytes), reduces ? reduce_time(bytes) : 0);
       if (out_fifo) {
-        const std::vector<LinkId> &route = *out_fifo->route;
+        const std::span<const LinkId> route = out_fifo->route;
         const TransferTimes t = route.size() == 1
                                     ? network_.reserve(route.front(), bytes, now)
                                     : network_.reserve_route(route, bytes, now, o_.model.switching);
