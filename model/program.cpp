@@ -38,6 +38,28 @@ bool parser_checks_dst(OpType op) {
 
 } // namespace
 
+ThreadBlockBuilder::ThreadBlockBuilder(TbId id, std::optional<RankId> send_peer,
+                                       std::optional<RankId> recv_peer, ChannelId channel) {
+  tb_.id = id;
+  tb_.send_peer = send_peer;
+  tb_.recv_peer = recv_peer;
+  tb_.channel = channel;
+}
+
+int ThreadBlockBuilder::step(OpType op, BufferRef src, BufferRef dst, int count,
+                             std::optional<Dependency> dependency, bool has_dep) {
+  Instruction in;
+  in.op = op;
+  in.src = src;
+  in.dst = dst;
+  in.count = count;
+  in.dependency = dependency;
+  in.has_dep = has_dep;
+  in.declared_index = static_cast<int>(tb_.steps.size());
+  tb_.steps.push_back(in);
+  return in.declared_index;
+}
+
 std::string_view protocol_name(Protocol p) {
   switch (p) {
   case Protocol::Simple:

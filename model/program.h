@@ -131,6 +131,22 @@ private:
   ProgramDraft d_;
 };
 
+/// Builds a thread block step by step, numbering every step's `s` by its position, as the runtime
+/// requires (for lowering, baselines and tests).
+class ThreadBlockBuilder {
+public:
+  ThreadBlockBuilder(TbId id, std::optional<RankId> send_peer, std::optional<RankId> recv_peer,
+                     ChannelId channel);
+  /// Appends a step and returns its position.
+  int step(OpType op, BufferRef src, BufferRef dst, int count = 1,
+           std::optional<Dependency> dependency = std::nullopt, bool has_dep = false);
+  const ThreadBlock &get() const { return tb_; }
+  ThreadBlock take() { return std::move(tb_); }
+
+private:
+  ThreadBlock tb_;
+};
+
 std::string_view protocol_name(Protocol p);
 std::optional<Protocol> parse_protocol(std::string_view name);
 /// MSCCL-IR spelling of a step type ("s", "rrcs", ...).

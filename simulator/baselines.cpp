@@ -8,25 +8,6 @@
 namespace syncoll::simulator {
 namespace {
 
-struct TbBuilder {
-  ThreadBlock tb;
-  TbBuilder(int id, RankId send, RankId recv, int chan) {
-    tb.id = TbId(id);
-    tb.send_peer = send;
-    tb.recv_peer = recv;
-    tb.channel = ChannelId(chan);
-  }
-  void step(OpType op, BufferRef src, BufferRef dst) {
-    Instruction in;
-    in.op = op;
-    in.src = src;
-    in.dst = dst;
-    in.count = 1;
-    in.declared_index = static_cast<int>(tb.steps.size());
-    tb.steps.push_back(in);
-  }
-};
-
 BufferRef in(int k) {
   return {BufferKind::Input, k};
 }
@@ -128,7 +109,11 @@ Expected<Program> nccl_ring_program(CollectiveKind kind, const std::vector<RankI
     RankProgram rp;
     rp.rank = RankId(r);
     for (int ch = 0; ch < channels; ++ch) {
-      TbBuilder b(ch, rank_at(p + 1), rank_at(p - 1), ch);
+      // A broadcast's last rank sends nowhere and its root receives from nobody.
+      const bool last = kind == CollectiveKind::Broadcast && p == n - 1;
+      const bool first = kind == CollectiveKind::Broadcast && p == 0;
+      ThreadBlockBuilder b(TbId(ch), last ? std::nullopt : std::optional(rank_at(p + 1)),
+                           first ? std::nullopt : std::optional(rank_at(p - 1)), ChannelId(ch));
       switch (kind) {
       case CollectiveKind::Allreduce: {
         rp.input_chunks = rp.output_chunks = n * channels;
@@ -175,16 +160,12 @@ Expected<Program> nccl_ring_program(CollectiveKind kind, const std::vector<RankI
         } else {
           b.step(OpType::Recv, out(ch), out(ch));
         }
-        if (p == n - 1)
-          b.tb.send_peer.reset();
-        if (p == 0)
-          b.tb.recv_peer.reset();
         break;
       }
       default:
         SYNCOLL_UNREACHABLE("handled above");
       }
-      rp.thread_blocks.push_back(std::move(b.tb));
+      rp.thread_blocks.push_back(b.take());
     }
     d.ranks.push_back(std::move(rp));
   }
@@ -232,29 +213,13 @@ Expected<Program> nccl_tree_allreduce_program(const std::vector<int> &parent, in
   for (int r = 0; r < n; ++r) {
     const auto &kids = children[size_t(r)];
     RankProgram rp{RankId(r), chunks, chunks, int(kids.size()) * chunks, {}};
+    std::vector<ThreadBlockBuilder> tbs;
     auto add = [&](std::optional<RankId> send, std::optional<RankId> recv) {
-      ThreadBlock tb;
-      tb.id = TbId(int(rp.thread_blocks.size()));
-      tb.send_peer = send;
-      tb.recv_peer = recv;
-      tb.channel = ChannelId(0);
-      rp.thread_blocks.push_back(tb);
-      return int(rp.thread_blocks.size()) - 1;
+      tbs.emplace_back(TbId(int(tbs.size())), send, recv, ChannelId(0));
+      return int(tbs.size()) - 1;
     };
     auto step = [&](int tb, OpType op, BufferRef src, BufferRef dst, std::optional<Dependency> dep,
-                    bool has_dep) {
-      Instruction in;
-      in.op = op;
-      in.src = src;
-      in.dst = dst;
-      in.count = 1;
-      in.dependency = dep;
-      in.has_dep = has_dep;
-      auto &steps = rp.thread_blocks[size_t(tb)].steps;
-      in.declared_index = int(steps.size());
-      steps.push_back(in);
-      return in.declared_index;
-    };
+                    bool has_dep) { return tbs[size_t(tb)].step(op, src, dst, 1, dep, has_dep); };
     // Partials from each child into scratch.
     std::vector<int> from_child;
     for (size_t j = 0; j < kids.size(); ++j) {
@@ -302,6 +267,8 @@ Expected<Program> nccl_tree_allreduce_program(const std::vector<int> &parent, in
                  : after_reduction(k),
              false);
     }
+    for (ThreadBlockBuilder &b : tbs)
+      rp.thread_blocks.push_back(b.take());
     d.ranks.push_back(std::move(rp));
   }
   return Program::create(std::move(d));

@@ -7,30 +7,11 @@ namespace syncoll::testing {
 namespace {
 
 // Appends steps to a thread block with the position as `s`.
-struct TbBuilder {
-  ThreadBlock tb;
-  TbBuilder(int id, int send, int recv, int chan) {
-    tb.id = TbId(id);
-    if (send >= 0)
-      tb.send_peer = RankId(send);
-    if (recv >= 0)
-      tb.recv_peer = RankId(recv);
-    tb.channel = ChannelId(chan);
-  }
-  int step(OpType op, BufferRef src, BufferRef dst, int count = 1,
-           std::optional<Dependency> dep = std::nullopt, bool has_dep = false) {
-    Instruction in;
-    in.op = op;
-    in.src = src;
-    in.dst = dst;
-    in.count = count;
-    in.dependency = dep;
-    in.has_dep = has_dep;
-    in.declared_index = static_cast<int>(tb.steps.size());
-    tb.steps.push_back(in);
-    return in.declared_index;
-  }
-};
+// A thread block with peers given as rank numbers, -1 for none.
+ThreadBlockBuilder tb_builder(int id, int send, int recv, int chan) {
+  auto peer = [](int r) { return r >= 0 ? std::optional<RankId>(RankId(r)) : std::nullopt; };
+  return ThreadBlockBuilder(TbId(id), peer(send), peer(recv), ChannelId(chan));
+}
 
 BufferRef in(int k) {
   return {BufferKind::Input, k};
@@ -93,18 +74,18 @@ Program allpairs_allreduce_program(int n) {
         peers.push_back(p);
     for (size_t t = 0; t < peers.size(); ++t) {
       const int p = peers[t];
-      TbBuilder b(int(t), p, p, 0);
+      ThreadBlockBuilder b = tb_builder(int(t), p, p, 0);
       b.step(OpType::Send, in(p), in(p));                   // my contribution to chunk p
       b.step(OpType::Recv, in(r), scratch(p), 1, {}, true); // p's contribution to chunk r
       b.step(OpType::Send, in(r), in(r), 1, Dependency{TbId(reducer), StepIndex(n - 2)});
       b.step(OpType::Recv, in(p), in(p)); // the reduced chunk p
-      rp.thread_blocks.push_back(std::move(b.tb));
+      rp.thread_blocks.push_back(b.take());
     }
-    TbBuilder red(reducer, -1, -1, 0);
+    ThreadBlockBuilder red = tb_builder(reducer, -1, -1, 0);
     for (size_t t = 0; t < peers.size(); ++t)
       red.step(OpType::Reduce, scratch(peers[t]), in(r), 1, Dependency{TbId(int(t)), StepIndex(1)},
                t + 1 == peers.size());
-    rp.thread_blocks.push_back(std::move(red.tb));
+    rp.thread_blocks.push_back(red.take());
     d.ranks.push_back(std::move(rp));
   }
   return finish(std::move(d));
@@ -123,7 +104,7 @@ Program recursive_doubling_allgather_program(int n) {
     for (int k = 0; k < rounds; ++k) {
       const int partner = r ^ (1 << k), size = 1 << k;
       const int base = r & ~(size - 1), partner_base = partner & ~(size - 1);
-      TbBuilder b(k, partner, partner, 0);
+      ThreadBlockBuilder b = tb_builder(k, partner, partner, 0);
       // The round's first step waits for all of the previous round: its receive wrote half of
       // the block this round sends.
       std::optional<Dependency> after_previous;
@@ -141,7 +122,7 @@ Program recursive_doubling_allgather_program(int n) {
         b.step(OpType::Recv, out(partner_base), out(partner_base), size, after_previous);
         previous_last = b.step(OpType::Send, out(base), out(base), size, {}, true);
       }
-      rp.thread_blocks.push_back(std::move(b.tb));
+      rp.thread_blocks.push_back(b.take());
     }
     d.ranks.push_back(std::move(rp));
   }
@@ -161,10 +142,10 @@ Program two_step_alltoall_program(int nodes, int gpus) {
       if (h == g)
         continue;
       const int p = node * gpus + h;
-      TbBuilder b(next_id++, p, p, 0);
+      ThreadBlockBuilder b = tb_builder(next_id++, p, p, 0);
       b.step(OpType::Send, in(p), out(r));
       b.step(OpType::Recv, in(r), out(p));
-      rp.thread_blocks.push_back(std::move(b.tb));
+      rp.thread_blocks.push_back(b.take());
     }
     // One transfer per remote node to the GPU with my local index there, channel 0.
     for (int m = 0; m < nodes; ++m) {
@@ -172,7 +153,7 @@ Program two_step_alltoall_program(int nodes, int gpus) {
         continue;
       const int q = m * gpus + g;
       cross_tb[size_t(m)] = next_id;
-      TbBuilder b(next_id++, q, q, 0);
+      ThreadBlockBuilder b = tb_builder(next_id++, q, q, 0);
       // Lower rank sends first: head-to-head sends of `gpus` chunks would deadlock for large
       // messages, which split them into `gpus` transfers.
       if (r < q) {
@@ -182,7 +163,7 @@ Program two_step_alltoall_program(int nodes, int gpus) {
         b.step(OpType::Recv, in(node * gpus), scratch(m * gpus), gpus);
         b.step(OpType::Send, in(m * gpus), scratch(node * gpus), gpus, {}, true);
       }
-      rp.thread_blocks.push_back(std::move(b.tb));
+      rp.thread_blocks.push_back(b.take());
     }
     // Forward what remote nodes sent for my node's other GPUs, channel 1: one sending and one
     // receiving thread block per local peer, so no FIFO holds more than it must.
@@ -190,26 +171,26 @@ Program two_step_alltoall_program(int nodes, int gpus) {
       if (h == g)
         continue;
       const int t = node * gpus + h;
-      TbBuilder send(next_id++, t, -1, 1);
+      ThreadBlockBuilder send = tb_builder(next_id++, t, -1, 1);
       for (int m = 0; m < nodes; ++m)
         if (m != node)
           send.step(OpType::Send, scratch(m * gpus + h), out(m * gpus + g), 1,
                     Dependency{TbId(cross_tb[size_t(m)]), StepIndex(1)});
-      rp.thread_blocks.push_back(std::move(send.tb));
-      TbBuilder recv(next_id++, -1, t, 1);
+      rp.thread_blocks.push_back(send.take());
+      ThreadBlockBuilder recv = tb_builder(next_id++, -1, t, 1);
       for (int m = 0; m < nodes; ++m)
         if (m != node)
           recv.step(OpType::Recv, scratch(0), out(m * gpus + h));
-      rp.thread_blocks.push_back(std::move(recv.tb));
+      rp.thread_blocks.push_back(recv.take());
     }
     // Local moves: my own chunk, and what remote nodes sent for me.
-    TbBuilder local(next_id++, -1, -1, 0);
+    ThreadBlockBuilder local = tb_builder(next_id++, -1, -1, 0);
     local.step(OpType::Copy, in(r), out(r));
     for (int m = 0; m < nodes; ++m)
       if (m != node)
         local.step(OpType::Copy, scratch(m * gpus + g), out(m * gpus + g), 1,
                    Dependency{TbId(cross_tb[size_t(m)]), StepIndex(1)});
-    rp.thread_blocks.push_back(std::move(local.tb));
+    rp.thread_blocks.push_back(local.take());
     if (nodes == 1)
       rp.scratch_chunks = 0;
     d.ranks.push_back(std::move(rp));
