@@ -209,18 +209,13 @@ Expected<SimulationResult> simulate_algorithm(const Algorithm &algorithm, const 
       }
     }
     result.events = queue.events_processed();
+    result.links = link_reports(topology, network, result.completion);
   }
 
   result.size_bytes = nccl_size(collective, size_bytes);
   if (result.completion > 0) {
     result.algbw_gbps = double(result.size_bytes) / (double(result.completion) / 1000.0);
     result.busbw_gbps = result.algbw_gbps * bus_factor(collective.kind(), collective.num_ranks());
-  }
-  for (size_t l = 0; l < topology.links().size(); ++l) {
-    const auto &u = network.usage()[l];
-    result.links.push_back(
-        {topology.links()[l].src, topology.links()[l].dst, u.bytes,
-         result.completion > 0 ? double(u.busy) / double(result.completion) : 0.0});
   }
   result.rank_idle = idle_times(topology.num_ranks(), std::move(busy), result.completion);
   return result;

@@ -80,30 +80,13 @@ Expected<Program> nccl_ring_program(CollectiveKind kind, const std::vector<RankI
   auto mod = [n](int a) { return ((a % n) + n) % n; };
   // Ring positions rather than rank ids drive every schedule below.
   auto rank_at = [&](int pos) { return ring[size_t(mod(pos))]; };
-  switch (kind) {
-  case CollectiveKind::Allreduce:
-    d.name = "nccl_ring_allreduce";
-    d.collective = "allreduce";
-    d.chunks_per_loop = n * channels;
-    break;
-  case CollectiveKind::Allgather:
-    d.name = "nccl_ring_allgather";
-    d.collective = "allgather";
-    d.chunks_per_loop = n * channels;
-    break;
-  case CollectiveKind::ReduceScatter:
-    d.name = "nccl_ring_reducescatter";
-    d.collective = "reducescatter";
-    d.chunks_per_loop = n * channels;
-    break;
-  case CollectiveKind::Broadcast:
-    d.name = "nccl_ring_broadcast";
-    d.collective = "broadcast";
-    d.chunks_per_loop = channels;
-    break;
-  default:
+  if (kind != CollectiveKind::Allreduce && kind != CollectiveKind::Allgather &&
+      kind != CollectiveKind::ReduceScatter && kind != CollectiveKind::Broadcast)
     return fail({}, fmt::format("NCCL has no ring {}", collective_kind_name(kind)));
-  }
+  d.collective = std::string(collective_kind_name(kind));
+  d.name = "nccl_ring_" + d.collective;
+  // A broadcast moves one chunk per channel; the others one per rank and channel.
+  d.chunks_per_loop = kind == CollectiveKind::Broadcast ? channels : n * channels;
   for (int r = 0; r < n; ++r) {
     const int p = position[size_t(r)];
     RankProgram rp;

@@ -117,6 +117,7 @@ RC_GTEST_PROP(AlgorithmSimProperty, TimeIsMonotoneAndBytesAreConserved, ()) {
   auto collective = make_collective(CollectiveKind::Allreduce, n, n);
   const Algorithm a = ring_allreduce(n);
   const int64_t size = int64_t(n) * *rc::gen::inRange(1, 100000);
+  auto topology_links = [](int ranks) { return size_t(ranks) * size_t(ranks - 1); };
   auto topo = [&](double alpha, double bw) {
     TopologyDraft d = fully_connected(n)->to_draft();
     for (Link &l : d.links)
@@ -134,6 +135,8 @@ RC_GTEST_PROP(AlgorithmSimProperty, TimeIsMonotoneAndBytesAreConserved, ()) {
     RC_ASSERT(base->completion <= slower_bw->completion);
     RC_ASSERT(base->completion <= bigger->completion);
     RC_ASSERT(base->total_link_bytes() == int64_t(a.num_sends()) * (size / n));
+    // One report per link, whatever the timing.
+    RC_ASSERT(base->links.size() == topology_links(n));
   }
 }
 

@@ -1,5 +1,7 @@
 #include "tests/support/generators.h"
 
+#include "tests/support/programs.h"
+
 #include <map>
 #include <set>
 
@@ -249,46 +251,40 @@ rc::Gen<Program> gen_connected_program(bool share_connections) {
     for (int r = 0; r < ranks; ++r)
       d.ranks.push_back({RankId(r), 4, 4, 4, {}});
     for (const TbPlan &plan : tbs) {
-      ThreadBlock tb;
-      tb.id = TbId(plan.id);
-      if (plan.send >= 0)
-        tb.send_peer = RankId(plan.send);
-      if (plan.recv >= 0)
-        tb.recv_peer = RankId(plan.recv);
-      tb.channel = ChannelId(plan.chan);
+      ThreadBlockBuilder tb = thread_block(plan.id, plan.send, plan.recv, plan.chan);
       for (char c : plan.tokens) {
-        Instruction in;
+        OpType op = OpType::Nop;
         switch (c) {
         case 'S':
-          in.op = OpType::Send;
+          op = OpType::Send;
           break;
         case 'R':
-          in.op = OpType::Recv;
+          op = OpType::Recv;
           break;
         case 'F':
-          in.op = *rc::gen::element(OpType::RecvCopySend, OpType::RecvReduceSend,
-                                    OpType::RecvReduceCopySend);
+          op = *rc::gen::element(OpType::RecvCopySend, OpType::RecvReduceSend,
+                                 OpType::RecvReduceCopySend);
           break;
         default:
-          in.op = *rc::gen::element(OpType::Copy, OpType::Reduce, OpType::Nop);
+          op = *rc::gen::element(OpType::Copy, OpType::Reduce, OpType::Nop);
           break;
         }
-        in.count = in.op == OpType::Nop ? 0 : *rc::gen::inRange(1, 4);
+        const int chunks = op == OpType::Nop ? 0 : *rc::gen::inRange(1, 4);
         // Offsets 0..1 fit every count up to 3 in buffers of 4 chunks.
-        in.src = {*rc::gen::element(BufferKind::Input, BufferKind::Scratch),
-                  *rc::gen::inRange(0, 2)};
-        in.dst = {*rc::gen::element(BufferKind::Output, BufferKind::Scratch),
-                  *rc::gen::inRange(0, 2)};
+        const BufferRef src{*rc::gen::element(BufferKind::Input, BufferKind::Scratch),
+                            *rc::gen::inRange(0, 2)};
+        const BufferRef dst{*rc::gen::element(BufferKind::Output, BufferKind::Scratch),
+                            *rc::gen::inRange(0, 2)};
         const int rank_tbs = int(d.ranks[size_t(plan.rank)].thread_blocks.size()) + 1;
-        const bool after_nop = !tb.steps.empty() && tb.steps.back().op == OpType::Nop;
-        if (in.op == OpType::Nop || after_nop || *rc::gen::inRange(0, 8) == 0)
-          in.dependency =
+        const auto &steps = tb.get().steps;
+        const bool after_nop = !steps.empty() && steps.back().op == OpType::Nop;
+        std::optional<Dependency> dep;
+        if (op == OpType::Nop || after_nop || *rc::gen::inRange(0, 8) == 0)
+          dep =
               Dependency{TbId(*rc::gen::inRange(0, rank_tbs)), StepIndex(*rc::gen::inRange(0, 4))};
-        in.has_dep = *rc::gen::inRange(0, 3) != 0;
-        in.declared_index = int(tb.steps.size());
-        tb.steps.push_back(in);
+        tb.step(op, src, dst, chunks, dep, *rc::gen::inRange(0, 3) != 0);
       }
-      d.ranks[size_t(plan.rank)].thread_blocks.push_back(std::move(tb));
+      d.ranks[size_t(plan.rank)].thread_blocks.push_back(tb.take());
     }
     // Dependencies may name thread blocks created later on the same rank; keep the ones that
     // exist so that every program is one the executor's parser accepts.

@@ -7,11 +7,6 @@ namespace syncoll::testing {
 namespace {
 
 // Appends steps to a thread block with the position as `s`.
-// A thread block with peers given as rank numbers, -1 for none.
-ThreadBlockBuilder tb_builder(int id, int send, int recv, int chan) {
-  auto peer = [](int r) { return r >= 0 ? std::optional<RankId>(RankId(r)) : std::nullopt; };
-  return ThreadBlockBuilder(TbId(id), peer(send), peer(recv), ChannelId(chan));
-}
 
 BufferRef in(int k) {
   return {BufferKind::Input, k};
@@ -55,6 +50,11 @@ ProgramDraft header(const char *name, const char *coll, int ranks, int channels,
 
 } // namespace
 
+ThreadBlockBuilder thread_block(int id, int send, int recv, int chan) {
+  auto peer = [](int r) { return r >= 0 ? std::optional<RankId>(RankId(r)) : std::nullopt; };
+  return ThreadBlockBuilder(TbId(id), peer(send), peer(recv), ChannelId(chan));
+}
+
 Program ring_allreduce_program(int n, int channels, Protocol proto) {
   return ring_program(CollectiveKind::Allreduce, n, channels, proto);
 }
@@ -74,14 +74,14 @@ Program allpairs_allreduce_program(int n) {
         peers.push_back(p);
     for (size_t t = 0; t < peers.size(); ++t) {
       const int p = peers[t];
-      ThreadBlockBuilder b = tb_builder(int(t), p, p, 0);
+      ThreadBlockBuilder b = thread_block(int(t), p, p, 0);
       b.step(OpType::Send, in(p), in(p));                   // my contribution to chunk p
       b.step(OpType::Recv, in(r), scratch(p), 1, {}, true); // p's contribution to chunk r
       b.step(OpType::Send, in(r), in(r), 1, Dependency{TbId(reducer), StepIndex(n - 2)});
       b.step(OpType::Recv, in(p), in(p)); // the reduced chunk p
       rp.thread_blocks.push_back(b.take());
     }
-    ThreadBlockBuilder red = tb_builder(reducer, -1, -1, 0);
+    ThreadBlockBuilder red = thread_block(reducer, -1, -1, 0);
     for (size_t t = 0; t < peers.size(); ++t)
       red.step(OpType::Reduce, scratch(peers[t]), in(r), 1, Dependency{TbId(int(t)), StepIndex(1)},
                t + 1 == peers.size());
@@ -104,7 +104,7 @@ Program recursive_doubling_allgather_program(int n) {
     for (int k = 0; k < rounds; ++k) {
       const int partner = r ^ (1 << k), size = 1 << k;
       const int base = r & ~(size - 1), partner_base = partner & ~(size - 1);
-      ThreadBlockBuilder b = tb_builder(k, partner, partner, 0);
+      ThreadBlockBuilder b = thread_block(k, partner, partner, 0);
       // The round's first step waits for all of the previous round: its receive wrote half of
       // the block this round sends.
       std::optional<Dependency> after_previous;
@@ -142,7 +142,7 @@ Program two_step_alltoall_program(int nodes, int gpus) {
       if (h == g)
         continue;
       const int p = node * gpus + h;
-      ThreadBlockBuilder b = tb_builder(next_id++, p, p, 0);
+      ThreadBlockBuilder b = thread_block(next_id++, p, p, 0);
       b.step(OpType::Send, in(p), out(r));
       b.step(OpType::Recv, in(r), out(p));
       rp.thread_blocks.push_back(b.take());
@@ -153,7 +153,7 @@ Program two_step_alltoall_program(int nodes, int gpus) {
         continue;
       const int q = m * gpus + g;
       cross_tb[size_t(m)] = next_id;
-      ThreadBlockBuilder b = tb_builder(next_id++, q, q, 0);
+      ThreadBlockBuilder b = thread_block(next_id++, q, q, 0);
       // Lower rank sends first: head-to-head sends of `gpus` chunks would deadlock for large
       // messages, which split them into `gpus` transfers.
       if (r < q) {
@@ -171,20 +171,20 @@ Program two_step_alltoall_program(int nodes, int gpus) {
       if (h == g)
         continue;
       const int t = node * gpus + h;
-      ThreadBlockBuilder send = tb_builder(next_id++, t, -1, 1);
+      ThreadBlockBuilder send = thread_block(next_id++, t, -1, 1);
       for (int m = 0; m < nodes; ++m)
         if (m != node)
           send.step(OpType::Send, scratch(m * gpus + h), out(m * gpus + g), 1,
                     Dependency{TbId(cross_tb[size_t(m)]), StepIndex(1)});
       rp.thread_blocks.push_back(send.take());
-      ThreadBlockBuilder recv = tb_builder(next_id++, -1, t, 1);
+      ThreadBlockBuilder recv = thread_block(next_id++, -1, t, 1);
       for (int m = 0; m < nodes; ++m)
         if (m != node)
           recv.step(OpType::Recv, scratch(0), out(m * gpus + h));
       rp.thread_blocks.push_back(recv.take());
     }
     // Local moves: my own chunk, and what remote nodes sent for me.
-    ThreadBlockBuilder local = tb_builder(next_id++, -1, -1, 0);
+    ThreadBlockBuilder local = thread_block(next_id++, -1, -1, 0);
     local.step(OpType::Copy, in(r), out(r));
     for (int m = 0; m < nodes; ++m)
       if (m != node)

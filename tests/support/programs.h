@@ -7,6 +7,9 @@
 
 namespace syncoll::testing {
 
+/// A thread block with peers given as rank numbers, -1 for none (the MSCCL-IR convention).
+ThreadBlockBuilder thread_block(int id, int send, int recv, int chan);
+
 /// Ring Allreduce, in place, along 0..n-1 (simulator/baselines' NCCL ring): per channel one
 /// thread block per rank (send next, receive previous) with steps s, rrs x (n-2), rrcs,
 /// rcs x (n-2), r. nchunksperloop = ranks x channels.

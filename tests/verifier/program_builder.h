@@ -3,6 +3,7 @@
 #pragma once
 
 #include "model/program.h"
+#include "tests/support/programs.h"
 
 #include <gtest/gtest.h>
 #include <string>
@@ -54,30 +55,17 @@ inline Program make_program(const char *coll, int chunks_per_loop, bool inplace,
   for (const Gpu &g : gpus) {
     RankProgram rp{RankId(g.id), g.i_chunks, g.o_chunks, g.s_chunks, {}};
     for (const Tb &t : g.tbs) {
-      ThreadBlock tb;
-      tb.id = TbId(t.id);
-      if (t.send >= 0)
-        tb.send_peer = RankId(t.send);
-      if (t.recv >= 0)
-        tb.recv_peer = RankId(t.recv);
-      tb.channel = ChannelId(t.chan);
+      ThreadBlockBuilder tb = thread_block(t.id, t.send, t.recv, t.chan);
       channels = std::max(channels, t.chan + 1);
-      for (size_t k = 0; k < t.steps.size(); ++k) {
-        const St &s = t.steps[k];
-        Instruction in;
+      for (const St &s : t.steps) {
         auto op = parse_op_type(s.type);
         EXPECT_TRUE(op) << s.type;
-        in.op = op.value_or(OpType::Nop);
-        in.src = slot(s.src);
-        in.dst = slot(s.dst);
-        in.count = s.cnt;
+        std::optional<Dependency> dep;
         if (s.depid >= 0)
-          in.dependency = Dependency{TbId(s.depid), StepIndex(s.deps)};
-        in.has_dep = s.hasdep != 0;
-        in.declared_index = static_cast<int>(k);
-        tb.steps.push_back(in);
+          dep = Dependency{TbId(s.depid), StepIndex(s.deps)};
+        tb.step(op.value_or(OpType::Nop), slot(s.src), slot(s.dst), s.cnt, dep, s.hasdep != 0);
       }
-      rp.thread_blocks.push_back(std::move(tb));
+      rp.thread_blocks.push_back(tb.take());
     }
     d.ranks.push_back(std::move(rp));
   }
