@@ -28,6 +28,7 @@ struct SimulateArgs {
   std::string preset;
   std::string mode = "sync";
   std::string switching = "cut-through";
+  std::string sharing;
   int channels = 1;
   std::string trace;
   std::string csv;
@@ -69,6 +70,10 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
                   "store-and-forward")
       ->check(CLI::IsMember({"cut-through", "store-and-forward"}))
       ->capture_default_str();
+  cmd->add_option("--sharing", args->sharing,
+                  "share every bandwidth relation this way instead of as the topology says: "
+                  "fifo (one transfer after another) or fair (max-min fair)")
+      ->check(CLI::IsMember({"fifo", "fair"}));
   cmd->add_option("--channels", args->channels, "baseline channels")->check(CLI::Range(1, 32));
   cmd->add_option("--trace", args->trace, "write a Chrome-trace timeline (one size only)");
   cmd->add_option("--csv", args->csv, "write the sweep as CSV");
@@ -85,6 +90,14 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
     auto topology = resolve_topology(args->topology);
     if (!topology)
       return bad(topology.error());
+    if (!args->sharing.empty()) {
+      TopologyDraft draft = topology->to_draft();
+      for (auto &relation : draft.relations)
+        relation.sharing = args->sharing == "fair" ? RelationSharing::Fair : RelationSharing::Fifo;
+      topology = Topology::create(draft);
+      if (!topology)
+        return bad(topology.error());
+    }
     auto sizes = parse_size_range(args->size);
     if (!sizes)
       return bad(sizes.error());

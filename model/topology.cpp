@@ -83,7 +83,7 @@ Expected<Topology> Topology::create(TopologyDraft draft) {
     if (rel.links.empty())
       diagnostics.error_at(at + "/links",
                            fmt::format("bandwidth relation '{}' has no links", rel.name));
-    BandwidthRelation out{rel.name, {}, rel.capacity};
+    BandwidthRelation out{rel.name, {}, rel.capacity, rel.sharing};
     for (size_t j = 0; j < rel.links.size(); ++j) {
       auto [src, dst] = rel.links[j];
       auto id = t.find_link(src, dst);
@@ -177,7 +177,7 @@ TopologyDraft Topology::to_draft() const {
   d.num_ranks = num_ranks_;
   d.links = links_;
   for (const auto &rel : relations_) {
-    TopologyDraft::Relation r{rel.name, {}, rel.capacity};
+    TopologyDraft::Relation r{rel.name, {}, rel.capacity, rel.sharing};
     for (LinkId id : rel.links)
       r.links.emplace_back(link(id).src, link(id).dst);
     d.relations.push_back(std::move(r));

@@ -28,11 +28,19 @@ struct Link {
   friend bool operator==(const Link &, const Link &) = default;
 };
 
+/// How the simulator shares a relation among transfers that overlap in time (synthesis only
+/// counts chunks per round and ignores it).
+enum class RelationSharing {
+  Fifo, ///< transfers hold the relation one after another, first come first served
+  Fair, ///< transfers share it at once, max-min fair (SimGrid's LMM; cost-models.md 7.2)
+};
+
 /// A set of links whose sends in one round are capped together.
 struct BandwidthRelation {
   std::string name;
   std::vector<LinkId> links; ///< Sorted, no duplicates.
   int capacity = 1;          ///< Chunks per round over all `links` together.
+  RelationSharing sharing = RelationSharing::Fifo;
 
   friend bool operator==(const BandwidthRelation &, const BandwidthRelation &) = default;
 };
@@ -63,6 +71,7 @@ struct TopologyDraft {
     std::string name;
     std::vector<std::pair<RankId, RankId>> links;
     int capacity = 1;
+    RelationSharing sharing = RelationSharing::Fifo;
   };
   std::string name;
   int num_ranks = 0;

@@ -60,7 +60,7 @@ Expected<Topology> topology_from_json(const JsonView &root) {
   if (auto rels = root.optional_member("relations")) {
     SYNCOLL_TRY(items, rels->elements());
     for (const auto &rv : items) {
-      if (auto ok = rv.only_keys({"name", "capacity", "links"}); !ok)
+      if (auto ok = rv.only_keys({"name", "capacity", "sharing", "links"}); !ok)
         return tl::unexpected(ok.error());
       TopologyDraft::Relation r;
       SYNCOLL_TRY(rn_v, rv.member("name"));
@@ -69,6 +69,13 @@ Expected<Topology> topology_from_json(const JsonView &root) {
       SYNCOLL_TRY(rc_v, rv.member("capacity"));
       SYNCOLL_TRY(rc, rc_v.as_int(INT32_MIN, INT32_MAX));
       r.capacity = static_cast<int>(rc);
+      if (auto sv = rv.optional_member("sharing")) {
+        SYNCOLL_TRY(sharing, sv->as_string());
+        if (sharing == "fair")
+          r.sharing = RelationSharing::Fair;
+        else if (sharing != "fifo")
+          return sv->error(fmt::format("unknown sharing '{}' (expected fifo or fair)", sharing));
+      }
       SYNCOLL_TRY(rl_v, rv.member("links"));
       SYNCOLL_TRY(rl, rl_v.elements());
       for (const auto &ends_v : rl) {
@@ -148,6 +155,8 @@ nlohmann::ordered_json topology_to_json(const Topology &t) {
       nlohmann::ordered_json rj;
       rj["name"] = r.name;
       rj["capacity"] = r.capacity;
+      if (r.sharing == RelationSharing::Fair)
+        rj["sharing"] = "fair";
       auto ends = nlohmann::ordered_json::array();
       for (LinkId id : r.links)
         ends.push_back({t.link(id).src.value(), t.link(id).dst.value()});

@@ -50,15 +50,6 @@ std::vector<LinkReport> link_reports(const Topology &topology, const Network &ne
   return out;
 }
 
-// A send over a route; arrival -1 when the destination cannot be reached (an empty route).
-TransferTimes send_over(Network &network, std::span<const LinkId> route, int64_t bytes,
-                        Picoseconds ready, Switching switching) {
-  if (route.empty())
-    return {0, -1};
-  return route.size() == 1 ? network.reserve(route.front(), bytes, ready)
-                           : network.reserve_route(route, bytes, ready, switching);
-}
-
 // The step-synchronous engine; `trace` and `busy` are filled when given.
 Expected<SimulationResult> run_steps(const StepSource &source, const Topology &topology,
                                      int64_t chunk_bytes, double efficiency, Switching switching,
@@ -67,20 +58,14 @@ Expected<SimulationResult> run_steps(const StepSource &source, const Topology &t
   Network network(topology, efficiency);
   EventQueue queue;
   std::vector<Send> sends;
+  std::vector<Delivery> delivered;
   SimulationResult result;
   Picoseconds step_start = 0;
   for (int s = 0; s < source.num_steps(); ++s) {
     source.sends(s, sends);
     if (queue.size() < sends.size())
       queue.reserve(sends.size());
-    for (const Send &send : sends) {
-      const std::span<const LinkId> route = network.route(send.src, send.dst);
-      const TransferTimes t = send_over(network, route, chunk_bytes, step_start, switching);
-      if (t.arrival < 0)
-        return fail({}, fmt::format("step {}: rank {} cannot reach rank {} for chunk {}", s + 1,
-                                    send.src.value(), send.dst.value(), send.chunk.value()));
-      const LinkId link = route.front();
-      queue.push(t.arrival, kArrival, uint32_t(link.value()));
+    auto record = [&](const Send &send, LinkId link, TransferTimes t) {
       if (busy)
         (*busy)[send.src.index()].push_back(t);
       if (trace)
@@ -88,13 +73,32 @@ Expected<SimulationResult> run_steps(const StepSource &source, const Topology &t
                           link.value(),
                           fmt::format("link {}->{}", send.src.value(), send.dst.value()), t.start,
                           t.arrival - t.start});
+    };
+    for (size_t i = 0; i < sends.size(); ++i) {
+      const Send &send = sends[i];
+      const std::span<const LinkId> route = network.route(send.src, send.dst);
+      if (route.empty())
+        return fail({}, fmt::format("step {}: rank {} cannot reach rank {} for chunk {}", s + 1,
+                                    send.src.value(), send.dst.value(), send.chunk.value()));
+      const auto t = network.start(route, chunk_bytes, step_start, switching, uint32_t(i));
+      if (!t)
+        continue; // fair-shared: its times come from the network below
+      queue.push(t->arrival, kArrival, uint32_t(route.front().value()));
+      record(send, route.front(), *t);
     }
     // The step ends with its last arrival.
     while (!queue.empty())
       step_start = std::max(step_start, queue.pop().time);
+    delivered.clear();
+    network.advance(kNever, delivered);
+    for (const Delivery &d : delivered) {
+      step_start = std::max(step_start, d.times.arrival);
+      const Send &send = sends[d.tag];
+      record(send, network.route(send.src, send.dst).front(), d.times);
+    }
   }
   result.completion = step_start;
-  result.events = queue.events_processed();
+  result.events = queue.events_processed() + network.fluid_events();
   result.links = link_reports(topology, network, result.completion);
   return result;
 }
@@ -192,13 +196,31 @@ Expected<SimulationResult> simulate_algorithm(const Algorithm &algorithm, const 
       if (waiting[i] == 0)
         queue.push(0, kSendReady, uint32_t(i));
     std::vector<TransferTimes> times(sends.size());
-    while (!queue.empty()) {
+    std::vector<Delivery> delivered;
+    for (;;) {
+      const Picoseconds queued = queue.empty() ? kNever : queue.top().time;
+      if (network.next_event() <= queued && network.next_event() != kNever) {
+        // Fair-shared transfers first: a link they free is there for sends ready now.
+        delivered.clear();
+        network.advance(network.next_event(), delivered);
+        for (const Delivery &d : delivered) {
+          times[d.tag] = d.times;
+          record(sends[d.tag], d.times);
+          queue.push(d.times.arrival, kArrival, d.tag);
+        }
+        continue;
+      }
+      if (queue.empty())
+        break;
       const Event e = queue.pop();
       if (e.kind == kSendReady) {
-        times[e.target] =
-            send_over(network, sends[e.target].route, chunk_bytes, e.time, options.switching);
-        record(sends[e.target], times[e.target]);
-        queue.push(times[e.target].arrival, kArrival, e.target);
+        const auto t =
+            network.start(sends[e.target].route, chunk_bytes, e.time, options.switching, e.target);
+        if (!t)
+          continue;
+        times[e.target] = *t;
+        record(sends[e.target], *t);
+        queue.push(t->arrival, kArrival, e.target);
       } else {
         result.completion = std::max(result.completion, e.time);
         for (size_t i : successors[e.target]) {
@@ -208,7 +230,7 @@ Expected<SimulationResult> simulate_algorithm(const Algorithm &algorithm, const 
         }
       }
     }
-    result.events = queue.events_processed();
+    result.events = queue.events_processed() + network.fluid_events();
     result.links = link_reports(topology, network, result.completion);
   }
 

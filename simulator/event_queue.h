@@ -28,6 +28,8 @@ public:
   }
   bool empty() const { return heap_.empty(); }
   size_t size() const { return heap_.size(); }
+  /// The next event; the queue must not be empty.
+  const Event &top() const { return heap_.front(); }
   Event pop() {
     std::pop_heap(heap_.begin(), heap_.end(), later);
     Event e = heap_.back();

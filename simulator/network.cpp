@@ -2,6 +2,7 @@
 
 #include "model/invariant.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -35,6 +36,11 @@ Network::Network(const Topology &topology, double efficiency)
     relation_bytes_per_ns_.push_back(unit * rel.capacity);
   }
   relation_free_.assign(topology.relations().size(), 0);
+  for (const BandwidthRelation &rel : topology.relations())
+    relation_fair_.push_back(rel.sharing == RelationSharing::Fair);
+  has_fair_ = std::find(relation_fair_.begin(), relation_fair_.end(), true) != relation_fair_.end();
+  share_left_.assign(relation_fair_.size(), 0);
+  share_count_.assign(relation_fair_.size(), 0);
   for (size_t l = 0; l < n; ++l) {
     LinkState state;
     state.alpha = to_ps(topology.links()[l].alpha);
@@ -42,8 +48,14 @@ Network::Network(const Topology &topology, double efficiency)
     relation_ids_.insert(relation_ids_.end(), relations_of_link[l].begin(),
                          relations_of_link[l].end());
     state.relations_end = static_cast<int32_t>(relation_ids_.size());
+    for (int32_t r : relations_of_link[l])
+      state.fair = state.fair || relation_fair_[size_t(r)];
     links_.push_back(state);
     every_link_.push_back(LinkId(static_cast<int32_t>(l)));
+  }
+  if (has_fair_) {
+    holder_.assign(n, -1);
+    waiting_.resize(n);
   }
 }
 
@@ -121,6 +133,255 @@ std::span<const LinkId> Network::route(RankId src, RankId dst) {
         path.insert(path.begin(), LinkId(via[at.index()]));
   }
   return routes_.emplace(key, std::move(path)).first->second;
+}
+
+} // namespace syncoll::simulator
+
+// --- the fluid engine: links of max-min fair relations ---------------------------------------
+
+namespace syncoll::simulator {
+
+std::optional<TransferTimes> Network::start(std::span<const LinkId> route, int64_t bytes,
+                                            Picoseconds ready, Switching switching, uint32_t tag,
+                                            double rate_cap) {
+  SYNCOLL_INVARIANT(!route.empty(), "transfer over an empty route");
+  bool fluid = false;
+  if (has_fair_)
+    for (LinkId l : route)
+      fluid = fluid || links_[l.index()].fair;
+  if (!fluid)
+    return route.size() == 1 ? reserve(route.front(), bytes, ready)
+                             : reserve_route(route, bytes, ready, switching);
+  SYNCOLL_INVARIANT(ready >= now_, "a fair-shared transfer starts before the network's present");
+  int32_t x;
+  if (free_transfers_.empty()) {
+    x = static_cast<int32_t>(transfers_.size());
+    transfers_.emplace_back();
+  } else {
+    x = free_transfers_.back();
+    free_transfers_.pop_back();
+  }
+  transfers_[size_t(x)] = FluidTransfer{tag, route, bytes, rate_cap, switching, kNever, 0, 0, 0};
+  fluid_queue_.push(ready, kHopReady, uint32_t(new_hop(x, 0)));
+  refresh_next_event();
+  return std::nullopt;
+}
+
+int32_t Network::new_hop(int32_t transfer, int32_t index) {
+  int32_t h;
+  if (free_hops_.empty()) {
+    h = static_cast<int32_t>(hops_.size());
+    hops_.emplace_back();
+  } else {
+    h = free_hops_.back();
+    free_hops_.pop_back();
+  }
+  hops_[size_t(h)] = Hop{transfer, index, 0, 0, 0, kNever};
+  return h;
+}
+
+void Network::hop_ready(int32_t h, Picoseconds at) {
+  const Hop &hop = hops_[size_t(h)];
+  const FluidTransfer &t = transfers_[size_t(hop.transfer)];
+  const LinkId link = t.route[size_t(hop.index)];
+  const LinkState &s = links_[link.index()];
+  if (!s.fair) {
+    // A FIFO link on a fair-shared route: its times are fixed when the hop reaches it.
+    const TransferTimes times = reserve(link, t.bytes, at);
+    hops_[size_t(h)].start = times.start;
+    hop_started(h, times.start);
+    fluid_queue_.push(times.arrival - s.alpha, kHopEnd, uint32_t(h));
+    return;
+  }
+  if (holder_[link.index()] >= 0) {
+    waiting_[link.index()].push_back(h);
+    return;
+  }
+  // The hop takes the link now; FIFO relations of the link may still make it wait to start.
+  holder_[link.index()] = h;
+  Picoseconds begin = at;
+  for (int32_t i = s.relations_begin; i < s.relations_end; ++i) {
+    const size_t r = size_t(relation_ids_[size_t(i)]);
+    if (!relation_fair_[r])
+      begin = std::max(begin, relation_free_[r]);
+  }
+  for (int32_t i = s.relations_begin; i < s.relations_end; ++i) {
+    const size_t r = size_t(relation_ids_[size_t(i)]);
+    if (!relation_fair_[r])
+      relation_free_[r] = begin + transfer_ps(t.bytes, relation_bytes_per_ns_[r] * efficiency_);
+  }
+  if (begin == at)
+    activate(h, at);
+  else
+    fluid_queue_.push(begin, kHopActivate, uint32_t(h));
+}
+
+void Network::activate(int32_t h, Picoseconds at) {
+  Hop &hop = hops_[size_t(h)];
+  hop.start = at;
+  hop.remaining = double(transfers_[size_t(hop.transfer)].bytes);
+  active_.push_back(h);
+  rates_stale_ = true;
+  hop_started(h, at);
+}
+
+void Network::hop_started(int32_t h, Picoseconds at) {
+  const Hop hop = hops_[size_t(h)];
+  FluidTransfer &t = transfers_[size_t(hop.transfer)];
+  if (hop.index == 0)
+    t.start = at;
+  // Cut-through: the next hop starts forwarding when the first bytes are through this one.
+  if (t.switching == Switching::CutThrough && size_t(hop.index) + 1 < t.route.size())
+    fluid_queue_.push(at + links_[t.route[size_t(hop.index)].index()].alpha, kHopReady,
+                      uint32_t(new_hop(hop.transfer, hop.index + 1)));
+}
+
+void Network::hop_ended(int32_t h, Picoseconds at, std::vector<Delivery> &delivered) {
+  const Hop hop = hops_[size_t(h)];
+  free_hops_.push_back(h);
+  FluidTransfer &t = transfers_[size_t(hop.transfer)];
+  const LinkId link = t.route[size_t(hop.index)];
+  if (links_[link.index()].fair) {
+    usage_[link.index()].bytes += t.bytes;
+    usage_[link.index()].busy += at - hop.start;
+    holder_[link.index()] = -1;
+    if (!waiting_[link.index()].empty()) {
+      const int32_t next = waiting_[link.index()].front();
+      waiting_[link.index()].pop_front();
+      hop_ready(next, at);
+    }
+  }
+  if (hop.index == 0)
+    t.first_hop_end = at;
+  t.last_end = std::max(t.last_end, at);
+  if (t.switching == Switching::StoreAndForward && size_t(hop.index) + 1 < t.route.size())
+    fluid_queue_.push(at + links_[link.index()].alpha, kHopReady,
+                      uint32_t(new_hop(hop.transfer, hop.index + 1)));
+  if (size_t(++t.hops_done) == t.route.size()) {
+    delivered.push_back(
+        {t.tag, {t.start, t.last_end + links_[t.route.back().index()].alpha}, t.first_hop_end});
+    free_transfers_.push_back(hop.transfer);
+  }
+}
+
+// Progressive filling: raise every unfrozen hop's rate together until a hop reaches its own
+// cap (its link, or its sender) or a fair relation runs out; freeze those hops and go on.
+void Network::share_bandwidth() {
+  rates_stale_ = false;
+  std::fill(share_count_.begin(), share_count_.end(), 0);
+  for (size_t r = 0; r < share_left_.size(); ++r)
+    share_left_[r] = relation_bytes_per_ns_[r] * efficiency_;
+  share_frozen_.assign(active_.size(), 0);
+  auto fair_relations = [&](int32_t h) {
+    const FluidTransfer &t = transfers_[size_t(hops_[size_t(h)].transfer)];
+    const LinkState &s = links_[t.route[size_t(hops_[size_t(h)].index)].index()];
+    return std::span<const int32_t>(relation_ids_.data() + s.relations_begin,
+                                    size_t(s.relations_end - s.relations_begin));
+  };
+  auto cap = [&](int32_t h) {
+    const FluidTransfer &t = transfers_[size_t(hops_[size_t(h)].transfer)];
+    const double link =
+        topology_.link(t.route[size_t(hops_[size_t(h)].index)]).bandwidth.value * efficiency_;
+    return t.rate_cap > 0 ? std::min(link, t.rate_cap) : link;
+  };
+  for (int32_t h : active_)
+    for (int32_t r : fair_relations(h))
+      if (relation_fair_[size_t(r)])
+        ++share_count_[size_t(r)];
+  size_t unfrozen = active_.size();
+  while (unfrozen > 0) {
+    double level = std::numeric_limits<double>::infinity();
+    for (size_t i = 0; i < active_.size(); ++i)
+      if (!share_frozen_[i])
+        level = std::min(level, cap(active_[i]));
+    for (size_t r = 0; r < share_left_.size(); ++r)
+      if (share_count_[r] > 0)
+        level = std::min(level, share_left_[r] / share_count_[r]);
+    const double tolerance = level * 1e-12;
+    std::vector<size_t> &freeze = freeze_scratch_;
+    freeze.clear();
+    for (size_t i = 0; i < active_.size(); ++i) {
+      if (share_frozen_[i])
+        continue;
+      bool bound = cap(active_[i]) <= level + tolerance;
+      for (int32_t r : fair_relations(active_[i]))
+        bound = bound || (relation_fair_[size_t(r)] &&
+                          share_left_[size_t(r)] / share_count_[size_t(r)] <= level + tolerance);
+      if (bound)
+        freeze.push_back(i);
+    }
+    SYNCOLL_INVARIANT(!freeze.empty(), "progressive filling made no progress");
+    for (size_t i : freeze) {
+      share_frozen_[i] = 1;
+      --unfrozen;
+      hops_[size_t(active_[i])].rate = level;
+      for (int32_t r : fair_relations(active_[i]))
+        if (relation_fair_[size_t(r)]) {
+          share_left_[size_t(r)] = std::max(0.0, share_left_[size_t(r)] - level);
+          --share_count_[size_t(r)];
+        }
+    }
+  }
+  for (int32_t h : active_) {
+    Hop &hop = hops_[size_t(h)];
+    hop.end =
+        now_ + (hop.remaining <= 0
+                    ? 0
+                    : static_cast<Picoseconds>(std::llround(hop.remaining * 1000.0 / hop.rate)));
+  }
+}
+
+void Network::refresh_next_event() {
+  next_event_ = fluid_queue_.empty() ? kNever : fluid_queue_.top().time;
+  for (int32_t h : active_)
+    next_event_ = std::min(next_event_, hops_[size_t(h)].end);
+}
+
+void Network::advance(Picoseconds until, std::vector<Delivery> &delivered) {
+  for (;;) {
+    Picoseconds first_end = kNever;
+    for (int32_t h : active_)
+      first_end = std::min(first_end, hops_[size_t(h)].end);
+    const Picoseconds first_queued = fluid_queue_.empty() ? kNever : fluid_queue_.top().time;
+    const Picoseconds t = std::min(first_end, first_queued);
+    if (t == kNever || t > until)
+      break;
+    if (t > now_) {
+      for (int32_t h : active_)
+        hops_[size_t(h)].remaining -= hops_[size_t(h)].rate * double(t - now_) / 1000.0;
+      now_ = t;
+    }
+    if (first_end <= first_queued) {
+      // Ends go first: a link they free is there for hops that become ready at the same time.
+      size_t kept = 0;
+      std::vector<int32_t> &ended = ended_scratch_;
+      ended.clear();
+      for (int32_t h : active_) {
+        if (hops_[size_t(h)].end == t)
+          ended.push_back(h);
+        else
+          active_[kept++] = h;
+      }
+      active_.resize(kept);
+      rates_stale_ = true;
+      for (int32_t h : ended) {
+        ++fluid_completions_;
+        hop_ended(h, t, delivered);
+      }
+    } else {
+      const Event e = fluid_queue_.pop();
+      const auto h = static_cast<int32_t>(e.target);
+      if (e.kind == kHopReady)
+        hop_ready(h, t);
+      else if (e.kind == kHopActivate)
+        activate(h, t);
+      else
+        hop_ended(h, t, delivered);
+    }
+    if (rates_stale_)
+      share_bandwidth();
+  }
+  refresh_next_event();
 }
 
 } // namespace syncoll::simulator

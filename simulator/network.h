@@ -1,16 +1,25 @@
 // Links and bandwidth relations as resources that transfers hold (docs/cost-model.md).
 //
-// A transfer of b bytes over link l holds l for b / bandwidth(l), and holds every bandwidth
-// relation containing l for b / bandwidth(relation), first come first served (the serialized
-// FIFO policy). It arrives alpha(l) after it started plus its serialization time (cut-through:
-// latency and serialization overlap along the path, so they add once).
+// A transfer of b bytes over link l holds l for b / bandwidth(l), and holds every FIFO bandwidth
+// relation containing l for b / bandwidth(relation), first come first served. It arrives
+// alpha(l) after it started plus its serialization time (cut-through: latency and serialization
+// overlap along the path, so they add once).
+//
+// A link in a max-min fair relation is a fluid resource instead (SimGrid's LMM; reference
+// cost-models.md 7.2): it still carries one transfer at a time, in arrival order, but the
+// transfers on the links of a fair relation share its bandwidth max-min fairly while they
+// overlap, so a transfer's end depends on transfers that start after it. Those transfers are
+// run by the network's own events (`start`, `next_event`, `advance`).
 #pragma once
 
 #include "model/topology.h"
 #include "simulator/event_queue.h"
 
 #include <cstdint>
+#include <deque>
+#include <limits>
 #include <map>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -26,6 +35,15 @@ enum class Switching {
   CutThrough,      ///< forwarding starts after the first bytes: latencies add, serialization once
   StoreAndForward, ///< forwarding starts when the whole message is in: serialization per hop
 };
+
+/// A fair-shared transfer's times, reported when it has arrived.
+struct Delivery {
+  uint32_t tag = 0;
+  TransferTimes times;
+  Picoseconds first_hop_end = 0; ///< when the sender's link finished carrying it
+};
+
+inline constexpr Picoseconds kNever = std::numeric_limits<Picoseconds>::max();
 
 struct LinkUsage {
   int64_t bytes = 0;
@@ -48,6 +66,22 @@ public:
   /// direct link when there is one; empty when dst cannot be reached. Cached per pair.
   std::span<const LinkId> route(RankId src, RankId dst);
 
+  /// Starts a transfer of `bytes` over `route` at `ready` (no earlier than the last `advance`).
+  /// When the route crosses no max-min fair relation its times are fixed now and returned.
+  /// Otherwise they depend on transfers that start later: it returns nullopt, and `advance`
+  /// reports the times under `tag`. `rate_cap` (bytes/ns, 0 for none) bounds a fair-shared
+  /// transfer's speed, as a slow sender does.
+  std::optional<TransferTimes> start(std::span<const LinkId> route, int64_t bytes,
+                                     Picoseconds ready, Switching switching, uint32_t tag,
+                                     double rate_cap = 0);
+  /// Time of the next fair-shared event (a hop starting or ending), kNever when none is due.
+  Picoseconds next_event() const { return next_event_; }
+  /// Runs fair-shared transfers through `until` and appends those that arrived.
+  void advance(Picoseconds until, std::vector<Delivery> &delivered);
+  /// Events of the fair-shared transfers processed so far.
+  uint64_t fluid_events() const { return fluid_queue_.events_processed() + fluid_completions_; }
+  bool has_fair_relations() const { return has_fair_; }
+
   const std::vector<LinkUsage> &usage() const { return usage_; }
   const Topology &topology() const { return topology_; }
   /// Serialization time of `bytes` on a link alone.
@@ -62,7 +96,38 @@ private:
     Picoseconds memo_time = 0;
     int32_t relations_begin = 0; ///< into relation_ids_
     int32_t relations_end = 0;
+    bool fair = false; ///< in a max-min fair relation: carried by the fluid engine
   };
+
+  // A fair-shared transfer, and each hop of it as a flow over one link.
+  struct FluidTransfer {
+    uint32_t tag = 0;
+    std::span<const LinkId> route;
+    int64_t bytes = 0;
+    double rate_cap = 0;
+    Switching switching = Switching::CutThrough;
+    Picoseconds start = kNever;
+    Picoseconds first_hop_end = 0;
+    Picoseconds last_end = 0; ///< latest end of a hop so far
+    int32_t hops_done = 0;
+  };
+  struct Hop {
+    int32_t transfer = 0;
+    int32_t index = 0;    ///< position on the route
+    double remaining = 0; ///< bytes
+    double rate = 0;      ///< bytes/ns
+    Picoseconds start = 0;
+    Picoseconds end = kNever; ///< projected at the current rates
+  };
+  enum FluidEvent : uint32_t { kHopReady = 0, kHopActivate = 1, kHopEnd = 2 };
+
+  void hop_ready(int32_t hop, Picoseconds at);
+  void hop_started(int32_t hop, Picoseconds at);
+  void activate(int32_t hop, Picoseconds at);
+  void hop_ended(int32_t hop, Picoseconds at, std::vector<Delivery> &delivered);
+  void share_bandwidth(); ///< max-min fair rates of the active hops, and their projected ends
+  void refresh_next_event();
+  int32_t new_hop(int32_t transfer, int32_t index);
 
   const Topology &topology_;
   double efficiency_;
@@ -73,6 +138,28 @@ private:
   std::vector<LinkUsage> usage_;
   std::vector<LinkId> every_link_; ///< link i at index i: one-link routes are spans of it
   std::map<std::pair<int, int>, std::vector<LinkId>> routes_; ///< multi-hop routes, by ends
+
+  // The fluid engine (links of fair relations); slots are reused, so it allocates only while
+  // the number of transfers in flight grows.
+  bool has_fair_ = false;
+  std::vector<bool> relation_fair_;
+  std::vector<FluidTransfer> transfers_;
+  std::vector<int32_t> free_transfers_;
+  std::vector<Hop> hops_;
+  std::vector<int32_t> free_hops_;
+  std::vector<int32_t> holder_;              ///< per link: the hop on it now, -1 none
+  std::vector<std::deque<int32_t>> waiting_; ///< per link: hops waiting, in arrival order
+  std::vector<int32_t> active_;              ///< hops now carried by a fair link, in start order
+  EventQueue fluid_queue_;
+  Picoseconds now_ = 0;
+  Picoseconds next_event_ = kNever;
+  uint64_t fluid_completions_ = 0;
+  bool rates_stale_ = false;
+  std::vector<double> share_left_; ///< scratch of share_bandwidth, per relation
+  std::vector<int32_t> share_count_;
+  std::vector<char> share_frozen_;
+  std::vector<size_t> freeze_scratch_;
+  std::vector<int32_t> ended_scratch_;
 };
 
 /// ps to move `bytes` at `bytes_per_ns`, rounded to the nearest picosecond.

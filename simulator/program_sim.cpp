@@ -32,6 +32,7 @@ struct Fifo {
   std::deque<Message> messages;  ///< in flight or arrived, not yet popped
   int pusher = -1;               ///< thread block blocked pushing (global index), -1 none
   int popper = -1;               ///< thread block blocked popping
+  int sender = -1; ///< thread block whose fair-shared transfer is under way (arrival kNever)
 };
 
 enum EventKind : uint32_t { kWake = 0 };
@@ -67,18 +68,27 @@ public:
         queue_.push(start, kWake, uint32_t(g));
     }
     queue_.reserve(tbs_.size() * 4);
-    Picoseconds now = 0;
-    while (!queue_.empty()) {
+    for (;;) {
+      const Picoseconds queued = queue_.empty() ? kNever : queue_.top().time;
+      if (network_.next_event() <= queued && network_.next_event() != kNever) {
+        // Fair-shared transfers first: a link they free is there for a send at the same time.
+        delivered_.clear();
+        network_.advance(network_.next_event(), delivered_);
+        for (const Delivery &d : delivered_)
+          transfer_arrived(d);
+        continue;
+      }
+      if (queue_.empty())
+        break;
       const Event e = queue_.pop();
-      now = e.time;
-      advance(int(e.target), now);
+      advance(int(e.target), e.time);
     }
     ProgramSimulation sim;
     sim.iterations = iterations_;
     sim.deadlocked = std::any_of(tbs_.begin(), tbs_.end(), [](const Tb &tb) { return !tb.done; });
     SimulationResult &r = sim.result;
     r.completion = finish_;
-    r.events = queue_.events_processed();
+    r.events = queue_.events_processed() + network_.fluid_events();
     r.size_bytes = o_.size_bytes;
     if (r.completion > 0 && !sim.deadlocked) {
       r.algbw_gbps = double(r.size_bytes) / (double(r.completion) / 1000.0);
@@ -111,6 +121,8 @@ private:
     int iteration = 0, step = 0, message = 0;
     Picoseconds busy_until = 0, busy = 0;
     bool done = false;
+    Picoseconds transfer_began = 0;    ///< an instruction waiting for its fair-shared transfer:
+    Picoseconds transfer_copy_end = 0; ///< when it started, and when its copy is done
     int64_t flag = -1;
     std::vector<int> flag_waiters;
   };
@@ -131,6 +143,7 @@ private:
   std::vector<int> tb_base_;
   std::vector<Fifo> fifos_;
   std::vector<TraceSpan> trace_;
+  std::vector<Delivery> delivered_;
   // Symbolic memory of iteration 0: per rank, cells keyed by (buffer, slot) after aliasing.
   std::vector<std::map<std::pair<int, int>, SymbolicSlot>> memory_;
 
@@ -260,7 +273,7 @@ private:
       Fifo *in_fifo = op_receives(in.op) ? &fifos_[size_t(tb.recv_fifo)] : nullptr;
       Fifo *out_fifo = op_sends(in.op) ? &fifos_[size_t(tb.send_fifo)] : nullptr;
       if (in_fifo && (in_fifo->messages.empty() || in_fifo->messages.front().arrival > now)) {
-        if (in_fifo->messages.empty())
+        if (in_fifo->messages.empty() || in_fifo->messages.front().arrival == kNever)
           in_fifo->popper = g;
         else
           wake(g, in_fifo->messages.front().arrival);
@@ -283,27 +296,66 @@ private:
       end = now + std::max(copy_time(bytes), reduces ? reduce_time(bytes) : 0);
       if (out_fifo) {
         const std::span<const LinkId> route = out_fifo->route;
-        const TransferTimes t = route.size() == 1
-                                    ? network_.reserve(route.front(), bytes, now)
-                                    : network_.reserve_route(route, bytes, now, o_.model.switching);
+        const auto t = network_.start(route, bytes, now, o_.model.switching, uint32_t(tb.send_fifo),
+                                      o_.model.thread_block_gbps);
+        if (!t) {
+          // Fair-shared: the thread block holds its link until the network says it is done.
+          out_fifo->messages.push_back({kNever, std::move(sent)});
+          out_fifo->sender = g;
+          tb.transfer_began = now;
+          tb.transfer_copy_end = end;
+          tb.busy_until = kNever;
+          return;
+        }
         // A thread block slower than the link stretches the transfer by the difference.
         const Picoseconds serial = network_.serialization(route.front(), bytes);
-        const Picoseconds hold = t.start + std::max(serial, copy_time(bytes));
-        const Picoseconds arrival = t.arrival + o_.model.message_latency[CostModel::index(proto_)] +
-                                    (hold - t.start - serial);
+        const Picoseconds hold = t->start + std::max(serial, copy_time(bytes));
+        const Picoseconds arrival = t->arrival +
+                                    o_.model.message_latency[CostModel::index(proto_)] +
+                                    (hold - t->start - serial);
         out_fifo->messages.push_back({arrival, std::move(sent)});
         end = std::max(end, hold);
         if (out_fifo->popper >= 0)
           wake(std::exchange(out_fifo->popper, -1), arrival);
-        if (o_.trace)
-          trace_.push_back(
-              {fmt::format("{} it{} step{}", op_type_name(in.op), tb.iteration, tb.step),
-               tb.rank.value(), 1000 + route.front().value(),
-               fmt::format("link {}->{}", t_.link(route.front()).src.value(),
-                           t_.link(route.front()).dst.value()),
-               t.start, arrival - t.start});
+        trace_transfer(tb, in, route.front(), t->start, arrival);
       }
     }
+    complete(g, now, end, n);
+  }
+
+  void trace_transfer(const Tb &tb, const Instruction &in, LinkId link, Picoseconds start,
+                      Picoseconds arrival) {
+    if (o_.trace)
+      trace_.push_back(
+          {fmt::format("{} it{} step{}", op_type_name(in.op), tb.iteration, tb.step),
+           tb.rank.value(), 1000 + link.value(),
+           fmt::format("link {}->{}", t_.link(link).src.value(), t_.link(link).dst.value()), start,
+           arrival - start});
+  }
+
+  // A fair-shared transfer of connection `d.tag` has arrived: its message can be received, and
+  // its sender goes on.
+  void transfer_arrived(const Delivery &d) {
+    Fifo &fifo = fifos_[d.tag];
+    auto pending = std::find_if(fifo.messages.begin(), fifo.messages.end(),
+                                [](const Message &m) { return m.arrival == kNever; });
+    SYNCOLL_INVARIANT(pending != fifo.messages.end() && fifo.sender >= 0,
+                      "a fair-shared transfer arrived on a connection without one");
+    pending->arrival = d.times.arrival + o_.model.message_latency[CostModel::index(proto_)];
+    if (fifo.popper >= 0 && pending == fifo.messages.begin())
+      wake(std::exchange(fifo.popper, -1), pending->arrival);
+    const int g = std::exchange(fifo.sender, -1);
+    Tb &tb = tbs_[size_t(g)];
+    const Instruction &in = tb.tb->steps[size_t(tb.step)];
+    trace_transfer(tb, in, fifo.route.front(), d.times.start, pending->arrival);
+    tb.busy_until = 0;
+    complete(g, tb.transfer_began, std::max(tb.transfer_copy_end, d.first_hop_end), messages(in));
+  }
+
+  // The instruction step of thread block `g` that began at `now` is done at `end`.
+  void complete(int g, Picoseconds now, Picoseconds end, int n) {
+    Tb &tb = tbs_[size_t(g)];
+    const Instruction &in = tb.tb->steps[size_t(tb.step)];
     tb.busy += end - now;
     if (o_.trace)
       trace_.push_back({fmt::format("{} it{} step{}", op_type_name(in.op), tb.iteration, tb.step),

@@ -60,6 +60,7 @@ const MalformedCase kCases[] = {
     {"topo_hierarchy_mismatch.json", "5:27", "multiply to 6, but the topology has 4 ranks"},
     {"topo_ranks_not_integer.json", "3:12", "expected an integer, found a string"},
     {"topo_zero_bandwidth.json", "5:59", "bandwidth must be positive"},
+    {"topo_unknown_sharing.json", "8:47", "unknown sharing 'fast' (expected fifo or fair)"},
     // Collective JSON
     {"coll_rank_out_of_range.json", "8:32", "rank 5 is out of range [0, 2)"},
     {"coll_unknown_kind.json", "2:11", "unknown collective kind 'allgathr'"},

@@ -61,3 +61,31 @@ TEST(SimulateCliTest, BadArgumentsExitTwo) {
 
 } // namespace
 } // namespace syncoll::testing
+
+namespace syncoll::testing {
+namespace {
+
+TEST(SimulateCliTest, SharingOverridesEveryRelation) {
+  // The tree's root sends to five children through one switch port: FIFO serves them one after
+  // another, max-min fair sharing all at once, so the timelines differ (the port is work
+  // conserving, so the totals need not).
+  const auto dir = std::filesystem::temp_directory_path();
+  std::string traces[2];
+  for (int i = 0; i < 2; ++i) {
+    const auto trace = dir / ("syncoll-sharing-" + std::to_string(i) + ".json");
+    CliRun run = run_cli(std::string("simulate --baseline nccl-tree -c allreduce -t "
+                                     "hub_and_spoke -n 6 -s 64KiB --sharing ") +
+                         (i == 0 ? "fifo" : "fair") + " --trace " + trace.string());
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    traces[i] = read_all(trace);
+    std::filesystem::remove(trace);
+  }
+  EXPECT_NE(traces[0], traces[1]);
+  EXPECT_EQ(run_cli("simulate --baseline nccl-tree -c allreduce -t hub_and_spoke -n 6 "
+                    "--sharing fast")
+                .exit_code,
+            2);
+}
+
+} // namespace
+} // namespace syncoll::testing

@@ -1,0 +1,219 @@
+// Max-min fair bandwidth relations (docs/cost-model.md, "Bandwidth relations"): overlapping
+// transfers share a fair relation at once, each up to its own cap, and the relation stays work
+// conserving, so a batch that starts together ends when the FIFO policy would end it.
+#include "model/collective.h"
+#include "model/topology_library.h"
+#include "simulator/algorithm_sim.h"
+#include "simulator/network.h"
+#include "simulator/program_sim.h"
+#include "tests/support/programs.h"
+
+#include <algorithm>
+#include <gtest/gtest.h>
+#include <numeric>
+#include <rapidcheck/gtest.h>
+
+namespace syncoll::simulator {
+namespace {
+
+// Rank 0 with a link of `gbps` and 500 ns to each of ranks 1..n-1, all behind one out-port
+// relation of capacity 1 (so the port carries `gbps` in all), shared as `sharing`.
+Topology fan_out(int n, double gbps, RelationSharing sharing) {
+  TopologyDraft d;
+  d.name = "fan";
+  d.num_ranks = n;
+  TopologyDraft::Relation port{"port0", {}, 1, sharing};
+  for (int r = 1; r < n; ++r) {
+    d.links.push_back({RankId(0), RankId(r), 1, Nanoseconds{500}, BytesPerNs{gbps}});
+    port.links.emplace_back(RankId(0), RankId(r));
+  }
+  d.relations.push_back(port);
+  return *Topology::create(d);
+}
+
+std::map<uint32_t, Delivery> run_all(Network &network) {
+  std::vector<Delivery> delivered;
+  network.advance(kNever, delivered);
+  std::map<uint32_t, Delivery> by_tag;
+  for (const Delivery &d : delivered)
+    by_tag[d.tag] = d;
+  return by_tag;
+}
+
+TEST(FairShareTest, OverlappingTransfersSplitTheRelationUntilOneEnds) {
+  // 1 MB to rank 1 and 3 MB to rank 2 behind a 50 GB/s port: 25 GB/s each until the first is
+  // through at 40 us, then the second alone at 50 GB/s for its last 2 MB (40 us more).
+  const Topology t = fan_out(3, 50, RelationSharing::Fair);
+  Network network(t, 1.0);
+  EXPECT_FALSE(
+      network.start(network.route(RankId(0), RankId(1)), 1'000'000, 0, Switching::CutThrough, 7));
+  EXPECT_FALSE(
+      network.start(network.route(RankId(0), RankId(2)), 3'000'000, 0, Switching::CutThrough, 8));
+  EXPECT_EQ(network.next_event(), 0);
+  auto d = run_all(network);
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[7].times.start, 0);
+  EXPECT_EQ(d[7].times.arrival, 40'000'000 + 500'000);
+  EXPECT_EQ(d[8].times.arrival, 80'000'000 + 500'000);
+  EXPECT_EQ(d[8].first_hop_end, 80'000'000);
+  EXPECT_EQ(network.next_event(), kNever);
+  EXPECT_EQ(network.usage()[1].bytes, 3'000'000);
+  EXPECT_EQ(network.usage()[1].busy, 80'000'000);
+}
+
+TEST(FairShareTest, FifoRelationServesOneTransferAfterTheOther) {
+  const Topology t = fan_out(3, 50, RelationSharing::Fifo);
+  Network network(t, 1.0);
+  auto first =
+      network.start(network.route(RankId(0), RankId(1)), 1'000'000, 0, Switching::CutThrough, 7);
+  auto second =
+      network.start(network.route(RankId(0), RankId(2)), 3'000'000, 0, Switching::CutThrough, 8);
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ(first->arrival, 20'000'000 + 500'000);
+  EXPECT_EQ(second->start, 20'000'000);
+  EXPECT_EQ(second->arrival, 80'000'000 + 500'000);
+}
+
+TEST(FairShareTest, ACappedTransferLeavesItsShareToTheOthers) {
+  // Three 1 MB transfers behind a 50 GB/s port; one sender copies at only 5 GB/s. Max-min
+  // fairness gives it 5 and the other two (50 - 5) / 2 = 22.5 each, not 50 / 3.
+  const Topology t = fan_out(4, 50, RelationSharing::Fair);
+  Network network(t, 1.0);
+  for (int r = 1; r <= 3; ++r)
+    EXPECT_FALSE(network.start(network.route(RankId(0), RankId(r)), 1'000'000, 0,
+                               Switching::CutThrough, uint32_t(r), r == 3 ? 5.0 : 0.0));
+  auto d = run_all(network);
+  ASSERT_EQ(d.size(), 3u);
+  const Picoseconds fast = std::llround(1e6 * 1000 / 22.5);
+  EXPECT_EQ(d[1].first_hop_end, fast);
+  EXPECT_EQ(d[2].first_hop_end, fast);
+  EXPECT_EQ(d[3].first_hop_end, 200'000'000); // its cap binds throughout
+}
+
+TEST(FairShareTest, ALinkCarriesItsTransfersOneAtATime) {
+  // Two transfers on the same link of a fair relation queue for the link: the relation has
+  // only one of them at a time, so each runs at the full 50 GB/s.
+  const Topology t = fan_out(3, 50, RelationSharing::Fair);
+  Network network(t, 1.0);
+  const auto route = network.route(RankId(0), RankId(1));
+  EXPECT_FALSE(network.start(route, 1'000'000, 0, Switching::CutThrough, 1));
+  EXPECT_FALSE(network.start(route, 1'000'000, 0, Switching::CutThrough, 2));
+  auto d = run_all(network);
+  EXPECT_EQ(d[1].times.arrival, 20'500'000);
+  EXPECT_EQ(d[2].times.start, 20'000'000);
+  EXPECT_EQ(d[2].times.arrival, 40'500'000);
+}
+
+RC_GTEST_PROP(FairShareProperty, ABatchEndsWhenFifoWouldAndSmallerEndsFirst, ()) {
+  // Transfers that start together on distinct links of one port: the port is the bottleneck
+  // under both policies and never idles, so the last arrival is the same (to the picosecond
+  // per transfer, from rounding); under fair sharing a smaller transfer never ends later.
+  const int n = *rc::gen::inRange(2, 8);
+  const auto sizes = *rc::gen::container<std::vector<int64_t>>(
+      size_t(n - 1),
+      rc::gen::map(rc::gen::inRange(1, 5000), [](int k) { return int64_t(k) * 1000; }));
+  const double gbps = *rc::gen::element(10.0, 25.0, 50.0, 100.0);
+  Picoseconds last[2] = {0, 0};
+  std::vector<Picoseconds> fair_end(sizes.size());
+  for (RelationSharing sharing : {RelationSharing::Fifo, RelationSharing::Fair}) {
+    const Topology t = fan_out(n, gbps, sharing);
+    Network network(t, 1.0);
+    std::vector<Delivery> delivered;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      auto times = network.start(network.route(RankId(0), RankId(int(i) + 1)), sizes[i], 0,
+                                 Switching::CutThrough, uint32_t(i));
+      if (times)
+        delivered.push_back({uint32_t(i), *times, times->arrival - 500'000});
+    }
+    network.advance(kNever, delivered);
+    RC_ASSERT(delivered.size() == sizes.size());
+    for (const Delivery &d : delivered) {
+      last[int(sharing)] = std::max(last[int(sharing)], d.times.arrival);
+      if (sharing == RelationSharing::Fair)
+        fair_end[d.tag] = d.first_hop_end;
+    }
+    int64_t bytes = 0;
+    for (const LinkUsage &u : network.usage())
+      bytes += u.bytes;
+    RC_ASSERT(bytes == std::accumulate(sizes.begin(), sizes.end(), int64_t(0)));
+  }
+  RC_ASSERT(std::abs(last[0] - last[1]) <= Picoseconds(n));
+  for (size_t i = 0; i < sizes.size(); ++i)
+    for (size_t j = 0; j < sizes.size(); ++j)
+      if (sizes[i] < sizes[j])
+        RC_ASSERT(fair_end[i] <= fair_end[j]);
+}
+
+TEST(FairShareTest, AlgorithmsRunOverFairRelationsInBothTimings) {
+  // Rank 0 broadcasts one chunk to ranks 1 and 2 at once: with a fair port both arrive
+  // together after 2 serializations; FIFO delivers one after 1 and the other after 2.
+  auto bc = make_collective(CollectiveKind::Broadcast, 3, 1, 0);
+  Algorithm a{
+      "fan", {}, {{2, {{ChunkId(0), RankId(0), RankId(1)}, {ChunkId(0), RankId(0), RankId(2)}}}}};
+  for (auto timing : {AlgorithmTiming::StepSynchronous, AlgorithmTiming::Dataflow}) {
+    AlgorithmSimOptions o{timing, 1.0, true, Switching::CutThrough};
+    auto fair = simulate_algorithm(a, fan_out(3, 50, RelationSharing::Fair), *bc, 1'000'000, o);
+    auto fifo = simulate_algorithm(a, fan_out(3, 50, RelationSharing::Fifo), *bc, 1'000'000, o);
+    ASSERT_TRUE(fair && fifo);
+    EXPECT_EQ(fair->completion, 40'500'000);
+    EXPECT_EQ(fifo->completion, 40'500'000);
+    ASSERT_EQ(fair->trace.size(), 2u);
+    for (const TraceSpan &s : fair->trace)
+      EXPECT_EQ(s.start + s.duration, 40'500'000);
+    std::vector<Picoseconds> fifo_ends;
+    for (const TraceSpan &s : fifo->trace)
+      fifo_ends.push_back(s.start + s.duration);
+    std::sort(fifo_ends.begin(), fifo_ends.end());
+    EXPECT_EQ(fifo_ends, (std::vector<Picoseconds>{20'500'000, 40'500'000}));
+    EXPECT_EQ(fair->total_link_bytes(), 2'000'000);
+  }
+}
+
+// fully_connected(n) with each rank's out-links behind one port relation shared as `sharing`.
+Topology ported_fully_connected(int n, RelationSharing sharing) {
+  TopologyDraft d = fully_connected(n)->to_draft();
+  for (int r = 0; r < n; ++r) {
+    TopologyDraft::Relation port{"port" + std::to_string(r), {}, 1, sharing};
+    for (const Link &l : d.links)
+      if (l.src == RankId(r))
+        port.links.emplace_back(l.src, l.dst);
+    d.relations.push_back(port);
+  }
+  return *Topology::create(d);
+}
+
+TEST(FairShareTest, ProgramsRunOverFairRelations) {
+  // Ring Allreduce uses one out-link per rank, so a fair port changes nothing; all-pairs
+  // Allreduce sends to every peer at once and shares the port. Both policies end with the
+  // Allreduce in every output and the same bytes on the wire.
+  const int n = 4;
+  auto ar = make_collective(CollectiveKind::Allreduce, n, n);
+  ASSERT_TRUE(ar);
+  for (const Program &p :
+       {testing::ring_allreduce_program(n, 1), testing::allpairs_allreduce_program(n)}) {
+    SCOPED_TRACE(p.name());
+    ProgramSimOptions o;
+    o.size_bytes = 4 << 20;
+    o.collective = &*ar;
+    o.in_place = !p.out_of_place();
+    o.trace = true;
+    auto fair = simulate_program(p, ported_fully_connected(n, RelationSharing::Fair), o);
+    auto fifo = simulate_program(p, ported_fully_connected(n, RelationSharing::Fifo), o);
+    ASSERT_TRUE(fair && fifo);
+    EXPECT_FALSE(fair->deadlocked);
+    EXPECT_FALSE(fifo->deadlocked);
+    EXPECT_EQ(fair->outputs, fifo->outputs);
+    for (const auto &rank : fair->outputs)
+      for (const SymbolicSlot &slot : rank) {
+        EXPECT_TRUE(slot.defined);
+        EXPECT_EQ(slot.parts.size(), size_t(n));
+      }
+    EXPECT_EQ(fair->result.total_link_bytes(), fifo->result.total_link_bytes());
+    if (p.name() == testing::ring_allreduce_program(n, 1).name()) {
+      EXPECT_EQ(fair->result.completion, fifo->result.completion);
+    }
+  }
+}
+
+} // namespace
+} // namespace syncoll::simulator
