@@ -17,5 +17,6 @@ void add_ir_commands(CLI::App &app, RunResult &result);
 void add_demo_command(CLI::App &app, RunResult &result);
 void add_verify_command(CLI::App &app, RunResult &result);
 void add_simulate_command(CLI::App &app, RunResult &result);
+void add_synth_commands(CLI::App &app, RunResult &result);
 
 } // namespace syncoll::cli

@@ -1,0 +1,235 @@
+// `syncoll synth instance|least-steps|pareto`.
+#include "cli/cli_support.h"
+#include "cli/commands.h"
+#include "synth/synthesize.h"
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <memory>
+
+namespace syncoll::cli {
+namespace {
+
+struct SynthArgs {
+  TopologyOptions topology;
+  std::string collective;
+  std::optional<int> root;
+  int chunks = 1;
+  std::optional<int> steps;
+  std::optional<int> rounds;
+  int k = 4;
+  int max_chunks = 8;
+  int max_steps = 0;
+  double time_limit = 0;
+  std::string backend = "smt";
+  std::string allreduce = "composed";
+  std::string output;
+};
+
+// SCCL's schedule listing: per step its rounds and sends as chunk:src->dst ("+>" reduces).
+std::string schedule_text(const Algorithm &a) {
+  std::string out;
+  for (size_t s = 0; s < a.steps.size(); ++s) {
+    const AlgorithmStep &step = a.steps[s];
+    out += fmt::format("  step {} ({} round{}, {} sends):", s + 1, step.rounds,
+                       step.rounds == 1 ? "" : "s", step.sends.size());
+    for (const Send &send : step.sends)
+      out += fmt::format(" {}:{}{}{}", send.chunk.value(), send.src.value(),
+                         send.op == SendOp::Reduce ? "+>" : "->", send.dst.value());
+    out += "\n";
+  }
+  return out;
+}
+
+void add_common(CLI::App &cmd, SynthArgs &args) {
+  args.topology.add_to(cmd, /*positional=*/false, /*required=*/true);
+  cmd.add_option("-c,--collective", args.collective,
+                 "allgather, alltoall, broadcast, gather, scatter, reduce, reducescatter, "
+                 "allreduce, or a custom collective JSON")
+      ->required();
+  cmd.add_option("--root", args.root, "root rank of rooted collectives");
+  cmd.add_option("--time-limit", args.time_limit, "seconds per solver call (0: none)")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--backend", args.backend, "solver backend")
+      ->check(CLI::IsMember({"smt", "sat"}))
+      ->capture_default_str();
+  cmd.add_option("--allreduce", args.allreduce,
+                 "allreduce as reducescatter + allgather (composed) or directly (direct)")
+      ->check(CLI::IsMember({"composed", "direct"}))
+      ->capture_default_str();
+}
+
+} // namespace
+
+void add_synth_commands(CLI::App &app, RunResult &result) {
+  CLI::App *synth = app.add_subcommand(
+      "synth", "synthesize k-synchronous algorithms (seed sccl): one instance, the fewest "
+               "steps, or the Pareto frontier of steps and rounds per chunk");
+  synth->require_subcommand(1);
+  auto args = std::make_shared<SynthArgs>();
+  CLI::App *instance = synth->add_subcommand("instance", "decide one (chunks, steps, rounds)");
+  CLI::App *least = synth->add_subcommand("least-steps", "the fewest steps, from the lower bound");
+  CLI::App *front = synth->add_subcommand("pareto", "the Pareto frontier (seed sccl Algorithm 1)");
+  for (CLI::App *cmd : {instance, least, front})
+    add_common(*cmd, *args);
+  for (CLI::App *cmd : {instance, least}) {
+    cmd->add_option("-C,--chunks", args->chunks, "chunks per rank (allreduce: of the whole buffer)")
+        ->capture_default_str();
+    cmd->add_option("-o,--output", args->output, "write the algorithm JSON here");
+  }
+  instance->add_option("-S,--steps", args->steps, "steps")->required();
+  instance->add_option("-R,--rounds", args->rounds, "rounds in all (default: steps)");
+  least->add_option("-R,--rounds", args->rounds, "rounds in all (default: steps + k)");
+  least->add_option("-k", args->k, "rounds beyond one per step")->capture_default_str();
+  least->add_option("--max-steps", args->max_steps, "give up after this many steps (default 16)");
+  front->add_option("-k", args->k, "rounds beyond one per step (S <= R <= S + k)")
+      ->capture_default_str();
+  front->add_option("--max-chunks", args->max_chunks, "most chunks per rank tried")
+      ->capture_default_str();
+  front->add_option("--max-steps", args->max_steps,
+                    "most steps tried (default: the steps lower bound + 6)");
+  front->add_option("-o,--output", args->output,
+                    "write each frontier algorithm's JSON here (a "
+                    "directory)");
+
+  auto setup = [args](synth::Target &target, synth::SynthOptions &options) -> Expected<Topology> {
+    SYNCOLL_TRY(topology, resolve_topology(args->topology));
+    if (auto kind = parse_collective_kind(args->collective);
+        kind && *kind != CollectiveKind::Custom) {
+      target.kind = *kind;
+      target.root = args->root;
+      // Rooted collectives without a root fail here, with make_collective's message.
+      SYNCOLL_CHECK(target.collective(topology.num_ranks(), 1));
+    } else {
+      SYNCOLL_TRY(custom,
+                  resolve_collective(args->collective, topology.num_ranks(), 1, args->root));
+      target.kind = CollectiveKind::Custom;
+      target.custom = custom;
+      args->chunks = custom.chunk_factor();
+    }
+    target.allreduce = args->allreduce == "direct" ? synth::AllreduceMethod::Direct
+                                                   : synth::AllreduceMethod::Composed;
+    options.backend = args->backend == "sat" ? synth::Backend::Sat : synth::Backend::Smt;
+    options.time_limit_s = args->time_limit;
+    return topology;
+  };
+  auto bad = [&result](const Diagnostics &d) {
+    print_diagnostics(d);
+    result.exit_code = kBadInput;
+  };
+  instance->callback([&result, args, setup, bad] {
+    synth::Target target;
+    synth::SynthOptions options;
+    auto topology = setup(target, options);
+    if (!topology)
+      return bad(topology.error());
+    const synth::StepsRounds sr{*args->steps, args->rounds.value_or(*args->steps)};
+    auto answer = synth::synthesize(*topology, target, args->chunks, sr, options);
+    if (!answer)
+      return bad(answer.error());
+    fmt::print("{} on {}, C{} S{} R{}: {} ({:.2f} s)", target.name(), topology->name(),
+               args->chunks, sr.steps, sr.rounds, synth::verdict_name(answer->verdict),
+               answer->seconds);
+    fmt::print("{}\n", answer->detail.empty() ? "" : " - " + answer->detail);
+    if (!answer->unsat_scope.empty())
+      fmt::print("  (the proof covers only {}; other algorithms may exist)\n", answer->unsat_scope);
+    if (answer->verdict != synth::Verdict::Sat) {
+      result.exit_code = answer->verdict == synth::Verdict::Unsat ? kCheckFailed : kUnknown;
+      return;
+    }
+    fmt::print("{}", schedule_text(*answer->algorithm));
+    if (!args->output.empty())
+      if (auto ok =
+              write_output(args->output, to_canonical_json(algorithm_to_json(*answer->algorithm)));
+          !ok)
+        return bad(ok.error());
+    result.exit_code = kSuccess;
+  });
+
+  least->callback([&result, args, setup, bad] {
+    synth::Target target;
+    synth::SynthOptions options;
+    auto topology = setup(target, options);
+    if (!topology)
+      return bad(topology.error());
+    auto found = synth::least_steps(*topology, target, args->chunks, args->rounds, args->k,
+                                    args->max_steps > 0 ? args->max_steps : 16, options);
+    if (!found)
+      return bad(found.error());
+    fmt::print("{} on {}, C{}: steps lower bound {}\n", target.name(), topology->name(),
+               args->chunks, found->steps_lower_bound);
+    for (const synth::Attempt &a : found->attempts)
+      fmt::print("  S{} R{}: {} ({:.2f} s){}\n", a.sr.steps, a.sr.rounds,
+                 synth::verdict_name(a.verdict), a.seconds,
+                 a.detail.empty() ? "" : " - " + a.detail);
+    if (!found->found) {
+      const bool unknown =
+          std::any_of(found->attempts.begin(), found->attempts.end(),
+                      [](const synth::Attempt &a) { return a.verdict == synth::Verdict::Unknown; });
+      fmt::print("no algorithm within the steps tried{}\n",
+                 unknown ? " (some answers were unknown)" : "");
+      result.exit_code = unknown ? kUnknown : kCheckFailed;
+      return;
+    }
+    fmt::print("{}", schedule_text(*found->found->algorithm));
+    if (!args->output.empty())
+      if (auto ok = write_output(args->output,
+                                 to_canonical_json(algorithm_to_json(*found->found->algorithm)));
+          !ok)
+        return bad(ok.error());
+    result.exit_code = kSuccess;
+  });
+
+  front->callback([&result, args, setup, bad] {
+    synth::Target target;
+    synth::SynthOptions options;
+    auto topology = setup(target, options);
+    if (!topology)
+      return bad(topology.error());
+    synth::ParetoOptions po;
+    po.k = args->k;
+    po.max_chunks = args->max_chunks;
+    po.max_steps = args->max_steps;
+    po.synth = options;
+    po.on_attempt = [](const synth::Attempt &a) {
+      fmt::print(stderr, "  tried C{} S{} R{}: {} ({:.2f} s)\n", a.chunks, a.sr.steps, a.sr.rounds,
+                 synth::verdict_name(a.verdict), a.seconds);
+    };
+    auto frontier = synth::pareto(*topology, target, po);
+    if (!frontier)
+      return bad(frontier.error());
+    fmt::print("{} on {}: steps lower bound {}, rounds per chunk lower bound {}\n", target.name(),
+               topology->name(), frontier->steps_lower_bound,
+               frontier->rounds_per_chunk_bound ? to_string(*frontier->rounds_per_chunk_bound)
+                                                : "-");
+    fmt::print("{:>4} {:>4} {:>4} {:>7} {:<28} {:>9}\n", "S", "R", "C", "R/C", "optimality",
+               "time (s)");
+    for (const synth::ParetoPoint &p : frontier->frontier) {
+      std::string optimality = p.latency_optimal && p.bandwidth_optimal ? "latency and bandwidth"
+                               : p.latency_optimal                      ? "latency"
+                               : p.bandwidth_optimal                    ? "bandwidth"
+                                                                        : "pareto";
+      fmt::print("{:>4} {:>4} {:>4} {:>7} {:<28} {:>9.2f}\n", p.sr.steps, p.sr.rounds, p.chunks,
+                 to_string(p.rounds_per_chunk), optimality, p.seconds);
+    }
+    size_t proofs = 0;
+    for (const synth::Attempt &a : frontier->attempts)
+      proofs += a.verdict == synth::Verdict::Unsat;
+    fmt::print("{} instances tried, {} proven infeasible{}{}\n", frontier->attempts.size(), proofs,
+               frontier->complete ? "; complete" : "",
+               frontier->note.empty() ? "" : "; " + frontier->note);
+    if (!args->output.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(args->output, ec);
+      for (const synth::ParetoPoint &p : frontier->frontier)
+        if (auto ok = write_output(
+                (std::filesystem::path(args->output) / (p.algorithm.name + ".json")).string(),
+                to_canonical_json(algorithm_to_json(p.algorithm)));
+            !ok)
+          return bad(ok.error());
+    }
+    result.exit_code = frontier->frontier.empty() ? kCheckFailed : kSuccess;
+  });
+}
+
+} // namespace syncoll::cli

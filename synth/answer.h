@@ -1,0 +1,47 @@
+// What a synthesis query answers (DESIGN.md section 6): an algorithm, a proof that none exists,
+// or "unknown" when the solver ran out of time. Unknown is never reported as either of the
+// others.
+#pragma once
+
+#include "model/algorithm.h"
+
+#include <optional>
+#include <string>
+
+namespace syncoll::synth {
+
+enum class Backend { Smt, Sat };
+
+enum class Verdict {
+  Sat,     ///< an algorithm exists; it is in the answer and passed check_algorithm
+  Unsat,   ///< proven: no algorithm with these parameters exists
+  Unknown, ///< the time limit ran out first
+};
+
+struct SynthOptions {
+  Backend backend = Backend::Smt;
+  double time_limit_s = 0; ///< per solver call; 0 for none
+};
+
+/// A k-synchronous instance (seed sccl 3.2): S steps and R rounds in all. The chunk count is
+/// the collective's (its chunk factor).
+struct StepsRounds {
+  int steps = 1;
+  int rounds = 1;
+};
+
+struct Answer {
+  Verdict verdict = Verdict::Unknown;
+  std::optional<Algorithm> algorithm;
+  double seconds = 0;
+  /// Why: the solver's reason for unknown, the bound that refuted an instance without a solver
+  /// call, or how a combining collective was obtained.
+  std::string detail;
+  /// For Unsat: empty when no k-synchronous algorithm at all exists; otherwise the class of
+  /// algorithms the proof covers (a composed or tree-shaped Allreduce), since others may exist.
+  std::string unsat_scope;
+};
+
+std::string_view verdict_name(Verdict v);
+
+} // namespace syncoll::synth

@@ -1,0 +1,70 @@
+#include "synth/combining.h"
+
+#include "model/invariant.h"
+
+#include <algorithm>
+
+namespace syncoll::synth {
+
+Topology reverse_topology(const Topology &topology) {
+  TopologyDraft d = topology.to_draft();
+  d.name += "-reversed";
+  for (Link &l : d.links)
+    std::swap(l.src, l.dst);
+  for (auto &r : d.relations)
+    for (auto &ends : r.links)
+      std::swap(ends.first, ends.second);
+  auto reversed = Topology::create(std::move(d));
+  SYNCOLL_INVARIANT(reversed.has_value(), "reversing a valid topology");
+  return *reversed;
+}
+
+std::optional<CollectiveSpec> non_combining_dual(const CollectiveSpec &collective) {
+  CollectiveDraft d = collective.draft();
+  for (ChunkSpec &c : d.chunks) {
+    if (!c.reduced || c.post.size() != 1 || int(c.pre.size()) != collective.num_ranks())
+      return std::nullopt;
+    std::swap(c.pre, c.post);
+    c.reduced = false;
+  }
+  std::swap(d.input_chunks, d.output_chunks);
+  d.name = "dual of " + d.name;
+  d.kind = CollectiveKind::Custom;
+  d.root.reset();
+  d.in_place = InPlaceKind::None;
+  auto dual = CollectiveSpec::create(std::move(d));
+  SYNCOLL_INVARIANT(dual.has_value(), "the dual of a valid collective");
+  return *dual;
+}
+
+Algorithm invert_dual(const Algorithm &dual) {
+  Algorithm a;
+  for (auto step = dual.steps.rbegin(); step != dual.steps.rend(); ++step) {
+    AlgorithmStep s{step->rounds, {}};
+    for (const Send &send : step->sends)
+      s.sends.push_back({send.chunk, send.dst, send.src, SendOp::Reduce});
+    std::sort(s.sends.begin(), s.sends.end());
+    a.steps.push_back(std::move(s));
+  }
+  return a;
+}
+
+Algorithm compose_allreduce(const Algorithm &reduce_scatter, const Algorithm &allgather, int ranks,
+                            int chunks_per_rank) {
+  auto slot = [&](ChunkId c) {
+    const int i = c.value() / ranks, n = c.value() % ranks;
+    return ChunkId(n * chunks_per_rank + i);
+  };
+  Algorithm a;
+  for (const Algorithm *phase : {&reduce_scatter, &allgather})
+    for (const AlgorithmStep &step : phase->steps) {
+      AlgorithmStep s{step.rounds, {}};
+      for (const Send &send : step.sends)
+        s.sends.push_back({slot(send.chunk), send.src, send.dst, send.op});
+      std::sort(s.sends.begin(), s.sends.end());
+      a.steps.push_back(std::move(s));
+    }
+  return a;
+}
+
+} // namespace syncoll::synth

@@ -1,0 +1,34 @@
+// Combining collectives (seed sccl 3.5): through their non-combining dual, and Allreduce as
+// ReduceScatter followed by Allgather with buffer maps that line up.
+#pragma once
+
+#include "model/algorithm.h"
+#include "model/collective.h"
+#include "model/topology.h"
+
+#include <optional>
+
+namespace syncoll::synth {
+
+/// The topology with every link and relation turned around.
+Topology reverse_topology(const Topology &topology);
+
+/// The non-combining dual of a collective whose every chunk is reduced over all ranks into a
+/// single post rank (Reduce, ReduceScatter): the chunk starts at that rank and must reach every
+/// contributor. nullopt for any other collective (Allreduce has every rank in every post set).
+std::optional<CollectiveSpec> non_combining_dual(const CollectiveSpec &collective);
+
+/// Runs a dual's algorithm backwards: steps in reverse order, every send turned around and made
+/// a reduction. A rank that fanned a chunk out in the dual now gathers partial sums from the
+/// same ranks, one step earlier than it forwards its own.
+Algorithm invert_dual(const Algorithm &dual);
+
+/// Allreduce of P x C chunks per rank from a ReduceScatter and an Allgather of C chunks per rank.
+/// Both number chunk i of rank n as i*P + n, and that chunk lives at slot n*C + i of the
+/// Allreduce buffer, so the chunks are renamed to the slot, not kept by number: the composed
+/// algorithm moves exactly the Allreduce's buffer (reference/synthesis.md 3 shows the public
+/// tool getting this wrong).
+Algorithm compose_allreduce(const Algorithm &reduce_scatter, const Algorithm &allgather, int ranks,
+                            int chunks_per_rank);
+
+} // namespace syncoll::synth
