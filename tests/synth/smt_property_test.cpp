@@ -1,0 +1,70 @@
+// Properties of synthesis on random small instances: every answer respects the lower bounds and
+// checks, and feasibility is monotone (one more round, or one more step and round, never hurts).
+#include "model/topology_library.h"
+#include "synth/bounds.h"
+#include "synth/combining.h"
+#include "synth/synthesize.h"
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+namespace syncoll::synth {
+namespace {
+
+// Connected topologies of 2-5 ranks from the library's small shapes, with a random relation.
+Topology small_topology() {
+  const int n = *rc::gen::inRange(2, 6);
+  const int shape = *rc::gen::inRange(0, 5);
+  Topology t = shape == 0   ? *line(n)
+               : shape == 1 ? *ring(n)
+               : shape == 2 ? *fully_connected(n)
+               : shape == 3 ? *star(n)
+                            : *hub_and_spoke(n);
+  return t;
+}
+
+Target small_target() {
+  Target t;
+  t.kind =
+      *rc::gen::element(CollectiveKind::Allgather, CollectiveKind::Broadcast,
+                        CollectiveKind::Gather, CollectiveKind::Scatter, CollectiveKind::Alltoall,
+                        CollectiveKind::Reduce, CollectiveKind::ReduceScatter);
+  if (t.kind == CollectiveKind::Broadcast || t.kind == CollectiveKind::Gather ||
+      t.kind == CollectiveKind::Scatter || t.kind == CollectiveKind::Reduce)
+    t.root = 0;
+  return t;
+}
+
+RC_GTEST_PROP(SmtSynthProperty, AnswersRespectBoundsAndFeasibilityIsMonotone, ()) {
+  const Topology topology = small_topology();
+  const Target target = small_target();
+  const int chunks = *rc::gen::inRange(1, 3);
+  const int steps = *rc::gen::inRange(1, 5);
+  const int rounds = steps + *rc::gen::inRange(0, 3);
+  RC_TAG(collective_kind_name(target.kind));
+  auto spec = target.collective(topology.num_ranks(), chunks);
+  RC_ASSERT(spec.has_value());
+  auto a = synthesize(topology, target, chunks, {steps, rounds}, {});
+  RC_ASSERT(a.has_value());
+  RC_ASSERT(a->verdict != Verdict::Unknown);
+  RC_TAG(verdict_name(a->verdict));
+  if (a->verdict == Verdict::Unsat)
+    return;
+  RC_ASSERT(check_algorithm(*a->algorithm, topology, *spec).holds());
+  RC_ASSERT(steps >= steps_lower_bound(topology, *spec));
+  // The flow bound is stated for the non-combining form: the dual on the reversed topology.
+  const auto dual = non_combining_dual(*spec);
+  const std::optional<Fraction> rpc =
+      dual ? rounds_per_chunk_bound(reverse_topology(topology), *dual)
+           : rounds_per_chunk_bound(topology, *spec);
+  if (rpc)
+    RC_ASSERT(!less(Fraction{rounds, chunks}, *rpc));
+  for (StepsRounds more : {StepsRounds{steps, rounds + 1}, StepsRounds{steps + 1, rounds + 1}}) {
+    auto b = synthesize(topology, target, chunks, more, {});
+    RC_ASSERT(b.has_value());
+    RC_ASSERT(b->verdict == Verdict::Sat);
+  }
+}
+
+} // namespace
+} // namespace syncoll::synth
