@@ -52,8 +52,6 @@ public:
     for (const auto &r : rounds_)
       all_rounds.push_back(r);
     solver_.add(z3::sum(all_rounds) == R_); // C6
-    if (auto refuted = refute_by_counting())
-      return refuted;
     for (int c = 0; c < c_.num_chunks(); ++c) {
       const ChunkSpec &spec = c_.chunk(ChunkId(c));
       auto refuted =
@@ -61,6 +59,8 @@ public:
       if (refuted)
         return refuted;
     }
+    if (auto refuted = refute_by_counting())
+      return refuted;
     encode_bandwidth();
     return std::nullopt;
   }

@@ -175,6 +175,17 @@ Expected<LeastSteps> least_steps(const Topology &topology, const Target &target,
       break;
     }
   }
+  // The fewest rounds at the fewest steps, when the rounds were left open.
+  if (out.found && !rounds)
+    for (int r = out.found->algorithm->num_steps(); r < out.found->algorithm->total_rounds(); ++r) {
+      const StepsRounds sr{out.found->algorithm->num_steps(), r};
+      SYNCOLL_TRY(a, synthesize(topology, target, chunks, sr, options));
+      out.attempts.push_back({chunks, sr, a.verdict, a.seconds, a.detail});
+      if (a.verdict == Verdict::Sat) {
+        out.found = std::move(a);
+        break;
+      }
+    }
   return out;
 }
 

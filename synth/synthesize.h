@@ -54,7 +54,8 @@ struct LeastSteps {
   std::vector<Attempt> attempts;
 };
 
-/// Steps from the lower bound up to `max_steps`, with rounds = steps + k (or `rounds` when given).
+/// Steps from the lower bound up to `max_steps`, with rounds = steps + k (or `rounds` when
+/// given); with rounds left open, then the fewest rounds at those steps.
 Expected<LeastSteps> least_steps(const Topology &topology, const Target &target, int chunks,
                                  std::optional<int> rounds, int k, int max_steps,
                                  const SynthOptions &options);

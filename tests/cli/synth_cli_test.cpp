@@ -1,0 +1,62 @@
+#include "tests/cli/run_cli.h"
+
+#include <filesystem>
+
+namespace syncoll::testing {
+namespace {
+
+TEST(SynthCliTest, InstanceWritesAnAlgorithmThatChecks) {
+  const auto out = std::filesystem::temp_directory_path() /
+                   ("syncoll-synth-" + std::to_string(::getpid()) + ".json");
+  CliRun run = run_cli("synth instance -t dgx1 -c allgather -C 2 -S 2 -R 3 -o " + out.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("allgather on dgx1, C2 S2 R3: sat"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("step 2 (2 rounds"), std::string::npos) << run.out;
+  CliRun check = run_cli("algo check " + out.string());
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find("check: holds"), std::string::npos);
+  std::filesystem::remove(out);
+}
+
+TEST(SynthCliTest, UnsatExitsOneAndSaysWhy) {
+  CliRun bound = run_cli("synth instance -t dgx1 -c allgather -S 1");
+  EXPECT_EQ(bound.exit_code, 1);
+  EXPECT_NE(bound.out.find("unsat"), std::string::npos);
+  EXPECT_NE(bound.out.find("needs 2 steps"), std::string::npos) << bound.out;
+  CliRun solver = run_cli("synth instance -t dgx1 -c allgather -C 3 -S 2 -R 4");
+  EXPECT_EQ(solver.exit_code, 1);
+  EXPECT_NE(solver.out.find("z3: unsatisfiable"), std::string::npos) << solver.out;
+  // Reductions print as "+>" and come from the dual.
+  CliRun reduce = run_cli("synth instance -t line -n 4 -c reduce --root 0 -C 2 -S 3 -R 6");
+  EXPECT_EQ(reduce.exit_code, 0);
+  EXPECT_NE(reduce.out.find("0:1+>0"), std::string::npos) << reduce.out;
+}
+
+TEST(SynthCliTest, ParetoPrintsTheFrontier) {
+  CliRun run = run_cli("synth pareto -t line -n 4 -c broadcast --root 0 --max-chunks 2");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("rounds per chunk lower bound 1"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("   3    3    1       3 latency"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("   4    4    2       2 pareto"), std::string::npos) << run.out;
+  EXPECT_NE(run.err.find("tried C1 S3 R3: sat"), std::string::npos) << run.err; // progress
+}
+
+TEST(SynthCliTest, LeastSteps) {
+  CliRun run = run_cli("synth least-steps -t ring -n 6 -c allgather");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("steps lower bound 3"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("S3 R3: sat"), std::string::npos) << run.out;
+}
+
+TEST(SynthCliTest, BadArgumentsExitTwo) {
+  EXPECT_EQ(run_cli("synth instance -t dgx1 -c allgather -S 3 -R 2").exit_code, 2);
+  EXPECT_EQ(run_cli("synth instance -t dgx1 -c allgathr -S 2").exit_code, 2);
+  EXPECT_EQ(run_cli("synth instance -t dgx1 -c broadcast -S 2").exit_code, 2); // no root
+  EXPECT_EQ(run_cli("synth instance -t dgx1 -c allreduce -C 12 -S 4").exit_code, 2);
+  EXPECT_EQ(run_cli("synth instance -t dgx1 -c allgather -S 2 --backend sat").exit_code, 2);
+  CliRun one_line = run_cli("synth instance -t dgx1 -c allgather -S 3 -R 2");
+  EXPECT_EQ(std::count(one_line.err.begin(), one_line.err.end(), '\n'), 1) << one_line.err;
+}
+
+} // namespace
+} // namespace syncoll::testing
