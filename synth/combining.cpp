@@ -3,6 +3,7 @@
 #include "model/invariant.h"
 
 #include <algorithm>
+#include <set>
 
 namespace syncoll::synth {
 
@@ -35,6 +36,47 @@ std::optional<CollectiveSpec> non_combining_dual(const CollectiveSpec &collectiv
   auto dual = CollectiveSpec::create(std::move(d));
   SYNCOLL_INVARIANT(dual.has_value(), "the dual of a valid collective");
   return *dual;
+}
+
+std::optional<CollectiveSpec> fan_in_transpose(const CollectiveSpec &collective) {
+  if (collective.is_combining() || collective.num_chunks() == 0)
+    return std::nullopt;
+  CollectiveDraft d = collective.draft();
+  const RankId source = d.chunks.front().pre.front().rank;
+  for (ChunkSpec &c : d.chunks) {
+    if (c.pre.size() != 1 || c.post.size() != 1 || c.pre.front().rank != source)
+      return std::nullopt;
+    std::swap(c.pre, c.post);
+  }
+  std::swap(d.input_chunks, d.output_chunks);
+  d.name = "transpose of " + d.name;
+  d.kind = CollectiveKind::Custom;
+  d.root.reset();
+  d.in_place = InPlaceKind::None;
+  auto transposed = CollectiveSpec::create(std::move(d));
+  SYNCOLL_INVARIANT(transposed.has_value(), "the transpose of a valid collective");
+  return *transposed;
+}
+
+Algorithm invert_transpose(const Algorithm &transposed, const CollectiveSpec &transposed_spec) {
+  // needed[c] holds the ranks from which chunk c must still travel on: its post ranks, and the
+  // sources of the sends kept so far (walking the steps backwards).
+  std::vector<std::set<int>> needed(static_cast<size_t>(transposed_spec.num_chunks()));
+  for (int c = 0; c < transposed_spec.num_chunks(); ++c)
+    for (const ChunkPlace &p : transposed_spec.chunk(ChunkId(c)).post)
+      needed[size_t(c)].insert(p.rank.value());
+  Algorithm a;
+  for (auto step = transposed.steps.rbegin(); step != transposed.steps.rend(); ++step) {
+    AlgorithmStep s{step->rounds, {}};
+    for (const Send &send : step->sends)
+      if (needed[send.chunk.index()].count(send.dst.value()))
+        s.sends.push_back({send.chunk, send.dst, send.src, SendOp::Copy});
+    for (const Send &kept : s.sends)
+      needed[kept.chunk.index()].insert(kept.dst.value()); // the original source
+    std::sort(s.sends.begin(), s.sends.end());
+    a.steps.push_back(std::move(s));
+  }
+  return a;
 }
 
 Algorithm invert_dual(const Algorithm &dual) {

@@ -18,6 +18,17 @@ Topology reverse_topology(const Topology &topology);
 /// contributor. nullopt for any other collective (Allreduce has every rank in every post set).
 std::optional<CollectiveSpec> non_combining_dual(const CollectiveSpec &collective);
 
+/// The transpose of a collective whose chunks all start at one rank and each end at one rank
+/// (Scatter): pre and post swapped, so the chunks converge instead (Gather-like). nullopt for
+/// any other collective. SCCL solves Scatter as the inverse of Gather (seed sccl Table 4); the
+/// converging form is the easier one for the solver.
+std::optional<CollectiveSpec> fan_in_transpose(const CollectiveSpec &collective);
+
+/// Runs a transposed collective's algorithm backwards as copies: first drops every send that
+/// does not lead to a post rank of its chunk (what remains of each chunk is a path), then
+/// reverses the steps and turns every send around.
+Algorithm invert_transpose(const Algorithm &transposed, const CollectiveSpec &transposed_spec);
+
 /// Runs a dual's algorithm backwards: steps in reverse order, every send turned around and made
 /// a reduction. A rank that fanned a chunk out in the dual now gathers partial sums from the
 /// same ranks, one step earlier than it forwards its own.

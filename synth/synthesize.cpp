@@ -30,6 +30,14 @@ Answer solve_one(const Topology &topology, const CollectiveSpec &spec, StepsRoun
                                   : a.detail + " (for the non-combining dual)";
       return a;
     }
+  if (auto transposed = fan_in_transpose(spec)) {
+    Answer a = solve_smt(reverse_topology(topology), *transposed, sr, options);
+    if (a.algorithm)
+      a.algorithm = invert_transpose(*a.algorithm, *transposed);
+    a.detail = a.detail.empty() ? "inverse of the transposed (converging) collective"
+                                : a.detail + " (for the transposed collective)";
+    return a;
+  }
   return solve_smt(topology, spec, sr, options);
 }
 

@@ -172,6 +172,18 @@ TEST(SmtSynthTest, TimeLimitGivesUnknown) {
   EXPECT_FALSE(a.algorithm);
 }
 
+TEST(SmtSynthTest, ScatterIsSolvedAsTheInverseOfGather) {
+  // Table 4's Gather (Scatter) row: Scatter runs through the transposed, converging collective
+  // on the reversed topology, and the inverted algorithm checks as a Scatter.
+  const Answer a = solve(dgx1(), CollectiveKind::Scatter, 6, 3, 7);
+  ASSERT_EQ(a.verdict, Verdict::Sat) << a.detail;
+  EXPECT_NE(a.detail.find("transposed"), std::string::npos);
+  EXPECT_TRUE(
+      check_algorithm(*a.algorithm, dgx1(), *make_collective(CollectiveKind::Scatter, 8, 6, 0))
+          .holds());
+  EXPECT_EQ(solve(dgx1(), CollectiveKind::Scatter, 1, 1, 1).verdict, Verdict::Unsat);
+}
+
 TEST(SmtSynthTest, BadParametersAreErrors) {
   EXPECT_FALSE(synthesize(dgx1(), target_of(CollectiveKind::Allgather), 1, {3, 2}, {}));
   EXPECT_FALSE(synthesize(dgx1(), target_of(CollectiveKind::Allgather), 0, {2, 2}, {}));
