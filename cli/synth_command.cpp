@@ -21,8 +21,9 @@ struct SynthArgs {
   int max_chunks = 8;
   int max_steps = 0;
   double time_limit = 0;
-  std::string backend = "smt";
+  std::string backend = "sat";
   std::string allreduce = "composed";
+  bool certify = false;
   std::string output;
 };
 
@@ -50,6 +51,8 @@ void add_common(CLI::App &cmd, SynthArgs &args) {
   cmd.add_option("--root", args.root, "root rank of rooted collectives");
   cmd.add_option("--time-limit", args.time_limit, "seconds per solver call (0: none)")
       ->check(CLI::NonNegativeNumber);
+  cmd.add_flag("--certify", args.certify,
+               "sat backend: have CaDiCaL check its proof of every unsat answer");
   cmd.add_option("--backend", args.backend, "solver backend")
       ->check(CLI::IsMember({"smt", "sat"}))
       ->capture_default_str();
@@ -111,6 +114,7 @@ void add_synth_commands(CLI::App &app, RunResult &result) {
                                                    : synth::AllreduceMethod::Composed;
     options.backend = args->backend == "sat" ? synth::Backend::Sat : synth::Backend::Smt;
     options.time_limit_s = args->time_limit;
+    options.certify = args->certify;
     return topology;
   };
   auto bad = [&result](const Diagnostics &d) {
@@ -131,6 +135,8 @@ void add_synth_commands(CLI::App &app, RunResult &result) {
                args->chunks, sr.steps, sr.rounds, synth::verdict_name(answer->verdict),
                answer->seconds);
     fmt::print("{}\n", answer->detail.empty() ? "" : " - " + answer->detail);
+    if (!answer->certificate.empty())
+      fmt::print("  certified: {}\n", answer->certificate);
     if (!answer->unsat_scope.empty())
       fmt::print("  (the proof covers only {}; other algorithms may exist)\n", answer->unsat_scope);
     if (answer->verdict != synth::Verdict::Sat) {

@@ -19,8 +19,10 @@ enum class Verdict {
 };
 
 struct SynthOptions {
-  Backend backend = Backend::Smt;
+  Backend backend = Backend::Sat;
   double time_limit_s = 0; ///< per solver call; 0 for none
+  /// SAT backend: have CaDiCaL check its unsat proofs while it solves (slower).
+  bool certify = false;
 };
 
 /// A k-synchronous instance (seed sccl 3.2): S steps and R rounds in all. The chunk count is
@@ -40,6 +42,8 @@ struct Answer {
   /// For Unsat: empty when no k-synchronous algorithm at all exists; otherwise the class of
   /// algorithms the proof covers (a composed or tree-shaped Allreduce), since others may exist.
   std::string unsat_scope;
+  /// For Unsat with certify on: whose proof check passed (empty when none was run).
+  std::string certificate;
 };
 
 std::string_view verdict_name(Verdict v);

@@ -59,6 +59,25 @@ int steps_lower_bound(const Topology &topology, const CollectiveSpec &collective
   return bound;
 }
 
+std::optional<std::string> counting_refutation(const Topology &topology,
+                                               const CollectiveSpec &collective, int rounds) {
+  for (int n = 0; n < topology.num_ranks(); ++n) {
+    int64_t needed = 0, capacity = 0;
+    for (int c = 0; c < collective.num_chunks(); ++c)
+      needed += !collective.chunk(ChunkId(c)).reduced &&
+                collective.is_post(ChunkId(c), RankId(n)) &&
+                !collective.is_pre(ChunkId(c), RankId(n));
+    for (const Link &l : topology.links())
+      if (l.dst == RankId(n))
+        capacity += int64_t(l.capacity) * rounds;
+    if (needed > capacity)
+      return fmt::format("rank {} must receive {} chunks but its links carry at most {} in {} "
+                         "rounds",
+                         n, needed, capacity, rounds);
+  }
+  return std::nullopt;
+}
+
 std::string to_string(const Fraction &f) {
   return f.den == 1 ? std::to_string(f.num) : fmt::format("{}/{}", f.num, f.den);
 }

@@ -27,6 +27,12 @@ Distances hop_distances(const Topology &topology);
 /// every post rank. kUnreachable when some post rank cannot be reached at all.
 int steps_lower_bound(const Topology &topology, const CollectiveSpec &collective);
 
+/// A proof by counting that no algorithm has R rounds: some rank must receive more copied chunks
+/// than its incoming links carry in R rounds (one chunk per link unit and round). nullopt when
+/// the count allows R.
+std::optional<std::string> counting_refutation(const Topology &topology,
+                                               const CollectiveSpec &collective, int rounds);
+
 /// An exact fraction, in lowest terms.
 struct Fraction {
   int64_t num = 0;

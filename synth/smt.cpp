@@ -59,7 +59,9 @@ public:
       if (refuted)
         return refuted;
     }
-    if (auto refuted = refute_by_counting())
+    // A rank receives every copied chunk it must end with, one per link unit and round. Stated
+    // outright: z3's cardinality reasoning does not add up separate link constraints.
+    if (auto refuted = counting_refutation(t_, c_, R_))
       return refuted;
     encode_bandwidth();
     return std::nullopt;
@@ -249,26 +251,6 @@ private:
         cap(sends, rel.capacity, s);
       }
     }
-  }
-
-  // A rank receives every copied chunk it must end with, one per link unit and round: more
-  // than its incoming capacity x R is impossible. Stated outright, since z3's cardinality
-  // reasoning does not add up separate link constraints and would search for a long time.
-  std::optional<std::string> refute_by_counting() const {
-    for (int n = 0; n < t_.num_ranks(); ++n) {
-      int64_t needed = 0, capacity = 0;
-      for (int c = 0; c < c_.num_chunks(); ++c)
-        needed += !c_.chunk(ChunkId(c)).reduced && c_.is_post(ChunkId(c), RankId(n)) &&
-                  !c_.is_pre(ChunkId(c), RankId(n));
-      for (const Link &l : t_.links())
-        if (l.dst == RankId(n))
-          capacity += int64_t(l.capacity) * R_;
-      if (needed > capacity)
-        return fmt::format("rank {} must receive {} chunks but its links carry at most {} in {} "
-                           "rounds",
-                           n, needed, capacity, R_);
-    }
-    return std::nullopt;
   }
 
   // Implied, not needed for correctness: summed over the steps, a link or relation carries at

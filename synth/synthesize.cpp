@@ -2,6 +2,7 @@
 
 #include "model/invariant.h"
 #include "synth/combining.h"
+#include "synth/sat.h"
 #include "synth/smt.h"
 
 #include <algorithm>
@@ -17,13 +18,19 @@ Fraction reduced(int64_t num, int64_t den) {
   return {num / g, den / g};
 }
 
+Answer solve_backend(const Topology &topology, const CollectiveSpec &spec, StepsRounds sr,
+                     const SynthOptions &options) {
+  return options.backend == Backend::Sat ? solve_sat(topology, spec, sr, options)
+                                         : solve_smt(topology, spec, sr, options);
+}
+
 // One instance of a collective that is not a composed Allreduce: through the non-combining
 // dual when the collective has one, directly otherwise.
 Answer solve_one(const Topology &topology, const CollectiveSpec &spec, StepsRounds sr,
                  const SynthOptions &options) {
   if (spec.is_combining())
     if (auto dual = non_combining_dual(spec)) {
-      Answer a = solve_smt(reverse_topology(topology), *dual, sr, options);
+      Answer a = solve_backend(reverse_topology(topology), *dual, sr, options);
       if (a.algorithm)
         a.algorithm = invert_dual(*a.algorithm);
       a.detail = a.detail.empty() ? "inverse of the non-combining dual on the reversed topology"
@@ -31,14 +38,14 @@ Answer solve_one(const Topology &topology, const CollectiveSpec &spec, StepsRoun
       return a;
     }
   if (auto transposed = fan_in_transpose(spec)) {
-    Answer a = solve_smt(reverse_topology(topology), *transposed, sr, options);
+    Answer a = solve_backend(reverse_topology(topology), *transposed, sr, options);
     if (a.algorithm)
       a.algorithm = invert_transpose(*a.algorithm, *transposed);
     a.detail = a.detail.empty() ? "inverse of the transposed (converging) collective"
                                 : a.detail + " (for the transposed collective)";
     return a;
   }
-  return solve_smt(topology, spec, sr, options);
+  return solve_backend(topology, spec, sr, options);
 }
 
 // Names the algorithm and has model/ check it: a synthesized algorithm that fails the
@@ -64,8 +71,13 @@ void certify(Answer &a, const Topology &topology, const CollectiveSpec &spec, co
 
 Expected<void> usable(const Topology &topology, const Target &target, int chunks, StepsRounds sr,
                       const SynthOptions &options) {
-  if (options.backend != Backend::Smt)
-    return fail({}, "the SAT backend is not available in this build yet; use --backend smt");
+  if (options.backend == Backend::Sat && target.kind == CollectiveKind::Allreduce &&
+      target.allreduce == AllreduceMethod::Direct)
+    return fail({}, "the SAT backend has no direct combining encoding: use --backend smt for a "
+                    "direct Allreduce, or the composed method");
+  if (options.backend == Backend::Sat && target.kind == CollectiveKind::Custom && target.custom &&
+      target.custom->is_combining() && !non_combining_dual(*target.custom))
+    return fail({}, "the SAT backend has no direct combining encoding: use --backend smt");
   if (sr.steps < 1)
     return fail({}, fmt::format("steps must be at least 1, got {}", sr.steps));
   if (sr.rounds < sr.steps)
@@ -80,6 +92,13 @@ Expected<void> usable(const Topology &topology, const Target &target, int chunks
                                 "{} is not a multiple of {} (or use --allreduce direct)",
                                 chunks, topology.num_ranks()));
   return {};
+}
+
+Answer unknown_answer(std::string detail) {
+  Answer a;
+  a.verdict = Verdict::Unknown;
+  a.detail = std::move(detail);
+  return a;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -144,12 +163,12 @@ Expected<Answer> synthesize(const Topology &topology, const Target &target, int 
     Answer a = solve_one(topology, rs, first, options);
     if (a.verdict != Verdict::Sat) {
       if (a.verdict == Verdict::Unknown)
-        result = {Verdict::Unknown, {}, 0, "ReduceScatter " + a.detail, {}};
+        result = unknown_answer("ReduceScatter " + a.detail);
       continue;
     }
     Answer b = solve_one(topology, ag, second, options);
     if (b.verdict == Verdict::Unknown)
-      result = {Verdict::Unknown, {}, 0, "Allgather " + b.detail, {}};
+      result = unknown_answer("Allgather " + b.detail);
     if (b.verdict != Verdict::Sat)
       continue;
     result.verdict = Verdict::Sat;
@@ -270,9 +289,10 @@ Expected<Pareto> pareto(const Topology &topology, const Target &target,
           return out;
         }
         SYNCOLL_TRY(ar, make_collective(CollectiveKind::Allreduce, P, P * c.chunks));
-        Answer composed_answer{Verdict::Sat,
-                               compose_allreduce(*r.algorithm, *a.algorithm, P, c.chunks),
-                               a.seconds + r.seconds, "", ""};
+        Answer composed_answer;
+        composed_answer.verdict = Verdict::Sat;
+        composed_answer.algorithm = compose_allreduce(*r.algorithm, *a.algorithm, P, c.chunks);
+        composed_answer.seconds = a.seconds + r.seconds;
         const StepsRounds total{2 * S, 2 * c.rounds};
         certify(composed_answer, topology, ar, target, total);
         point = {P * c.chunks,

@@ -23,9 +23,14 @@ TEST(SynthCliTest, UnsatExitsOneAndSaysWhy) {
   EXPECT_EQ(bound.exit_code, 1);
   EXPECT_NE(bound.out.find("unsat"), std::string::npos);
   EXPECT_NE(bound.out.find("needs 2 steps"), std::string::npos) << bound.out;
-  CliRun solver = run_cli("synth instance -t dgx1 -c allgather -C 3 -S 2 -R 4");
-  EXPECT_EQ(solver.exit_code, 1);
-  EXPECT_NE(solver.out.find("z3: unsatisfiable"), std::string::npos) << solver.out;
+  CliRun smt = run_cli("synth instance -t dgx1 -c allgather -C 3 -S 2 -R 4 --backend smt");
+  EXPECT_EQ(smt.exit_code, 1);
+  EXPECT_NE(smt.out.find("z3: unsatisfiable"), std::string::npos) << smt.out;
+  CliRun sat = run_cli("synth instance -t dgx1 -c allgather -C 3 -S 2 -R 4 --certify");
+  EXPECT_EQ(sat.exit_code, 1);
+  EXPECT_NE(sat.out.find("CaDiCaL: unsatisfiable"), std::string::npos) << sat.out;
+  EXPECT_NE(sat.out.find("certified: CaDiCaL's internal DRAT proof checker"), std::string::npos)
+      << sat.out;
   // Reductions print as "+>" and come from the dual.
   CliRun reduce = run_cli("synth instance -t line -n 4 -c reduce --root 0 -C 2 -S 3 -R 6");
   EXPECT_EQ(reduce.exit_code, 0);
@@ -53,7 +58,8 @@ TEST(SynthCliTest, BadArgumentsExitTwo) {
   EXPECT_EQ(run_cli("synth instance -t dgx1 -c allgathr -S 2").exit_code, 2);
   EXPECT_EQ(run_cli("synth instance -t dgx1 -c broadcast -S 2").exit_code, 2); // no root
   EXPECT_EQ(run_cli("synth instance -t dgx1 -c allreduce -C 12 -S 4").exit_code, 2);
-  EXPECT_EQ(run_cli("synth instance -t dgx1 -c allgather -S 2 --backend sat").exit_code, 2);
+  EXPECT_EQ(run_cli("synth instance -t ring -n 4 -c allreduce --allreduce direct -S 4").exit_code,
+            2); // the SAT backend (the default) has no direct combining encoding
   CliRun one_line = run_cli("synth instance -t dgx1 -c allgather -S 3 -R 2");
   EXPECT_EQ(std::count(one_line.err.begin(), one_line.err.end(), '\n'), 1) << one_line.err;
 }

@@ -42,9 +42,11 @@ RC_GTEST_PROP(SmtSynthProperty, AnswersRespectBoundsAndFeasibilityIsMonotone, ()
   const int steps = *rc::gen::inRange(1, 5);
   const int rounds = steps + *rc::gen::inRange(0, 3);
   RC_TAG(collective_kind_name(target.kind));
+  SynthOptions smt;
+  smt.backend = Backend::Smt;
   auto spec = target.collective(topology.num_ranks(), chunks);
   RC_ASSERT(spec.has_value());
-  auto a = synthesize(topology, target, chunks, {steps, rounds}, {});
+  auto a = synthesize(topology, target, chunks, {steps, rounds}, smt);
   RC_ASSERT(a.has_value());
   RC_ASSERT(a->verdict != Verdict::Unknown);
   RC_TAG(verdict_name(a->verdict));
@@ -60,7 +62,7 @@ RC_GTEST_PROP(SmtSynthProperty, AnswersRespectBoundsAndFeasibilityIsMonotone, ()
   if (rpc)
     RC_ASSERT(!less(Fraction{rounds, chunks}, *rpc));
   for (StepsRounds more : {StepsRounds{steps, rounds + 1}, StepsRounds{steps + 1, rounds + 1}}) {
-    auto b = synthesize(topology, target, chunks, more, {});
+    auto b = synthesize(topology, target, chunks, more, smt);
     RC_ASSERT(b.has_value());
     RC_ASSERT(b->verdict == Verdict::Sat);
   }

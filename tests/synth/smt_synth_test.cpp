@@ -25,8 +25,14 @@ Target target_of(CollectiveKind kind) {
   return t;
 }
 
+SynthOptions smt(SynthOptions o = {}) {
+  o.backend = Backend::Smt;
+  return o;
+}
+
 Answer solve(const Topology &topology, CollectiveKind kind, int chunks, int steps, int rounds,
-             SynthOptions options = {}) {
+             SynthOptions options = smt()) {
+  options.backend = Backend::Smt;
   auto a = synthesize(topology, target_of(kind), chunks, {steps, rounds}, options);
   EXPECT_TRUE(a.has_value()) << a.error().to_string();
   return a ? *a : Answer{};
@@ -96,6 +102,7 @@ TEST(SmtSynthTest, Line4BroadcastOfTwoChunksMatchesTheSatBlog) {
 
 TEST(SmtSynthTest, Dgx1AllgatherParetoFrontier) {
   ParetoOptions o;
+  o.synth = smt();
   auto p = pareto(dgx1(), target_of(CollectiveKind::Allgather), o);
   ASSERT_TRUE(p) << p.error().to_string();
   ASSERT_EQ(p->frontier.size(), 2u);
@@ -120,6 +127,7 @@ TEST(SmtSynthTest, ParetoDoesNotSkipFractionsSeenAtFewerChunks) {
   // Line4 Broadcast: msccl-tools skips R/C = 4/2 and 6/4 because 2/1 and 3/2 were tried with
   // fewer chunks, and so misses (S4,R4,C2) and (S6,R6,C4) (reference/synthesis.md 2.1).
   ParetoOptions o;
+  o.synth = smt();
   o.max_chunks = 5;
   auto p = pareto(*line(4), target_of(CollectiveKind::Broadcast), o);
   ASSERT_TRUE(p);
@@ -150,7 +158,7 @@ TEST(SmtSynthTest, ComposedAllreduceMapsEveryBufferSlot) {
 TEST(SmtSynthTest, DirectAllreduceIsATreeAndSaysSoWhenInfeasible) {
   Target direct = target_of(CollectiveKind::Allreduce);
   direct.allreduce = AllreduceMethod::Direct;
-  auto sat = synthesize(*ring(4), direct, 1, {4, 4}, {});
+  auto sat = synthesize(*ring(4), direct, 1, {4, 4}, smt());
   ASSERT_TRUE(sat);
   ASSERT_EQ(sat->verdict, Verdict::Sat);
   EXPECT_TRUE(
@@ -158,14 +166,14 @@ TEST(SmtSynthTest, DirectAllreduceIsATreeAndSaysSoWhenInfeasible) {
           .holds());
   // Three steps have no tree-shaped algorithm on a ring of 4, but recursive doubling exists:
   // the answer must not claim more than its encoding covers.
-  auto unsat = synthesize(*ring(4), direct, 1, {3, 3}, {});
+  auto unsat = synthesize(*ring(4), direct, 1, {3, 3}, smt());
   ASSERT_TRUE(unsat);
   EXPECT_EQ(unsat->verdict, Verdict::Unsat);
   EXPECT_NE(unsat->unsat_scope.find("tree"), std::string::npos);
 }
 
 TEST(SmtSynthTest, TimeLimitGivesUnknown) {
-  SynthOptions o;
+  SynthOptions o = smt();
   o.time_limit_s = 0.001;
   const Answer a = solve(dgx1(), CollectiveKind::Allgather, 6, 3, 7, o);
   EXPECT_EQ(a.verdict, Verdict::Unknown) << a.detail;
