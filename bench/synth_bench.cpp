@@ -1,7 +1,8 @@
-// Synthesis speed (issue 5): every DGX-1 row of SCCL Table 4, our time against the paper's and
-// against the public msccl-tools synthesizer measured on this machine kind (reference/
-// synthesis.md 2.1), and the DGX-1 Allgather Pareto search. Usage:
-//   synth_bench [--quick] [--limit SECONDS]     (default limit 300 s per row)
+// Synthesis speed (issues 5 and 6): every DGX-1 row of SCCL Table 4 with both backends side by
+// side, against the paper's time and the public msccl-tools synthesizer measured on this machine
+// kind (reference/synthesis.md 2.1); the DGX-1 Allgather Pareto search; and with --families the
+// seed sat benchmark families. Usage:
+//   synth_bench [--quick] [--limit SECONDS] [--families]    (default limit 300 s per row)
 #include "model/topology_library.h"
 #include "synth/synthesize.h"
 
@@ -87,73 +88,149 @@ synth::Target target_of(CollectiveKind kind) {
   return t;
 }
 
+// Seed sat's benchmark: five collectives on seven topologies, 1-5 chunks, the bandwidth-optimal
+// (least R with R = S, from the steps bound: SCCL's 0-synchronous class) and latency-optimal
+// (least S with rounds left open up to S + 4) algorithms, with both backends.
+int run_families(double limit) {
+  struct Family {
+    std::string name;
+    Topology topology;
+  };
+  const std::vector<Family> topologies = {{"DGX-1", dgx1()},
+                                          {"DGX-2", dgx2()},
+                                          {"AMD8", amd8()},
+                                          {"Line8", *line(8)},
+                                          {"Ring8", *ring(8)},
+                                          {"FullyConnected8", *fully_connected(8)},
+                                          {"Hypercube3", *hypercube(3)}};
+  const CollectiveKind kinds[] = {CollectiveKind::Allgather, CollectiveKind::Gather,
+                                  CollectiveKind::Broadcast, CollectiveKind::Alltoall,
+                                  CollectiveKind::Allreduce};
+  std::printf("\nseed sat families, limit %.0f s per instance (S, R found; times in s)\n\n", limit);
+  std::printf("%-16s %-10s %2s %-10s %14s %14s\n", "topology", "collective", "C", "objective",
+              "smt", "sat");
+  int solved[2] = {0, 0}, total = 0;
+  for (const Family &f : topologies)
+    for (CollectiveKind kind : kinds)
+      for (int c = 1; c <= 5; ++c)
+        for (bool latency : {false, true}) {
+          synth::Target target = target_of(kind);
+          const int chunks = kind == CollectiveKind::Allreduce ? c * f.topology.num_ranks() : c;
+          std::string cells[2];
+          for (int b = 0; b < 2; ++b) {
+            synth::SynthOptions o;
+            o.backend = b == 0 ? synth::Backend::Smt : synth::Backend::Sat;
+            o.time_limit_s = limit;
+            const auto start = std::chrono::steady_clock::now();
+            auto r = synth::least_steps(f.topology, target, chunks, std::nullopt, latency ? 4 : 0,
+                                        16, o);
+            const double wall =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            if (r && r->found) {
+              ++solved[b];
+              char cell[64];
+              std::snprintf(cell, sizeof cell, "S%d R%d %.2f", r->found->algorithm->num_steps(),
+                            r->found->algorithm->total_rounds(), wall);
+              cells[b] = cell;
+            } else {
+              cells[b] = r ? "-" : "error";
+            }
+          }
+          ++total;
+          std::printf("%-16s %-10s %2d %-10s %14s %14s\n", f.name.c_str(),
+                      std::string(collective_kind_name(kind)).c_str(), c,
+                      latency ? "latency" : "bandwidth", cells[0].c_str(), cells[1].c_str());
+          std::fflush(stdout);
+        }
+  std::printf("\nsolved: smt %d of %d, sat %d of %d\n", solved[0], total, solved[1], total);
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
-  bool quick = false;
+  bool quick = false, families = false;
   double limit = 300;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0)
       quick = true;
+    else if (std::strcmp(argv[i], "--families") == 0)
+      families = true;
     else if (std::strcmp(argv[i], "--limit") == 0 && i + 1 < argc)
       limit = std::stod(argv[++i]);
   }
   const Topology dgx1 = syncoll::dgx1();
-  synth::SynthOptions options;
-  options.backend = synth::Backend::Smt;
-  options.time_limit_s = limit;
-  std::printf("SCCL Table 4 (DGX-1), SMT backend (z3), limit %.0f s per row\n\n", limit);
-  std::printf("%-14s %9s %8s %10s %9s %10s %11s %11s\n", "collective", "C/S/R", "answer",
-              "ours (s)", "paper (s)", "public (s)", "paper/ours", "public/ours");
-  int slower_than_paper = 0, unsolved = 0;
+  auto options_for = [&](synth::Backend b) {
+    synth::SynthOptions o;
+    o.backend = b;
+    o.time_limit_s = limit;
+    return o;
+  };
+  std::printf("SCCL Table 4 (DGX-1), both backends, limit %.0f s per row and backend\n\n", limit);
+  std::printf("%-14s %9s %8s %9s %8s %9s %9s %10s %9s %9s %9s\n", "collective", "C/S/R", "answer",
+              "smt (s)", "", "sat (s)", "paper (s)", "public (s)", "paper/smt", "paper/sat",
+              "public/sat");
+  int smt_slower = 0, sat_short_of_10x = 0, unsolved = 0;
   for (const Row &row : kRows) {
     if (quick && row.paper_s > 1.0)
       continue;
     const int chunks = row.kind == CollectiveKind::Alltoall ? row.chunks / 8 : row.chunks;
-    auto a = synth::synthesize(dgx1, target_of(row.kind), chunks, {row.steps, row.rounds}, options);
-    if (!a) {
-      std::printf("error: %s\n", a.error().to_string().c_str());
-      return 1;
-    }
     const std::string csr = std::to_string(row.chunks) + "/" + std::to_string(row.steps) + "/" +
                             std::to_string(row.rounds);
-    const double ours = a->seconds;
+    double seconds[2] = {0, 0};
+    synth::Verdict verdict[2] = {synth::Verdict::Unknown, synth::Verdict::Unknown};
+    int i = 0;
+    for (synth::Backend b : {synth::Backend::Smt, synth::Backend::Sat}) {
+      auto a = synth::synthesize(dgx1, target_of(row.kind), chunks, {row.steps, row.rounds},
+                                 options_for(b));
+      if (!a) {
+        std::printf("error: %s\n", a.error().to_string().c_str());
+        return 1;
+      }
+      seconds[i] = a->seconds;
+      verdict[i] = a->verdict;
+      ++i;
+    }
     char publ[32], publ_ratio[32];
     if (row.public_s > 0) {
       std::snprintf(publ, sizeof publ, "%.1f", row.public_s);
-      std::snprintf(publ_ratio, sizeof publ_ratio, "%.1f", row.public_s / ours);
+      std::snprintf(publ_ratio, sizeof publ_ratio, "%.0f", row.public_s / seconds[1]);
     } else if (row.public_s < 0) {
       std::snprintf(publ, sizeof publ, ">%.0f", -row.public_s);
-      std::snprintf(publ_ratio, sizeof publ_ratio, ">%.1f", -row.public_s / ours);
+      std::snprintf(publ_ratio, sizeof publ_ratio, ">%.0f", -row.public_s / seconds[1]);
     } else {
       std::snprintf(publ, sizeof publ, "-");
       std::snprintf(publ_ratio, sizeof publ_ratio, "-");
     }
-    std::printf("%-14s %9s %8s %10.2f %9.1f %10s %11.1f %11s\n",
+    std::printf("%-14s %9s %8s %9.2f %8s %9.3f %9.1f %10s %9.1f %9.0f %9s\n",
                 std::string(collective_kind_name(row.kind)).c_str(), csr.c_str(),
-                std::string(synth::verdict_name(a->verdict)).c_str(), ours, row.paper_s, publ,
-                row.paper_s / ours, publ_ratio);
-    if (a->verdict != synth::Verdict::Sat) {
-      ++unsolved;
-      continue;
-    }
-    slower_than_paper += ours > row.paper_s;
+                std::string(synth::verdict_name(verdict[1])).c_str(), seconds[0],
+                verdict[0] == verdict[1] ? "" : synth::verdict_name(verdict[0]).data(), seconds[1],
+                row.paper_s, publ, row.paper_s / seconds[0], row.paper_s / seconds[1], publ_ratio);
+    unsolved += (verdict[0] != synth::Verdict::Sat) + (verdict[1] != synth::Verdict::Sat);
+    smt_slower += verdict[0] != synth::Verdict::Sat || seconds[0] > row.paper_s;
+    sat_short_of_10x += verdict[1] != synth::Verdict::Sat || seconds[1] * 10 > row.paper_s;
   }
-  std::printf("\nrows slower than the paper: %d; rows not solved within the limit: %d\n",
-              slower_than_paper, unsolved);
+  std::printf("\nrows where smt is not at least as fast as the paper: %d; rows where sat is not "
+              "10x faster: %d; answers not sat within the limit: %d\n",
+              smt_slower, sat_short_of_10x, unsolved);
 
-  if (!quick) {
-    const auto start = std::chrono::steady_clock::now();
-    synth::ParetoOptions po;
-    po.synth = options;
-    auto frontier = synth::pareto(dgx1, target_of(CollectiveKind::Allgather), po);
-    const double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!frontier)
-      return 1;
-    std::printf("\nDGX-1 Allgather Pareto search: %zu points, %zu instances, %.1f s (msccl-tools "
-                "here: 172 s, ratio %.1f)\n",
-                frontier->frontier.size(), frontier->attempts.size(), wall, 172.0 / wall);
-  }
+  if (!quick)
+    for (synth::Backend b : {synth::Backend::Smt, synth::Backend::Sat}) {
+      const auto start = std::chrono::steady_clock::now();
+      synth::ParetoOptions po;
+      po.synth = options_for(b);
+      auto frontier = synth::pareto(dgx1, target_of(CollectiveKind::Allgather), po);
+      const double wall =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (!frontier)
+        return 1;
+      std::printf("DGX-1 Allgather Pareto search, %s: %zu points, %zu instances, %.2f s "
+                  "(msccl-tools here: 172 s, ratio %.0f)\n",
+                  b == synth::Backend::Sat ? "sat" : "smt", frontier->frontier.size(),
+                  frontier->attempts.size(), wall, 172.0 / wall);
+    }
+  if (families)
+    return run_families(limit);
   return 0;
 }

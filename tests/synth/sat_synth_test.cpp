@@ -2,6 +2,7 @@
 // Pareto frontier, and agreement with the SMT backend on random instances.
 #include "model/topology_library.h"
 #include "synth/synthesize.h"
+#include "tests/synth/targets.h"
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
@@ -9,19 +10,9 @@
 namespace syncoll::synth {
 namespace {
 
-struct Row {
-  CollectiveKind kind;
-  int chunks, steps, rounds;
-};
-
-Target target_of(CollectiveKind kind) {
-  Target t;
-  t.kind = kind;
-  if (kind == CollectiveKind::Broadcast || kind == CollectiveKind::Gather ||
-      kind == CollectiveKind::Scatter || kind == CollectiveKind::Reduce)
-    t.root = 0;
-  return t;
-}
+using testing::Row;
+using testing::small_topology;
+using testing::target_of;
 
 SynthOptions sat(bool certify = false) {
   SynthOptions o;
@@ -99,25 +90,6 @@ TEST(SatSynthTest, TimeLimitGivesUnknown) {
   auto a = synthesize(dgx1(), target_of(CollectiveKind::Alltoall), 3, {8, 8}, o);
   ASSERT_TRUE(a);
   EXPECT_EQ(a->verdict, Verdict::Unknown);
-}
-
-// Small connected topologies from the library.
-Topology small_topology() {
-  const int n = *rc::gen::inRange(2, 6);
-  switch (*rc::gen::inRange(0, 6)) {
-  case 0:
-    return *line(n);
-  case 1:
-    return *ring(n);
-  case 2:
-    return *fully_connected(n);
-  case 3:
-    return *star(n);
-  case 4:
-    return *hub_and_spoke(n);
-  default:
-    return *hypercube(2);
-  }
 }
 
 RC_GTEST_PROP(SatSynthProperty, SatAndSmtAgreeOnEveryInstance, ()) {

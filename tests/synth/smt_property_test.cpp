@@ -4,6 +4,7 @@
 #include "synth/bounds.h"
 #include "synth/combining.h"
 #include "synth/synthesize.h"
+#include "tests/synth/targets.h"
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
@@ -11,28 +12,13 @@
 namespace syncoll::synth {
 namespace {
 
-// Connected topologies of 2-5 ranks from the library's small shapes, with a random relation.
-Topology small_topology() {
-  const int n = *rc::gen::inRange(2, 6);
-  const int shape = *rc::gen::inRange(0, 5);
-  Topology t = shape == 0   ? *line(n)
-               : shape == 1 ? *ring(n)
-               : shape == 2 ? *fully_connected(n)
-               : shape == 3 ? *star(n)
-                            : *hub_and_spoke(n);
-  return t;
-}
+using testing::small_topology;
 
 Target small_target() {
-  Target t;
-  t.kind =
-      *rc::gen::element(CollectiveKind::Allgather, CollectiveKind::Broadcast,
-                        CollectiveKind::Gather, CollectiveKind::Scatter, CollectiveKind::Alltoall,
-                        CollectiveKind::Reduce, CollectiveKind::ReduceScatter);
-  if (t.kind == CollectiveKind::Broadcast || t.kind == CollectiveKind::Gather ||
-      t.kind == CollectiveKind::Scatter || t.kind == CollectiveKind::Reduce)
-    t.root = 0;
-  return t;
+  return testing::target_of(*rc::gen::element(CollectiveKind::Allgather, CollectiveKind::Broadcast,
+                                              CollectiveKind::Gather, CollectiveKind::Scatter,
+                                              CollectiveKind::Alltoall, CollectiveKind::Reduce,
+                                              CollectiveKind::ReduceScatter));
 }
 
 RC_GTEST_PROP(SmtSynthProperty, AnswersRespectBoundsAndFeasibilityIsMonotone, ()) {

@@ -5,25 +5,15 @@
 #include "synth/bounds.h"
 #include "synth/combining.h"
 #include "synth/synthesize.h"
+#include "tests/synth/targets.h"
 
 #include <gtest/gtest.h>
 
 namespace syncoll::synth {
 namespace {
 
-struct Row {
-  CollectiveKind kind;
-  int chunks, steps, rounds;
-};
-
-Target target_of(CollectiveKind kind) {
-  Target t;
-  t.kind = kind;
-  if (kind == CollectiveKind::Broadcast || kind == CollectiveKind::Gather ||
-      kind == CollectiveKind::Scatter || kind == CollectiveKind::Reduce)
-    t.root = 0;
-  return t;
-}
+using testing::Row;
+using testing::target_of;
 
 SynthOptions smt(SynthOptions o = {}) {
   o.backend = Backend::Smt;
