@@ -106,7 +106,9 @@ int run_families(double limit) {
   const CollectiveKind kinds[] = {CollectiveKind::Allgather, CollectiveKind::Gather,
                                   CollectiveKind::Broadcast, CollectiveKind::Alltoall,
                                   CollectiveKind::Allreduce};
-  std::printf("\nseed sat families, limit %.0f s per instance (S, R found; times in s)\n\n", limit);
+  std::printf("\nseed sat families, limit %.0f s per instance (S, R found, \"?\" when a smaller S "
+              "was unknown; times in s)\n\n",
+              limit);
   std::printf("%-16s %-10s %2s %-10s %14s %14s\n", "topology", "collective", "C", "objective",
               "smt", "sat");
   int solved[2] = {0, 0}, total = 0;
@@ -129,8 +131,8 @@ int run_families(double limit) {
             if (r && r->found) {
               ++solved[b];
               char cell[64];
-              std::snprintf(cell, sizeof cell, "S%d R%d %.2f", r->found->algorithm->num_steps(),
-                            r->found->algorithm->total_rounds(), wall);
+              std::snprintf(cell, sizeof cell, "S%d%s R%d %.2f", r->found->algorithm->num_steps(),
+                            r->proven_least ? "" : "?", r->found->algorithm->total_rounds(), wall);
               cells[b] = cell;
             } else {
               cells[b] = r ? "-" : "error";

@@ -177,6 +177,8 @@ void add_synth_commands(CLI::App &app, RunResult &result) {
       result.exit_code = unknown ? kUnknown : kCheckFailed;
       return;
     }
+    if (!found->proven_least)
+      fmt::print("(not proven the fewest steps: a smaller step count was unknown)\n");
     fmt::print("{}", schedule_text(*found->found->algorithm));
     if (!args->output.empty())
       if (auto ok = write_output(args->output,

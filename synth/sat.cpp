@@ -7,6 +7,7 @@
 #include <cadical.hpp>
 #include <chrono>
 #include <fmt/format.h>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -119,6 +120,7 @@ public:
     }
     if (auto refuted = counting_refutation(t_, c_, R_))
       return refuted;
+    order_interchangeable_chunks();
     // Bandwidth per link and relation and step, scaled by the step's rounds.
     for (int t = 0; t < S_; ++t) {
       for (size_t l = 0; l < L; ++l)
@@ -135,6 +137,37 @@ public:
   }
 
   bool refuted() const { return refuted_; }
+
+  // Copied chunks with the same pre and post ranks are interchangeable: relabelling them maps
+  // algorithms to algorithms, so one may require, soundly for unsat answers too, that they
+  // reach one of their post ranks in label order (Allgather's C chunks per rank have C!
+  // labellings). Done for chunks bound to several ranks only: on DGX-1 it took Allgather 6/3/7
+  // from 0.68 s to 0.14 s and Allreduce 48/6/14 from 1.4 s to 0.23 s, but Alltoall 24/8/8,
+  // whose chunks each go to one rank, from 0.19 s to 15 s.
+  void order_interchangeable_chunks() {
+    std::map<std::pair<std::vector<int>, std::vector<int>>, std::vector<int>> groups;
+    for (int c = 0; c < c_.num_chunks(); ++c) {
+      std::vector<int> pre, post;
+      for (const ChunkPlace &p : c_.chunk(ChunkId(c)).pre)
+        pre.push_back(p.rank.value());
+      for (const ChunkPlace &p : c_.chunk(ChunkId(c)).post)
+        post.push_back(p.rank.value());
+      std::sort(pre.begin(), pre.end());
+      std::sort(post.begin(), post.end());
+      groups[{pre, post}].push_back(c);
+    }
+    for (const auto &[ranks, chunks] : groups) {
+      const auto &[pre, post] = ranks;
+      auto witness = std::find_if(post.begin(), post.end(), [&](int n) {
+        return !std::binary_search(pre.begin(), pre.end(), n);
+      });
+      if (witness == post.end() || post.size() < 2)
+        continue;
+      for (size_t i = 0; i + 1 < chunks.size(); ++i)
+        for (int t = 1; t <= S_; ++t)
+          implies(present(chunks[i + 1], *witness, t), present(chunks[i], *witness, t));
+    }
+  }
 
   Algorithm decode() {
     Algorithm a;

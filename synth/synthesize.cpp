@@ -198,6 +198,8 @@ Expected<LeastSteps> least_steps(const Topology &topology, const Target &target,
     SYNCOLL_TRY(a, synthesize(topology, target, chunks, sr, options));
     out.attempts.push_back({chunks, sr, a.verdict, a.seconds, a.detail});
     if (a.verdict == Verdict::Sat) {
+      out.proven_least = std::all_of(out.attempts.begin(), out.attempts.end() - 1,
+                                     [](const Attempt &x) { return x.verdict == Verdict::Unsat; });
       out.found = std::move(a);
       break;
     }

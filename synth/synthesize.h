@@ -50,6 +50,9 @@ struct Attempt {
 
 struct LeastSteps {
   std::optional<Answer> found; ///< the first satisfiable instance
+  /// Every smaller step count was proven infeasible (none was unknown), so `found` has the
+  /// fewest steps there are (for its rounds rule).
+  bool proven_least = false;
   int steps_lower_bound = 0;
   std::vector<Attempt> attempts;
 };
