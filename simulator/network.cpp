@@ -297,6 +297,9 @@ void Network::share_bandwidth() {
     for (size_t r = 0; r < share_left_.size(); ++r)
       if (share_count_[r] > 0)
         level = std::min(level, share_left_[r] / share_count_[r]);
+    // Rounding can leave a relation a hair below zero; a rate must stay positive for the ends to
+    // exist, so the level never drops below one byte per second.
+    level = std::max(level, 1e-9);
     const double tolerance = level * 1e-12;
     std::vector<size_t> &freeze = freeze_scratch_;
     freeze.clear();
