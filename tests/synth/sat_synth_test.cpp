@@ -84,6 +84,27 @@ TEST(SatSynthTest, Dgx1AllgatherParetoFrontier) {
       std::make_tuple(3, 7, 6));
 }
 
+TEST(SatSynthTest, ComposedAllreduceFrontierIsTheAllgathersDoubled) {
+  // Each Allgather point (S, R, C) becomes ReduceScatter + Allgather: (2S, 2R, 8C) on DGX-1,
+  // and every composed algorithm checks as that Allreduce.
+  ParetoOptions o;
+  o.synth = sat();
+  auto p = pareto(dgx1(), target_of(CollectiveKind::Allreduce), o);
+  ASSERT_TRUE(p) << p.error().to_string();
+  ASSERT_EQ(p->frontier.size(), 2u);
+  EXPECT_EQ(
+      std::make_tuple(p->frontier[0].sr.steps, p->frontier[0].sr.rounds, p->frontier[0].chunks),
+      std::make_tuple(4, 6, 16));
+  EXPECT_EQ(
+      std::make_tuple(p->frontier[1].sr.steps, p->frontier[1].sr.rounds, p->frontier[1].chunks),
+      std::make_tuple(6, 14, 48));
+  for (const ParetoPoint &point : p->frontier) {
+    auto ar = make_collective(CollectiveKind::Allreduce, 8, point.chunks);
+    EXPECT_TRUE(check_algorithm(point.algorithm, dgx1(), *ar).holds());
+  }
+  EXPECT_EQ(p->frontier[1].rounds_per_chunk, (Fraction{7, 24}));
+}
+
 TEST(SatSynthTest, TimeLimitGivesUnknown) {
   SynthOptions o = sat();
   o.time_limit_s = 1e-6;
