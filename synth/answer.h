@@ -23,6 +23,9 @@ struct SynthOptions {
   double time_limit_s = 0; ///< per solver call; 0 for none
   /// SAT backend: have CaDiCaL check its unsat proofs while it solves (slower).
   bool certify = false;
+  /// SAT backend: answer with the fewest rounds up to the instance's R (same steps), found on
+  /// one formula by capping the rounds with assumptions.
+  bool fewest_rounds = false;
 };
 
 /// A k-synchronous instance (seed sccl 3.2): S steps and R rounds in all. The chunk count is

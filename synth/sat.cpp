@@ -46,7 +46,11 @@ public:
           clause({-rounds_[size_t(t)].back(), rounds_[size_t(t)][size_t(i - 3)]});
       }
     }
-    at_most(extra, R_ - S_);
+    // "At least k extra rounds" outputs, kept so that a search can cap the rounds further by
+    // assumption (fewest rounds on one formula).
+    extra_at_least_ = count_up(extra, size_t(R_ - S_) + 1);
+    if (size_t(R_ - S_) < extra_at_least_.size())
+      unit(-extra_at_least_[size_t(R_ - S_)]);
 
     present_.assign(size_t(G) * size_t(P) * size_t(S_ + 1), 0);
     std::vector<std::vector<std::vector<int>>> on_link(
@@ -169,7 +173,16 @@ public:
     }
   }
 
-  Algorithm decode() {
+  /// The assumption that caps the rounds at `rounds` (< R), if the formula can exceed it.
+  std::optional<int> rounds_at_most(int rounds) const {
+    const size_t k = size_t(rounds - S_);
+    if (k < extra_at_least_.size())
+      return -extra_at_least_[k];
+    return std::nullopt;
+  }
+
+  /// The model as an algorithm of exactly `rounds` rounds (spare ones go to the last step).
+  Algorithm decode(int rounds) {
     Algorithm a;
     a.steps.resize(size_t(S_));
     int total = 0;
@@ -181,7 +194,7 @@ public:
       total += r;
     }
     // Fewer rounds than allowed also answers the instance; the spare ones go to the last step.
-    a.steps.back().rounds += R_ - total;
+    a.steps.back().rounds += rounds - total;
     for (const SendVar &s : sends_)
       if (solver_.val(s.var) > 0) {
         const Link &l = t_.link(s.link);
@@ -299,6 +312,7 @@ private:
   std::vector<std::vector<int>> rounds_; ///< u(t, i) for i = 2..M
   std::vector<int> present_;
   std::vector<SendVar> sends_;
+  std::vector<int> extra_at_least_; ///< totalizer outputs over the extra rounds of all steps
 };
 
 } // namespace
@@ -341,12 +355,24 @@ Answer solve_sat(const Topology &topology, const CollectiveSpec &collective, Ste
                                  std::chrono::duration<double>(options.time_limit_s)));
     solver->connect_terminator(&*deadline);
   }
-  const int result = solver->solve();
+  // With fewest_rounds, R' = S, S + 1, ... on the one formula, each capped by an assumption:
+  // clauses learnt for one R' serve the next (incremental solving).
+  int rounds = options.fewest_rounds ? sr.steps : sr.rounds;
+  int result = 0;
+  for (;; ++rounds) {
+    if (auto cap = encoding.rounds_at_most(rounds); cap && rounds < sr.rounds)
+      solver->assume(*cap);
+    result = solver->solve();
+    if (result != 20 || rounds == sr.rounds)
+      break;
+  }
   if (deadline)
     solver->disconnect_terminator();
   if (result == 10) {
     answer.verdict = Verdict::Sat;
-    answer.algorithm = encoding.decode();
+    answer.algorithm = encoding.decode(rounds);
+    if (options.fewest_rounds)
+      answer.detail = fmt::format("the fewest rounds in {} steps: {}", sr.steps, rounds);
   } else if (result == 20) {
     answer.verdict = Verdict::Unsat;
     answer.detail = "CaDiCaL: unsatisfiable";

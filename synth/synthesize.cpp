@@ -56,7 +56,9 @@ void certify(Answer &a, const Topology &topology, const CollectiveSpec &spec, co
     return;
   Algorithm &alg = *a.algorithm;
   alg.name = fmt::format("{}-{}-c{}-s{}-r{}", target.name(), topology.name(), spec.chunk_factor(),
-                         sr.steps, sr.rounds);
+                         alg.num_steps(), alg.total_rounds());
+  SYNCOLL_INVARIANT(alg.num_steps() == sr.steps && alg.total_rounds() <= sr.rounds,
+                    "an answer outside its instance");
   alg.target = {target.kind == CollectiveKind::Custom
                     ? std::string("custom")
                     : std::string(collective_kind_name(target.kind)),
@@ -191,11 +193,17 @@ Expected<LeastSteps> least_steps(const Topology &topology, const Target &target,
   out.steps_lower_bound = steps_lower_bound(topology, spec);
   if (out.steps_lower_bound >= kUnreachable)
     return fail({}, "some post rank cannot be reached from the chunk's pre ranks at all");
+  // With the SAT backend the fewest rounds come from the same formula, by assumptions; a
+  // composed Allreduce (two formulas per split) and the SMT backend try the rounds one by one.
+  const bool composed =
+      target.kind == CollectiveKind::Allreduce && target.allreduce == AllreduceMethod::Composed;
+  SynthOptions search = options;
+  search.fewest_rounds = !rounds && options.backend == Backend::Sat && !composed;
   for (int s = std::max(1, out.steps_lower_bound); s <= max_steps; ++s) {
     const StepsRounds sr{s, rounds ? std::max(*rounds, s) : s + k};
     if (rounds && *rounds < s)
       break;
-    SYNCOLL_TRY(a, synthesize(topology, target, chunks, sr, options));
+    SYNCOLL_TRY(a, synthesize(topology, target, chunks, sr, search));
     out.attempts.push_back({chunks, sr, a.verdict, a.seconds, a.detail});
     if (a.verdict == Verdict::Sat) {
       out.proven_least = std::all_of(out.attempts.begin(), out.attempts.end() - 1,
@@ -205,7 +213,7 @@ Expected<LeastSteps> least_steps(const Topology &topology, const Target &target,
     }
   }
   // The fewest rounds at the fewest steps, when the rounds were left open.
-  if (out.found && !rounds)
+  if (out.found && !rounds && !search.fewest_rounds)
     for (int r = out.found->algorithm->num_steps(); r < out.found->algorithm->total_rounds(); ++r) {
       const StepsRounds sr{out.found->algorithm->num_steps(), r};
       SYNCOLL_TRY(a, synthesize(topology, target, chunks, sr, options));

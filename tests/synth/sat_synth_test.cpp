@@ -105,6 +105,30 @@ TEST(SatSynthTest, ComposedAllreduceFrontierIsTheAllgathersDoubled) {
   EXPECT_EQ(p->frontier[1].rounds_per_chunk, (Fraction{7, 24}));
 }
 
+TEST(SatSynthTest, FewestRoundsByAssumptionsMatchesOneCallPerRoundCount) {
+  // least-steps with the rounds left open: SAT caps the rounds of one formula by assumptions,
+  // SMT solves R = S, S + 1, ... separately; both must land on the same (S, R).
+  SynthOptions smt;
+  smt.backend = Backend::Smt;
+  for (auto [topology, kind, chunks] : {std::tuple{*line(4), CollectiveKind::Broadcast, 2},
+                                        {dgx1(), CollectiveKind::Allgather, 3},
+                                        {*ring(5), CollectiveKind::Reduce, 2},
+                                        {*star(4), CollectiveKind::Scatter, 2}}) {
+    auto by_sat = least_steps(topology, target_of(kind), chunks, std::nullopt, 4, 8, sat());
+    auto by_smt = least_steps(topology, target_of(kind), chunks, std::nullopt, 4, 8, smt);
+    ASSERT_TRUE(by_sat && by_smt);
+    ASSERT_TRUE(by_sat->found && by_smt->found);
+    EXPECT_EQ(by_sat->found->algorithm->num_steps(), by_smt->found->algorithm->num_steps());
+    EXPECT_EQ(by_sat->found->algorithm->total_rounds(), by_smt->found->algorithm->total_rounds())
+        << collective_kind_name(kind) << " on " << topology.name();
+  }
+  auto line = least_steps(*syncoll::line(4), target_of(CollectiveKind::Broadcast), 2, std::nullopt,
+                          4, 8, sat());
+  ASSERT_TRUE(line && line->found);
+  EXPECT_EQ(line->found->algorithm->total_rounds(), 6); // (S3,R5) is infeasible
+  EXPECT_TRUE(line->proven_least);
+}
+
 TEST(SatSynthTest, TimeLimitGivesUnknown) {
   SynthOptions o = sat();
   o.time_limit_s = 1e-6;
