@@ -42,6 +42,14 @@ std::string schedule_text(const Algorithm &a) {
   return out;
 }
 
+// Prints a found algorithm's schedule and writes its JSON to `output` when one is given.
+Expected<void> show_and_save(const Algorithm &algorithm, const std::string &output) {
+  fmt::print("{}", schedule_text(algorithm));
+  if (output.empty())
+    return {};
+  return write_output(output, to_canonical_json(algorithm_to_json(algorithm)));
+}
+
 void add_common(CLI::App &cmd, SynthArgs &args) {
   args.topology.add_to(cmd, /*positional=*/false, /*required=*/true);
   cmd.add_option("-c,--collective", args.collective,
@@ -143,12 +151,8 @@ void add_synth_commands(CLI::App &app, RunResult &result) {
       result.exit_code = answer->verdict == synth::Verdict::Unsat ? kCheckFailed : kUnknown;
       return;
     }
-    fmt::print("{}", schedule_text(*answer->algorithm));
-    if (!args->output.empty())
-      if (auto ok =
-              write_output(args->output, to_canonical_json(algorithm_to_json(*answer->algorithm)));
-          !ok)
-        return bad(ok.error());
+    if (auto ok = show_and_save(*answer->algorithm, args->output); !ok)
+      return bad(ok.error());
     result.exit_code = kSuccess;
   });
 
@@ -179,12 +183,8 @@ void add_synth_commands(CLI::App &app, RunResult &result) {
     }
     if (!found->proven_least)
       fmt::print("(not proven the fewest steps: a smaller step count was unknown)\n");
-    fmt::print("{}", schedule_text(*found->found->algorithm));
-    if (!args->output.empty())
-      if (auto ok = write_output(args->output,
-                                 to_canonical_json(algorithm_to_json(*found->found->algorithm)));
-          !ok)
-        return bad(ok.error());
+    if (auto ok = show_and_save(*found->found->algorithm, args->output); !ok)
+      return bad(ok.error());
     result.exit_code = kSuccess;
   });
 

@@ -80,7 +80,6 @@ public:
   void advance(Picoseconds until, std::vector<Delivery> &delivered);
   /// Events of the fair-shared transfers processed so far.
   uint64_t fluid_events() const { return fluid_queue_.events_processed() + fluid_completions_; }
-  bool has_fair_relations() const { return has_fair_; }
 
   const std::vector<LinkUsage> &usage() const { return usage_; }
   const Topology &topology() const { return topology_; }

@@ -31,7 +31,6 @@ Distances hop_distances(const Topology &topology) {
 
 int steps_lower_bound(const Topology &topology, const CollectiveSpec &collective) {
   const Distances d = hop_distances(topology);
-  const int P = topology.num_ranks();
   int bound = 0;
   for (int c = 0; c < collective.num_chunks(); ++c) {
     const ChunkSpec &spec = collective.chunk(ChunkId(c));
@@ -55,7 +54,6 @@ int steps_lower_bound(const Topology &topology, const CollectiveSpec &collective
     }
     bound = std::max(bound, best);
   }
-  (void)P;
   return bound;
 }
 

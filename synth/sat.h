@@ -19,7 +19,8 @@ namespace syncoll::synth {
 /// sends, and more than capacity x i of them forces u(t, i + 1); the extra rounds of all steps
 /// together are at most R - S. Implied constraints that prune: a chunk crosses a link at most
 /// once, is never sent to a rank that has it, arrives at most once per step, and is nowhere
-/// before its hop distance from a pre rank.
+/// before its hop distance from a pre rank. Interchangeable chunks bound to several ranks reach
+/// one of them in label order (symmetry breaking between chunks).
 ///
 /// With `options.certify`, CaDiCaL checks its own unsat proof as it goes (DRAT, its
 /// `checkproof` option) and the answer says so.

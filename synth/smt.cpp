@@ -54,8 +54,7 @@ public:
     solver_.add(z3::sum(all_rounds) == R_); // C6
     for (int c = 0; c < c_.num_chunks(); ++c) {
       const ChunkSpec &spec = c_.chunk(ChunkId(c));
-      auto refuted =
-          spec.reduced ? encode_reduced(ChunkId(c), dist) : encode_copied(ChunkId(c), dist);
+      auto refuted = spec.reduced ? encode_reduced(ChunkId(c)) : encode_copied(ChunkId(c), dist);
       if (refuted)
         return refuted;
     }
@@ -157,7 +156,7 @@ private:
 
   // A reduced chunk: an in-tree of partial sums over its pre ranks into a root, then an
   // out-tree copying the total from the root to its post ranks.
-  std::optional<std::string> encode_reduced(ChunkId c, const Distances &) {
+  std::optional<std::string> encode_reduced(ChunkId c) {
     const int P = t_.num_ranks(), never = S_ + 1;
     const ChunkSpec &spec = c_.chunk(c);
     std::vector<bool> pre(size_t(P), false);
