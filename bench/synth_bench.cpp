@@ -2,7 +2,9 @@
 // side, against the paper's time and the public msccl-tools synthesizer measured on this machine
 // kind (reference/synthesis.md 2.1); the DGX-1 Allgather Pareto search; and with --families the
 // seed sat benchmark families. Usage:
-//   synth_bench [--quick] [--limit SECONDS] [--families]    (default limit 300 s per row)
+//   synth_bench [--quick] [--limit SECONDS]      Table 4 and the Pareto search (300 s per row)
+//   synth_bench --families [--limit SECONDS] [--backend sat|smt|both]
+//                                                the families alone, the limit per instance
 #include "model/topology_library.h"
 #include "synth/synthesize.h"
 
@@ -91,7 +93,7 @@ synth::Target target_of(CollectiveKind kind) {
 // Seed sat's benchmark: five collectives on seven topologies, 1-5 chunks, the bandwidth-optimal
 // (least R with R = S, from the steps bound: SCCL's 0-synchronous class) and latency-optimal
 // (least S with rounds left open up to S + 4) algorithms, with both backends.
-int run_families(double limit) {
+int run_families(double limit, const std::vector<synth::Backend> &backends) {
   struct Family {
     std::string name;
     Topology topology;
@@ -109,9 +111,12 @@ int run_families(double limit) {
   std::printf("\nseed sat families, limit %.0f s per instance (S, R found, \"?\" when a smaller S "
               "was unknown; times in s)\n\n",
               limit);
-  std::printf("%-16s %-10s %2s %-10s %14s %14s\n", "topology", "collective", "C", "objective",
-              "smt", "sat");
+  std::printf("%-16s %-10s %2s %-10s", "topology", "collective", "C", "objective");
+  for (synth::Backend b : backends)
+    std::printf(" %16s", b == synth::Backend::Smt ? "smt" : "sat");
+  std::printf("\n");
   int solved[2] = {0, 0}, total = 0;
+  double slowest[2] = {0, 0};
   for (const Family &f : topologies)
     for (CollectiveKind kind : kinds)
       for (int c = 1; c <= 5; ++c)
@@ -119,10 +124,11 @@ int run_families(double limit) {
           synth::Target target = target_of(kind);
           const int chunks = kind == CollectiveKind::Allreduce ? c * f.topology.num_ranks() : c;
           std::string cells[2];
-          for (int b = 0; b < 2; ++b) {
+          for (size_t b = 0; b < backends.size(); ++b) {
             synth::SynthOptions o;
-            o.backend = b == 0 ? synth::Backend::Smt : synth::Backend::Sat;
+            o.backend = backends[b];
             o.time_limit_s = limit;
+            o.search_time_limit_s = limit; // the limit is per instance, all of its calls
             const auto start = std::chrono::steady_clock::now();
             auto r = synth::least_steps(f.topology, target, chunks, std::nullopt, latency ? 4 : 0,
                                         16, o);
@@ -130,21 +136,37 @@ int run_families(double limit) {
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             if (r && r->found) {
               ++solved[b];
+              slowest[b] = std::max(slowest[b], wall);
               char cell[64];
               std::snprintf(cell, sizeof cell, "S%d%s R%d %.2f", r->found->algorithm->num_steps(),
                             r->proven_least ? "" : "?", r->found->algorithm->total_rounds(), wall);
               cells[b] = cell;
+            } else if (!r) {
+              cells[b] = "error";
             } else {
-              cells[b] = r ? "-" : "error";
+              // No algorithm up to 16 steps, or the limit ran out first.
+              const bool unknown = r->attempts.empty() ||
+                                   r->attempts.back().verdict == synth::Verdict::Unknown ||
+                                   wall >= limit;
+              char cell[64];
+              std::snprintf(cell, sizeof cell, "%s %.2f", unknown ? "unknown" : "none", wall);
+              cells[b] = cell;
             }
           }
           ++total;
-          std::printf("%-16s %-10s %2d %-10s %14s %14s\n", f.name.c_str(),
+          std::printf("%-16s %-10s %2d %-10s", f.name.c_str(),
                       std::string(collective_kind_name(kind)).c_str(), c,
-                      latency ? "latency" : "bandwidth", cells[0].c_str(), cells[1].c_str());
+                      latency ? "latency" : "bandwidth");
+          for (size_t b = 0; b < backends.size(); ++b)
+            std::printf(" %16s", cells[b].c_str());
+          std::printf("\n");
           std::fflush(stdout);
         }
-  std::printf("\nsolved: smt %d of %d, sat %d of %d\n", solved[0], total, solved[1], total);
+  std::printf("\nsolved:");
+  for (size_t b = 0; b < backends.size(); ++b)
+    std::printf(" %s %d of %d (slowest solved %.2f s)",
+                backends[b] == synth::Backend::Smt ? "smt" : "sat", solved[b], total, slowest[b]);
+  std::printf("\n");
   return 0;
 }
 
@@ -153,6 +175,7 @@ int run_families(double limit) {
 int main(int argc, char **argv) {
   bool quick = false, families = false;
   double limit = 300;
+  std::vector<synth::Backend> backends = {synth::Backend::Smt, synth::Backend::Sat};
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0)
       quick = true;
@@ -160,7 +183,17 @@ int main(int argc, char **argv) {
       families = true;
     else if (std::strcmp(argv[i], "--limit") == 0 && i + 1 < argc)
       limit = std::stod(argv[++i]);
+    else if (std::strcmp(argv[i], "--backend") == 0 && i + 1 < argc) {
+      const std::string b = argv[++i];
+      backends.clear();
+      if (b != "sat")
+        backends.push_back(synth::Backend::Smt);
+      if (b != "smt")
+        backends.push_back(synth::Backend::Sat);
+    }
   }
+  if (families)
+    return run_families(limit, backends);
   const Topology dgx1 = syncoll::dgx1();
   auto options_for = [&](synth::Backend b) {
     synth::SynthOptions o;
@@ -232,7 +265,5 @@ int main(int argc, char **argv) {
                   b == synth::Backend::Sat ? "sat" : "smt", frontier->frontier.size(),
                   frontier->attempts.size(), wall, 172.0 / wall);
     }
-  if (families)
-    return run_families(limit);
   return 0;
 }

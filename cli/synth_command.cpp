@@ -24,6 +24,7 @@ struct SynthArgs {
   std::string backend = "sat";
   std::string allreduce = "composed";
   bool certify = false;
+  bool symmetry = false;
   std::string output;
 };
 
@@ -61,6 +62,8 @@ void add_common(CLI::App &cmd, SynthArgs &args) {
       ->check(CLI::NonNegativeNumber);
   cmd.add_flag("--certify", args.certify,
                "sat backend: have CaDiCaL check its proof of every unsat answer");
+  cmd.add_flag("--symmetry", args.symmetry,
+               "sat backend: break the topology's symmetries with lex-leader constraints");
   cmd.add_option("--backend", args.backend, "solver backend")
       ->check(CLI::IsMember({"smt", "sat"}))
       ->capture_default_str();
@@ -123,6 +126,7 @@ void add_synth_commands(CLI::App &app, RunResult &result) {
     options.backend = args->backend == "sat" ? synth::Backend::Sat : synth::Backend::Smt;
     options.time_limit_s = args->time_limit;
     options.certify = args->certify;
+    options.break_symmetry = args->symmetry;
     return topology;
   };
   auto bad = [&result](const Diagnostics &d) {

@@ -21,11 +21,16 @@ enum class Verdict {
 struct SynthOptions {
   Backend backend = Backend::Sat;
   double time_limit_s = 0; ///< per solver call; 0 for none
+  /// least_steps: for the whole search (each call gets what is left); 0 for none.
+  double search_time_limit_s = 0;
   /// SAT backend: have CaDiCaL check its unsat proofs while it solves (slower).
   bool certify = false;
   /// SAT backend: answer with the fewest rounds up to the instance's R (same steps), found on
   /// one formula by capping the rounds with assumptions.
   bool fewest_rounds = false;
+  /// SAT backend: break the instance's topology symmetries with lex-leader constraints (sound,
+  /// but slower on every instance measured, so off unless asked for).
+  bool break_symmetry = false;
 };
 
 /// A k-synchronous instance (seed sccl 3.2): S steps and R rounds in all. The chunk count is

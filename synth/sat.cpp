@@ -2,8 +2,10 @@
 
 #include "model/invariant.h"
 #include "synth/bounds.h"
+#include "synth/symmetry.h"
 
 #include <algorithm>
+#include <array>
 #include <cadical.hpp>
 #include <chrono>
 #include <fmt/format.h>
@@ -31,7 +33,11 @@ public:
   SatEncoding(const Topology &t, const CollectiveSpec &c, StepsRounds sr, CaDiCaL::Solver &solver)
       : t_(t), c_(c), S_(sr.steps), R_(sr.rounds), M_(sr.rounds - sr.steps + 1), solver_(solver) {}
 
-  std::optional<std::string> encode() {
+  struct Stats {
+    size_t symmetries = 0; ///< instance symmetries broken by a lex-leader constraint
+  };
+
+  std::optional<std::string> encode(bool break_symmetry) {
     const Distances dist = hop_distances(t_);
     const int P = t_.num_ranks(), G = c_.num_chunks();
     const size_t L = t_.links().size();
@@ -124,7 +130,10 @@ public:
     }
     if (auto refuted = counting_refutation(t_, c_, R_))
       return refuted;
+    find_witnesses();
     order_interchangeable_chunks();
+    if (break_symmetry)
+      break_instance_symmetries();
     // Bandwidth per link and relation and step, scaled by the step's rounds.
     for (int t = 0; t < S_; ++t) {
       for (size_t l = 0; l < L; ++l)
@@ -148,28 +157,97 @@ public:
   // labellings). Done for chunks bound to several ranks only: on DGX-1 it took Allgather 6/3/7
   // from 0.68 s to 0.14 s and Allreduce 48/6/14 from 1.4 s to 0.23 s, but Alltoall 24/8/8,
   // whose chunks each go to one rank, from 0.19 s to 15 s.
+  //
+  // Both this and the topology symmetries below are lex-leader constraints under one order of the
+  // presence variables, which is what makes them sound together: the orbit's lex-largest
+  // algorithm meets all of them. The order is time-major, first over each chunk at its witness
+  // (its lowest post rank that is not a pre rank), then over each chunk at every other rank. For
+  // a swap of chunks a < b of one class, the comparison on that first block reads "a reaches
+  // the witness no later than b".
   void order_interchangeable_chunks() {
     std::map<std::pair<std::vector<int>, std::vector<int>>, std::vector<int>> groups;
     for (int c = 0; c < c_.num_chunks(); ++c) {
+      const ChunkSpec &spec = c_.chunk(ChunkId(c));
       std::vector<int> pre, post;
-      for (const ChunkPlace &p : c_.chunk(ChunkId(c)).pre)
+      for (const ChunkPlace &p : spec.pre)
         pre.push_back(p.rank.value());
-      for (const ChunkPlace &p : c_.chunk(ChunkId(c)).post)
+      for (const ChunkPlace &p : spec.post)
         post.push_back(p.rank.value());
       std::sort(pre.begin(), pre.end());
       std::sort(post.begin(), post.end());
-      groups[{pre, post}].push_back(c);
+      post.erase(std::unique(post.begin(), post.end()), post.end());
+      if (witness_[size_t(c)] >= 0 && post.size() >= 2)
+        groups[{pre, post}].push_back(c);
     }
-    for (const auto &[ranks, chunks] : groups) {
-      const auto &[pre, post] = ranks;
-      auto witness = std::find_if(post.begin(), post.end(), [&](int n) {
-        return !std::binary_search(pre.begin(), pre.end(), n);
-      });
-      if (witness == post.end() || post.size() < 2)
-        continue;
-      for (size_t i = 0; i + 1 < chunks.size(); ++i)
+    for (const auto &[ranks, chunks] : groups)
+      for (size_t i = 0; i + 1 < chunks.size(); ++i) {
+        const int w = witness_[size_t(chunks[i])];
         for (int t = 1; t <= S_; ++t)
-          implies(present(chunks[i + 1], *witness, t), present(chunks[i], *witness, t));
+          implies(present(chunks[i + 1], w, t), present(chunks[i], w, t));
+      }
+  }
+
+  void find_witnesses() {
+    witness_.assign(size_t(c_.num_chunks()), -1);
+    for (int c = 0; c < c_.num_chunks(); ++c)
+      for (int n = 0; n < t_.num_ranks() && witness_[size_t(c)] < 0; ++n)
+        if (c_.is_post(ChunkId(c), RankId(n)) && !c_.is_pre(ChunkId(c), RankId(n)))
+          witness_[size_t(c)] = n;
+  }
+
+  // Topology symmetries (with the chunk relabelling they imply) map algorithms to algorithms;
+  // for each generator g of a strong generating set, only algorithms x with V(x) >=lex V(g x)
+  // are kept, V being the presence order above with true above false. The order must keep all
+  // witness positions ahead of the rest: interleaving them per step would make the chunk order
+  // above no longer a prefix of the swap's lex-leader constraint, and the two together unsound.
+  //
+  // Off by default: measured on DGX-1 and Hypercube3 Alltoall/Allgather (docs/synthesis.md) it
+  // slowed CaDiCaL on sat and unsat instances alike, e.g. DGX-1 Alltoall C3 S3 R4 (unsat) from
+  // 16 s to 43 s. The instances' hardness is not in symmetric copies of one search.
+  void break_instance_symmetries() {
+    const SymmetryGroup group = instance_symmetries(t_, c_);
+    const int P = t_.num_ranks(), G = c_.num_chunks();
+    // Positions (chunk, rank, step): all steps at the witnesses first, then all other ranks.
+    std::vector<std::array<int, 3>> order;
+    for (int t = 1; t <= S_; ++t)
+      for (int c = 0; c < G; ++c)
+        if (witness_[size_t(c)] >= 0)
+          order.push_back({c, witness_[size_t(c)], t});
+    for (int t = 1; t <= S_; ++t)
+      for (int c = 0; c < G; ++c)
+        for (int n = 0; n < P; ++n)
+          if (n != witness_[size_t(c)] && !c_.is_pre(ChunkId(c), RankId(n)))
+            order.push_back({c, n, t});
+    for (const InstanceSymmetry &g : group.generators) {
+      std::vector<int> rank_from(static_cast<size_t>(P)), chunk_from(static_cast<size_t>(G));
+      for (int n = 0; n < P; ++n)
+        rank_from[size_t(g.rank_image[size_t(n)])] = n;
+      for (int c = 0; c < G; ++c)
+        chunk_from[size_t(g.chunk_image[size_t(c)])] = c;
+      std::vector<std::pair<int, int>> pairs; // (x at v, g x at v)
+      for (const auto &[c, n, t] : order)
+        pairs.emplace_back(present(c, n, t),
+                           present(chunk_from[size_t(c)], rank_from[size_t(n)], t));
+      lex_at_least(pairs);
+      ++stats_.symmetries;
+    }
+  }
+
+  // a >=lex b over the pairs (a_i, b_i), true above false: while a and b agree so far (e), b_i
+  // implies a_i. e is only forced true, which is all the constraint needs.
+  void lex_at_least(const std::vector<std::pair<int, int>> &pairs) {
+    int equal = kTrue;
+    for (const auto &[a, b] : pairs) {
+      if (a == b)
+        continue; // one literal: equal here in every model
+      clause({-equal, -b, a});
+      const bool constants = (a == kTrue || a == kFalse) && (b == kTrue || b == kFalse);
+      if (constants)
+        return; // a and b differ here in every model: the order is decided
+      const int next = new_var();
+      clause({-equal, -a, -b, next});
+      clause({-equal, a, b, next});
+      equal = next;
     }
   }
 
@@ -313,6 +391,11 @@ private:
   std::vector<int> present_;
   std::vector<SendVar> sends_;
   std::vector<int> extra_at_least_; ///< totalizer outputs over the extra rounds of all steps
+  std::vector<int> witness_;        ///< per chunk: its lowest post rank that is not a pre rank
+  Stats stats_;
+
+public:
+  const Stats &stats() const { return stats_; }
 };
 
 } // namespace
@@ -337,7 +420,7 @@ Answer solve_sat(const Topology &topology, const CollectiveSpec &collective, Ste
   solver->add(1); // the constant true
   solver->add(0);
   SatEncoding encoding(topology, collective, sr, *solver);
-  if (auto refuted = encoding.encode()) {
+  if (auto refuted = encoding.encode(options.break_symmetry)) {
     answer.verdict = Verdict::Unsat;
     answer.detail = *refuted;
     answer.seconds = elapsed();

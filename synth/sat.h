@@ -20,7 +20,9 @@ namespace syncoll::synth {
 /// together are at most R - S. Implied constraints that prune: a chunk crosses a link at most
 /// once, is never sent to a rank that has it, arrives at most once per step, and is nowhere
 /// before its hop distance from a pre rank. Interchangeable chunks bound to several ranks reach
-/// one of them in label order (symmetry breaking between chunks).
+/// one of them in label order (symmetry breaking between chunks). With
+/// `options.break_symmetry`, each generator of the topology's symmetry group (symmetry.h) adds a
+/// lex-leader constraint under an order compatible with the chunk ordering.
 ///
 /// With `options.certify`, CaDiCaL checks its own unsat proof as it goes (DRAT, its
 /// `checkproof` option) and the answer says so.

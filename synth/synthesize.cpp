@@ -199,9 +199,24 @@ Expected<LeastSteps> least_steps(const Topology &topology, const Target &target,
       target.kind == CollectiveKind::Allreduce && target.allreduce == AllreduceMethod::Composed;
   SynthOptions search = options;
   search.fewest_rounds = !rounds && options.backend == Backend::Sat && !composed;
+  const auto start = std::chrono::steady_clock::now();
+  // Gives each call what is left of the search's limit; false once it is spent.
+  auto budget = [&](SynthOptions &o) {
+    if (options.search_time_limit_s <= 0)
+      return true;
+    const double left =
+        options.search_time_limit_s -
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (left <= 0)
+      return false;
+    o.time_limit_s = options.time_limit_s > 0 ? std::min(options.time_limit_s, left) : left;
+    return true;
+  };
   for (int s = std::max(1, out.steps_lower_bound); s <= max_steps; ++s) {
     const StepsRounds sr{s, rounds ? std::max(*rounds, s) : s + k};
     if (rounds && *rounds < s)
+      break;
+    if (!budget(search))
       break;
     SYNCOLL_TRY(a, synthesize(topology, target, chunks, sr, search));
     out.attempts.push_back({chunks, sr, a.verdict, a.seconds, a.detail});
@@ -216,7 +231,10 @@ Expected<LeastSteps> least_steps(const Topology &topology, const Target &target,
   if (out.found && !rounds && !search.fewest_rounds)
     for (int r = out.found->algorithm->num_steps(); r < out.found->algorithm->total_rounds(); ++r) {
       const StepsRounds sr{out.found->algorithm->num_steps(), r};
-      SYNCOLL_TRY(a, synthesize(topology, target, chunks, sr, options));
+      SynthOptions call = options;
+      if (!budget(call))
+        break;
+      SYNCOLL_TRY(a, synthesize(topology, target, chunks, sr, call));
       out.attempts.push_back({chunks, sr, a.verdict, a.seconds, a.detail});
       if (a.verdict == Verdict::Sat) {
         out.found = std::move(a);
