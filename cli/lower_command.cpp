@@ -1,0 +1,169 @@
+// `syncoll lower`: an algorithm JSON or a DSL example through the lowering passes and the
+// verifier to MSCCL-IR XML. Only a program that passes every check is written (exit 1 and the
+// report otherwise; no file).
+#include "cli/cli_support.h"
+#include "cli/commands.h"
+#include "examples/programs/programs.h"
+#include "lowering/compile.h"
+#include "lowering/from_algorithm.h"
+#include "model/algorithm.h"
+
+#include <fmt/format.h>
+#include <memory>
+
+namespace syncoll::cli {
+namespace {
+
+struct LowerArgs {
+  std::string file;
+  std::string example;
+  bool in_place = false;
+  TopologyOptions topology;
+  std::string collective;
+  std::optional<int> chunk_factor;
+  std::optional<int> root;
+  std::string protocol = "Simple";
+  int instances = 1;
+  std::string output;
+  bool list = false;
+};
+
+void summarize(const lowering::Lowered &l) {
+  size_t tbs = 0, steps = 0;
+  for (const RankProgram &rp : l.program.ranks()) {
+    tbs += rp.thread_blocks.size();
+    for (const ThreadBlock &tb : rp.thread_blocks)
+      steps += tb.steps.size();
+  }
+  size_t fused = 0;
+  for (const auto &in : l.instruction_dag.instructions)
+    fused += !in.removed && in.operations.size() > 1;
+  fmt::print("program '{}': {} on {} ranks; {} operations -> {} instructions ({} fused); {} "
+             "thread blocks, {} channel(s), {} steps\n",
+             l.program.name(), l.program.collective(), l.program.num_ranks(),
+             l.chunk_dag.operations.size(),
+             std::count_if(l.instruction_dag.instructions.begin(),
+                           l.instruction_dag.instructions.end(),
+                           [](auto &x) { return !x.removed; }),
+             fused, tbs, l.program.num_channels(), steps);
+}
+
+} // namespace
+
+void add_lower_command(CLI::App &app, RunResult &result) {
+  auto args = std::make_shared<LowerArgs>();
+  CLI::App *cmd = app.add_subcommand(
+      "lower",
+      "lower an algorithm JSON or a DSL example (-n ranks) to MSCCL-IR XML, verified first");
+  cmd->add_option("algorithm", args->file, "algorithm JSON (from `syncoll synth ... -o`)");
+  cmd->add_option("--example", args->example, "a DSL example program (--list names them)");
+  cmd->add_flag("--list", args->list, "list the DSL examples");
+  cmd->add_flag("--in-place", args->in_place, "example: the in-place form, where it has both");
+  args->topology.add_to(*cmd, /*positional=*/false, /*required=*/false);
+  cmd->add_option("-c,--collective", args->collective,
+                  "algorithm: collective name or JSON (default: the file's)");
+  cmd->add_option("-C,--chunk-factor", args->chunk_factor,
+                  "algorithm: chunks per rank buffer (default: the file's)");
+  cmd->add_option("--root", args->root, "algorithm: root rank (default: the file's)");
+  cmd->add_option("--protocol", args->protocol, "Simple, LL or LL128")->capture_default_str();
+  cmd->add_option("--instances", args->instances, "replicate the program (gc3 5.3)")
+      ->check(CLI::Range(1, 32))
+      ->capture_default_str();
+  cmd->add_option("-o,--output", args->output, "write the XML here ('-' for stdout)");
+  cmd->callback([&result, args] {
+    auto bad = [&result](const Diagnostics &d) {
+      print_diagnostics(d);
+      result.exit_code = kBadInput;
+    };
+    auto bad_line = [&](const std::string &message) {
+      bad(Diagnostics({Severity::Error, {}, message, {}}));
+    };
+    if (args->list) {
+      for (const auto &e : examples::program_examples())
+        fmt::print("{:<30} {}\n", e.name, e.summary);
+      result.exit_code = kSuccess;
+      return;
+    }
+    if (args->file.empty() == args->example.empty())
+      return bad_line("give either an algorithm JSON or --example NAME");
+    auto protocol = parse_protocol(args->protocol);
+    if (!protocol)
+      return bad_line(
+          fmt::format("unknown protocol '{}' (expected Simple, LL or LL128)", args->protocol));
+    lowering::DslOptions dsl_options;
+    dsl_options.protocol = *protocol;
+    dsl_options.in_place = args->in_place;
+    Expected<lowering::DslProgram> dsl = fail({}, "unset");
+    if (!args->example.empty()) {
+      const auto *example = examples::find_program_example(args->example);
+      if (!example) {
+        std::string names;
+        for (const auto &e : examples::program_examples())
+          names += (names.empty() ? "" : ", ") + e.name;
+        return bad_line(fmt::format("unknown example '{}' (one of {})", args->example, names));
+      }
+      // An example written for one aliasing mode is lowered in it; one written for both takes
+      // --in-place.
+      bool in_place = args->in_place;
+      if (example->in_place_modes.size() == 1) {
+        if (args->in_place && !example->in_place_modes.front())
+          return bad_line(fmt::format("example '{}' is written out of place only", example->name));
+        in_place = example->in_place_modes.front();
+      }
+      dsl_options.in_place = in_place;
+      examples::ExampleParams params;
+      params.ranks = args->topology.params.n.value_or(8); // -n, shared with the topology options
+      if (params.ranks < 2 || params.ranks > 64)
+        return bad_line(fmt::format("-n {}: examples take 2 to 64 ranks", params.ranks));
+      params.options = dsl_options;
+      dsl = example->build(params);
+    } else {
+      auto algorithm = read_algorithm_file(args->file);
+      if (!algorithm)
+        return bad(algorithm.error());
+      if (args->topology.spec.empty())
+        args->topology.spec = algorithm->target.topology;
+      if (args->topology.spec.empty())
+        return bad(Diagnostics({Severity::Error,
+                                {args->file, 0, 0},
+                                "names no topology; give one with --topology",
+                                {}}));
+      auto topology = resolve_topology(args->topology);
+      if (!topology)
+        return bad(topology.error());
+      const std::string coll =
+          args->collective.empty() ? algorithm->target.collective : args->collective;
+      auto collective = resolve_collective(
+          coll, topology->num_ranks(), args->chunk_factor.value_or(algorithm->target.chunk_factor),
+          args->root ? args->root : algorithm->target.root);
+      if (!collective)
+        return bad(collective.error());
+      dsl = lowering::algorithm_to_dsl(*algorithm, *topology, *collective, dsl_options);
+    }
+    if (!dsl)
+      return bad(dsl.error());
+    lowering::LowerOptions lower_options;
+    lower_options.instances = args->instances;
+    auto lowered = lowering::lower(*dsl, lower_options);
+    if (!lowered)
+      return bad(lowered.error());
+    summarize(*lowered);
+    if (!lowered->verified) {
+      fmt::print("{}", lowered->verified.error().to_text());
+      fmt::print("not written: the program fails verification (a lowering bug: please report)\n");
+      result.exit_code = kCheckFailed;
+      return;
+    }
+    fmt::print("verified: structure, resources, deadlock freedom, race freedom, postcondition "
+               "({})\n",
+               lowered->program.in_place() ? "in place" : "out of place");
+    if (!args->output.empty()) {
+      if (auto w = write_output(args->output, lowering::write_deployment_xml(*lowered->verified));
+          !w)
+        return bad(w.error());
+    }
+    result.exit_code = kSuccess;
+  });
+}
+
+} // namespace syncoll::cli

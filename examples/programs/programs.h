@@ -1,0 +1,32 @@
+// Example programs in the chunk DSL (seed gc3 sections 3 and 7), each a function that builds a
+// DslProgram on its own topology. `syncoll lower --example NAME` and the example tests run them
+// through the whole pipeline: lower, verify in every aliasing mode the program claims, simulate.
+#pragma once
+
+#include "lowering/dsl.h"
+#include "model/diagnostics.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace syncoll::examples {
+
+struct ExampleParams {
+  int ranks = 8;
+  int nodes = 2; ///< hierarchical ones: nodes x (ranks / nodes) GPUs
+  lowering::DslOptions options;
+};
+
+struct ProgramExample {
+  std::string name;
+  std::string summary;
+  /// The aliasing modes the program is written for (it is built once per mode).
+  std::vector<bool> in_place_modes;
+  std::function<Expected<lowering::DslProgram>(const ExampleParams &)> build;
+};
+
+const std::vector<ProgramExample> &program_examples();
+const ProgramExample *find_program_example(const std::string &name);
+
+} // namespace syncoll::examples
