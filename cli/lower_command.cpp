@@ -115,6 +115,7 @@ void add_lower_command(CLI::App &app, RunResult &result) {
       params.ranks = args->topology.params.n.value_or(8); // -n, shared with the topology options
       if (params.ranks < 2 || params.ranks > 64)
         return bad_line(fmt::format("-n {}: examples take 2 to 64 ranks", params.ranks));
+      params.nodes = args->topology.params.nodes.value_or(2);
       params.options = dsl_options;
       dsl = example->build(params);
     } else {

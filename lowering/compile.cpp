@@ -309,7 +309,12 @@ private:
     };
     for (size_t i = 0; i < dag_.instructions.size(); ++i) {
       DagInstruction &r = dag_.instructions[i];
-      if (r.removed || (r.op != OpType::Recv && r.op != OpType::RecvReduceCopy))
+      // Only single-chunk receives fuse. A fused step of c chunks is c messages at large sizes
+      // (reference 1.2, count splitting), and a ring of them fills Simple's 2-slot FIFOs with
+      // the first send alone: every thread block then waits for output space (the verifier
+      // finds this cycle in an aggregated hierarchical Allreduce). Unfused, the receiving
+      // thread block drains its connection on its own.
+      if (r.removed || r.count != 1 || (r.op != OpType::Recv && r.op != OpType::RecvReduceCopy))
         continue;
       const std::vector<Memory> written = writes_of(r);
       // The first later access of every written chunk must be one send reading exactly them.

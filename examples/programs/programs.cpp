@@ -127,6 +127,91 @@ Expected<DslProgram> alltonext(const ExampleParams &p) {
   return prog;
 }
 
+// Nodes x GPUs per node, the GPUs of a node on `intra`, 25 GB/s NICs, one per GPU.
+Expected<Topology> cluster(const ExampleParams &p, bool intra_ring) {
+  if (p.nodes < 2 || p.ranks % p.nodes != 0 || p.ranks / p.nodes < 2)
+    return fail({}, fmt::format("{} ranks do not split into {} nodes of at least 2 GPUs", p.ranks,
+                                p.nodes));
+  const int G = p.ranks / p.nodes;
+  SYNCOLL_TRY(intra, intra_ring ? ring(G) : fully_connected(G));
+  return multinode(p.nodes, intra, G, BytesPerNs{25});
+}
+
+// Hierarchical Allreduce (gc3 figure 3), in place: a reduce-scatter around each node's ring
+// leaves GPU g with block g (N chunks, moved as one aggregated reference) summed over its node;
+// GPUs g of all nodes allreduce block g across nodes (a ring reduce-scatter and allgather over
+// the N chunks); an allgather around each node's ring spreads the blocks again.
+Expected<DslProgram> hierarchical_allreduce(const ExampleParams &p) {
+  SYNCOLL_TRY(topology, cluster(p, /*intra_ring=*/true));
+  const int N = p.nodes, G = p.ranks / p.nodes;
+  lowering::DslOptions o = p.options;
+  o.in_place = true;
+  SYNCOLL_TRY(prog, make("hierarchical_allreduce", std::move(topology), CollectiveKind::Allreduce,
+                         p.ranks, G * N, o));
+  auto rank = [G](int node, int gpu) { return node * G + gpu; };
+  for (int n = 0; n < N; ++n)
+    for (int g = 0; g < G; ++g) {
+      SYNCOLL_TRY(c, prog.chunk(rank(n, (g + 1) % G), Buffer::input(), g * N, N));
+      for (int k = 2; k <= G; ++k) {
+        SYNCOLL_TRY(dst, prog.chunk(rank(n, (g + k) % G), Buffer::input(), g * N, N));
+        SYNCOLL_TRY(sum, prog.reduce(dst, c));
+        c = sum;
+      }
+    }
+  for (int g = 0; g < G; ++g)
+    for (int m = 0; m < N; ++m) {
+      SYNCOLL_TRY(c, prog.chunk(rank((m + 1) % N, g), Buffer::input(), g * N + m));
+      for (int k = 2; k <= N; ++k) {
+        SYNCOLL_TRY(dst, prog.chunk(rank((m + k) % N, g), Buffer::input(), g * N + m));
+        SYNCOLL_TRY(sum, prog.reduce(dst, c));
+        c = sum;
+      }
+      for (int k = 1; k < N; ++k) {
+        SYNCOLL_TRY(next, prog.copy(c, rank((m + k) % N, g), Buffer::input(), g * N + m));
+        c = next;
+      }
+    }
+  for (int n = 0; n < N; ++n)
+    for (int g = 0; g < G; ++g) {
+      SYNCOLL_TRY(c, prog.chunk(rank(n, g), Buffer::input(), g * N, N));
+      for (int k = 1; k < G; ++k) {
+        SYNCOLL_TRY(next, prog.copy(c, rank(n, (g + k) % G), Buffer::input(), g * N));
+        c = next;
+      }
+    }
+  return prog;
+}
+
+// Two-step Alltoall (gc3 figure 8): chunks for another node first gather, inside the node, at
+// the GPU with the destination's local index; that GPU then sends them across in one aggregated
+// copy of G chunks, straight into the destination's output. Chunks within a node go directly.
+Expected<DslProgram> two_step_alltoall(const ExampleParams &p) {
+  SYNCOLL_TRY(topology, cluster(p, /*intra_ring=*/false));
+  const int N = p.nodes, G = p.ranks / p.nodes;
+  SYNCOLL_TRY(prog, make("two_step_alltoall", std::move(topology), CollectiveKind::Alltoall,
+                         p.ranks, 1, p.options));
+  auto rank = [G](int node, int gpu) { return node * G + gpu; };
+  for (int n = 0; n < N; ++n)
+    for (int g = 0; g < G; ++g)
+      for (int m = 0; m < N; ++m)
+        for (int h = 0; h < G; ++h) {
+          SYNCOLL_TRY(c, prog.chunk(rank(n, g), Buffer::input(), rank(m, h)));
+          if (m == n)
+            SYNCOLL_CHECK(prog.copy(c, rank(n, h), Buffer::output(), rank(n, g)));
+          else
+            SYNCOLL_CHECK(prog.copy(c, rank(n, h), Buffer::named("outbound"), m * G + g));
+        }
+  for (int n = 0; n < N; ++n)
+    for (int h = 0; h < G; ++h)
+      for (int m = 0; m < N; ++m) {
+        if (m == n)
+          continue;
+        SYNCOLL_TRY(block, prog.chunk(rank(n, h), Buffer::named("outbound"), m * G, G));
+        SYNCOLL_CHECK(prog.copy(block, rank(m, h), Buffer::output(), rank(n, 0)));
+      }
+  return prog;
+}
+
 } // namespace
 
 const std::vector<ProgramExample> &program_examples() {
@@ -147,6 +232,14 @@ const std::vector<ProgramExample> &program_examples() {
        "recursive-doubling Allgather on a hypercube, aggregated",
        {true},
        recursive_doubling_allgather},
+      {"hierarchical_allreduce",
+       "hierarchical Allreduce on nodes x GPUs (gc3 figure 3): intra ring, inter ring, intra ring",
+       {true},
+       hierarchical_allreduce},
+      {"two_step_alltoall",
+       "two-step Alltoall on nodes x GPUs (gc3 figure 8), aggregated",
+       {false},
+       two_step_alltoall},
       {"alltonext", "AllToNext along a line (gc3 7.4)", {false}, alltonext},
   };
   return examples;

@@ -19,7 +19,9 @@ const std::map<std::string, std::set<std::string>> &allowed_layers() {
       {"synth", {"synth", "verifier", "model"}},
       {"lowering", {"lowering", "verifier", "model"}},
       {"viz", {"viz", "simulator", "verifier", "model"}},
-      {"cli", {"cli", "viz", "lowering", "synth", "simulator", "verifier", "model"}},
+      // examples/ (the DSL example programs) sits beside cli/ at the top: cli runs them.
+      {"examples", {"examples", "viz", "lowering", "synth", "simulator", "verifier", "model"}},
+      {"cli", {"cli", "examples", "viz", "lowering", "synth", "simulator", "verifier", "model"}},
   };
   return kAllowed;
 }
