@@ -3,7 +3,7 @@
 // kind (reference/synthesis.md 2.1); the DGX-1 Allgather Pareto search; and with --families the
 // seed sat benchmark families. Usage:
 //   synth_bench [--quick] [--limit SECONDS]      Table 4 and the Pareto search (300 s per row)
-//   synth_bench --families [--limit SECONDS] [--backend sat|smt|both]
+//   synth_bench --families [--limit SECONDS] [--backend sat|smt|both] [--only ROWS_FILE]
 //                                                the families alone, the limit per instance
 #include "model/topology_library.h"
 #include "synth/synthesize.h"
@@ -11,6 +11,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <fmt/format.h>
+#include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -93,7 +96,8 @@ synth::Target target_of(CollectiveKind kind) {
 // Seed sat's benchmark: five collectives on seven topologies, 1-5 chunks, the bandwidth-optimal
 // (least R with R = S, from the steps bound: SCCL's 0-synchronous class) and latency-optimal
 // (least S with rounds left open up to S + 4) algorithms, with both backends.
-int run_families(double limit, const std::vector<synth::Backend> &backends) {
+int run_families(double limit, const std::vector<synth::Backend> &backends,
+                 const std::set<std::string> &only) {
   struct Family {
     std::string name;
     Topology topology;
@@ -121,6 +125,10 @@ int run_families(double limit, const std::vector<synth::Backend> &backends) {
     for (CollectiveKind kind : kinds)
       for (int c = 1; c <= 5; ++c)
         for (bool latency : {false, true}) {
+          const std::string row = fmt::format("{} {} {} {}", f.name, collective_kind_name(kind), c,
+                                              latency ? "latency" : "bandwidth");
+          if (!only.empty() && !only.contains(row))
+            continue;
           synth::Target target = target_of(kind);
           const int chunks = kind == CollectiveKind::Allreduce ? c * f.topology.num_ranks() : c;
           std::string cells[2];
@@ -176,6 +184,7 @@ int main(int argc, char **argv) {
   bool quick = false, families = false;
   double limit = 300;
   std::vector<synth::Backend> backends = {synth::Backend::Smt, synth::Backend::Sat};
+  std::set<std::string> only;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0)
       quick = true;
@@ -183,7 +192,14 @@ int main(int argc, char **argv) {
       families = true;
     else if (std::strcmp(argv[i], "--limit") == 0 && i + 1 < argc)
       limit = std::stod(argv[++i]);
-    else if (std::strcmp(argv[i], "--backend") == 0 && i + 1 < argc) {
+    else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+      // Rows to run, one per line as "TOPOLOGY COLLECTIVE C OBJECTIVE" (e.g. the ones a run
+      // with a shorter limit left unknown).
+      std::ifstream in(argv[++i]);
+      for (std::string line; std::getline(in, line);)
+        if (!line.empty())
+          only.insert(line);
+    } else if (std::strcmp(argv[i], "--backend") == 0 && i + 1 < argc) {
       const std::string b = argv[++i];
       backends.clear();
       if (b != "sat")
@@ -193,7 +209,7 @@ int main(int argc, char **argv) {
     }
   }
   if (families)
-    return run_families(limit, backends);
+    return run_families(limit, backends, only);
   const Topology dgx1 = syncoll::dgx1();
   auto options_for = [&](synth::Backend b) {
     synth::SynthOptions o;
