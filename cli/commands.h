@@ -19,5 +19,6 @@ void add_verify_command(CLI::App &app, RunResult &result);
 void add_simulate_command(CLI::App &app, RunResult &result);
 void add_synth_commands(CLI::App &app, RunResult &result);
 void add_lower_command(CLI::App &app, RunResult &result);
+void add_dot_command(CLI::App &app, RunResult &result);
 
 } // namespace syncoll::cli

@@ -20,6 +20,7 @@ int main(int argc, char **argv) {
   add_simulate_command(app, result);
   add_synth_commands(app, result);
   add_lower_command(app, result);
+  add_dot_command(app, result);
   add_demo_command(app, result);
   try {
     app.parse(argc, argv);

@@ -1,6 +1,7 @@
 #include "tests/cli/run_cli.h"
 
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 namespace syncoll::testing {
 namespace {
@@ -44,8 +45,9 @@ TEST(CliTest, TopologyFileRoundTripsThroughShow) {
 }
 
 TEST(CliTest, EveryCommandHasHelp) {
-  for (const char *cmd : {"", "topo", "topo list", "topo show", "algo", "algo check", "ir",
-                          "ir show", "ir convert", "verify", "simulate", "demo"}) {
+  for (const char *cmd :
+       {"", "topo", "topo list", "topo show", "algo", "algo check", "ir", "ir show", "ir convert",
+        "verify", "simulate", "synth", "lower", "dot", "demo"}) {
     CliRun run = run_cli(std::string(cmd) + " --help");
     EXPECT_EQ(run.exit_code, 0) << cmd;
     EXPECT_NE(run.out.find("Usage"), std::string::npos) << cmd;
@@ -93,11 +95,24 @@ TEST(CliTest, IrShowSummarizes) {
   EXPECT_NE(run.out.find("s rrs rrs rrcs rcs rcs r"), std::string::npos);
 }
 
-TEST(CliTest, DemoRuns) {
-  CliRun run = run_cli("demo");
-  EXPECT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_NE(run.out.find("dgx1-ring-allgather: 7 steps, 7 rounds, 56 sends -> holds"),
-            std::string::npos);
+// The end-to-end tour: the frontier synthesized, lowered, verified and simulated against the
+// NCCL ring; every file written, and the latency-optimal Allgather ahead at 1 KiB.
+TEST(CliTest, DemoRunsEndToEnd) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("syncoll-demo-" + std::to_string(::getpid()));
+  CliRun run = run_cli("demo --out " + dir.string());
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("Pareto frontier: 2 points"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("(ahead)"), std::string::npos) << run.out;
+  EXPECT_NE(run.err.find("lowering and verifying allgather_c6_s3_r7"), std::string::npos);
+  for (const char *file :
+       {"allgather_c2_s2_r3.xml", "allgather_c6_s3_r7.xml", "nccl_ring_allgather.xml",
+        "allgather_dgx1.csv", "speedup.svg", "topology.svg", "latency_optimal_program.svg",
+        "latency_optimal_timeline.svg", "allgather_c6_s3_r7_algorithm.svg"})
+    EXPECT_TRUE(std::filesystem::exists(dir / file)) << file;
+  const std::string csv = read_all(dir / "allgather_dgx1.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 3 * 21); // header, 3 programs x 21 sizes
+  std::filesystem::remove_all(dir);
 }
 
 } // namespace

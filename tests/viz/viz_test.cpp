@@ -1,0 +1,136 @@
+// viz/: golden DOT for small cases, every SVG well-formed XML with an <svg> root, and the
+// counterexample drawings mark what the verifier found.
+#include "examples/programs/programs.h"
+#include "lowering/compile.h"
+#include "lowering/dag_dot.h"
+#include "model/algorithm.h"
+#include "model/invariant.h"
+#include "model/mscclir.h"
+#include "model/topology_library.h"
+#include "simulator/program_sim.h"
+#include "verifier/verify.h"
+#include "viz/charts.h"
+#include "viz/dot.h"
+#include "viz/render.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <pugixml.hpp>
+#include <sstream>
+
+namespace syncoll::viz {
+namespace {
+
+const std::string kRoot = SYNCOLL_SOURCE_DIR;
+
+std::string slurp(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Golden files under tests/data/golden; SYNCOLL_UPDATE_GOLDEN=1 rewrites them.
+void expect_golden(const std::string &text, const std::string &name) {
+  const std::string path = kRoot + "/tests/data/golden/" + name;
+  if (std::getenv("SYNCOLL_UPDATE_GOLDEN")) {
+    std::ofstream(path, std::ios::binary) << text;
+    return;
+  }
+  EXPECT_EQ(text, slurp(path)) << "differs from " << path
+                               << " (SYNCOLL_UPDATE_GOLDEN=1 rewrites it after review)";
+}
+
+void expect_svg(const std::string &svg, const std::string &what) {
+  pugi::xml_document doc;
+  const pugi::xml_parse_result parsed = doc.load_string(svg.c_str());
+  EXPECT_TRUE(parsed) << what << ": " << parsed.description() << " at " << parsed.offset;
+  EXPECT_STREQ(doc.document_element().name(), "svg") << what;
+}
+
+Program program_file(const std::string &rel) {
+  auto p = read_mscclir_file(kRoot + "/" + rel);
+  SYNCOLL_INVARIANT(p.has_value(), "example program");
+  return p->value;
+}
+
+TEST(VizGoldenTest, SmallCasesAsDot) {
+  expect_golden(topology_dot(*line(3)), "viz_topology_line3.dot");
+  auto algo = read_algorithm_file(kRoot + "/examples/algorithms/line4_broadcast_s4r4.json");
+  ASSERT_TRUE(algo);
+  expect_golden(algorithm_dot(*algo), "viz_algorithm_line4_broadcast.dot");
+  expect_golden(program_dot(program_file("examples/ir/ring_allreduce_4.xml")),
+                "viz_program_ring_allreduce_4.dot");
+  const Program d1 = program_file("examples/ir/faulty/d1_head_to_head.xml");
+  auto cex = counterexample_dot(d1, verifier::verify(d1, {}));
+  ASSERT_TRUE(cex);
+  expect_golden(*cex, "viz_counterexample_d1.dot");
+  const auto *example = examples::find_program_example("ring_allreduce");
+  examples::ExampleParams params;
+  params.ranks = 3;
+  auto dsl = example->build(params);
+  ASSERT_TRUE(dsl);
+  auto lowered = lowering::lower(*dsl);
+  ASSERT_TRUE(lowered);
+  expect_golden(lowering::chunk_dag_dot(lowered->chunk_dag, "ring_allreduce"),
+                "viz_chunk_dag_ring_allreduce_3.dot");
+  expect_golden(lowering::instruction_dag_dot(lowered->instruction_dag, "ring_allreduce"),
+                "viz_instruction_dag_ring_allreduce_3.dot");
+}
+
+TEST(VizTest, TopologyShowsCapacitiesRelationsAndHierarchy) {
+  const std::string dgx = topology_dot(dgx1());
+  EXPECT_NE(dgx.find("label=\"x2\""), std::string::npos);
+  auto mn = multinode(2, *ring(4), 2, BytesPerNs{25});
+  ASSERT_TRUE(mn);
+  const std::string dot = topology_dot(*mn);
+  EXPECT_NE(dot.find("subgraph cluster_node1"), std::string::npos);
+  EXPECT_NE(dot.find("subgraph cluster_relation"), std::string::npos);
+}
+
+TEST(VizTest, RaceCounterexampleMarksBothSteps) {
+  const Program p = program_file("examples/ir/faulty/r3_alltoall_in_place.xml");
+  auto dot = counterexample_dot(p, verifier::verify(p, {}));
+  ASSERT_TRUE(dot);
+  EXPECT_NE(dot->find("races with"), std::string::npos);
+  EXPECT_NE(dot->find("color=red"), std::string::npos);
+  const Program good = program_file("examples/ir/ring_allreduce_4.xml");
+  EXPECT_FALSE(counterexample_dot(good, verifier::verify(good, {})));
+}
+
+TEST(VizTest, EverySvgIsWellFormed) {
+  const Program ring = program_file("examples/ir/ring_allreduce_4.xml");
+  for (const auto &[what, dot] : std::vector<std::pair<std::string, std::string>>{
+           {"topology", topology_dot(dgx1())}, {"program", program_dot(ring)}}) {
+    auto svg = render_dot(dot, ImageFormat::Svg);
+    ASSERT_TRUE(svg) << svg.error().to_string();
+    expect_svg(*svg, what);
+    auto png = render_dot(dot, ImageFormat::Png);
+    ASSERT_TRUE(png);
+    EXPECT_EQ(png->substr(1, 3), "PNG");
+  }
+  simulator::ProgramSimOptions o;
+  o.trace = true;
+  o.size_bytes = 1 << 16;
+  auto sim = simulator::simulate_program(ring, *syncoll::ring(4), o);
+  ASSERT_TRUE(sim);
+  const std::string timeline = timeline_svg(sim->result, "ring <allreduce> & co");
+  expect_svg(timeline, "timeline");
+  EXPECT_NE(timeline.find("&lt;allreduce&gt; &amp; co"), std::string::npos);
+  expect_svg(speedup_svg({1024, 2048, 4096}, {{"a", {1, 2, 4}}, {"b", {0.5, 1, 1}}}, "t", "y"),
+             "speedup");
+  EXPECT_FALSE(render_dot("digraph { a -> ", ImageFormat::Svg));
+}
+
+TEST(VizTest, DrawingsAreDeterministic) {
+  const Program ring = program_file("examples/ir/ring_allreduce_4.xml");
+  EXPECT_EQ(program_dot(ring), program_dot(ring));
+  auto a = render_dot(topology_dot(dgx1()), ImageFormat::Svg);
+  auto b = render_dot(topology_dot(dgx1()), ImageFormat::Svg);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(*a, *b);
+}
+
+} // namespace
+} // namespace syncoll::viz

@@ -1,0 +1,151 @@
+#include "viz/charts.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+
+namespace syncoll::viz {
+namespace {
+
+std::string escape(const std::string &s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+    case '&':
+      out += "&amp;";
+      break;
+    case '<':
+      out += "&lt;";
+      break;
+    case '>':
+      out += "&gt;";
+      break;
+    case '"':
+      out += "&quot;";
+      break;
+    default:
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string size_label(std::int64_t bytes) {
+  static constexpr const char *kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int unit = 0;
+  while (unit < 4 && bytes >= 1024 && bytes % 1024 == 0)
+    bytes /= 1024, ++unit;
+  return fmt::format("{} {}", bytes, kUnits[unit]);
+}
+
+constexpr const char *kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+                                    "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
+
+} // namespace
+
+std::string timeline_svg(const simulator::SimulationResult &r, const std::string &title) {
+  std::map<std::pair<int, int>, std::string> rows; // (rank, thread) -> name
+  for (const auto &s : r.trace)
+    rows.emplace(std::make_pair(s.process, s.thread),
+                 s.thread_name.empty() ? fmt::format("rank {} / {}", s.process, s.thread)
+                                       : fmt::format("rank {} {}", s.process, s.thread_name));
+  std::map<std::pair<int, int>, int> row_of;
+  for (const auto &[key, name] : rows)
+    row_of.emplace(key, int(row_of.size()));
+  const double end_us = std::max(1e-9, double(r.completion) / 1e6);
+  const int left = 170, width = 900, row_h = 16, top = 40;
+  const int height = top + int(rows.size()) * row_h + 40;
+  std::string out =
+      fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
+                  "font-family=\"Helvetica\" font-size=\"11\">\n",
+                  left + width + 20, height);
+  out += fmt::format("<text x=\"10\" y=\"20\" font-size=\"14\">{}</text>\n",
+                     escape(fmt::format("{} ({:.3f} us)", title, end_us)));
+  for (const auto &[key, name] : rows) {
+    const int y = top + row_of[key] * row_h;
+    out += fmt::format("<text x=\"10\" y=\"{}\">{}</text>\n", y + 12, escape(name));
+    out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#eee\"/>\n", left,
+                       y + row_h, left + width, y + row_h);
+  }
+  for (const auto &s : r.trace) {
+    const int y = top + row_of[{s.process, s.thread}] * row_h + 2;
+    const double x = left + width * (double(s.start) / 1e6) / end_us;
+    const double w = std::max(0.5, width * (double(s.duration) / 1e6) / end_us);
+    const size_t color = std::hash<std::string>{}(s.name) % std::size(kPalette);
+    out += fmt::format("<rect x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"{}\" "
+                       "fill=\"{}\"><title>{}</title></rect>\n",
+                       x, y, w, row_h - 4, kPalette[color], escape(s.name));
+  }
+  const int axis_y = top + int(rows.size()) * row_h + 15;
+  for (int i = 0; i <= 10; ++i) {
+    const double x = left + width * i / 10.0;
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{:.3g}</text>\n", x,
+                       axis_y, end_us * i / 10.0);
+  }
+  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">time (us)</text>\n",
+                     left + width / 2, axis_y + 18);
+  return out + "</svg>\n";
+}
+
+std::string speedup_svg(const std::vector<std::int64_t> &sizes, const std::vector<Series> &series,
+                        const std::string &title, const std::string &y_label) {
+  const int left = 70, top = 40, width = 640, height = 360;
+  double lo = 1, hi = 1;
+  for (const Series &s : series)
+    for (double v : s.values)
+      if (v > 0) {
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+      }
+  lo = std::pow(2.0, std::floor(std::log2(lo)));
+  hi = std::pow(2.0, std::ceil(std::log2(hi)));
+  if (hi <= lo)
+    hi = lo * 2;
+  auto x_of = [&](size_t i) {
+    return left + (sizes.size() <= 1 ? 0.0 : width * double(i) / double(sizes.size() - 1));
+  };
+  auto y_of = [&](double v) {
+    return top + height * (1 - (std::log2(v) - std::log2(lo)) / (std::log2(hi) - std::log2(lo)));
+  };
+  std::string out =
+      fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
+                  "font-family=\"Helvetica\" font-size=\"11\">\n",
+                  left + width + 190, top + height + 60);
+  out += fmt::format("<text x=\"{}\" y=\"22\" font-size=\"14\">{}</text>\n", left, escape(title));
+  out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" "
+                     "stroke=\"#999\"/>\n",
+                     left, top, width, height);
+  for (double v = lo; v <= hi * 1.0001; v *= 2) {
+    out += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#eee\"/>\n",
+                       left, left + width, y_of(v), y_of(v));
+    out += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{:g}</text>\n", left - 6,
+                       y_of(v) + 4, v);
+  }
+  out += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#333\" "
+                     "stroke-dasharray=\"5,4\"/>\n",
+                     left, left + width, y_of(1), y_of(1));
+  for (size_t i = 0; i < sizes.size(); i += std::max<size_t>(1, sizes.size() / 8))
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", x_of(i),
+                       top + height + 16, size_label(sizes[i]));
+  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">message size</text>\n",
+                     left + width / 2, top + height + 36);
+  out += fmt::format("<text x=\"16\" y=\"{}\" transform=\"rotate(-90 16 {})\" "
+                     "text-anchor=\"middle\">{}</text>\n",
+                     top + height / 2, top + height / 2, escape(y_label));
+  for (size_t k = 0; k < series.size(); ++k) {
+    std::string points;
+    for (size_t i = 0; i < sizes.size() && i < series[k].values.size(); ++i)
+      if (series[k].values[i] > 0)
+        points += fmt::format("{:.1f},{:.1f} ", x_of(i), y_of(series[k].values[i]));
+    const char *color = kPalette[k % std::size(kPalette)];
+    out += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\" "
+                       "points=\"{}\"/>\n",
+                       color, points);
+    out += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"{}\">{}</text>\n", left + width + 10,
+                       top + 14 + 16 * int(k), color, escape(series[k].name));
+  }
+  return out + "</svg>\n";
+}
+
+} // namespace syncoll::viz
