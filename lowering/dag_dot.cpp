@@ -24,12 +24,6 @@ std::string place(RankId rank, const Buffer &b, int index, int count) {
                     : fmt::format("r{} {}[{}..{}]", rank.value(), buffer, index, index + count - 1);
 }
 
-const char *op_name(OpType op) {
-  static constexpr const char *kNames[] = {"s",    "r",   "rcs", "rrs", "rrc",
-                                           "rrcs", "cpy", "re",  "nop"};
-  return kNames[static_cast<int>(op)];
-}
-
 std::string header(const std::string &name, const std::string &kind) {
   return fmt::format("digraph {} {{\n  graph [label={}, labelloc=t, fontname=\"Helvetica\"];\n"
                      "  node [shape=box, fontname=\"Helvetica\", fontsize=9];\n",
@@ -68,7 +62,7 @@ std::string instruction_dag_dot(const InstructionDag &dag, const std::string &na
       out +=
           fmt::format("    in{} [label={}];\n", i,
                       quote(fmt::format(
-                          "{} {} ({}) tb {} ch {}", op_name(in.op),
+                          "{} {} ({}) tb {} ch {}", op_type_name(in.op),
                           place(in.rank, in.dst_buffer, in.dst_index, in.count),
                           in.send_peer && in.recv_peer
                               ? fmt::format("{}->{}", in.recv_peer->value(), in.send_peer->value())

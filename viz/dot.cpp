@@ -27,43 +27,6 @@ std::string rank_node(int r) {
   return fmt::format("r{}", r);
 }
 
-const char *op_name(OpType op) {
-  switch (op) {
-  case OpType::Send:
-    return "s";
-  case OpType::Recv:
-    return "r";
-  case OpType::RecvCopySend:
-    return "rcs";
-  case OpType::RecvReduceSend:
-    return "rrs";
-  case OpType::RecvReduceCopy:
-    return "rrc";
-  case OpType::RecvReduceCopySend:
-    return "rrcs";
-  case OpType::Copy:
-    return "cpy";
-  case OpType::Reduce:
-    return "re";
-  case OpType::Nop:
-    return "nop";
-  }
-  return "?";
-}
-
-char buffer_letter(BufferKind b) {
-  return b == BufferKind::Input ? 'i' : b == BufferKind::Output ? 'o' : 's';
-}
-
-bool is_send(OpType op) {
-  return op == OpType::Send || op == OpType::RecvCopySend || op == OpType::RecvReduceSend ||
-         op == OpType::RecvReduceCopySend;
-}
-bool is_recv(OpType op) {
-  return op == OpType::Recv || op == OpType::RecvCopySend || op == OpType::RecvReduceSend ||
-         op == OpType::RecvReduceCopy || op == OpType::RecvReduceCopySend;
-}
-
 std::string step_node(int rank, int tb, int step) {
   return fmt::format("g{}_t{}_s{}", rank, tb, step);
 }
@@ -195,10 +158,10 @@ std::string program_dot(const Program &p, const ProgramHighlight &highlight) {
                                         tb.channel.value())));
       for (size_t k = 0; k < tb.steps.size(); ++k) {
         const Instruction &in = tb.steps[k];
-        std::string label = fmt::format("{} {}", k, op_name(in.op));
+        std::string label = fmt::format("{} {}", k, op_type_name(in.op));
         if (in.op != OpType::Nop)
-          label += fmt::format(" {}[{}]->{}[{}]{}", buffer_letter(in.src.buffer), in.src.offset,
-                               buffer_letter(in.dst.buffer), in.dst.offset,
+          label += fmt::format(" {}[{}]->{}[{}]{}", buffer_kind_name(in.src.buffer), in.src.offset,
+                               buffer_kind_name(in.dst.buffer), in.dst.offset,
                                in.count > 1 ? fmt::format(" x{}", in.count) : "");
         const bool red = marked.contains({r, t, int(k)});
         out += fmt::format("      {} [label={}{}];\n", step_node(r, t, int(k)), quote(label),
@@ -218,10 +181,10 @@ std::string program_dot(const Program &p, const ProgramHighlight &highlight) {
       for (size_t k = 0; k < tb.steps.size(); ++k) {
         const OpType op = tb.steps[k].op;
         const int r = rp.rank.value();
-        if (is_send(op) && tb.send_peer)
+        if (op_sends(op) && tb.send_peer)
           sends[{r, tb.send_peer->value(), tb.channel.value()}].push_back(
               step_node(r, tb.id.value(), int(k)));
-        if (is_recv(op) && tb.recv_peer)
+        if (op_receives(op) && tb.recv_peer)
           recvs[{tb.recv_peer->value(), r, tb.channel.value()}].push_back(
               step_node(r, tb.id.value(), int(k)));
       }

@@ -6,6 +6,7 @@
 #include "model/mscclir.h"
 #include "model/topology_library.h"
 #include "simulator/program_sim.h"
+#include "tests/support/golden.h"
 
 #include <cstdlib>
 #include <fstream>
@@ -18,8 +19,7 @@ namespace {
 std::string op_sequence(const ThreadBlock &tb) {
   std::string out;
   for (const Instruction &in : tb.steps) {
-    static const char *kNames[] = {"s", "r", "rcs", "rrs", "rrc", "rrcs", "cpy", "re", "nop"};
-    out += std::string(out.empty() ? "" : " ") + kNames[static_cast<int>(in.op)];
+    out += std::string(out.empty() ? "" : " ") + std::string(op_type_name(in.op));
   }
   return out;
 }
@@ -71,23 +71,8 @@ TEST(LoweringTest, EveryExampleLowersVerifiesAndSimulates) {
       }
 }
 
-std::string slurp(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Golden files under tests/data/golden; SYNCOLL_UPDATE_GOLDEN=1 rewrites them.
-void expect_golden(const std::string &text, const std::string &name) {
-  const std::string path = std::string(SYNCOLL_SOURCE_DIR) + "/tests/data/golden/" + name;
-  if (std::getenv("SYNCOLL_UPDATE_GOLDEN")) {
-    std::ofstream(path, std::ios::binary) << text;
-    return;
-  }
-  EXPECT_EQ(text, slurp(path)) << "differs from " << path
-                               << " (SYNCOLL_UPDATE_GOLDEN=1 rewrites it after review)";
-}
+using testing::expect_golden;
+using testing::slurp;
 
 TEST(LoweringGoldenTest, RingAllreduceXml) {
   const Lowered l = lower_example("ring_allreduce", 4, true);

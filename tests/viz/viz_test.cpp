@@ -8,6 +8,7 @@
 #include "model/mscclir.h"
 #include "model/topology_library.h"
 #include "simulator/program_sim.h"
+#include "tests/support/golden.h"
 #include "verifier/verify.h"
 #include "viz/charts.h"
 #include "viz/dot.h"
@@ -24,23 +25,8 @@ namespace {
 
 const std::string kRoot = SYNCOLL_SOURCE_DIR;
 
-std::string slurp(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Golden files under tests/data/golden; SYNCOLL_UPDATE_GOLDEN=1 rewrites them.
-void expect_golden(const std::string &text, const std::string &name) {
-  const std::string path = kRoot + "/tests/data/golden/" + name;
-  if (std::getenv("SYNCOLL_UPDATE_GOLDEN")) {
-    std::ofstream(path, std::ios::binary) << text;
-    return;
-  }
-  EXPECT_EQ(text, slurp(path)) << "differs from " << path
-                               << " (SYNCOLL_UPDATE_GOLDEN=1 rewrites it after review)";
-}
+using testing::expect_golden;
+using testing::slurp;
 
 void expect_svg(const std::string &svg, const std::string &what) {
   pugi::xml_document doc;
