@@ -194,6 +194,7 @@ private:
         send_hint_.push_back(op.options.send_tb ? op.options.send_tb : op.options.recv_tb);
         recv_hint_.push_back(std::nullopt);
         channel_hint_.push_back(op.options.channel);
+        preferred_channel_.push_back(op.options.preferred_channel);
         add(in, n);
         continue;
       }
@@ -208,6 +209,7 @@ private:
       send_hint_.push_back(op.options.send_tb);
       recv_hint_.push_back(std::nullopt);
       channel_hint_.push_back(op.options.channel);
+      preferred_channel_.push_back(op.options.preferred_channel);
       const int sender = add(s, n);
       DagInstruction r = in;
       r.rank = op.dst.rank;
@@ -226,6 +228,7 @@ private:
       send_hint_.push_back(std::nullopt);
       recv_hint_.push_back(op.options.recv_tb);
       channel_hint_.push_back(op.options.channel);
+      preferred_channel_.push_back(op.options.preferred_channel);
       const int receiver = add(r, n);
       dag_.messages.emplace_back(sender, receiver);
     }
@@ -375,6 +378,10 @@ private:
       flow_of_[size_t(find(a))] = find(b);
     flow_channel_.assign(n, 0);
     user_channel_.assign(n, false);
+    for (size_t i = 0; i < n; ++i)
+      if (!dag_.instructions[i].removed && preferred_channel_[i])
+        flow_channel_[size_t(find(int(i)))] =
+            std::max(flow_channel_[size_t(find(int(i)))], *preferred_channel_[i]);
     for (size_t i = 0; i < n; ++i)
       if (!dag_.instructions[i].removed && channel_hint_[i]) {
         flow_channel_[size_t(find(int(i)))] = *channel_hint_[i];
@@ -786,7 +793,7 @@ private:
   Aliasing alias_;
   ChunkDag chunk_dag_;
   InstructionDag dag_;
-  std::vector<std::optional<int>> send_hint_, recv_hint_, channel_hint_;
+  std::vector<std::optional<int>> send_hint_, recv_hint_, channel_hint_, preferred_channel_;
   std::vector<int> flow_of_, flow_channel_;
   std::vector<bool> user_channel_;
   std::vector<int> depth_, height_;

@@ -49,6 +49,9 @@ std::string to_string(const ChunkRef &r);
 /// rank; the emitted ids are renumbered contiguously.
 struct CopyOptions {
   std::optional<int> channel;
+  /// A channel to start from that the scheduler may still move (lowered algorithms spread the
+  /// sends of one step over a link across channels this way, so they run in parallel).
+  std::optional<int> preferred_channel;
   std::optional<int> send_tb;
   std::optional<int> recv_tb;
 };
