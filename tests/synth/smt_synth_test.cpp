@@ -164,8 +164,10 @@ TEST(SmtSynthTest, DirectAllreduceIsATreeAndSaysSoWhenInfeasible) {
 
 TEST(SmtSynthTest, TimeLimitGivesUnknown) {
   SynthOptions o = smt();
-  o.time_limit_s = 0.001;
-  const Answer a = solve(dgx1(), CollectiveKind::Allgather, 6, 3, 7, o);
+  o.time_limit_s = 0.01;
+  // Alltoall 24/8/8, which z3 does not answer in 300 s (Table 4): z3 may overrun a tiny limit
+  // in preprocessing, and on a loaded machine it once answered Allgather 6/3/7 that way.
+  const Answer a = solve(dgx1(), CollectiveKind::Alltoall, 3, 8, 8, o);
   EXPECT_EQ(a.verdict, Verdict::Unknown) << a.detail;
   EXPECT_FALSE(a.algorithm);
 }
