@@ -37,10 +37,10 @@ Expected<void> save(const std::filesystem::path &dir, const std::string &file,
   return write_output((dir / file).string(), content);
 }
 
-Expected<void> save_drawing(const std::filesystem::path &dir, const std::string &stem,
-                            const std::string &dot) {
+Expected<void> save_drawing(viz::Renderer &renderer, const std::filesystem::path &dir,
+                            const std::string &stem, const std::string &dot) {
   SYNCOLL_CHECK(save(dir, stem + ".dot", dot));
-  SYNCOLL_TRY(svg, viz::render_dot(dot, viz::ImageFormat::Svg));
+  SYNCOLL_TRY(svg, renderer.render(dot, viz::ImageFormat::Svg));
   return save(dir, stem + ".svg", svg);
 }
 
@@ -56,7 +56,8 @@ Expected<int> run_demo(const std::filesystem::path &dir) {
   if (ec)
     return fail({dir.string(), 0, 0}, "cannot create the output folder: " + ec.message());
   const Topology t = dgx1();
-  SYNCOLL_CHECK(save_drawing(dir, "topology", viz::topology_dot(t)));
+  viz::Renderer renderer;
+  SYNCOLL_CHECK(save_drawing(renderer, dir, "topology", viz::topology_dot(t)));
 
   progress("synthesizing the DGX-1 Allgather Pareto frontier (SAT backend)");
   synth::Target target;
@@ -96,7 +97,8 @@ Expected<int> run_demo(const std::filesystem::path &dir) {
     }
     SYNCOLL_CHECK(save(dir, name + ".xml", lowering::write_deployment_xml(*lowered.verified)));
     SYNCOLL_CHECK(save(dir, name + ".json", to_canonical_json(algorithm_to_json(point.algorithm))));
-    SYNCOLL_CHECK(save_drawing(dir, name + "_algorithm", viz::algorithm_dot(point.algorithm)));
+    SYNCOLL_CHECK(
+        save_drawing(renderer, dir, name + "_algorithm", viz::algorithm_dot(point.algorithm)));
     entries.push_back({fmt::format("C{} S{} R{}{}", point.chunks, point.sr.steps, point.sr.rounds,
                                    point.latency_optimal     ? " (latency-opt)"
                                    : point.bandwidth_optimal ? " (bandwidth-opt)"
@@ -137,8 +139,8 @@ Expected<int> run_demo(const std::filesystem::path &dir) {
                                       "speedup (NCCL ring time / time)")));
   // The latency-optimal program drawn, and its timeline at 1 KiB.
   if (entries.size() > 1) {
-    SYNCOLL_CHECK(
-        save_drawing(dir, "latency_optimal_program", viz::program_dot(entries[1].program)));
+    SYNCOLL_CHECK(save_drawing(renderer, dir, "latency_optimal_program",
+                               viz::program_dot(entries[1].program)));
     simulator::ProgramSimOptions o;
     o.size_bytes = 1024;
     o.trace = true;

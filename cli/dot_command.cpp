@@ -153,7 +153,8 @@ void add_dot_command(CLI::App &app, RunResult &result) {
       if (args->format == "dot") {
         content = dot;
       } else {
-        auto image = viz::render_dot(dot, args->format == "svg" ? viz::ImageFormat::Svg
+        viz::Renderer renderer;
+        auto image = renderer.render(dot, args->format == "svg" ? viz::ImageFormat::Svg
                                                                 : viz::ImageFormat::Png);
         if (!image)
           return bad(image.error());

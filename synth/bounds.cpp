@@ -65,9 +65,23 @@ std::optional<std::string> counting_refutation(const Topology &topology,
       needed += !collective.chunk(ChunkId(c)).reduced &&
                 collective.is_post(ChunkId(c), RankId(n)) &&
                 !collective.is_pre(ChunkId(c), RankId(n));
+    int64_t per_round = 0;
     for (const Link &l : topology.links())
       if (l.dst == RankId(n))
-        capacity += int64_t(l.capacity) * rounds;
+        per_round += l.capacity;
+    // A relation over some of those links caps them together (an NVSwitch port, a NIC): the
+    // links outside it plus the smaller of its capacity and theirs.
+    for (const BandwidthRelation &rel : topology.relations()) {
+      int64_t inside = 0, outside = 0;
+      std::vector<bool> in_rel(topology.links().size(), false);
+      for (LinkId id : rel.links)
+        in_rel[id.index()] = true;
+      for (size_t i = 0; i < topology.links().size(); ++i)
+        if (topology.links()[i].dst == RankId(n))
+          (in_rel[i] ? inside : outside) += topology.links()[i].capacity;
+      per_round = std::min(per_round, outside + std::min<int64_t>(inside, rel.capacity));
+    }
+    capacity = per_round * rounds;
     if (needed > capacity)
       return fmt::format("rank {} must receive {} chunks but its links carry at most {} in {} "
                          "rounds",

@@ -4,15 +4,30 @@
 
 #include "model/diagnostics.h"
 
+#include <memory>
 #include <string>
-#include <string_view>
 
 namespace syncoll::viz {
 
 enum class ImageFormat { Svg, Png };
 
-/// The rendered image (PNG bytes in a string). Fails with Graphviz's message for DOT it cannot
-/// read.
-Expected<std::string> render_dot(const std::string &dot, ImageFormat format);
+/// Holds one Graphviz context for all the drawings of a process. Make one per process, not one
+/// per drawing: Graphviz 2.43's pango plugin keeps a font name from a context in process-wide
+/// state and reads it after that context is freed (ASan reports the use after free as soon as a
+/// second context lays out text).
+class Renderer {
+public:
+  Renderer();
+  ~Renderer();
+  Renderer(const Renderer &) = delete;
+  Renderer &operator=(const Renderer &) = delete;
+
+  /// The rendered image (PNG bytes in a string). Fails for DOT Graphviz cannot read.
+  Expected<std::string> render(const std::string &dot, ImageFormat format);
+
+private:
+  struct Context;
+  std::unique_ptr<Context> context_;
+};
 
 } // namespace syncoll::viz
