@@ -37,37 +37,19 @@ void add_algo_commands(CLI::App &app, RunResult &result) {
       print_diagnostics(d);
       result.exit_code = kBadInput;
     };
-    auto algorithm = read_algorithm_file(args->file);
-    if (!algorithm)
-      return fail_with(algorithm.error());
-    if (args->topology.spec.empty())
-      args->topology.spec = algorithm->target.topology;
-    if (args->topology.spec.empty())
-      return fail_with(Diagnostics({Severity::Error,
-                                    {args->file, 0, 0},
-                                    "names no topology; give one with --topology",
-                                    {}}));
-    auto topology = resolve_topology(args->topology);
-    if (!topology)
-      return fail_with(topology.error());
-    std::string coll = args->collective.empty() ? algorithm->target.collective : args->collective;
-    if (coll.empty())
-      return fail_with(Diagnostics({Severity::Error,
-                                    {args->file, 0, 0},
-                                    "names no collective; give one with --collective",
-                                    {}}));
-    auto root = args->root ? args->root : algorithm->target.root;
-    auto collective =
-        resolve_collective(coll, topology->num_ranks(),
-                           args->chunk_factor.value_or(algorithm->target.chunk_factor), root);
-    if (!collective)
-      return fail_with(collective.error());
-    AlgorithmCheck report = check_algorithm(*algorithm, *topology, *collective);
+    auto input = read_algorithm_input(args->file, args->topology, args->collective,
+                                      args->chunk_factor, args->root);
+    if (!input)
+      return fail_with(input.error());
+    const Algorithm &algorithm = input->algorithm;
+    const Topology &topology = input->topology;
+    const CollectiveSpec &collective = input->collective;
+    AlgorithmCheck report = check_algorithm(algorithm, topology, collective);
     fmt::print("algorithm '{}': {} steps, {} rounds, {} sends; {} on {} ({} ranks, chunk factor "
                "{})\n",
-               algorithm->name, algorithm->num_steps(), algorithm->total_rounds(),
-               algorithm->num_sends(), collective->name(), topology->name(), topology->num_ranks(),
-               collective->chunk_factor());
+               algorithm.name, algorithm.num_steps(), algorithm.total_rounds(),
+               algorithm.num_sends(), collective.name(), topology.name(), topology.num_ranks(),
+               collective.chunk_factor());
     if (report.holds()) {
       fmt::print("check: holds (sources hold their chunks, bandwidth respected in every step, "
                  "postcondition met)\n");

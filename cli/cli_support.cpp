@@ -175,4 +175,23 @@ Expected<std::string> read_text_file(const std::string &path) {
   return buffer.str();
 }
 
+Expected<AlgorithmInput> read_algorithm_input(const std::string &path, TopologyOptions topology,
+                                              const std::string &collective,
+                                              std::optional<int> chunk_factor,
+                                              std::optional<int> root) {
+  SYNCOLL_TRY(algorithm, read_algorithm_file(path));
+  if (topology.spec.empty())
+    topology.spec = algorithm.target.topology;
+  if (topology.spec.empty())
+    return fail({path, 0, 0}, "names no topology; give one with --topology");
+  SYNCOLL_TRY(t, resolve_topology(topology));
+  const std::string coll = collective.empty() ? algorithm.target.collective : collective;
+  if (coll.empty())
+    return fail({path, 0, 0}, "names no collective; give one with --collective");
+  SYNCOLL_TRY(spec, resolve_collective(coll, t.num_ranks(),
+                                       chunk_factor.value_or(algorithm.target.chunk_factor),
+                                       root ? root : algorithm.target.root));
+  return AlgorithmInput{std::move(algorithm), std::move(t), std::move(spec)};
+}
+
 } // namespace syncoll::cli

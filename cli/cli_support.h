@@ -2,6 +2,7 @@
 // topology and collective arguments, and writing output files only once they are complete.
 #pragma once
 
+#include "model/algorithm.h"
 #include "model/collective.h"
 #include "model/diagnostics.h"
 #include "model/topology.h"
@@ -38,6 +39,21 @@ Expected<Topology> resolve_topology(TopologyOptions &options);
 /// A collective by name for `num_ranks` ranks, or a custom collective JSON file.
 Expected<CollectiveSpec> resolve_collective(const std::string &spec, int num_ranks,
                                             int chunk_factor, std::optional<int> root);
+
+/// An algorithm file with the topology and collective it runs on.
+struct AlgorithmInput {
+  Algorithm algorithm;
+  Topology topology;
+  CollectiveSpec collective;
+};
+
+/// Reads an algorithm JSON and resolves its topology and collective: each from the command line
+/// when given there, else from the file's target. A file that names neither and no option for it
+/// is a located error.
+Expected<AlgorithmInput> read_algorithm_input(const std::string &path, TopologyOptions topology,
+                                              const std::string &collective,
+                                              std::optional<int> chunk_factor,
+                                              std::optional<int> root);
 
 /// Writes `content` to `path` through a temporary file renamed into place, so a failure leaves
 /// no partial file; "-" writes to stdout.

@@ -45,13 +45,8 @@ Expected<lowering::DslProgram> dsl_for(DotArgs &a) {
     params.options.in_place = e->in_place_modes.front();
     return e->build(params);
   }
-  SYNCOLL_TRY(algorithm, read_algorithm_file(a.input));
-  if (a.topology.spec.empty())
-    a.topology.spec = algorithm.target.topology;
-  SYNCOLL_TRY(topology, resolve_topology(a.topology));
-  SYNCOLL_TRY(collective, resolve_collective(algorithm.target.collective, topology.num_ranks(),
-                                             algorithm.target.chunk_factor, algorithm.target.root));
-  return lowering::algorithm_to_dsl(algorithm, topology, collective);
+  SYNCOLL_TRY(input, read_algorithm_input(a.input, a.topology, "", std::nullopt, std::nullopt));
+  return lowering::algorithm_to_dsl(input.algorithm, input.topology, input.collective);
 }
 
 Expected<Program> program_for(const std::string &path) {

@@ -119,27 +119,12 @@ void add_lower_command(CLI::App &app, RunResult &result) {
       params.options = dsl_options;
       dsl = example->build(params);
     } else {
-      auto algorithm = read_algorithm_file(args->file);
-      if (!algorithm)
-        return bad(algorithm.error());
-      if (args->topology.spec.empty())
-        args->topology.spec = algorithm->target.topology;
-      if (args->topology.spec.empty())
-        return bad(Diagnostics({Severity::Error,
-                                {args->file, 0, 0},
-                                "names no topology; give one with --topology",
-                                {}}));
-      auto topology = resolve_topology(args->topology);
-      if (!topology)
-        return bad(topology.error());
-      const std::string coll =
-          args->collective.empty() ? algorithm->target.collective : args->collective;
-      auto collective = resolve_collective(
-          coll, topology->num_ranks(), args->chunk_factor.value_or(algorithm->target.chunk_factor),
-          args->root ? args->root : algorithm->target.root);
-      if (!collective)
-        return bad(collective.error());
-      dsl = lowering::algorithm_to_dsl(*algorithm, *topology, *collective, dsl_options);
+      auto input = read_algorithm_input(args->file, args->topology, args->collective,
+                                        args->chunk_factor, args->root);
+      if (!input)
+        return bad(input.error());
+      dsl = lowering::algorithm_to_dsl(input->algorithm, input->topology, input->collective,
+                                       dsl_options);
     }
     if (!dsl)
       return bad(dsl.error());
