@@ -9,8 +9,10 @@
 #include "simulator/baselines.h"
 #include "simulator/program_sim.h"
 #include "synth/synthesize.h"
+#include "tests/synth/targets.h"
 
 #include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
 
 namespace syncoll::lowering {
 namespace {
@@ -84,6 +86,47 @@ TEST(EndToEndTest, SynthesizedAllgathersAgainstTheNcclRing) {
   // The frontier's order survives lowering: at 1 GiB the bandwidth-optimal program (7/6 rounds
   // per chunk) beats the latency-optimal one (3/2).
   EXPECT_LT(ours_large, time_us(latency.lowered.program, GiB));
+}
+
+} // namespace
+} // namespace syncoll::lowering
+
+namespace syncoll::lowering {
+namespace {
+
+// Whatever the synthesizer finds on a small topology lowers to a program every check passes,
+// under any protocol and with replication; the simulator runs it without deadlock.
+RC_GTEST_PROP(LoweringProperty, SynthesizedAlgorithmsLowerToVerifiedPrograms, ()) {
+  const Topology topology = synth::testing::small_topology();
+  const CollectiveKind kind = *rc::gen::element(
+      CollectiveKind::Allgather, CollectiveKind::Broadcast, CollectiveKind::Gather,
+      CollectiveKind::Scatter, CollectiveKind::Alltoall, CollectiveKind::ReduceScatter,
+      CollectiveKind::Reduce, CollectiveKind::Allreduce);
+  const synth::Target target = synth::testing::target_of(kind);
+  const int ranks = topology.num_ranks();
+  const int chunks =
+      kind == CollectiveKind::Allreduce ? ranks * *rc::gen::inRange(1, 3) : *rc::gen::inRange(1, 3);
+  RC_TAG(collective_kind_name(kind));
+  auto found = synth::least_steps(topology, target, chunks, std::nullopt, 2, 8, {});
+  RC_ASSERT(found.has_value());
+  RC_PRE(found->found.has_value());
+  auto spec = target.collective(ranks, chunks);
+  RC_ASSERT(spec.has_value());
+  DslOptions dsl_options;
+  dsl_options.protocol = *rc::gen::element(Protocol::Simple, Protocol::LL, Protocol::LL128);
+  auto dsl = algorithm_to_dsl(*found->found->algorithm, topology, *spec, dsl_options);
+  RC_ASSERT(dsl.has_value());
+  LowerOptions options;
+  options.instances = *rc::gen::inRange(1, 3);
+  auto lowered = lower(*dsl, options);
+  RC_ASSERT(lowered.has_value());
+  if (!lowered->verified)
+    RC_FAIL(lowered->verified.error().to_text());
+  simulator::ProgramSimOptions so;
+  so.size_bytes = *rc::gen::element<int64_t>(1024, 1 << 20, 64 << 20);
+  auto sim = simulator::simulate_program(lowered->program, topology, so);
+  RC_ASSERT(sim.has_value());
+  RC_ASSERT(!sim->deadlocked);
 }
 
 } // namespace
