@@ -30,16 +30,12 @@ struct DotArgs {
   TopologyOptions topology;
 };
 
-Diagnostics line(const std::string &message) {
-  return Diagnostics({Severity::Error, {}, message, {}});
-}
-
 // A DSL program from "example:NAME" (8 ranks) or an algorithm JSON with its topology.
 Expected<lowering::DslProgram> dsl_for(DotArgs &a) {
   if (a.input.rfind("example:", 0) == 0) {
     const auto *e = examples::find_program_example(a.input.substr(8));
     if (!e)
-      return tl::unexpected(line(fmt::format("unknown example '{}'", a.input.substr(8))));
+      return fail({}, fmt::format("unknown example '{}'", a.input.substr(8)));
     examples::ExampleParams params;
     params.ranks = a.topology.params.n.value_or(8);
     params.options.in_place = e->in_place_modes.front();
@@ -84,7 +80,7 @@ void add_dot_command(CLI::App &app, RunResult &result) {
     std::string dot, svg;
     const std::string &kind = args->kind;
     if (kind == "timeline" && args->format != "svg")
-      return bad(line("a timeline is drawn as SVG only: give --format svg"));
+      return bad(fail({}, "a timeline is drawn as SVG only: give --format svg").value());
     if (kind == "topo") {
       args->topology.spec = args->input;
       auto t = resolve_topology(args->topology);
@@ -127,7 +123,7 @@ void add_dot_command(CLI::App &app, RunResult &result) {
       if (!p)
         return bad(p.error());
       if (args->topology.spec.empty())
-        return bad(line("a timeline needs the topology: give --topology"));
+        return bad(fail({}, "a timeline needs the topology: give --topology").value());
       auto t = resolve_topology(args->topology);
       if (!t)
         return bad(t.error());

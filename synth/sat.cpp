@@ -33,10 +33,6 @@ public:
   SatEncoding(const Topology &t, const CollectiveSpec &c, StepsRounds sr, CaDiCaL::Solver &solver)
       : t_(t), c_(c), S_(sr.steps), R_(sr.rounds), M_(sr.rounds - sr.steps + 1), solver_(solver) {}
 
-  struct Stats {
-    size_t symmetries = 0; ///< instance symmetries broken by a lex-leader constraint
-  };
-
   std::optional<std::string> encode(bool break_symmetry) {
     const Distances dist = hop_distances(t_);
     const int P = t_.num_ranks(), G = c_.num_chunks();
@@ -229,7 +225,6 @@ public:
         pairs.emplace_back(present(c, n, t),
                            present(chunk_from[size_t(c)], rank_from[size_t(n)], t));
       lex_at_least(pairs);
-      ++stats_.symmetries;
     }
   }
 
@@ -392,10 +387,6 @@ private:
   std::vector<SendVar> sends_;
   std::vector<int> extra_at_least_; ///< totalizer outputs over the extra rounds of all steps
   std::vector<int> witness_;        ///< per chunk: its lowest post rank that is not a pre rank
-  Stats stats_;
-
-public:
-  const Stats &stats() const { return stats_; }
 };
 
 } // namespace

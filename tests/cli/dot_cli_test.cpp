@@ -8,11 +8,6 @@
 namespace syncoll::testing {
 namespace {
 
-std::filesystem::path temp_file(const std::string &name) {
-  return std::filesystem::temp_directory_path() /
-         ("syncoll-dot-" + std::to_string(::getpid()) + "-" + name);
-}
-
 TEST(DotCliTest, EveryKindDraws) {
   struct Case {
     std::string args, format, expect;

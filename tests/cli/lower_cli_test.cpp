@@ -10,11 +10,6 @@
 namespace syncoll::testing {
 namespace {
 
-std::filesystem::path temp_file(const std::string &name) {
-  return std::filesystem::temp_directory_path() /
-         ("syncoll-lower-" + std::to_string(::getpid()) + "-" + name);
-}
-
 TEST(LowerCliTest, ExampleWritesVerifiedXmlThatReadsBack) {
   const auto out = temp_file("ring.xml");
   CliRun run = run_cli("lower --example ring_allreduce -n 4 -o " + out.string());

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace syncoll::testing {
 
@@ -22,6 +23,12 @@ inline std::string read_all(const std::filesystem::path &p) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+/// A path in the temporary folder, unique to this test process.
+inline std::filesystem::path temp_file(const std::string &name) {
+  return std::filesystem::temp_directory_path() /
+         ("syncoll-test-" + std::to_string(::getpid()) + "-" + name);
 }
 
 /// `args` is appended to the executable's path as shell words; run from the source directory so
