@@ -51,7 +51,7 @@ int main(int argc, char **argv) {
     for (const auto &rp : p.ranks())
       for (const auto &tb : rp.thread_blocks)
         steps += tb.steps.size();
-    auto collective = verifier::collective_for_program(p, std::nullopt);
+    auto collective = collective_for_program(p, std::nullopt);
     const auto cm = verifier::detail::map_connections(p);
     const double structure =
         best_ms(repeats, [&] { (void)verifier::check_structure(p, &*collective); });

@@ -3,6 +3,7 @@
 #include "cli/cli_support.h"
 #include "cli/commands.h"
 #include "model/algorithm.h"
+#include "model/collective_traits.h"
 #include "model/json_document.h"
 #include "model/mscclir.h"
 #include "simulator/algorithm_sim.h"
@@ -196,10 +197,7 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
           model.efficiency[simulator::CostModel::index(protocol.value_or(Protocol::Simple))];
       for (int64_t size : *sizes) {
         // --size counts like nccl-tests: the output for allgather and gather.
-        const int64_t input = (collective->kind() == CollectiveKind::Allgather ||
-                               collective->kind() == CollectiveKind::Gather)
-                                  ? std::max<int64_t>(1, size / collective->num_ranks())
-                                  : size;
+        const int64_t input = input_bytes_for_nccl_tests_size(*collective, size);
         auto sim = simulator::simulate_algorithm(
             *algorithm, *topology, *collective, input,
             {args->mode == "dataflow" ? simulator::AlgorithmTiming::Dataflow

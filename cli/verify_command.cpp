@@ -73,7 +73,7 @@ void add_verify_command(CLI::App &app, RunResult &result) {
     if (!args->collective.empty()) {
       int chunk_factor = args->chunk_factor.value_or(1);
       if (!args->chunk_factor) {
-        auto inferred = verifier::collective_for_program(program->value, args->root);
+        auto inferred = collective_for_program(program->value, args->root);
         if (inferred)
           chunk_factor = inferred->chunk_factor();
       }

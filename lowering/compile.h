@@ -1,7 +1,18 @@
-// The GC3 compiler passes (seed gc3 sections 4-5; DESIGN.md section 7): trace -> chunk DAG ->
-// instruction DAG -> fusion -> one global topological order -> channels and thread blocks ->
-// cross-thread-block dependencies -> a Program, which goes through verifier/ before anyone can
-// write it out (write_deployment_xml takes a VerifiedProgram only).
+// lower(): a traced DSL program through the GC3 compiler passes (the GC3 paper, sections 4-5;
+// docs/lowering.md) to a Program, which goes through verifier/ before anyone can write it out
+// (write_deployment_xml takes a VerifiedProgram only). The passes, one file each under detail/:
+//
+//   1. trace            chunk DAG: operations and the memory they touch      detail/trace.cpp
+//   2. instruction DAG  send/receive pairs, cpy and re detail/instruction_dag.cpp
+//   3. fusion           r+s -> rcs, rrc+s -> rrcs or rrs                     detail/fusion.cpp
+//   4. ordering         flows share a channel; one global order that keeps   detail/ordering.cpp
+//                       every connection's FIFO order
+//   5. thread blocks    one send and one receive peer each detail/thread_blocks.cpp
+//   6. dependencies     cross-thread-block waits, nops detail/dependencies.cpp
+//   7. emission         the Program in the executor's conventions            detail/emission.cpp
+//   8. instances        N interleaved copies                                 detail/instances.cpp
+//
+// Passes 4 and 5 repeat, moving one flow to the next channel, until both succeed.
 #pragma once
 
 #include "lowering/dsl.h"
@@ -32,6 +43,17 @@ struct ChunkDag {
   std::vector<DagEdge> edges;
 };
 
+/// The program's placement requests an instruction carries through scheduling: the thread
+/// block each side asked for, a channel fixed by hand, or one to start from.
+struct PlacementHints {
+  std::optional<int> send_tb;
+  std::optional<int> recv_tb;
+  std::optional<int> channel;
+  std::optional<int> preferred_channel;
+  /// The thread block the instruction asks for (a fused one: its sending side's first).
+  std::optional<int> thread_block() const { return send_tb ? send_tb : recv_tb; }
+};
+
 /// One instruction of the instruction DAG, after fusion.
 struct DagInstruction {
   RankId rank;
@@ -45,6 +67,7 @@ struct DagInstruction {
   std::optional<RankId> recv_peer;
   std::vector<int> operations; ///< the traced operations it came from (two when fused)
   bool removed = false;        ///< fused into another instruction
+  PlacementHints hints;
   // Where the scheduler put it.
   int channel = 0;
   int thread_block = -1;

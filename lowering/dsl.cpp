@@ -1,5 +1,7 @@
 #include "lowering/dsl.h"
 
+#include "model/collective_traits.h"
+
 #include <fmt/format.h>
 
 namespace syncoll::lowering {
@@ -43,21 +45,8 @@ Expected<DslProgram> DslProgram::create(std::string name, Topology topology,
 DslProgram::SlotKey DslProgram::physical(int rank, const Buffer &buffer, int index) const {
   if (!options_.in_place || buffer.kind == BufferKind::Scratch)
     return {rank, buffer, index};
-  switch (collective_.in_place()) {
-  case InPlaceKind::None:
-    break;
-  case InPlaceKind::Same:
-    return {rank, Buffer::output(), index};
-  case InPlaceKind::InputInOutput:
-    if (buffer.kind == BufferKind::Input)
-      return {rank, Buffer::output(), rank * collective_.input_chunks() + index};
-    break;
-  case InPlaceKind::OutputInInput:
-    if (buffer.kind == BufferKind::Output)
-      return {rank, Buffer::input(), rank * collective_.output_chunks() + index};
-    break;
-  }
-  return {rank, buffer, index};
+  const AliasedSlot home = in_place_slot(collective_, RankId(rank), buffer.kind, index);
+  return {rank, home.buffer == BufferKind::Input ? Buffer::input() : Buffer::output(), home.index};
 }
 
 std::string DslProgram::where() const {

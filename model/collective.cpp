@@ -1,5 +1,6 @@
 #include "model/collective.h"
 
+#include "model/collective_traits.h"
 #include "model/invariant.h"
 #include "model/topology.h"
 
@@ -12,47 +13,11 @@
 namespace syncoll {
 namespace {
 
-struct KindName {
-  CollectiveKind kind;
-  std::string_view name;
-};
-constexpr KindName kKindNames[] = {
-    {CollectiveKind::Allgather, "allgather"},
-    {CollectiveKind::Alltoall, "alltoall"},
-    {CollectiveKind::Broadcast, "broadcast"},
-    {CollectiveKind::Gather, "gather"},
-    {CollectiveKind::Scatter, "scatter"},
-    {CollectiveKind::Reduce, "reduce"},
-    {CollectiveKind::ReduceScatter, "reducescatter"},
-    {CollectiveKind::Allreduce, "allreduce"},
-    {CollectiveKind::AllToNext, "alltonext"},
-    {CollectiveKind::Custom, "custom"},
-};
-
 bool is_rooted(CollectiveKind k) {
-  return k == CollectiveKind::Broadcast || k == CollectiveKind::Gather ||
-         k == CollectiveKind::Scatter || k == CollectiveKind::Reduce;
+  return collective_traits(k).rooted;
 }
 
 } // namespace
-
-std::string_view collective_kind_name(CollectiveKind kind) {
-  for (const auto &kn : kKindNames)
-    if (kn.kind == kind)
-      return kn.name;
-  SYNCOLL_UNREACHABLE("collective kind without a name");
-}
-
-std::optional<CollectiveKind> parse_collective_kind(std::string_view name) {
-  std::string key;
-  for (char c : name)
-    if (c != '_' && c != '-')
-      key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (const auto &kn : kKindNames)
-    if (kn.name == key)
-      return kn.kind;
-  return std::nullopt;
-}
 
 std::string_view in_place_kind_name(InPlaceKind kind) {
   switch (kind) {
@@ -188,21 +153,17 @@ std::vector<Contribution> CollectiveSpec::expected_value(ChunkId c) const {
 }
 
 std::optional<int> CollectiveSpec::aliased_output_slot(RankId rank, int input_slot) const {
-  switch (d_.in_place) {
-  case InPlaceKind::None:
+  const AliasedSlot home = in_place_slot(*this, rank, BufferKind::Input, input_slot);
+  if (home.buffer == BufferKind::Output)
+    return home.index;
+  // The input is home: find the output slot that lives in it (the maps are affine per rank).
+  const AliasedSlot first = in_place_slot(*this, rank, BufferKind::Output, 0);
+  if (first.buffer != BufferKind::Input)
     return std::nullopt;
-  case InPlaceKind::Same:
-    return input_slot;
-  case InPlaceKind::InputInOutput:
-    return rank.value() * d_.input_chunks + input_slot;
-  case InPlaceKind::OutputInInput: {
-    int first = rank.value() * d_.output_chunks;
-    if (input_slot < first || input_slot >= first + d_.output_chunks)
-      return std::nullopt;
-    return input_slot - first;
-  }
-  }
-  SYNCOLL_UNREACHABLE("unknown in-place kind");
+  const int slot = input_slot - first.index;
+  if (slot < 0 || slot >= d_.output_chunks)
+    return std::nullopt;
+  return slot;
 }
 
 bool operator==(const CollectiveSpec &a, const CollectiveSpec &b) {
@@ -237,6 +198,10 @@ Expected<CollectiveSpec> make_collective(CollectiveKind kind, int P, int C,
   d.num_ranks = P;
   d.chunk_factor = C;
   d.root = root;
+  const CollectiveTraits &traits = collective_traits(kind);
+  d.input_chunks = scaled_chunks(traits.input_chunks, P, C);
+  d.output_chunks = scaled_chunks(traits.output_chunks, P, C);
+  d.in_place = traits.in_place;
   auto place = [](int r, int s) { return ChunkPlace{RankId(r), s}; };
   auto all = [&](int slot) {
     std::vector<ChunkPlace> v;
@@ -247,55 +212,46 @@ Expected<CollectiveSpec> make_collective(CollectiveKind kind, int P, int C,
   // Chunk numbering follows SCCL (seed sccl 3.2.2): chunk i*P + n is the i-th chunk of rank n.
   switch (kind) {
   case CollectiveKind::Allgather:
-    d.input_chunks = C, d.output_chunks = P * C, d.in_place = InPlaceKind::InputInOutput;
     for (int i = 0; i < C; ++i)
       for (int n = 0; n < P; ++n)
         d.chunks.push_back({{place(n, i)}, all(n * C + i), false});
     break;
   case CollectiveKind::Alltoall:
     // Scattered pre, Transpose post: chunk n + P*dst + P*P*i goes from rank n to rank dst.
-    d.input_chunks = P * C, d.output_chunks = P * C, d.in_place = InPlaceKind::Same;
     for (int i = 0; i < C; ++i)
       for (int dst = 0; dst < P; ++dst)
         for (int n = 0; n < P; ++n)
           d.chunks.push_back({{place(n, dst * C + i)}, {place(dst, n * C + i)}, false});
     break;
   case CollectiveKind::Broadcast:
-    d.input_chunks = C, d.output_chunks = C, d.in_place = InPlaceKind::Same;
     for (int i = 0; i < C; ++i)
       d.chunks.push_back({{place(*root, i)}, all(i), false});
     break;
   case CollectiveKind::Gather:
-    d.input_chunks = C, d.output_chunks = P * C, d.in_place = InPlaceKind::InputInOutput;
     for (int i = 0; i < C; ++i)
       for (int n = 0; n < P; ++n)
         d.chunks.push_back({{place(n, i)}, {place(*root, n * C + i)}, false});
     break;
   case CollectiveKind::Scatter:
-    d.input_chunks = P * C, d.output_chunks = C, d.in_place = InPlaceKind::OutputInInput;
     for (int i = 0; i < C; ++i)
       for (int n = 0; n < P; ++n)
         d.chunks.push_back({{place(*root, n * C + i)}, {place(n, i)}, false});
     break;
   case CollectiveKind::Reduce:
-    d.input_chunks = C, d.output_chunks = C, d.in_place = InPlaceKind::Same;
     for (int i = 0; i < C; ++i)
       d.chunks.push_back({all(i), {place(*root, i)}, true});
     break;
   case CollectiveKind::ReduceScatter:
-    d.input_chunks = P * C, d.output_chunks = C, d.in_place = InPlaceKind::OutputInInput;
     for (int i = 0; i < C; ++i)
       for (int n = 0; n < P; ++n)
         d.chunks.push_back({all(n * C + i), {place(n, i)}, true});
     break;
   case CollectiveKind::Allreduce:
-    d.input_chunks = C, d.output_chunks = C, d.in_place = InPlaceKind::Same;
     for (int i = 0; i < C; ++i)
       d.chunks.push_back({all(i), all(i), true});
     break;
   case CollectiveKind::AllToNext:
     // Seed gc3 7.4: rank n sends its buffer to rank n+1; the last rank sends nothing.
-    d.input_chunks = C, d.output_chunks = C, d.in_place = InPlaceKind::None;
     for (int n = 0; n + 1 < P; ++n)
       for (int i = 0; i < C; ++i)
         d.chunks.push_back({{place(n, i)}, {place(n + 1, i)}, false});
@@ -313,9 +269,9 @@ Expected<CollectiveSpec> make_collective(std::string_view name, int P, int C,
   auto kind = parse_collective_kind(name);
   if (!kind) {
     std::string known;
-    for (const auto &kn : kKindNames)
-      if (kn.kind != CollectiveKind::Custom)
-        known += (known.empty() ? "" : ", ") + std::string(kn.name);
+    for (const CollectiveTraits &t : all_collective_traits())
+      if (t.standard)
+        known += (known.empty() ? "" : ", ") + std::string(t.name);
     return fail({}, fmt::format("unknown collective '{}' (known: {}; or a custom collective "
                                 "JSON file)",
                                 name, known));

@@ -1,6 +1,7 @@
 #include "model/program.h"
 
 #include "model/invariant.h"
+#include "model/runtime_constants.h"
 #include "model/topology.h"
 
 #include <algorithm>
@@ -10,31 +11,21 @@
 namespace syncoll {
 namespace {
 
-struct OpName {
-  OpType op;
-  std::string_view name;
+// The runtime's step types (docs/semantics.md, "Step types"). Columns: name, sends, receives,
+// reads src, reads dst, writes dst, reduces, parser checks srcoff, parser checks dstoff. The
+// parser checks neither offset of rrc, and only the offset each op is named for elsewhere.
+constexpr OpTraits kOps[] = {
+    {OpType::Send, "s", true, false, true, false, false, false, true, false},
+    {OpType::Recv, "r", false, true, false, false, true, false, false, true},
+    {OpType::RecvCopySend, "rcs", true, true, false, false, true, false, false, true},
+    {OpType::RecvReduceSend, "rrs", true, true, true, false, false, true, true, false},
+    {OpType::RecvReduceCopy, "rrc", false, true, true, false, true, true, false, false},
+    {OpType::RecvReduceCopySend, "rrcs", true, true, true, false, true, true, true, true},
+    {OpType::Copy, "cpy", false, false, true, false, true, false, true, true},
+    {OpType::Reduce, "re", false, false, true, true, true, true, true, true},
+    {OpType::Nop, "nop", false, false, false, false, false, false, false, false},
 };
-constexpr OpName kOpNames[] = {
-    {OpType::Send, "s"},
-    {OpType::Recv, "r"},
-    {OpType::RecvCopySend, "rcs"},
-    {OpType::RecvReduceSend, "rrs"},
-    {OpType::RecvReduceCopy, "rrc"},
-    {OpType::RecvReduceCopySend, "rrcs"},
-    {OpType::Copy, "cpy"},
-    {OpType::Reduce, "re"},
-    {OpType::Nop, "nop"},
-};
-
-// Which start offsets the executor's parser bounds-checks, per step type (reference 1.3).
-bool parser_checks_src(OpType op) {
-  return op == OpType::Send || op == OpType::RecvReduceSend || op == OpType::RecvReduceCopySend ||
-         op == OpType::Copy || op == OpType::Reduce;
-}
-bool parser_checks_dst(OpType op) {
-  return op == OpType::Recv || op == OpType::RecvCopySend || op == OpType::RecvReduceCopySend ||
-         op == OpType::Copy || op == OpType::Reduce;
-}
+static_assert(std::size(kOps) == size_t(OpType::Nop) + 1, "one row per step type");
 
 } // namespace
 
@@ -61,36 +52,32 @@ int ThreadBlockBuilder::step(OpType op, BufferRef src, BufferRef dst, int count,
 }
 
 std::string_view protocol_name(Protocol p) {
-  switch (p) {
-  case Protocol::Simple:
-    return "Simple";
-  case Protocol::LL:
-    return "LL";
-  case Protocol::LL128:
-    return "LL128";
-  }
-  SYNCOLL_UNREACHABLE("protocol without a name");
+  return protocol_traits(p).name;
 }
 
 std::optional<Protocol> parse_protocol(std::string_view name) {
-  if (name == "Simple")
-    return Protocol::Simple;
-  if (name == "LL")
-    return Protocol::LL;
-  if (name == "LL128")
-    return Protocol::LL128;
+  for (const ProtocolTraits &t : all_protocol_traits())
+    if (t.name == name)
+      return t.protocol;
   return std::nullopt;
 }
 
+const OpTraits &op_traits(OpType op) {
+  const OpTraits &row = kOps[static_cast<size_t>(op)];
+  SYNCOLL_INVARIANT(row.op == op, "the step type table is out of OpType order");
+  return row;
+}
+
+std::span<const OpTraits> all_op_traits() {
+  return kOps;
+}
+
 std::string_view op_type_name(OpType op) {
-  for (const auto &o : kOpNames)
-    if (o.op == op)
-      return o.name;
-  SYNCOLL_UNREACHABLE("step type without a name");
+  return op_traits(op).name;
 }
 
 std::optional<OpType> parse_op_type(std::string_view name) {
-  for (const auto &o : kOpNames)
+  for (const auto &o : kOps)
     if (o.name == name)
       return o.op;
   return std::nullopt;
@@ -116,16 +103,6 @@ std::optional<BufferKind> parse_buffer_kind(std::string_view name) {
   if (name == "s")
     return BufferKind::Scratch;
   return std::nullopt;
-}
-
-bool op_sends(OpType op) {
-  return op == OpType::Send || op == OpType::RecvCopySend || op == OpType::RecvReduceSend ||
-         op == OpType::RecvReduceCopySend;
-}
-
-bool op_receives(OpType op) {
-  return op == OpType::Recv || op == OpType::RecvCopySend || op == OpType::RecvReduceSend ||
-         op == OpType::RecvReduceCopy || op == OpType::RecvReduceCopySend;
 }
 
 std::optional<CollectiveNameReading> parse_ir_collective_name(std::string_view name) {
@@ -232,8 +209,8 @@ Expected<Program> Program::create(ProgramDraft d) {
                         fmt::format("{}: '{}' receives, but the thread block has no recv peer",
                                     where(), op_type_name(in.op)));
         for (auto [ref, checked, buf_attr, off_attr] :
-             {std::tuple{in.src, parser_checks_src(in.op), "srcbuf", "srcoff"},
-              std::tuple{in.dst, parser_checks_dst(in.op), "dstbuf", "dstoff"}}) {
+             {std::tuple{in.src, op_traits(in.op).parser_checks_src, "srcbuf", "srcoff"},
+              std::tuple{in.dst, op_traits(in.op).parser_checks_dst, "dstbuf", "dstoff"}}) {
           if (ref.offset < -1)
             diag.error_at(sat + "/" + off_attr, fmt::format("{}: {} {} must be at least -1",
                                                             where(), off_attr, ref.offset));

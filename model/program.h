@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -156,10 +157,35 @@ std::optional<OpType> parse_op_type(std::string_view name);
 std::string_view buffer_kind_name(BufferKind b);
 std::optional<BufferKind> parse_buffer_kind(std::string_view name);
 
+/// What one step type does on the executing rank and its connections: the project's one record
+/// of each op's operands (docs/semantics.md, "Step types"). The verifier, the simulator, the
+/// lowering and the drawings all read it; the two executors keep their own *semantics* (how a
+/// value is computed) but never their own copy of which operands an op touches.
+struct OpTraits {
+  OpType op;
+  std::string_view name;  ///< MSCCL-IR spelling
+  bool sends;             ///< pushes one message on the send connection (tb.send, tb.chan)
+  bool receives;          ///< pops one message from the receive connection (tb.recv, tb.chan)
+  bool reads_src;         ///< reads src[0, cnt): a send's payload, a reduction's local operand
+  bool reads_dst;         ///< reads dst[0, cnt) before writing it (a local reduction's accumulator)
+  bool writes_dst;        ///< writes dst[0, cnt)
+  bool reduces;           ///< applies the reduction operator
+  bool parser_checks_src; ///< the executor's parser bounds-checks srcoff
+  bool parser_checks_dst; ///< the executor's parser bounds-checks dstoff
+};
+
+[[nodiscard]] const OpTraits &op_traits(OpType op);
+/// Every step type, in OpType order.
+[[nodiscard]] std::span<const OpTraits> all_op_traits();
+
 /// Whether a step pushes onto its thread block's send connection (s, rcs, rrs, rrcs).
-bool op_sends(OpType op);
+inline bool op_sends(OpType op) {
+  return op_traits(op).sends;
+}
 /// Whether a step pops from its thread block's receive connection (r, rcs, rrs, rrc, rrcs).
-bool op_receives(OpType op);
+inline bool op_receives(OpType op) {
+  return op_traits(op).receives;
+}
 
 /// Collective names as the executor spells them, with the old runtime's spellings
 /// (reduce_scatter, custom) mapped and flagged.

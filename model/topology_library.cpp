@@ -1,6 +1,7 @@
 #include "model/topology_library.h"
 
 #include "model/invariant.h"
+#include "model/runtime_constants.h"
 
 #include <algorithm>
 #include <array>
@@ -17,15 +18,15 @@ namespace {
 // (reference/cost-models.md, "Peer measurement").
 constexpr Nanoseconds kGenericAlpha{500};
 constexpr BytesPerNs kGenericBandwidth{50};
-// NVLink: NCCL 2.30's per-hop NVLink latency for the LL protocol is 0.6 us (tuning.cc hwLat,
-// reference/cost-models.md 3.2); V100/A100/H100 NVLink moves 25 GB/s per link and direction
-// (seed sccl 5.1.1: "6 25 GB/s NVLink ports").
-constexpr Nanoseconds kNvlinkAlpha{600};
+// Link latencies are NCCL's per-hop ring latencies for the LL protocol (the lowest, so closest to
+// the wire): NVLink 0.6 us, PCIe 1.0 us, network 2.7 us (model/runtime_constants.h). V100, A100
+// and H100 NVLink moves 25 GB/s per link and direction (SCCL's DGX-1 model: "6 25 GB/s NVLink
+// ports").
+constexpr const ProtocolTraits &kLL = protocol_traits(Protocol::LL);
+constexpr Nanoseconds kNvlinkAlpha{kLL.nccl_ring_nvlink_hop_us * 1000};
 constexpr double kNvlinkGbps = 25;
-// PCIe: NCCL's per-hop PCI latency for LL is 1.0 us (reference/cost-models.md 3.2).
-constexpr Nanoseconds kPcieAlpha{1000};
-// Network: NCCL's per-hop NET latency for Ring/LL is 2.7 us (reference/cost-models.md 3.2).
-constexpr Nanoseconds kNetAlpha{2700};
+constexpr Nanoseconds kPcieAlpha{kLL.nccl_ring_pci_hop_us * 1000};
+constexpr Nanoseconds kNetAlpha{kLL.nccl_ring_net_hop_us * 1000};
 
 Topology build(TopologyDraft draft) {
   auto t = Topology::create(std::move(draft));

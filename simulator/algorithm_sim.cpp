@@ -1,5 +1,6 @@
 #include "simulator/algorithm_sim.h"
 
+#include "model/collective_traits.h"
 #include "simulator/network.h"
 
 #include <algorithm>
@@ -109,12 +110,6 @@ Expected<SimulationResult> simulate_steps(const StepSource &source, const Topolo
                                           int64_t chunk_bytes, double efficiency,
                                           Switching switching) {
   return run_steps(source, topology, chunk_bytes, efficiency, switching, nullptr, nullptr);
-}
-
-int64_t nccl_size(const CollectiveSpec &collective, int64_t input_bytes) {
-  if (collective.kind() == CollectiveKind::Allgather || collective.kind() == CollectiveKind::Gather)
-    return input_bytes * collective.num_ranks();
-  return input_bytes;
 }
 
 Expected<SimulationResult> simulate_algorithm(const Algorithm &algorithm, const Topology &topology,
@@ -234,10 +229,11 @@ Expected<SimulationResult> simulate_algorithm(const Algorithm &algorithm, const 
     result.links = link_reports(topology, network, result.completion);
   }
 
-  result.size_bytes = nccl_size(collective, size_bytes);
+  result.size_bytes = nccl_tests_size(collective, size_bytes);
   if (result.completion > 0) {
     result.algbw_gbps = double(result.size_bytes) / (double(result.completion) / 1000.0);
-    result.busbw_gbps = result.algbw_gbps * bus_factor(collective.kind(), collective.num_ranks());
+    result.busbw_gbps =
+        result.algbw_gbps * bus_bandwidth_factor(collective.kind(), collective.num_ranks());
   }
   result.rank_idle = idle_times(topology.num_ranks(), std::move(busy), result.completion);
   return result;

@@ -54,8 +54,4 @@ Expected<SimulationResult> simulate_steps(const StepSource &source, const Topolo
                                           int64_t chunk_bytes, double efficiency,
                                           Switching switching = Switching::CutThrough);
 
-/// The size nccl-tests reports for a collective whose rank input is `input_bytes`: the output
-/// for allgather and gather, the input otherwise.
-int64_t nccl_size(const CollectiveSpec &collective, int64_t input_bytes);
-
 } // namespace syncoll::simulator

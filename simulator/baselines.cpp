@@ -1,6 +1,7 @@
 #include "simulator/baselines.h"
 
 #include "model/invariant.h"
+#include "model/runtime_constants.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -145,8 +146,13 @@ Expected<Program> nccl_ring_program(CollectiveKind kind, const std::vector<RankI
         }
         break;
       }
-      default:
-        SYNCOLL_UNREACHABLE("handled above");
+      case CollectiveKind::Alltoall:
+      case CollectiveKind::Gather:
+      case CollectiveKind::Scatter:
+      case CollectiveKind::Reduce:
+      case CollectiveKind::AllToNext:
+      case CollectiveKind::Custom:
+        SYNCOLL_UNREACHABLE("NCCL has no ring for this collective; rejected above");
       }
       rp.thread_blocks.push_back(b.take());
     }
@@ -258,26 +264,18 @@ Expected<Program> nccl_tree_allreduce_program(const std::vector<int> &parent, in
 }
 
 double nccl_ring_time_us(CollectiveKind kind, double bytes, const NcclRingParameters &p) {
-  // Base latency (Ring row) and per-hop hardware latency (NVLink / PCI rows), in LL, LL128,
-  // Simple order in the reference tables; reordered here to Protocol's Simple, LL, LL128.
-  const double base[3] = {8.4, 6.6, 14.0};
-  const double hop_nvlink[3] = {3.4, 0.6, 1.9};
-  const double hop_pci[3] = {5.7, 1.0, 2.5};
-  const size_t pi = static_cast<size_t>(p.protocol);
+  const ProtocolTraits &proto = protocol_traits(p.protocol);
   const int n = p.ranks;
   const int steps = kind == CollectiveKind::Allreduce ? 2 * (n - 1)
                     : kind == CollectiveKind::Broadcast || kind == CollectiveKind::Reduce ? n
                                                                                           : n - 1;
-  double latency = base[pi];
+  const double hop = p.nvlink ? proto.nccl_ring_nvlink_hop_us : proto.nccl_ring_pci_hop_us;
+  double latency = proto.nccl_ring_base_latency_us;
   if (kind == CollectiveKind::Broadcast || kind == CollectiveKind::Reduce)
-    latency += (p.nvlink ? hop_nvlink : hop_pci)[pi]; // the same channels: one hop latency
+    latency += hop; // the same channels: one hop latency
   else
-    latency += steps * (p.nvlink ? hop_nvlink : hop_pci)[pi];
-  double bus = p.channels * p.channel_gbps;
-  if (p.protocol == Protocol::LL)
-    bus *= 0.5;
-  if (p.protocol == Protocol::LL128)
-    bus *= 0.92;
+    latency += steps * hop;
+  const double bus = p.channels * p.channel_gbps * proto.nccl_tuning_bandwidth_factor;
   const double alg =
       (kind == CollectiveKind::Broadcast || kind == CollectiveKind::Reduce) ? bus : bus * n / steps;
   return latency + bytes / (1000.0 * alg);

@@ -1,12 +1,18 @@
 #include "simulator/cost_model.h"
 
+#include <cmath>
+
 namespace syncoll::simulator {
 
 CostModel nccl_preset() {
   CostModel m;
-  // Per-hop latency beyond the 0.6 us NVLink alpha of the library topologies.
-  m.message_latency = {(3400 - 600) * 1000, 0, (1900 - 600) * 1000};
-  m.thread_block_gbps = 20;
+  // The library topologies already charge LL's NVLink hop latency as every NVLink's alpha; a
+  // message pays the rest of its protocol's hop latency.
+  const double link_alpha_us = protocol_traits(Protocol::LL).nccl_ring_nvlink_hop_us;
+  for (const ProtocolTraits &t : all_protocol_traits())
+    m.message_latency[CostModel::index(t.protocol)] =
+        std::llround((t.nccl_ring_nvlink_hop_us - link_alpha_us) * 1e6);
+  m.thread_block_gbps = kNcclChannelNvlinkGbps;
   m.memory_gbps = 900;
   return m;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "model/program.h"
+#include "model/runtime_constants.h"
 #include "simulator/event_queue.h"
 #include "simulator/network.h"
 
@@ -12,18 +13,26 @@
 
 namespace syncoll::simulator {
 
+/// A per-protocol column of the runtime constants table (model/runtime_constants.h).
+template <class T> std::array<T, 3> per_protocol(T ProtocolTraits::*column) {
+  std::array<T, 3> out{};
+  for (const ProtocolTraits &t : all_protocol_traits())
+    out[static_cast<size_t>(t.protocol)] = t.*column;
+  return out;
+}
+
+/// Every per-protocol default is a column of the runtime constants table; a preset or a what-if
+/// study may override any of them.
 struct CostModel {
-  /// Share of a link's bandwidth that carries payload, per protocol (Simple, LL, LL128): LL
-  /// sends 4 bytes of flag with every 4 of data, LL128 8 of 128 (reference/cost-models.md 3.2).
-  std::array<double, 3> efficiency{1.0, 0.5, 120.0 / 128.0};
+  /// Share of a link's bandwidth that carries payload, per protocol (Simple, LL, LL128).
+  std::array<double, 3> efficiency = per_protocol(&ProtocolTraits::payload_fraction);
   /// Fixed cost added to every message, per protocol (0 unless a preset sets it).
   std::array<Picoseconds, 3> message_latency{0, 0, 0};
   /// Bytes of one chunk moved per pipeline iteration, per protocol: the runtime loops over a
-  /// chunk in pieces of its FIFO step size (reference 1.2). Approximations of NCCL's buffers:
-  /// Simple 4 MiB / 8 steps x 2, LL 32 KiB of payload, LL128 576 KiB.
-  std::array<int64_t, 3> iteration_bytes{1 << 20, 32 << 10, 576 << 10};
-  /// Messages a connection holds, per protocol (reference 1.5).
-  std::array<int, 3> fifo_capacity{2, 8, 8};
+  /// chunk in pieces of its FIFO step size (docs/semantics.md, "Pipelining").
+  std::array<int64_t, 3> iteration_bytes = per_protocol(&ProtocolTraits::iteration_bytes);
+  /// Messages a connection holds, per protocol.
+  std::array<int, 3> fifo_capacity = per_protocol(&ProtocolTraits::fifo_messages);
   /// Most bytes per nanosecond one thread block copies or reduces (0: unlimited).
   double thread_block_gbps = 0;
   /// Memory bandwidth a reduction uses, reading two operands and writing one (0: free).
@@ -36,10 +45,9 @@ struct CostModel {
   static size_t index(Protocol p) { return static_cast<size_t>(p); }
 };
 
-/// NCCL-like preset: per-message latencies from NCCL 2.30's per-hop NVLink latencies (LL 0.6,
-/// LL128 1.9, Simple 3.4 us, reference/cost-models.md 3.2) minus the link alpha already paid,
-/// and a per-thread-block (channel) copy cap of 20 GB/s, NCCL's per-channel NVLink speed on
-/// Volta and Ampere (reference 3.1).
+/// NCCL-like preset: per-message latencies from NCCL 2.30's per-hop ring NVLink latencies minus
+/// the link alpha already paid, and a per-thread-block (channel) copy cap of NCCL's per-channel
+/// NVLink speed (both from model/runtime_constants.h).
 CostModel nccl_preset();
 
 } // namespace syncoll::simulator

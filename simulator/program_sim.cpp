@@ -1,5 +1,6 @@
 #include "simulator/program_sim.h"
 
+#include "model/collective_traits.h"
 #include "model/invariant.h"
 #include "simulator/network.h"
 
@@ -93,7 +94,7 @@ public:
     if (r.completion > 0 && !sim.deadlocked) {
       r.algbw_gbps = double(r.size_bytes) / (double(r.completion) / 1000.0);
       auto kind = parse_collective_kind(p_.collective());
-      r.busbw_gbps = r.algbw_gbps * (kind ? bus_factor(*kind, p_.num_ranks()) : 1.0);
+      r.busbw_gbps = r.algbw_gbps * (kind ? bus_bandwidth_factor(*kind, p_.num_ranks()) : 1.0);
     }
     for (size_t l = 0; l < t_.links().size(); ++l) {
       const auto &u = network_.usage()[l];
@@ -291,9 +292,7 @@ private:
           wake(std::exchange(in_fifo->pusher, -1), now);
       }
       Payload sent = message_data(tb, in, n, received);
-      const bool reduces = in.op == OpType::RecvReduceSend || in.op == OpType::RecvReduceCopy ||
-                           in.op == OpType::RecvReduceCopySend;
-      end = now + std::max(copy_time(bytes), reduces ? reduce_time(bytes) : 0);
+      end = now + std::max(copy_time(bytes), op_traits(in.op).reduces ? reduce_time(bytes) : 0);
       if (out_fifo) {
         const std::span<const LinkId> route = out_fifo->route;
         const auto t = network_.start(route, bytes, now, o_.model.switching, uint32_t(tb.send_fifo),
@@ -403,12 +402,17 @@ private:
       case OpType::RecvCopySend:
         v = r;
         break;
-      default:
+      case OpType::RecvReduceSend:
+      case OpType::RecvReduceCopy:
+      case OpType::RecvReduceCopySend:
         v = combine(r, load(tb.rank, {in.src.buffer, in.src.offset + k}));
         break;
+      case OpType::Copy:
+      case OpType::Reduce:
+      case OpType::Nop:
+        SYNCOLL_UNREACHABLE("a local step carries no message");
       }
-      if (in.op == OpType::Recv || in.op == OpType::RecvCopySend ||
-          in.op == OpType::RecvReduceCopy || in.op == OpType::RecvReduceCopySend)
+      if (op_traits(in.op).writes_dst)
         store(tb.rank, {in.dst.buffer, in.dst.offset + k}, v);
       out.push_back(std::move(v));
     }

@@ -11,20 +11,6 @@ int64_t SimulationResult::total_link_bytes() const {
   return total;
 }
 
-double bus_factor(CollectiveKind kind, int ranks) {
-  const double n = ranks;
-  switch (kind) {
-  case CollectiveKind::Allreduce:
-    return 2 * (n - 1) / n;
-  case CollectiveKind::Allgather:
-  case CollectiveKind::ReduceScatter:
-  case CollectiveKind::Alltoall:
-    return (n - 1) / n;
-  default:
-    return 1;
-  }
-}
-
 nlohmann::ordered_json to_chrome_trace(const SimulationResult &result) {
   auto events = nlohmann::ordered_json::array();
   std::map<std::pair<int, int>, std::string> thread_names;

@@ -44,10 +44,6 @@ struct SimulationResult {
   int64_t total_link_bytes() const;
 };
 
-/// nccl-tests' bus-bandwidth factor: 2(n-1)/n for allreduce, (n-1)/n for allgather,
-/// reducescatter and alltoall, 1 otherwise.
-double bus_factor(CollectiveKind kind, int ranks);
-
 /// Chrome trace event format: complete ("X") events in microseconds, one process per rank.
 nlohmann::ordered_json to_chrome_trace(const SimulationResult &result);
 

@@ -1,6 +1,7 @@
 #include "verifier/verify.h"
 
 #include "model/invariant.h"
+#include "model/runtime_constants.h"
 #include "verifier/detail/connections.h"
 #include "verifier/detail/execution.h"
 #include "verifier/detail/races.h"
@@ -19,8 +20,7 @@ using detail::BlockedTb;
 using detail::ConnectionMap;
 
 int fifo_capacity(Protocol p) {
-  // reference 1.5: Simple posts 4 of NCCL_STEPS=8 slots per message, LL/LL128 one.
-  return p == Protocol::Simple ? 2 : 8;
+  return protocol_traits(p).fifo_messages;
 }
 
 std::string regime(Protocol p, bool split, int iterations) {
@@ -150,33 +150,6 @@ std::vector<std::pair<bool, std::string>> aliasing_modes(const Program &p) {
 }
 
 } // namespace
-
-Expected<CollectiveSpec> collective_for_program(const Program &p, std::optional<int> root) {
-  const std::string &coll = p.collective();
-  auto kind = parse_collective_kind(coll);
-  if (!kind || *kind == CollectiveKind::Custom || *kind == CollectiveKind::AllToNext)
-    return fail({}, fmt::format("collective '{}' has no standard specification; give one with "
-                                "--collective",
-                                coll));
-  const int P = p.num_ranks();
-  const bool per_rank_multiplier = *kind == CollectiveKind::Allgather ||
-                                   *kind == CollectiveKind::ReduceScatter ||
-                                   *kind == CollectiveKind::Alltoall;
-  // nchunksperloop cuts the whole buffer (count x sizeMultiplier, reference 1.1).
-  int chunks = p.chunks_per_loop();
-  if (*kind == CollectiveKind::Gather)
-    chunks = p.ranks().front().input_chunks;
-  if (*kind == CollectiveKind::Scatter)
-    chunks = p.ranks().front().output_chunks;
-  if (per_rank_multiplier && chunks % P != 0)
-    return fail(
-        {}, fmt::format("nchunksperloop {} is not a multiple of {} ranks for {}", chunks, P, coll));
-  const int chunk_factor = per_rank_multiplier ? chunks / P : chunks;
-  const bool rooted = *kind == CollectiveKind::Broadcast || *kind == CollectiveKind::Reduce ||
-                      *kind == CollectiveKind::Gather || *kind == CollectiveKind::Scatter;
-  return make_collective(*kind, P, std::max(1, chunk_factor),
-                         rooted ? std::optional<int>(root.value_or(0)) : std::nullopt);
-}
 
 Report verify(const Program &program, const VerifyOptions &options) {
   Report report;

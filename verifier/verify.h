@@ -4,6 +4,7 @@
 #pragma once
 
 #include "model/collective.h"
+#include "model/collective_traits.h"
 #include "model/diagnostics.h"
 #include "model/program.h"
 #include "verifier/report.h"
@@ -15,7 +16,7 @@ namespace syncoll::verifier {
 
 struct VerifyOptions {
   /// The collective the program must implement; when absent it is read from the program's
-  /// `coll`, `ngpus` and `nchunksperloop` (see collective_for_program).
+  /// `coll`, `ngpus` and `nchunksperloop` (model/collective_traits.h, collective_for_program).
   std::optional<CollectiveSpec> collective;
   std::optional<int> root;          ///< root of rooted collectives when inferred (default 0)
   std::optional<Protocol> protocol; ///< check as if run with this protocol
@@ -26,11 +27,6 @@ struct VerifyOptions {
   /// Also run the model checker where the linear check is sound, and fail loudly if they differ.
   bool cross_check = false;
 };
-
-/// The collective a program claims, from its `coll` (executor spelling), rank count and chunks
-/// per loop. Fails for collectives without a standard specification (custom, send, recv,
-/// alltoallv) or chunk counts that do not divide.
-Expected<CollectiveSpec> collective_for_program(const Program &program, std::optional<int> root);
 
 Report verify(const Program &program, const VerifyOptions &options);
 

@@ -248,7 +248,7 @@ void each_step(const ProgramDraft &d, std::vector<Mutant> &out, const std::strin
 std::vector<CampaignProgram> campaign_programs() {
   std::vector<CampaignProgram> out;
   auto add = [&](std::string name, Program p) {
-    auto c = verifier::collective_for_program(p, std::nullopt);
+    auto c = collective_for_program(p, std::nullopt);
     out.push_back({std::move(name), std::move(p), *c});
   };
   add("ring allgather (4 ranks)", ring_allgather_program(4, 1));

@@ -204,8 +204,7 @@ private:
       case OpType::Nop:
         SYNCOLL_UNREACHABLE("local step has no message");
       }
-      if (in.op == OpType::Recv || in.op == OpType::RecvCopySend ||
-          in.op == OpType::RecvReduceCopy || in.op == OpType::RecvReduceCopySend)
+      if (op_traits(in.op).writes_dst)
         memory_->write(rank, in.dst.buffer, in.dst.offset + k, v);
       out.push_back(std::move(v));
     }

@@ -24,26 +24,11 @@ std::vector<StepAccess> accesses_of(const Instruction &in) {
   auto dst = [&](bool also_reads) {
     out.push_back({in.dst.buffer, in.dst.offset, in.count, true, also_reads});
   };
-  switch (in.op) {
-  case OpType::Send:
-  case OpType::RecvReduceSend:
+  const OpTraits &op = op_traits(in.op);
+  if (op.reads_src)
     src();
-    break;
-  case OpType::Recv:
-  case OpType::RecvCopySend:
-    dst(false);
-    break;
-  case OpType::RecvReduceCopy:
-  case OpType::RecvReduceCopySend:
-  case OpType::Copy:
-    src(), dst(false);
-    break;
-  case OpType::Reduce:
-    src(), dst(true);
-    break;
-  case OpType::Nop:
-    break;
-  }
+  if (op.writes_dst || op.reads_dst)
+    dst(op.reads_dst);
   return out;
 }
 

@@ -1,0 +1,83 @@
+// Collective traits: every convention a collective kind carries, in one row per kind.
+//
+// The buffer sizes of the standard specification, how the runtimes alias input and output when
+// the collective is called in place, how the MSCCL executor cuts a message into nchunksperloop
+// chunks, what nccl-tests calls the message size and how it turns algorithm bandwidth into bus
+// bandwidth, whether the kind has a root, and how MSCCL-IR spells it. Every layer reads these
+// facts from here; adding a collective kind means adding a row (and its chunk layout in
+// make_collective), nothing outside model/. docs/semantics.md, "Collectives", explains the rows.
+#pragma once
+
+#include "model/collective.h"
+#include "model/program.h"
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace syncoll {
+
+/// A size in units of the chunk factor C: C itself, or C times the rank count.
+enum class PerRank { One, Ranks };
+
+/// nccl-tests' bus bandwidth factor: 1, (n-1)/n, or 2(n-1)/n.
+enum class BusFactor { One, RingShare, TwiceRingShare };
+
+struct CollectiveTraits {
+  CollectiveKind kind;
+  std::string_view name;          ///< our spelling (CLI, JSON)
+  std::string_view executor_name; ///< MSCCL-IR `coll`; "custom" where the executor has no name
+  bool rooted;                    ///< takes a root rank
+  bool standard;                  ///< make_collective builds it from ranks, chunk factor, root
+  PerRank input_chunks;           ///< per-rank input buffer of the standard specification
+  PerRank output_chunks;          ///< per-rank output buffer of the standard specification
+  InPlaceKind in_place;           ///< how the runtimes alias the buffers when called in place
+  /// The executor's sizeMultiplier: nBytes = count x type size x this.
+  PerRank size_multiplier;
+  /// The buffer whose chunks `count x sizeMultiplier` covers, i.e. what nchunksperloop cuts.
+  BufferKind loop_buffer;
+  /// The buffer nccl-tests reports as the message size (the larger one).
+  BufferKind nccl_tests_buffer;
+  BusFactor bus_factor;
+};
+
+/// The row of a kind; every kind has one.
+[[nodiscard]] const CollectiveTraits &collective_traits(CollectiveKind kind);
+/// Every row, in CollectiveKind order.
+[[nodiscard]] std::span<const CollectiveTraits> all_collective_traits();
+
+/// The per-rank chunk count of a PerRank size.
+[[nodiscard]] int scaled_chunks(PerRank scale, int ranks, int chunk_factor);
+
+/// nccl-tests' bus bandwidth over algorithm bandwidth for `ranks` ranks.
+[[nodiscard]] double bus_bandwidth_factor(CollectiveKind kind, int ranks);
+
+/// The nchunksperloop a program implementing `spec` declares: the chunks of its loop buffer.
+[[nodiscard]] int chunks_per_loop(const CollectiveSpec &spec);
+
+/// Chunks in the buffer nccl-tests' size counts (the larger one).
+[[nodiscard]] int nccl_tests_chunks(const CollectiveSpec &spec);
+/// The size nccl-tests reports for a call whose per-rank input is `input_bytes`, and back (at
+/// least one byte): the output for allgather and gather, the input otherwise.
+[[nodiscard]] int64_t nccl_tests_size(const CollectiveSpec &spec, int64_t input_bytes);
+[[nodiscard]] int64_t input_bytes_for_nccl_tests_size(const CollectiveSpec &spec, int64_t size);
+
+/// The standard collective an MSCCL-IR program implements, read from its `coll`, `ngpus` and
+/// `nchunksperloop` under the executor's conventions; `root` for rooted kinds (default 0). Fails
+/// for `custom` and for a loop that does not divide into the kind's chunks.
+[[nodiscard]] Expected<CollectiveSpec> collective_for_program(const Program &program,
+                                                              std::optional<int> root);
+
+/// Where chunk `index` of `buffer` lives on `rank` when `spec` runs in place: the buffer the
+/// runtime binds both pointers into, and the index there. Scratch, and every buffer of a
+/// collective without an in-place form, stays where it is.
+struct AliasedSlot {
+  BufferKind buffer;
+  int index;
+  auto operator<=>(const AliasedSlot &) const = default;
+};
+[[nodiscard]] AliasedSlot in_place_slot(const CollectiveSpec &spec, RankId rank, BufferKind buffer,
+                                        int index);
+
+} // namespace syncoll

@@ -1,0 +1,69 @@
+// Runtime constants: what the MSCCL executor and NCCL do per protocol, in one table.
+//
+// The verifier's FIFO bound, the simulator's protocol efficiency and pipeline tiling, and the
+// NCCL ring baseline's latencies and bandwidth factors all come from here; each column says where
+// its number comes from (docs/references.md lists the sources). Two columns look alike and are
+// not: `payload_fraction` is what a protocol's wire format carries (LL128: 120 of 128 bytes),
+// `nccl_tuning_bandwidth_factor` is the factor NCCL's own tuning model applies (LL128: 0.92).
+// The simulator charges the first; the NCCL formula baseline reproduces the second.
+#pragma once
+
+#include "model/program.h"
+
+#include <cstdint>
+#include <iterator>
+#include <span>
+#include <string_view>
+
+namespace syncoll {
+
+struct ProtocolTraits {
+  Protocol protocol;
+  std::string_view name; ///< MSCCL-IR `proto`
+  /// Messages one connection holds before a sender waits: NCCL_STEPS = 8 FIFO slots, Simple posts
+  /// 4 of them per message (2 slices of 2 steps), LL and LL128 one.
+  int fifo_messages;
+  /// Payload share of the bytes on the wire: LL lines carry 4 B of data and 4 B of flag, LL128
+  /// lines 120 B of data and 8 B of flag.
+  double payload_fraction;
+  /// NCCL's tuning model: ring bus bandwidth factor (LL 0.5, LL128 0.92).
+  double nccl_tuning_bandwidth_factor;
+  /// Bytes of a chunk the simulator moves per pipeline iteration, an approximation of the
+  /// executor's tiling (Simple: a 4 MiB buffer over 8 steps, 2 steps per slice; LL: 32 KiB of
+  /// payload; LL128: 576 KiB).
+  int64_t iteration_bytes;
+  /// NCCL 2.30 tuning constants for the ring algorithm, in microseconds: the base latency and the
+  /// per-hop hardware latency over NVLink and over PCIe.
+  double nccl_ring_base_latency_us;
+  double nccl_ring_nvlink_hop_us;
+  double nccl_ring_pci_hop_us;
+  double nccl_ring_net_hop_us;
+};
+
+// The table, in Protocol order. Columns: protocol, name, FIFO messages, payload fraction, NCCL
+// tuning factor, iteration bytes; NCCL ring latencies: base, NVLink hop, PCIe hop, network hop.
+inline constexpr ProtocolTraits kProtocolTable[] = {
+    {Protocol::Simple, "Simple", 2, 1.0, 1.0, int64_t(1) << 20, 8.4, 3.4, 5.7, 14.0},
+    {Protocol::LL, "LL", 8, 0.5, 0.5, int64_t(32) << 10, 6.6, 0.6, 1.0, 2.7},
+    {Protocol::LL128, "LL128", 8, 120.0 / 128.0, 0.92, int64_t(576) << 10, 14.0, 1.9, 2.5, 4.0},
+};
+static_assert(std::size(kProtocolTable) == size_t(Protocol::LL128) + 1, "one row per protocol");
+static_assert(kProtocolTable[size_t(Protocol::Simple)].protocol == Protocol::Simple &&
+                  kProtocolTable[size_t(Protocol::LL)].protocol == Protocol::LL &&
+                  kProtocolTable[size_t(Protocol::LL128)].protocol == Protocol::LL128,
+              "the protocol table is in Protocol order");
+
+/// The row of a protocol; every protocol has one.
+[[nodiscard]] constexpr const ProtocolTraits &protocol_traits(Protocol protocol) {
+  return kProtocolTable[static_cast<size_t>(protocol)];
+}
+/// Every row, in Protocol order (Simple, LL, LL128).
+[[nodiscard]] constexpr std::span<const ProtocolTraits> all_protocol_traits() {
+  return kProtocolTable;
+}
+
+/// NCCL's per-channel NVLink bandwidth on Volta and Ampere (GB/s), the speed one thread block
+/// (one channel) copies at in NCCL's topology search.
+inline constexpr double kNcclChannelNvlinkGbps = 20;
+
+} // namespace syncoll
