@@ -34,11 +34,12 @@ struct TopologyOptions {
 
 /// A library topology by name, or a topology JSON file when `spec` names an existing file or ends
 /// in ".json".
-Expected<Topology> resolve_topology(TopologyOptions &options);
+[[nodiscard]] Expected<Topology> resolve_topology(TopologyOptions &options);
 
 /// A collective by name for `num_ranks` ranks, or a custom collective JSON file.
-Expected<CollectiveSpec> resolve_collective(const std::string &spec, int num_ranks,
-                                            int chunk_factor, std::optional<int> root);
+[[nodiscard]] Expected<CollectiveSpec> resolve_collective(const std::string &spec, int num_ranks,
+                                                          int chunk_factor,
+                                                          std::optional<int> root);
 
 /// An algorithm file with the topology and collective it runs on.
 struct AlgorithmInput {
@@ -50,24 +51,25 @@ struct AlgorithmInput {
 /// Reads an algorithm JSON and resolves its topology and collective: each from the command line
 /// when given there, else from the file's target. A file that names neither and no option for it
 /// is a located error.
-Expected<AlgorithmInput> read_algorithm_input(const std::string &path, TopologyOptions topology,
-                                              const std::string &collective,
-                                              std::optional<int> chunk_factor,
-                                              std::optional<int> root);
+[[nodiscard]] Expected<AlgorithmInput> read_algorithm_input(const std::string &path,
+                                                            TopologyOptions topology,
+                                                            const std::string &collective,
+                                                            std::optional<int> chunk_factor,
+                                                            std::optional<int> root);
 
 /// Writes `content` to `path` through a temporary file renamed into place, so a failure leaves
 /// no partial file; "-" writes to stdout.
-Expected<void> write_output(const std::string &path, const std::string &content);
+[[nodiscard]] Expected<void> write_output(const std::string &path, const std::string &content);
 
 /// A byte size such as 4096, 64K, 64KiB, 1MB, 256MiB or 1G (K, M, G are powers of 1024, as
 /// nccl-tests counts them).
-Expected<int64_t> parse_size(const std::string &text);
+[[nodiscard]] Expected<int64_t> parse_size(const std::string &text);
 /// "A..B": the powers-of-two sweep from A to B (nccl-tests' -b A -e B -f 2); or one size.
-Expected<std::vector<int64_t>> parse_size_range(const std::string &text);
+[[nodiscard]] Expected<std::vector<int64_t>> parse_size_range(const std::string &text);
 /// 1 KiB, 64 MiB, 1000 B: the largest unit that divides the size.
 std::string format_size(int64_t bytes);
 
 /// Reads a whole file; an unreadable file is a located error.
-Expected<std::string> read_text_file(const std::string &path);
+[[nodiscard]] Expected<std::string> read_text_file(const std::string &path);
 
 } // namespace syncoll::cli

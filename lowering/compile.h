@@ -101,7 +101,7 @@ struct Lowered {
 
 /// Runs every pass and the verifier. Fails (bad input) for hints that cannot be met: a thread
 /// block asked to talk to two peers in one direction, or more than 32 channels needed.
-Expected<Lowered> lower(const DslProgram &program, const LowerOptions &options = {});
+[[nodiscard]] Expected<Lowered> lower(const DslProgram &program, const LowerOptions &options = {});
 
 /// The executor dialect of MSCCL-IR for a program that passed every check.
 std::string write_deployment_xml(const verifier::VerifiedProgram &program);

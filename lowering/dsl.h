@@ -77,18 +77,19 @@ class DslProgram {
 public:
   /// Fails when the collective and topology disagree on the rank count, or an in-place program
   /// is asked of a collective without an in-place form.
-  static Expected<DslProgram> create(std::string name, Topology topology, CollectiveSpec collective,
-                                     DslOptions options = {});
+  [[nodiscard]] static Expected<DslProgram>
+  create(std::string name, Topology topology, CollectiveSpec collective, DslOptions options = {});
 
   /// A reference to slots that hold values (the input's pre chunks at the start, and whatever
   /// an operation wrote since).
-  Expected<ChunkRef> chunk(int rank, const Buffer &buffer, int index, int count = 1) const;
+  [[nodiscard]] Expected<ChunkRef> chunk(int rank, const Buffer &buffer, int index,
+                                         int count = 1) const;
   /// Copies `src` to `dst_rank`'s `buffer` at `index`; returns the reference to the copy.
-  Expected<ChunkRef> copy(const ChunkRef &src, int dst_rank, const Buffer &buffer, int index,
-                          const CopyOptions &options = {});
+  [[nodiscard]] Expected<ChunkRef> copy(const ChunkRef &src, int dst_rank, const Buffer &buffer,
+                                        int index, const CopyOptions &options = {});
   /// `dst := dst (+) other`, on dst's rank; returns the new reference to dst.
-  Expected<ChunkRef> reduce(const ChunkRef &dst, const ChunkRef &other,
-                            const CopyOptions &options = {});
+  [[nodiscard]] Expected<ChunkRef> reduce(const ChunkRef &dst, const ChunkRef &other,
+                                          const CopyOptions &options = {});
 
   const std::string &name() const { return name_; }
   const Topology &topology() const { return topology_; }
@@ -110,8 +111,9 @@ private:
   };
   /// The slot that owns the memory of (rank, buffer, index) in this aliasing mode.
   SlotKey physical(int rank, const Buffer &buffer, int index) const;
-  Expected<void> check_range(int rank, const Buffer &buffer, int index, int count) const;
-  Expected<void> check_current(const ChunkRef &r, const std::string &role) const;
+  [[nodiscard]] Expected<void> check_range(int rank, const Buffer &buffer, int index,
+                                           int count) const;
+  [[nodiscard]] Expected<void> check_current(const ChunkRef &r, const std::string &role) const;
   std::string where() const;
   ChunkRef make_ref(int rank, const Buffer &buffer, int index, int count) const;
   void write(const ChunkRef &r);

@@ -13,7 +13,9 @@ namespace syncoll::lowering {
 /// are ordered so that a rank sends a chunk before it receives it again). Post ranks that end
 /// with a chunk elsewhere copy it to their output slots last. Fails for a step whose sends
 /// of one chunk form a cycle, or a send of a chunk its source does not hold.
-Expected<DslProgram> algorithm_to_dsl(const Algorithm &algorithm, const Topology &topology,
-                                      const CollectiveSpec &collective, DslOptions options = {});
+[[nodiscard]] Expected<DslProgram> algorithm_to_dsl(const Algorithm &algorithm,
+                                                    const Topology &topology,
+                                                    const CollectiveSpec &collective,
+                                                    DslOptions options = {});
 
 } // namespace syncoll::lowering

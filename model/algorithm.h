@@ -57,8 +57,8 @@ struct Algorithm {
 
 /// Algorithm JSON (docs/formats.md). Steps must have at least one round; chunk and rank numbers
 /// must not be negative (whether they exist is for check_algorithm to say).
-Expected<Algorithm> algorithm_from_json(const JsonView &root);
-Expected<Algorithm> read_algorithm_file(const std::string &path);
+[[nodiscard]] Expected<Algorithm> algorithm_from_json(const JsonView &root);
+[[nodiscard]] Expected<Algorithm> read_algorithm_file(const std::string &path);
 nlohmann::ordered_json algorithm_to_json(const Algorithm &algorithm);
 
 /// What check_algorithm found wrong, one item per fault.

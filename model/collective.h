@@ -81,7 +81,7 @@ public:
   /// Validates ranks and slots in range, at least one pre place per chunk, no two chunks in the
   /// same input or output slot of a rank, and in-place maps that stay inside the buffers.
   /// Diagnostics carry JSON pointers into the draft's JSON form.
-  static Expected<CollectiveSpec> create(CollectiveDraft draft);
+  [[nodiscard]] static Expected<CollectiveSpec> create(CollectiveDraft draft);
 
   const std::string &name() const { return d_.name; }
   CollectiveKind kind() const { return d_.kind; }
@@ -121,15 +121,17 @@ std::string_view in_place_kind_name(InPlaceKind kind);
 /// their usual definition; AllToNext from seed gc3 7.4). `chunk_factor` splits each rank's
 /// buffer into that many chunks. Rooted collectives (broadcast, gather, scatter, reduce) need
 /// `root`; the others reject it.
-Expected<CollectiveSpec> make_collective(CollectiveKind kind, int num_ranks, int chunk_factor,
-                                         std::optional<int> root = std::nullopt);
+[[nodiscard]] Expected<CollectiveSpec> make_collective(CollectiveKind kind, int num_ranks,
+                                                       int chunk_factor,
+                                                       std::optional<int> root = std::nullopt);
 /// The same by name ("allgather", "reduce_scatter", ...; case and '_' do not matter).
-Expected<CollectiveSpec> make_collective(std::string_view name, int num_ranks, int chunk_factor,
-                                         std::optional<int> root = std::nullopt);
+[[nodiscard]] Expected<CollectiveSpec> make_collective(std::string_view name, int num_ranks,
+                                                       int chunk_factor,
+                                                       std::optional<int> root = std::nullopt);
 
 /// Custom collective JSON (docs/formats.md).
-Expected<CollectiveSpec> collective_from_json(const JsonView &root);
-Expected<CollectiveSpec> read_collective_file(const std::string &path);
+[[nodiscard]] Expected<CollectiveSpec> collective_from_json(const JsonView &root);
+[[nodiscard]] Expected<CollectiveSpec> read_collective_file(const std::string &path);
 nlohmann::ordered_json collective_to_json(const CollectiveSpec &spec);
 
 } // namespace syncoll

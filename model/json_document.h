@@ -23,9 +23,9 @@ class JsonView;
 class JsonDocument {
 public:
   /// Parses text; a syntax error comes back as one located diagnostic.
-  static Expected<JsonDocument> parse(std::string_view text, std::string file_name);
+  [[nodiscard]] static Expected<JsonDocument> parse(std::string_view text, std::string file_name);
   /// Reads and parses a file; an unreadable file is reported against its name.
-  static Expected<JsonDocument> read_file(const std::string &path);
+  [[nodiscard]] static Expected<JsonDocument> read_file(const std::string &path);
 
   const std::string &file() const { return file_; }
   /// Where the value at `pointer` starts; the nearest located ancestor when unknown.
@@ -59,20 +59,20 @@ public:
   bool has(const std::string &key) const { return value_->is_object() && value_->contains(key); }
 
   /// The member `key` of an object; missing key or non-object is an error at this value.
-  Expected<JsonView> member(const std::string &key) const;
+  [[nodiscard]] Expected<JsonView> member(const std::string &key) const;
   /// The member `key` when present.
   std::optional<JsonView> optional_member(const std::string &key) const;
   /// Every element of an array.
-  Expected<std::vector<JsonView>> elements() const;
+  [[nodiscard]] Expected<std::vector<JsonView>> elements() const;
   /// Every member of an object, in key order.
-  Expected<std::vector<std::pair<std::string, JsonView>>> members() const;
+  [[nodiscard]] Expected<std::vector<std::pair<std::string, JsonView>>> members() const;
   /// Rejects keys outside `allowed` (catches typos such as "capcity").
-  Expected<void> only_keys(std::initializer_list<std::string_view> allowed) const;
+  [[nodiscard]] Expected<void> only_keys(std::initializer_list<std::string_view> allowed) const;
 
-  Expected<int64_t> as_int(int64_t min, int64_t max) const;
-  Expected<double> as_number(double min, double max) const;
-  Expected<std::string> as_string() const;
-  Expected<bool> as_bool() const;
+  [[nodiscard]] Expected<int64_t> as_int(int64_t min, int64_t max) const;
+  [[nodiscard]] Expected<double> as_number(double min, double max) const;
+  [[nodiscard]] Expected<std::string> as_string() const;
+  [[nodiscard]] Expected<bool> as_bool() const;
 
 private:
   const JsonDocument *document_;

@@ -14,13 +14,14 @@ namespace syncoll {
 /// Reads MSCCL-IR XML as the executor's parser does: what it rejects is an error located at the
 /// element or attribute; the old runtime's dialect (reduce_scatter, custom, no minBytes, maxBytes
 /// or outofplace) is accepted with a warning, because the executor would refuse the file.
-Expected<Warned<Program>> parse_mscclir_xml(std::string_view text, const std::string &file_name);
-Expected<Warned<Program>> read_mscclir_file(const std::string &path);
+[[nodiscard]] Expected<Warned<Program>> parse_mscclir_xml(std::string_view text,
+                                                          const std::string &file_name);
+[[nodiscard]] Expected<Warned<Program>> read_mscclir_file(const std::string &path);
 /// Writes the executor dialect: every attribute, fixed attribute order, two-space indentation.
 std::string program_to_mscclir_xml(const Program &program);
 
-Expected<Program> program_from_json(const JsonView &root);
-Expected<Program> read_program_json_file(const std::string &path);
+[[nodiscard]] Expected<Program> program_from_json(const JsonView &root);
+[[nodiscard]] Expected<Program> read_program_json_file(const std::string &path);
 nlohmann::ordered_json program_to_json(const Program &program);
 
 } // namespace syncoll

@@ -111,7 +111,7 @@ public:
   /// /gpus/G/tbs/T/steps/K/attribute, indices in the draft's order and attribute names as in the
   /// XML, which both the XML and the JSON reader resolve to text locations. On success gpus are
   /// sorted by rank and thread blocks by id, so thread_blocks[i].id == i.
-  static Expected<Program> create(ProgramDraft draft);
+  [[nodiscard]] static Expected<Program> create(ProgramDraft draft);
 
   const ProgramDraft &draft() const { return d_; }
   const std::string &name() const { return d_.name; }

@@ -87,7 +87,7 @@ public:
   /// multiply to the rank count. Diagnostics carry JSON pointers into the draft's JSON form
   /// ("/links/3/capacity"). Links are stored sorted by (src, dst), so equal topologies compare
   /// and serialize equal whatever order the draft listed them in.
-  static Expected<Topology> create(TopologyDraft draft);
+  [[nodiscard]] static Expected<Topology> create(TopologyDraft draft);
 
   const std::string &name() const { return name_; }
   int num_ranks() const { return num_ranks_; }

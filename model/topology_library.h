@@ -37,17 +37,18 @@ std::vector<TopologyLibraryEntry> topology_library();
 /// Builds a library topology by name. Names match case-insensitively and ignore '-' and '_', so
 /// SCCL's spellings (DGX1, FullyConnected, HubAndSpoke) work too. Unknown names, missing or
 /// impossible parameters, and parameters the topology does not take are errors.
-Expected<Topology> make_library_topology(std::string_view name, const TopologyParams &params);
+[[nodiscard]] Expected<Topology> make_library_topology(std::string_view name,
+                                                       const TopologyParams &params);
 
-Expected<Topology> line(int n);
-Expected<Topology> ring(int n, bool bidirectional = true);
-Expected<Topology> fully_connected(int n);
-Expected<Topology> star(int n);
-Expected<Topology> hub_and_spoke(int n);
-Expected<Topology> hypercube(int dims);
-Expected<Topology> mesh2d(int width, int height);
-Expected<Topology> torus2d(int width, int height);
-Expected<Topology> torus3d(int x, int y, int z);
+[[nodiscard]] Expected<Topology> line(int n);
+[[nodiscard]] Expected<Topology> ring(int n, bool bidirectional = true);
+[[nodiscard]] Expected<Topology> fully_connected(int n);
+[[nodiscard]] Expected<Topology> star(int n);
+[[nodiscard]] Expected<Topology> hub_and_spoke(int n);
+[[nodiscard]] Expected<Topology> hypercube(int dims);
+[[nodiscard]] Expected<Topology> mesh2d(int width, int height);
+[[nodiscard]] Expected<Topology> torus2d(int width, int height);
+[[nodiscard]] Expected<Topology> torus3d(int x, int y, int z);
 Topology dgx1();
 Topology dgx2();
 Topology amd4();
@@ -59,7 +60,7 @@ Topology ndv2();
 /// GPU can reach every GPU of another node over a link of the NIC's bandwidth, and each NIC's
 /// outgoing and incoming traffic is a bandwidth relation of capacity 1. GPU g of a node uses NIC
 /// g * nics / gpus. Ranks are numbered node * gpus + gpu.
-Expected<Topology> multinode(int nodes, const Topology &intra, int nics_per_node,
-                             BytesPerNs nic_bandwidth);
+[[nodiscard]] Expected<Topology> multinode(int nodes, const Topology &intra, int nics_per_node,
+                                           BytesPerNs nic_bandwidth);
 
 } // namespace syncoll

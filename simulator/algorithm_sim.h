@@ -32,9 +32,11 @@ struct AlgorithmSimOptions {
 /// (`size_bytes` is one rank's input buffer). A send between ranks without a link is routed
 /// through other ranks; one to an unreachable rank, or of chunks and ranks the collective lacks,
 /// is an error.
-Expected<SimulationResult> simulate_algorithm(const Algorithm &algorithm, const Topology &topology,
-                                              const CollectiveSpec &collective, int64_t size_bytes,
-                                              const AlgorithmSimOptions &options);
+[[nodiscard]] Expected<SimulationResult> simulate_algorithm(const Algorithm &algorithm,
+                                                            const Topology &topology,
+                                                            const CollectiveSpec &collective,
+                                                            int64_t size_bytes,
+                                                            const AlgorithmSimOptions &options);
 
 /// A schedule produced one step at a time, so that one with billions of sends needs memory for
 /// a single step (plus the links): the simulator's memory stays proportional to links plus
@@ -50,8 +52,8 @@ public:
 /// Step-synchronous simulation of a streamed schedule whose every send moves `chunk_bytes`.
 /// Every transfer's arrival is an event of the queue; links and relations are held as in
 /// Network. Fails on a send without a link.
-Expected<SimulationResult> simulate_steps(const StepSource &source, const Topology &topology,
-                                          int64_t chunk_bytes, double efficiency,
-                                          Switching switching = Switching::CutThrough);
+[[nodiscard]] Expected<SimulationResult>
+simulate_steps(const StepSource &source, const Topology &topology, int64_t chunk_bytes,
+               double efficiency, Switching switching = Switching::CutThrough);
 
 } // namespace syncoll::simulator

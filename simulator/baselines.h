@@ -21,8 +21,9 @@ std::optional<std::vector<RankId>> find_ring(const Topology &topology);
 /// NCCL's ring algorithm for `kind` (allreduce, allgather, reducescatter or broadcast from
 /// rank `ring[0]`) along `ring`, one thread block per rank and channel, channel c handling every
 /// c-th chunk. Allreduce is in place, the others out of place, as nccl-tests calls them.
-Expected<Program> nccl_ring_program(CollectiveKind kind, const std::vector<RankId> &ring,
-                                    int channels, Protocol protocol);
+[[nodiscard]] Expected<Program> nccl_ring_program(CollectiveKind kind,
+                                                  const std::vector<RankId> &ring, int channels,
+                                                  Protocol protocol);
 
 /// A spanning tree of the topology over links present in both directions, found breadth first
 /// from `root`, as each rank's parent (-1 for the root); none when the topology has no such tree.
@@ -33,8 +34,8 @@ std::optional<std::vector<int>> find_tree(const Topology &topology, RankId root)
 /// buffer is cut into `pipeline_chunks` chunks that flow up and down one after another. Separate
 /// thread blocks receive from and send to each neighbour, with dependencies ordering every
 /// access, so the program is race free in strict mode. In place.
-Expected<Program> nccl_tree_allreduce_program(const std::vector<int> &parent, int pipeline_chunks,
-                                              Protocol protocol);
+[[nodiscard]] Expected<Program> nccl_tree_allreduce_program(const std::vector<int> &parent,
+                                                            int pipeline_chunks, Protocol protocol);
 
 /// NCCL 2.30's predicted time in microseconds for a ring collective on one node (reference
 /// cost-models 3.1): base latency + steps x per-hop latency + bytes / algorithm bandwidth, with

@@ -45,7 +45,8 @@ struct ProgramSimulation {
 
 /// Fails for a send or receive between ranks the topology does not link, or a program whose
 /// rank count differs from the topology's.
-Expected<ProgramSimulation> simulate_program(const Program &program, const Topology &topology,
-                                             const ProgramSimOptions &options);
+[[nodiscard]] Expected<ProgramSimulation> simulate_program(const Program &program,
+                                                           const Topology &topology,
+                                                           const ProgramSimOptions &options);
 
 } // namespace syncoll::simulator

@@ -30,14 +30,14 @@ struct Target {
 
   /// The collective with `chunks` chunks per rank (for a composed Allreduce: per rank of the
   /// ReduceScatter and Allgather, so the Allreduce has ranks x chunks).
-  Expected<CollectiveSpec> collective(int ranks, int chunks) const;
+  [[nodiscard]] Expected<CollectiveSpec> collective(int ranks, int chunks) const;
   std::string name() const;
 };
 
 /// One instance. For a composed Allreduce, `chunks` counts the Allreduce's chunks (a multiple
 /// of the rank count) and S and R are totals over both phases; every split is tried.
-Expected<Answer> synthesize(const Topology &topology, const Target &target, int chunks,
-                            StepsRounds sr, const SynthOptions &options);
+[[nodiscard]] Expected<Answer> synthesize(const Topology &topology, const Target &target,
+                                          int chunks, StepsRounds sr, const SynthOptions &options);
 
 /// One attempt of a search, for its log.
 struct Attempt {
@@ -59,9 +59,9 @@ struct LeastSteps {
 
 /// Steps from the lower bound up to `max_steps`, with rounds = steps + k (or `rounds` when
 /// given); with rounds left open, then the fewest rounds at those steps.
-Expected<LeastSteps> least_steps(const Topology &topology, const Target &target, int chunks,
-                                 std::optional<int> rounds, int k, int max_steps,
-                                 const SynthOptions &options);
+[[nodiscard]] Expected<LeastSteps> least_steps(const Topology &topology, const Target &target,
+                                               int chunks, std::optional<int> rounds, int k,
+                                               int max_steps, const SynthOptions &options);
 
 struct ParetoPoint {
   int chunks = 0;
@@ -98,7 +98,7 @@ struct Pareto {
 /// skipped because a smaller chunk count had it (that shortcut misses points; reference/
 /// synthesis.md 2.1). A composed Allreduce's frontier is the Allgather's, each point composed
 /// with its ReduceScatter dual.
-Expected<Pareto> pareto(const Topology &topology, const Target &target,
-                        const ParetoOptions &options);
+[[nodiscard]] Expected<Pareto> pareto(const Topology &topology, const Target &target,
+                                      const ParetoOptions &options);
 
 } // namespace syncoll::synth

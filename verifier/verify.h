@@ -45,6 +45,7 @@ private:
 };
 
 /// The program as a VerifiedProgram when every property holds; otherwise the report.
-tl::expected<VerifiedProgram, Report> certify(const Program &program, const VerifyOptions &options);
+[[nodiscard]] tl::expected<VerifiedProgram, Report> certify(const Program &program,
+                                                            const VerifyOptions &options);
 
 } // namespace syncoll::verifier

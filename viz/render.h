@@ -23,7 +23,7 @@ public:
   Renderer &operator=(const Renderer &) = delete;
 
   /// The rendered image (PNG bytes in a string). Fails for DOT Graphviz cannot read.
-  Expected<std::string> render(const std::string &dot, ImageFormat format);
+  [[nodiscard]] Expected<std::string> render(const std::string &dot, ImageFormat format);
 
 private:
   struct Context;

@@ -115,10 +115,11 @@ std::optional<Conflict> order(InstructionDag &dag, Flows &flows);
 std::optional<Conflict> assign_thread_blocks(InstructionDag &dag, Flows &flows, int ranks,
                                              ThreadBlockPlans &plans);
 Dependencies insert_dependencies(const InstructionDag &dag, const ThreadBlockPlans &plans);
-Expected<Program> emit_program(const DslProgram &program, const LowerOptions &options,
-                               const InstructionDag &dag, const ThreadBlockPlans &plans,
-                               const Dependencies &dependencies);
-Expected<std::pair<Program, CollectiveSpec>>
+[[nodiscard]] Expected<Program> emit_program(const DslProgram &program, const LowerOptions &options,
+                                             const InstructionDag &dag,
+                                             const ThreadBlockPlans &plans,
+                                             const Dependencies &dependencies);
+[[nodiscard]] Expected<std::pair<Program, CollectiveSpec>>
 replicate(const Program &one, const CollectiveSpec &collective, int instances);
 
 } // namespace syncoll::lowering::detail

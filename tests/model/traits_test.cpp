@@ -1,0 +1,188 @@
+// The one-fact tables of model/: collective traits, step types, protocols. Each test holds a
+// convention users rely on (what nchunksperloop a lowered program declares, what nccl-tests calls
+// the size, how in-place buffers alias), and that the derived forms agree with their table.
+#include "model/collective_traits.h"
+#include "model/runtime_constants.h"
+
+#include <gtest/gtest.h>
+
+namespace syncoll {
+namespace {
+
+std::optional<int> root_for(CollectiveKind kind) {
+  return collective_traits(kind).rooted ? std::optional<int>(0) : std::nullopt;
+}
+
+Program program_declaring(std::string_view coll, int ranks, int chunks_per_loop) {
+  ProgramDraft d;
+  d.name = "declaration";
+  d.collective = std::string(coll);
+  d.num_ranks = ranks;
+  d.chunks_per_loop = chunks_per_loop;
+  for (int r = 0; r < ranks; ++r)
+    d.ranks.push_back({RankId(r), 1, 1, 0, {}});
+  auto p = Program::create(std::move(d));
+  EXPECT_TRUE(p.has_value()) << (p ? "" : p.error().items().front().message);
+  return *p;
+}
+
+TEST(CollectiveTraitsTest, EveryKindHasItsRowAndItsName) {
+  ASSERT_EQ(all_collective_traits().size(), size_t(CollectiveKind::Custom) + 1);
+  for (const CollectiveTraits &t : all_collective_traits()) {
+    EXPECT_EQ(&collective_traits(t.kind), &t);
+    EXPECT_EQ(parse_collective_kind(t.name), t.kind) << t.name;
+    EXPECT_EQ(collective_kind_name(t.kind), t.name);
+  }
+  EXPECT_EQ(parse_collective_kind("Reduce_Scatter"), CollectiveKind::ReduceScatter);
+  EXPECT_EQ(collective_traits(CollectiveKind::AllToNext).executor_name, "custom");
+}
+
+TEST(CollectiveTraitsTest, StandardSpecificationsHaveTheTablesBufferSizes) {
+  for (const CollectiveTraits &t : all_collective_traits()) {
+    if (!t.standard)
+      continue;
+    for (int P : {2, 3, 8})
+      for (int C : {1, 2, 3}) {
+        auto spec = make_collective(t.kind, P, C, root_for(t.kind));
+        ASSERT_TRUE(spec.has_value()) << t.name;
+        EXPECT_EQ(spec->input_chunks(), scaled_chunks(t.input_chunks, P, C)) << t.name;
+        EXPECT_EQ(spec->output_chunks(), scaled_chunks(t.output_chunks, P, C)) << t.name;
+        EXPECT_EQ(spec->in_place(), t.in_place) << t.name;
+      }
+  }
+}
+
+// The executor cuts count x sizeMultiplier elements into nchunksperloop chunks; count is the
+// per-rank send count of allgather and gather, the per-rank receive count of reducescatter and
+// scatter, the per-peer count of alltoall and the whole buffer otherwise.
+TEST(CollectiveTraitsTest, ChunksPerLoopFollowTheExecutorsCount) {
+  const int P = 4, C = 2;
+  const std::pair<CollectiveKind, int> expected[] = {
+      {CollectiveKind::Allgather, P * C}, {CollectiveKind::ReduceScatter, P * C},
+      {CollectiveKind::Alltoall, P * C},  {CollectiveKind::Allreduce, C},
+      {CollectiveKind::Broadcast, C},     {CollectiveKind::Reduce, C},
+      {CollectiveKind::Gather, C},        {CollectiveKind::Scatter, C},
+  };
+  for (const auto &[kind, chunks] : expected) {
+    auto spec = make_collective(kind, P, C, root_for(kind));
+    ASSERT_TRUE(spec.has_value());
+    EXPECT_EQ(chunks_per_loop(*spec), chunks) << collective_kind_name(kind);
+  }
+}
+
+// Reading a program's collective back from its declaration inverts what lowering declares.
+TEST(CollectiveTraitsTest, CollectiveForProgramInvertsTheDeclaration) {
+  for (const CollectiveTraits &t : all_collective_traits()) {
+    if (!t.standard || t.executor_name != t.name)
+      continue;
+    for (int P : {2, 5})
+      for (int C : {1, 3}) {
+        auto spec = make_collective(t.kind, P, C, root_for(t.kind));
+        ASSERT_TRUE(spec.has_value());
+        auto read = collective_for_program(
+            program_declaring(t.executor_name, P, chunks_per_loop(*spec)), std::nullopt);
+        ASSERT_TRUE(read.has_value()) << t.name;
+        EXPECT_EQ(*read, *spec) << t.name << " P=" << P << " C=" << C;
+      }
+  }
+}
+
+TEST(CollectiveTraitsTest, CollectiveForProgramRejectsWhatItCannotRead) {
+  auto custom = collective_for_program(program_declaring("custom", 4, 4), std::nullopt);
+  ASSERT_FALSE(custom.has_value());
+  EXPECT_NE(custom.error().items().front().message.find("--collective"), std::string::npos);
+  auto uneven = collective_for_program(program_declaring("allgather", 4, 6), std::nullopt);
+  ASSERT_FALSE(uneven.has_value());
+  EXPECT_NE(uneven.error().items().front().message.find("not a multiple of 4"), std::string::npos);
+}
+
+TEST(CollectiveTraitsTest, NcclTestsSizeIsTheLargerBuffer) {
+  const int64_t MiB = int64_t(1) << 20;
+  auto ag = make_collective(CollectiveKind::Allgather, 8, 1);
+  auto ar = make_collective(CollectiveKind::Allreduce, 8, 1);
+  auto gather = make_collective(CollectiveKind::Gather, 8, 1, 0);
+  auto scatter = make_collective(CollectiveKind::Scatter, 8, 1, 0);
+  auto rs = make_collective(CollectiveKind::ReduceScatter, 8, 1);
+  EXPECT_EQ(nccl_tests_size(*ag, MiB), 8 * MiB);
+  EXPECT_EQ(nccl_tests_size(*gather, MiB), 8 * MiB);
+  EXPECT_EQ(nccl_tests_size(*ar, MiB), MiB);
+  EXPECT_EQ(nccl_tests_size(*rs, 8 * MiB), 8 * MiB);
+  EXPECT_EQ(nccl_tests_size(*scatter, 8 * MiB), 8 * MiB);
+  for (const auto *spec : {&*ag, &*ar, &*gather, &*scatter, &*rs})
+    EXPECT_EQ(nccl_tests_size(*spec, input_bytes_for_nccl_tests_size(*spec, 64 * MiB)), 64 * MiB);
+  EXPECT_EQ(input_bytes_for_nccl_tests_size(*ag, 4), 1); // never below one byte
+}
+
+TEST(CollectiveTraitsTest, BusBandwidthFactorsAreNcclTests) {
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveKind::Allreduce, 8), 2.0 * 7 / 8);
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveKind::Allgather, 8), 7.0 / 8);
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveKind::ReduceScatter, 4), 3.0 / 4);
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveKind::Alltoall, 2), 1.0 / 2);
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveKind::Broadcast, 8), 1.0);
+}
+
+// in_place_slot is the one aliasing map; aliased_output_slot (used by the executors) must agree
+// with it for every input slot of every kind.
+TEST(CollectiveTraitsTest, AliasedOutputSlotAgreesWithInPlaceSlot) {
+  for (const CollectiveTraits &t : all_collective_traits()) {
+    if (!t.standard)
+      continue;
+    auto spec = make_collective(t.kind, 4, 2, root_for(t.kind));
+    ASSERT_TRUE(spec.has_value());
+    for (int r = 0; r < 4; ++r)
+      for (int in = 0; in < spec->input_chunks(); ++in) {
+        const AliasedSlot input = in_place_slot(*spec, RankId(r), BufferKind::Input, in);
+        std::optional<int> sharing;
+        for (int out = 0; out < spec->output_chunks(); ++out)
+          if (in_place_slot(*spec, RankId(r), BufferKind::Output, out) == input)
+            sharing = out;
+        EXPECT_EQ(spec->aliased_output_slot(RankId(r), in), sharing)
+            << t.name << " rank " << r << " input " << in;
+      }
+  }
+  auto ag = make_collective(CollectiveKind::Allgather, 4, 2);
+  EXPECT_EQ(in_place_slot(*ag, RankId(3), BufferKind::Input, 1),
+            (AliasedSlot{BufferKind::Output, 7}));
+  auto rs = make_collective(CollectiveKind::ReduceScatter, 4, 2);
+  EXPECT_EQ(in_place_slot(*rs, RankId(1), BufferKind::Output, 1),
+            (AliasedSlot{BufferKind::Input, 3}));
+  EXPECT_EQ(in_place_slot(*rs, RankId(1), BufferKind::Scratch, 1),
+            (AliasedSlot{BufferKind::Scratch, 1}));
+}
+
+TEST(OpTraitsTest, TheTableIsTheRuntimesStepTypes) {
+  ASSERT_EQ(all_op_traits().size(), size_t(OpType::Nop) + 1);
+  for (const OpTraits &op : all_op_traits()) {
+    EXPECT_EQ(&op_traits(op.op), &op);
+    EXPECT_EQ(parse_op_type(op.name), op.op);
+    // Names spell what an op does: a leading r receives, a trailing s sends (but "s" itself).
+    const std::string_view n = op.name;
+    EXPECT_EQ(op.receives, n[0] == 'r' && n != "re") << n;
+    EXPECT_EQ(op.sends, n == "s" || (n.size() > 2 && n.back() == 's')) << n;
+    EXPECT_EQ(op.reduces, n.starts_with("rr") || n == "re") << n;
+    EXPECT_FALSE(op.reads_dst && !op.writes_dst) << n;
+  }
+  // The runtime reads a receive-reduce's src as its local operand, and rrs writes nothing.
+  EXPECT_TRUE(op_traits(OpType::RecvReduceCopy).reads_src);
+  EXPECT_FALSE(op_traits(OpType::RecvReduceSend).writes_dst);
+  EXPECT_TRUE(op_traits(OpType::Reduce).reads_dst);
+  EXPECT_FALSE(op_traits(OpType::RecvReduceCopy).parser_checks_src);
+  EXPECT_FALSE(op_traits(OpType::RecvReduceCopy).parser_checks_dst);
+}
+
+TEST(ProtocolTraitsTest, FifoAndBandwidthFactorsPerProtocol) {
+  for (const ProtocolTraits &t : all_protocol_traits()) {
+    EXPECT_EQ(parse_protocol(t.name), t.protocol);
+    EXPECT_EQ(protocol_name(t.protocol), t.name);
+    EXPECT_GT(t.payload_fraction, 0);
+    EXPECT_LE(t.payload_fraction, 1);
+  }
+  EXPECT_EQ(protocol_traits(Protocol::Simple).fifo_messages, 2);
+  EXPECT_EQ(protocol_traits(Protocol::LL).fifo_messages, 8);
+  // Two different facts: LL128's wire format carries 120 of 128 bytes, NCCL's model uses 0.92.
+  EXPECT_DOUBLE_EQ(protocol_traits(Protocol::LL128).payload_fraction, 120.0 / 128.0);
+  EXPECT_DOUBLE_EQ(protocol_traits(Protocol::LL128).nccl_tuning_bandwidth_factor, 0.92);
+}
+
+} // namespace
+} // namespace syncoll
