@@ -46,7 +46,7 @@ Expected<lowering::DslProgram> dsl_for(DotArgs &a) {
 }
 
 Expected<Program> program_for(const std::string &path) {
-  SYNCOLL_TRY(warned, read_mscclir_file(path));
+  SYNCOLL_TRY(warned, read_program_file(path));
   return std::move(warned.value);
 }
 

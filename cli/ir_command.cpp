@@ -12,30 +12,6 @@
 namespace syncoll::cli {
 namespace {
 
-enum class IrFormat { Xml, Json };
-
-// The format of a program file, from its first non-blank character.
-IrFormat sniff_format(const std::string &text) {
-  for (char c : text) {
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
-      continue;
-    return c == '{' ? IrFormat::Json : IrFormat::Xml;
-  }
-  return IrFormat::Xml;
-}
-
-Expected<Warned<Program>> read_program(const std::string &path, IrFormat *format_out) {
-  SYNCOLL_TRY(text, read_text_file(path));
-  IrFormat format = sniff_format(text);
-  if (format_out)
-    *format_out = format;
-  if (format == IrFormat::Xml)
-    return parse_mscclir_xml(text, path);
-  SYNCOLL_TRY(doc, JsonDocument::parse(text, path));
-  SYNCOLL_TRY(program, program_from_json(doc.root()));
-  return Warned<Program>{std::move(program), {}};
-}
-
 std::string describe_size(int64_t bytes) {
   if (bytes == 0)
     return "0";
@@ -93,7 +69,7 @@ void add_ir_commands(CLI::App &app, RunResult &result) {
       "show", "summarize a program: ranks, thread blocks, steps, channels, protocol, sizes");
   show->add_option("program", *show_file, "MSCCL-IR XML file (or its JSON form)")->required();
   show->callback([&result, show_file] {
-    auto program = read_program(*show_file, nullptr);
+    auto program = read_program_file(*show_file);
     if (!program) {
       print_diagnostics(program.error());
       result.exit_code = kBadInput;
@@ -115,16 +91,22 @@ void add_ir_commands(CLI::App &app, RunResult &result) {
   convert->add_option("input", args->input, "XML or JSON program")->required();
   convert->add_option("-o,--output", args->output, "output file (default: stdout)");
   convert->callback([&result, args] {
-    IrFormat format = IrFormat::Xml;
-    auto program = read_program(args->input, &format);
+    auto text_in = read_text_file(args->input);
+    if (!text_in) {
+      print_diagnostics(text_in.error());
+      result.exit_code = kBadInput;
+      return;
+    }
+    auto program = parse_program(*text_in, args->input);
     if (!program) {
       print_diagnostics(program.error());
       result.exit_code = kBadInput;
       return;
     }
     print_diagnostics(program->warnings);
-    std::string text = format == IrFormat::Xml ? to_canonical_json(program_to_json(program->value))
-                                               : program_to_mscclir_xml(program->value);
+    std::string text = sniff_program_format(*text_in) == ProgramFormat::Xml
+                           ? to_canonical_json(program_to_json(program->value))
+                           : program_to_mscclir_xml(program->value);
     if (auto written = write_output(args->output, text); !written) {
       print_diagnostics(written.error());
       result.exit_code = kBadInput;

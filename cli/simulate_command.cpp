@@ -154,17 +154,21 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
       auto text = read_text_file(args->input);
       if (!text)
         return bad(text.error());
-      if (text->find_first_not_of(" \t\r\n") != std::string::npos &&
-          (*text)[text->find_first_not_of(" \t\r\n")] == '<') {
-        auto p = parse_mscclir_xml(*text, args->input);
+      // A program in either form, or an algorithm JSON.
+      std::optional<JsonDocument> doc;
+      if (sniff_program_format(*text) == ProgramFormat::Json) {
+        auto parsed = JsonDocument::parse(*text, args->input);
+        if (!parsed)
+          return bad(parsed.error());
+        doc = std::move(*parsed);
+      }
+      if (!doc || is_program_json(doc->root())) {
+        auto p = parse_program(*text, args->input);
         if (!p)
           return bad(p.error());
         print_diagnostics(p->warnings);
         program = p->value;
       } else {
-        auto doc = JsonDocument::parse(*text, args->input);
-        if (!doc)
-          return bad(doc.error());
         auto a = algorithm_from_json(doc->root());
         if (!a)
           return bad(a.error());

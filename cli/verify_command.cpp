@@ -48,7 +48,7 @@ void add_verify_command(CLI::App &app, RunResult &result) {
       print_diagnostics(d);
       result.exit_code = kBadInput;
     };
-    auto program = read_mscclir_file(args->file);
+    auto program = read_program_file(args->file);
     if (!program)
       return bad(program.error());
     print_diagnostics(program->warnings);

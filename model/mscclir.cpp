@@ -495,6 +495,38 @@ Expected<Program> read_program_json_file(const std::string &path) {
   return program_from_json(doc.root());
 }
 
+ProgramFormat sniff_program_format(std::string_view text) {
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  return first != std::string_view::npos && text[first] == '{' ? ProgramFormat::Json
+                                                               : ProgramFormat::Xml;
+}
+
+bool is_program_json(const JsonView &root) {
+  return root.optional_member("gpus").has_value();
+}
+
+Expected<Warned<Program>> parse_program(std::string_view text, const std::string &file) {
+  switch (sniff_program_format(text)) {
+  case ProgramFormat::Xml:
+    return parse_mscclir_xml(text, file);
+  case ProgramFormat::Json: {
+    SYNCOLL_TRY(doc, JsonDocument::parse(std::string(text), file));
+    SYNCOLL_TRY(program, program_from_json(doc.root()));
+    return Warned<Program>{std::move(program), {}};
+  }
+  }
+  SYNCOLL_UNREACHABLE("unknown program format");
+}
+
+Expected<Warned<Program>> read_program_file(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return fail({path, 0, 0}, "cannot open file");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return parse_program(buffer.str(), path);
+}
+
 nlohmann::ordered_json program_to_json(const Program &program) {
   const ProgramDraft &d = program.draft();
   nlohmann::ordered_json j;

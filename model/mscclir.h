@@ -24,4 +24,16 @@ std::string program_to_mscclir_xml(const Program &program);
 [[nodiscard]] Expected<Program> read_program_json_file(const std::string &path);
 nlohmann::ordered_json program_to_json(const Program &program);
 
+/// The two forms of a program file.
+enum class ProgramFormat { Xml, Json };
+/// XML when the first non-blank character is '<', JSON when it is '{' (XML otherwise, so the
+/// XML reader reports what is wrong).
+ProgramFormat sniff_program_format(std::string_view text);
+/// Whether a JSON document is a program (it has "gpus") rather than, say, an algorithm.
+bool is_program_json(const JsonView &root);
+/// A program in either form, told apart by its content: every command reads programs this way.
+[[nodiscard]] Expected<Warned<Program>> parse_program(std::string_view text,
+                                                      const std::string &file_name);
+[[nodiscard]] Expected<Warned<Program>> read_program_file(const std::string &path);
+
 } // namespace syncoll

@@ -88,6 +88,49 @@ TEST(CliTest, IrConvertRoundTripsTheExample) {
   std::filesystem::remove_all(tmp);
 }
 
+// Every command that reads a program reads the JSON form `ir convert` writes exactly as it reads
+// the XML: same verdict, same exit code, same output.
+TEST(CliTest, EveryProgramCommandReadsTheJsonForm) {
+  const std::pair<std::string, int> examples[] = {{"ring_allreduce_4", 4},
+                                                  {"faulty/d1_head_to_head", 2}};
+  for (const auto &[example, ranks] : examples) {
+    const auto json = temp_file(std::filesystem::path(example).filename().string() + ".json");
+    CliRun convert = run_cli("ir convert examples/ir/" + example + ".xml -o " + json.string());
+    ASSERT_EQ(convert.exit_code, 0) << convert.err;
+    const std::string xml = "examples/ir/" + example + ".xml";
+    const auto drawn_xml = temp_file("from-xml.dot"), drawn_json = temp_file("from-json.dot");
+    for (const std::string command :
+         {"ir show {}", "verify {}", "verify {} --json", "simulate {} -t ring -n N -s 1MiB",
+          "dot program {} -o {}", "dot counterexample {} -o {}",
+          "dot timeline {} -t ring -n N -s 1MiB --format svg -o {}"}) {
+      auto with = [&](const std::string &input, const std::filesystem::path &out) {
+        std::string c = command;
+        c.replace(c.find("{}"), 2, input);
+        if (auto at = c.find(" N "); at != std::string::npos)
+          c.replace(at + 1, 1, std::to_string(ranks));
+        if (auto at = c.find("{}"); at != std::string::npos)
+          c.replace(at, 2, out.string());
+        return c;
+      };
+      CliRun from_xml = run_cli(with(xml, drawn_xml));
+      CliRun from_json = run_cli(with(json.string(), drawn_json));
+      EXPECT_NE(from_xml.exit_code, 2) << command << ": " << from_xml.err;
+      EXPECT_EQ(from_json.exit_code, from_xml.exit_code) << command << ": " << from_json.err;
+      std::string expected = from_xml.out;
+      // Output that names its input file names the other one.
+      for (size_t at; (at = expected.find(xml)) != std::string::npos;)
+        expected.replace(at, xml.size(), json.string());
+      EXPECT_EQ(from_json.out, expected) << command;
+      if (std::filesystem::exists(drawn_xml)) {
+        EXPECT_EQ(read_all(drawn_json), read_all(drawn_xml)) << command;
+      }
+      std::filesystem::remove(drawn_xml);
+      std::filesystem::remove(drawn_json);
+    }
+    std::filesystem::remove(json);
+  }
+}
+
 TEST(CliTest, IrShowSummarizes) {
   CliRun run = run_cli("ir show examples/ir/ring_allreduce_4.xml");
   ASSERT_EQ(run.exit_code, 0) << run.err;
