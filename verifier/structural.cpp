@@ -21,129 +21,149 @@ int buffer_size(const RankProgram &rp, BufferKind b) {
   return 0;
 }
 
-// Which operands a step really uses (reference 1.3): the others are ignored by the runtime and
-// may hold anything (msccl-tools writes the peer's location there).
-bool uses_src(OpType op) {
-  return op == OpType::Send || op == OpType::RecvReduceSend || op == OpType::RecvReduceCopy ||
-         op == OpType::RecvReduceCopySend || op == OpType::Copy || op == OpType::Reduce;
-}
-bool uses_dst(OpType op) {
-  return op == OpType::Recv || op == OpType::RecvCopySend || op == OpType::RecvReduceCopy ||
-         op == OpType::RecvReduceCopySend || op == OpType::Copy || op == OpType::Reduce;
-}
+// The rules of docs/semantics.md, "Structure", one group per method: buffers, steps,
+// dependencies, connections.
+class StructureChecker {
+public:
+  StructureChecker(const Program &program, const CollectiveSpec *collective)
+      : program_(program), collective_(collective) {}
 
-} // namespace
-
-std::vector<StructuralIssue> check_structure(const Program &program,
-                                             const CollectiveSpec *collective) {
-  std::vector<StructuralIssue> out;
-  auto issue = [&](const char *code, std::string message, std::optional<StepRef> where = {}) {
-    out.push_back({code, std::move(message), where});
-  };
-  if (program.num_channels() > kMaxChannelIndex)
-    issue("nchannels-limit",
-          fmt::format("nchannels {} exceeds the runtime's 32 channels", program.num_channels()));
-  for (const RankProgram &rp : program.ranks()) {
-    const RankId me = rp.rank;
-    if (collective) {
-      if (rp.input_chunks < collective->input_chunks())
-        issue("buffer-size", fmt::format("rank {}: i_chunks {} is smaller than {}'s input of {} "
-                                         "chunks",
-                                         me.value(), rp.input_chunks, collective->name(),
-                                         collective->input_chunks()));
-      if (rp.output_chunks < collective->output_chunks())
-        issue("buffer-size", fmt::format("rank {}: o_chunks {} is smaller than {}'s output of {} "
-                                         "chunks",
-                                         me.value(), rp.output_chunks, collective->name(),
-                                         collective->output_chunks()));
-    }
-    for (const ThreadBlock &tb : rp.thread_blocks) {
-      if (tb.channel.value() >= program.num_channels())
-        issue("chan-range",
-              fmt::format("rank {} tb {}: channel {} is not below nchannels {}; its connection is "
-                          "never set up",
-                          me.value(), tb.id.value(), tb.channel.value(), program.num_channels()),
-              StepRef{me, tb.id, 0, 0});
-      for (size_t k = 0; k < tb.steps.size(); ++k) {
-        const Instruction &in = tb.steps[k];
-        const StepRef at{me, tb.id, static_cast<int>(k), 0};
-        const std::string where = describe(at);
-        if (in.declared_index != static_cast<int>(k))
-          issue("step-index",
-                fmt::format("{}: s=\"{}\" but the step is at position {}; the runtime numbers by "
-                            "position, so dependencies on it are off",
-                            where, in.declared_index, k),
-                at);
-        if (in.op != OpType::Nop && in.count == 0)
-          issue("count-zero", fmt::format("{}: cnt 0 breaks the proxy's step accounting", where),
-                at);
-        if (in.op == OpType::Nop && !in.dependency)
-          issue("nop-without-dep",
-                fmt::format("{}: a nop without a dependency is not counted by the device, so "
-                            "flags of later steps are off by one",
-                            where),
-                at);
-        for (auto [ref, used, name] : {std::tuple{in.src, uses_src(in.op), "src"},
-                                       std::tuple{in.dst, uses_dst(in.op), "dst"}}) {
-          if (!used)
-            continue;
-          const int size = buffer_size(rp, ref.buffer);
-          if (ref.offset < 0 || ref.offset + in.count > size)
-            issue("offset-range",
-                  fmt::format("{}: {} {}[{}..{}) runs past the buffer's {} chunks", where, name,
-                              buffer_kind_name(ref.buffer), ref.offset, ref.offset + in.count,
-                              size),
-                  at);
-        }
-        if ((in.op == OpType::Copy || in.op == OpType::Reduce) && in.src.buffer == in.dst.buffer &&
-            in.src.offset < in.dst.offset + in.count && in.dst.offset < in.src.offset + in.count)
-          issue("copy-overlap",
-                fmt::format("{}: '{}' with overlapping src and dst ranges is undefined", where,
-                            op_type_name(in.op)),
-                at);
-        if (in.dependency) {
-          const Dependency &d = *in.dependency;
-          if (d.tb.value() > 127)
-            issue("depid-range",
-                  fmt::format("{}: depid {} does not fit the device's int8", where, d.tb.value()),
-                  at);
-          if (d.tb.index() >= rp.thread_blocks.size()) {
-            issue("dep-target",
-                  fmt::format("{}: depends on tb {}, which rank {} does not have", where,
-                              d.tb.value(), me.value()),
-                  at);
-            continue;
-          }
-          const ThreadBlock &target = rp.thread_blocks[d.tb.index()];
-          if (d.step.index() >= target.steps.size()) {
-            issue("dep-target",
-                  fmt::format("{}: depends on step {} of tb {}, which has {} steps", where,
-                              d.step.value(), d.tb.value(), target.steps.size()),
-                  at);
-            continue;
-          }
-          if (d.tb == tb.id && d.step.index() >= k)
-            issue("dep-self",
-                  fmt::format("{}: waits for step {} of its own thread block, which "
-                              "cannot run before it",
-                              where, d.step.value()),
-                  at);
-          bool published = false;
-          for (size_t j = d.step.index(); j < target.steps.size(); ++j)
-            published = published || target.steps[j].has_dep;
-          if (!published)
-            issue("dep-unpublished",
-                  fmt::format("{}: depends on tb {} step {}, but neither it nor a later step of "
-                              "tb {} has hasdep=1, so the wait hangs in the last iteration",
-                              where, d.tb.value(), d.step.value(), d.tb.value()),
-                  at);
+  std::vector<StructuralIssue> run() {
+    if (program_.num_channels() > kMaxChannelIndex)
+      issue("nchannels-limit",
+            fmt::format("nchannels {} exceeds the runtime's 32 channels", program_.num_channels()));
+    for (const RankProgram &rp : program_.ranks()) {
+      buffer_rules(rp);
+      for (const ThreadBlock &tb : rp.thread_blocks) {
+        channel_rule(rp, tb);
+        for (size_t k = 0; k < tb.steps.size(); ++k) {
+          step_rules(rp, tb, k);
+          if (tb.steps[k].dependency)
+            dependency_rules(rp, tb, k);
         }
       }
     }
+    for (const detail::Connection &c : detail::map_connections(program_).connections)
+      connection_rules(c);
+    return std::move(out_);
   }
 
-  const detail::ConnectionMap cm = detail::map_connections(program);
-  for (const detail::Connection &c : cm.connections) {
+private:
+  void issue(const char *code, std::string message, std::optional<StepRef> where = {}) {
+    out_.push_back({code, std::move(message), where});
+  }
+
+  // Buffers hold at least what the collective reads and writes.
+  void buffer_rules(const RankProgram &rp) {
+    if (!collective_)
+      return;
+    const int me = rp.rank.value();
+    if (rp.input_chunks < collective_->input_chunks())
+      issue("buffer-size",
+            fmt::format("rank {}: i_chunks {} is smaller than {}'s input of {} "
+                        "chunks",
+                        me, rp.input_chunks, collective_->name(), collective_->input_chunks()));
+    if (rp.output_chunks < collective_->output_chunks())
+      issue("buffer-size",
+            fmt::format("rank {}: o_chunks {} is smaller than {}'s output of {} "
+                        "chunks",
+                        me, rp.output_chunks, collective_->name(), collective_->output_chunks()));
+  }
+
+  void channel_rule(const RankProgram &rp, const ThreadBlock &tb) {
+    if (tb.channel.value() >= program_.num_channels())
+      issue("chan-range",
+            fmt::format("rank {} tb {}: channel {} is not below nchannels {}; its connection is "
+                        "never set up",
+                        rp.rank.value(), tb.id.value(), tb.channel.value(),
+                        program_.num_channels()),
+            StepRef{rp.rank, tb.id, 0, 0});
+  }
+
+  // Numbering, counts, nops, operand ranges and local copies of one step.
+  void step_rules(const RankProgram &rp, const ThreadBlock &tb, size_t k) {
+    const Instruction &in = tb.steps[k];
+    const StepRef at{rp.rank, tb.id, static_cast<int>(k), 0};
+    const std::string where = describe(at);
+    if (in.declared_index != static_cast<int>(k))
+      issue("step-index",
+            fmt::format("{}: s=\"{}\" but the step is at position {}; the runtime numbers by "
+                        "position, so dependencies on it are off",
+                        where, in.declared_index, k),
+            at);
+    if (in.op != OpType::Nop && in.count == 0)
+      issue("count-zero", fmt::format("{}: cnt 0 breaks the proxy's step accounting", where), at);
+    if (in.op == OpType::Nop && !in.dependency)
+      issue("nop-without-dep",
+            fmt::format("{}: a nop without a dependency is not counted by the device, so "
+                        "flags of later steps are off by one",
+                        where),
+            at);
+    // Only the operands a step really uses are checked: the runtime ignores the others, and
+    // msccl-tools writes the peer's location there.
+    const OpTraits &op = op_traits(in.op);
+    for (auto [ref, used, name] : {std::tuple{in.src, op.reads_src, "src"},
+                                   std::tuple{in.dst, op.reads_dst || op.writes_dst, "dst"}}) {
+      if (!used)
+        continue;
+      const int size = buffer_size(rp, ref.buffer);
+      if (ref.offset < 0 || ref.offset + in.count > size)
+        issue("offset-range",
+              fmt::format("{}: {} {}[{}..{}) runs past the buffer's {} chunks", where, name,
+                          buffer_kind_name(ref.buffer), ref.offset, ref.offset + in.count, size),
+              at);
+    }
+    const bool local = !op.sends && !op.receives && op.writes_dst;
+    if (local && in.src.buffer == in.dst.buffer && in.src.offset < in.dst.offset + in.count &&
+        in.dst.offset < in.src.offset + in.count)
+      issue("copy-overlap",
+            fmt::format("{}: '{}' with overlapping src and dst ranges is undefined", where,
+                        op_type_name(in.op)),
+            at);
+  }
+
+  // A dependency names a step that exists, can run first, and publishes its flag.
+  void dependency_rules(const RankProgram &rp, const ThreadBlock &tb, size_t k) {
+    const Dependency &d = *tb.steps[k].dependency;
+    const StepRef at{rp.rank, tb.id, static_cast<int>(k), 0};
+    const std::string where = describe(at);
+    if (d.tb.value() > 127)
+      issue("depid-range",
+            fmt::format("{}: depid {} does not fit the device's int8", where, d.tb.value()), at);
+    if (d.tb.index() >= rp.thread_blocks.size()) {
+      issue("dep-target",
+            fmt::format("{}: depends on tb {}, which rank {} does not have", where, d.tb.value(),
+                        rp.rank.value()),
+            at);
+      return;
+    }
+    const ThreadBlock &target = rp.thread_blocks[d.tb.index()];
+    if (d.step.index() >= target.steps.size()) {
+      issue("dep-target",
+            fmt::format("{}: depends on step {} of tb {}, which has {} steps", where,
+                        d.step.value(), d.tb.value(), target.steps.size()),
+            at);
+      return;
+    }
+    if (d.tb == tb.id && d.step.index() >= k)
+      issue("dep-self",
+            fmt::format("{}: waits for step {} of its own thread block, which cannot run "
+                        "before it",
+                        where, d.step.value()),
+            at);
+    bool published = false;
+    for (size_t j = d.step.index(); j < target.steps.size(); ++j)
+      published = published || target.steps[j].has_dep;
+    if (!published)
+      issue("dep-unpublished",
+            fmt::format("{}: depends on tb {} step {}, but neither it nor a later step of tb {} "
+                        "has hasdep=1, so the wait hangs in the last iteration",
+                        where, d.tb.value(), d.step.value(), d.tb.value()),
+            at);
+  }
+
+  // One sender and one receiver per connection, and the k-th push pairs with the k-th pop.
+  void connection_rules(const detail::Connection &c) {
     const std::string name = fmt::format("connection {}->{} channel {}", c.sender.value(),
                                          c.receiver.value(), c.channel.value());
     if (c.pushers.size() > 1)
@@ -158,20 +178,8 @@ std::vector<StructuralIssue> check_structure(const Program &program,
                         "FIFO slot counter",
                         name, c.receiver.value(), c.poppers[0].value(), c.poppers[1].value()),
             StepRef{c.receiver, c.poppers[1], 0, 0});
-    // The k-th push pairs with the k-th pop; compare them step by step.
-    std::vector<std::pair<StepRef, int>> pushes, pops;
-    for (TbId t : c.pushers) {
-      const ThreadBlock &tb = program.rank(c.sender).thread_blocks[t.index()];
-      for (size_t k = 0; k < tb.steps.size(); ++k)
-        if (op_sends(tb.steps[k].op))
-          pushes.push_back({{c.sender, t, int(k), 0}, tb.steps[k].count});
-    }
-    for (TbId t : c.poppers) {
-      const ThreadBlock &tb = program.rank(c.receiver).thread_blocks[t.index()];
-      for (size_t k = 0; k < tb.steps.size(); ++k)
-        if (op_receives(tb.steps[k].op))
-          pops.push_back({{c.receiver, t, int(k), 0}, tb.steps[k].count});
-    }
+    const auto pushes = messages(c.sender, c.pushers, op_sends);
+    const auto pops = messages(c.receiver, c.poppers, op_receives);
     if (pushes.size() != pops.size()) {
       if (pops.empty() && c.poppers.empty())
         issue("conn-unmatched",
@@ -204,7 +212,30 @@ std::vector<StructuralIssue> check_structure(const Program &program,
         break;
       }
   }
-  return out;
+
+  // The steps of `tbs` on `rank` that use the connection, with their counts, in order.
+  std::vector<std::pair<StepRef, int>> messages(RankId rank, const std::vector<TbId> &tbs,
+                                                bool (*uses)(OpType)) const {
+    std::vector<std::pair<StepRef, int>> out;
+    for (TbId t : tbs) {
+      const ThreadBlock &tb = program_.rank(rank).thread_blocks[t.index()];
+      for (size_t k = 0; k < tb.steps.size(); ++k)
+        if (uses(tb.steps[k].op))
+          out.push_back({{rank, t, int(k), 0}, tb.steps[k].count});
+    }
+    return out;
+  }
+
+  const Program &program_;
+  const CollectiveSpec *collective_;
+  std::vector<StructuralIssue> out_;
+};
+
+} // namespace
+
+std::vector<StructuralIssue> check_structure(const Program &program,
+                                             const CollectiveSpec *collective) {
+  return StructureChecker(program, collective).run();
 }
 
 std::vector<StructuralIssue> check_resources(const Program &program, const ResourceLimits &limits) {

@@ -149,12 +149,169 @@ std::vector<std::pair<bool, std::string>> aliasing_modes(const Program &p) {
   return modes;
 }
 
+// What every property check shares: the program, its connections, the regime it is checked in.
+struct CheckContext {
+  const Program &program;
+  const VerifyOptions &options;
+  const ConnectionMap connections;
+  const Protocol protocol;
+  const int iterations;
+  const std::optional<CollectiveSpec> &collective;
+};
+
+// A deadlock in one count-splitting regime, by the linear check (sound under the structural
+// rules, docs/semantics.md) or else the model checker; none when that regime completes.
+std::optional<Verdict> deadlock_in_regime(const CheckContext &c, bool split, bool linear_sound) {
+  const Program &program = c.program;
+  const int capacity = fifo_capacity(c.protocol);
+  if (linear_sound) {
+    detail::ExecutionConfig cfg{capacity, split, c.iterations};
+    auto r = detail::execute(program, c.connections, cfg, nullptr);
+    if (c.options.cross_check) {
+      auto mc = model_check_deadlock(
+          program, {capacity, split, c.iterations, c.options.model_check_states, true});
+      SYNCOLL_INVARIANT(mc.outcome == ModelCheckResult::Outcome::Unknown ||
+                            (mc.outcome == ModelCheckResult::Outcome::Deadlock) == !r.completed,
+                        "linear deadlock check and model checker disagree");
+    }
+    if (r.completed)
+      return std::nullopt;
+    Verdict v{Property::DeadlockFreedom, VerdictKind::Violated, "", "linear check",
+              std::monostate{}};
+    auto ce = explain_deadlock(program, c.connections, r, c.protocol, split, c.iterations);
+    v.summary = fmt::format("violated: {} thread block(s) stuck ({}){}", r.blocked.size(),
+                            split ? "large messages" : "small messages",
+                            ce.lost_wakeup ? ", a lost wake-up" : ", a wait-for cycle");
+    v.counterexample = std::move(ce);
+    return v;
+  }
+  auto mc = model_check_deadlock(
+      program, {capacity, split, c.iterations, c.options.model_check_states, true});
+  Verdict v{Property::DeadlockFreedom, VerdictKind::Violated, "", "model checker",
+            std::monostate{}};
+  switch (mc.outcome) {
+  case ModelCheckResult::Outcome::DeadlockFree:
+    return std::nullopt;
+  case ModelCheckResult::Outcome::Unknown:
+    v.kind = VerdictKind::Unknown;
+    v.summary = fmt::format("unknown: the model checker stopped at {} states", mc.states);
+    return v;
+  case ModelCheckResult::Outcome::Deadlock: {
+    DeadlockCounterexample ce;
+    ce.regime = regime(c.protocol, split, c.iterations);
+    for (const StepRef &s : mc.stuck)
+      ce.cycle.push_back({s, "cannot move", std::nullopt, std::nullopt});
+    ce.prefix = mc.trace;
+    v.summary = fmt::format("violated: an interleaving deadlocks ({} states explored)", mc.states);
+    v.counterexample = std::move(ce);
+    return v;
+  }
+  }
+  SYNCOLL_UNREACHABLE("unknown model checker outcome");
+}
+
+// Deadlock freedom, in both count-splitting regimes.
+Verdict check_deadlock(const CheckContext &c, bool linear_sound) {
+  for (bool split : {false, true})
+    if (auto found = deadlock_in_regime(c, split, linear_sound))
+      return *std::move(found);
+  return {Property::DeadlockFreedom, VerdictKind::Holds,
+          fmt::format("holds: {} protocol ({} messages per FIFO), small and large messages, {} "
+                      "iterations",
+                      protocol_name(c.protocol), fifo_capacity(c.protocol), c.iterations),
+          linear_sound ? "linear check" : "model checker", std::monostate{}};
+}
+
+// Race freedom, in every aliasing mode the program claims.
+Verdict check_races(const CheckContext &c) {
+  Verdict races{Property::RaceFreedom, VerdictKind::Holds, "", "happens-before (vector clocks)",
+                std::monostate{}};
+  std::vector<RaceCounterexample> found;
+  std::string modes_checked;
+  const CollectiveSpec *collective = c.collective ? &*c.collective : nullptr;
+  for (const auto &[in_place, name] : aliasing_modes(c.program)) {
+    detail::SymbolicMemory cells(c.program, collective, in_place);
+    auto r = detail::find_races(c.program, c.connections, cells, c.options.race_mode, name, 10);
+    found.insert(found.end(), r.begin(), r.end());
+    modes_checked += (modes_checked.empty() ? "" : " and ") + name;
+  }
+  const char *mode = c.options.race_mode == RaceMode::Strict ? "strict" : "relaxed";
+  if (found.empty()) {
+    races.summary = fmt::format("holds ({} mode, {})", mode, modes_checked);
+    return races;
+  }
+  races.kind = VerdictKind::Violated;
+  races.summary = fmt::format("violated: {}{} unordered conflicting access pair(s) ({} mode)",
+                              found.size() >= 10 ? "at least " : "", found.size(), mode);
+  races.counterexample = std::move(found);
+  return races;
+}
+
+// The postcondition in one aliasing mode, by symbolic execution of the first iteration; a
+// violation when the program stops before finishing it or leaves a wrong output slot.
+std::optional<Verdict> postcondition_in_mode(const CheckContext &c, bool in_place,
+                                             const std::string &name) {
+  const CollectiveSpec &collective = *c.collective;
+  detail::SymbolicMemory memory(c.program, &collective, in_place);
+  detail::ExecutionConfig cfg{fifo_capacity(c.protocol), false, c.iterations};
+  auto r = detail::execute(c.program, c.connections, cfg, &memory);
+  const bool first_iteration_done = std::all_of(
+      r.blocked.begin(), r.blocked.end(), [](const BlockedTb &b) { return b.at.iteration > 0; });
+  Verdict v{Property::Postcondition, VerdictKind::Violated, "", "symbolic execution",
+            std::monostate{}};
+  PostconditionCounterexample ce{name, {}};
+  if (!first_iteration_done) {
+    v.summary = fmt::format("violated: the program deadlocks before it completes ({})", name);
+    v.counterexample = ce;
+    return v;
+  }
+  constexpr size_t kShown = 20;
+  for (int chunk = 0; chunk < collective.num_chunks() && ce.slots.size() < kShown; ++chunk) {
+    detail::Value expected{true, collective.expected_value(ChunkId(chunk))};
+    for (const ChunkPlace &place : collective.chunk(ChunkId(chunk)).post) {
+      detail::Value got = memory.read(place.rank, BufferKind::Output, place.slot);
+      if (got == expected)
+        continue;
+      if (ce.slots.size() == kShown)
+        break;
+      ce.slots.push_back({place.rank, place.slot, detail::describe_value(expected, collective),
+                          detail::describe_value(got, collective)});
+    }
+  }
+  if (ce.slots.empty())
+    return std::nullopt;
+  v.summary = fmt::format("violated: wrong output {} ({}{} slot(s))", name,
+                          ce.slots.size() >= kShown ? "at least " : "", ce.slots.size());
+  v.counterexample = std::move(ce);
+  return v;
+}
+
+Verdict check_postcondition(const CheckContext &c, const std::string &no_collective,
+                            bool races_hold) {
+  Verdict post{Property::Postcondition, VerdictKind::Holds, "", "symbolic execution",
+               std::monostate{}};
+  if (!c.collective) {
+    post.kind = VerdictKind::Unknown;
+    post.summary = "unknown: " + no_collective;
+    return post;
+  }
+  std::string modes;
+  for (const auto &[in_place, name] : aliasing_modes(c.program)) {
+    if (auto wrong = postcondition_in_mode(c, in_place, name))
+      return *std::move(wrong);
+    modes += (modes.empty() ? "" : " and ") + name;
+  }
+  post.summary = fmt::format("holds: {} with chunk factor {}, {}", c.collective->name(),
+                             c.collective->chunk_factor(), modes);
+  // Races make the data depend on the interleaving; one execution decides nothing then.
+  if (!races_hold)
+    post.summary += " (in one execution order only: the races make the result order-dependent)";
+  return post;
+}
+
 } // namespace
 
 Report verify(const Program &program, const VerifyOptions &options) {
-  Report report;
-  const Protocol proto = options.protocol.value_or(program.protocol());
-  const int iterations = std::max(2, options.iterations);
   std::optional<CollectiveSpec> collective = options.collective;
   std::string no_collective;
   if (!collective) {
@@ -164,146 +321,23 @@ Report verify(const Program &program, const VerifyOptions &options) {
     else
       no_collective = inferred.error().items().front().message;
   }
-
+  const CheckContext context{program,
+                             options,
+                             detail::map_connections(program),
+                             options.protocol.value_or(program.protocol()),
+                             std::max(2, options.iterations),
+                             collective};
+  Report report;
   std::vector<StructuralIssue> structure =
       check_structure(program, collective ? &*collective : nullptr);
   const bool linear_sound = !breaks_persistence(structure);
-  report.verdicts.push_back(issues_verdict(Property::Structure, structure));
+  report.verdicts.push_back(issues_verdict(Property::Structure, std::move(structure)));
   report.verdicts.push_back(
       issues_verdict(Property::Resources, check_resources(program, options.limits)));
-
-  // Deadlock freedom, in both count-splitting regimes.
-  const ConnectionMap cm = detail::map_connections(program);
-  Verdict deadlock{Property::DeadlockFreedom, VerdictKind::Holds, "", "", std::monostate{}};
-  deadlock.decided_by = linear_sound ? "linear check" : "model checker";
-  for (bool split : {false, true}) {
-    if (linear_sound) {
-      detail::ExecutionConfig cfg{fifo_capacity(proto), split, iterations};
-      auto r = detail::execute(program, cm, cfg, nullptr);
-      if (options.cross_check) {
-        auto mc = model_check_deadlock(
-            program, {fifo_capacity(proto), split, iterations, options.model_check_states, true});
-        SYNCOLL_INVARIANT(mc.outcome == ModelCheckResult::Outcome::Unknown ||
-                              (mc.outcome == ModelCheckResult::Outcome::Deadlock) == !r.completed,
-                          "linear deadlock check and model checker disagree");
-      }
-      if (!r.completed) {
-        deadlock.kind = VerdictKind::Violated;
-        auto ce = explain_deadlock(program, cm, r, proto, split, iterations);
-        deadlock.summary =
-            fmt::format("violated: {} thread block(s) stuck ({}){}", r.blocked.size(),
-                        split ? "large messages" : "small messages",
-                        ce.lost_wakeup ? ", a lost wake-up" : ", a wait-for cycle");
-        deadlock.counterexample = std::move(ce);
-        break;
-      }
-    } else {
-      auto mc = model_check_deadlock(
-          program, {fifo_capacity(proto), split, iterations, options.model_check_states, true});
-      if (mc.outcome == ModelCheckResult::Outcome::Unknown) {
-        deadlock.kind = VerdictKind::Unknown;
-        deadlock.summary =
-            fmt::format("unknown: the model checker stopped at {} states", mc.states);
-        break;
-      }
-      if (mc.outcome == ModelCheckResult::Outcome::Deadlock) {
-        deadlock.kind = VerdictKind::Violated;
-        DeadlockCounterexample ce;
-        ce.regime = regime(proto, split, iterations);
-        for (const StepRef &s : mc.stuck)
-          ce.cycle.push_back({s, "cannot move", std::nullopt, std::nullopt});
-        ce.prefix = mc.trace;
-        deadlock.summary =
-            fmt::format("violated: an interleaving deadlocks ({} states explored)", mc.states);
-        deadlock.counterexample = std::move(ce);
-        break;
-      }
-    }
-  }
-  if (deadlock.kind == VerdictKind::Holds)
-    deadlock.summary = fmt::format("holds: {} protocol ({} messages per FIFO), small and large "
-                                   "messages, {} iterations",
-                                   protocol_name(proto), fifo_capacity(proto), iterations);
-  report.verdicts.push_back(std::move(deadlock));
-
-  // Race freedom, in every aliasing mode the program claims.
-  Verdict races{Property::RaceFreedom, VerdictKind::Holds, "", "happens-before (vector clocks)",
-                std::monostate{}};
-  std::vector<RaceCounterexample> found;
-  std::string modes_checked;
-  for (const auto &[in_place, name] : aliasing_modes(program)) {
-    detail::SymbolicMemory cells(program, collective ? &*collective : nullptr, in_place);
-    auto r = detail::find_races(program, cm, cells, options.race_mode, name, 10);
-    found.insert(found.end(), r.begin(), r.end());
-    modes_checked += (modes_checked.empty() ? "" : " and ") + name;
-  }
-  const char *mode = options.race_mode == RaceMode::Strict ? "strict" : "relaxed";
-  if (found.empty()) {
-    races.summary = fmt::format("holds ({} mode, {})", mode, modes_checked);
-  } else {
-    races.kind = VerdictKind::Violated;
-    races.summary = fmt::format("violated: {}{} unordered conflicting access pair(s) ({} mode)",
-                                found.size() >= 10 ? "at least " : "", found.size(), mode);
-    races.counterexample = std::move(found);
-  }
-  report.verdicts.push_back(std::move(races));
-
-  // Postcondition, by symbolic execution in every aliasing mode the program claims.
-  Verdict post{Property::Postcondition, VerdictKind::Holds, "", "symbolic execution",
-               std::monostate{}};
-  if (!collective) {
-    post.kind = VerdictKind::Unknown;
-    post.summary = "unknown: " + no_collective;
-  } else {
-    for (const auto &[in_place, name] : aliasing_modes(program)) {
-      detail::SymbolicMemory memory(program, &*collective, in_place);
-      detail::ExecutionConfig cfg{fifo_capacity(proto), false, iterations};
-      auto r = detail::execute(program, cm, cfg, &memory);
-      bool first_iteration_done =
-          std::all_of(r.blocked.begin(), r.blocked.end(),
-                      [](const BlockedTb &b) { return b.at.iteration > 0; });
-      PostconditionCounterexample ce{name, {}};
-      if (!first_iteration_done) {
-        post.kind = VerdictKind::Violated;
-        post.summary =
-            fmt::format("violated: the program deadlocks before it completes ({})", name);
-        post.counterexample = ce;
-        break;
-      }
-      for (int c = 0; c < collective->num_chunks(); ++c) {
-        detail::Value expected{true, collective->expected_value(ChunkId(c))};
-        for (const ChunkPlace &place : collective->chunk(ChunkId(c)).post) {
-          detail::Value got = memory.read(place.rank, BufferKind::Output, place.slot);
-          if (got == expected)
-            continue;
-          if (ce.slots.size() < 20)
-            ce.slots.push_back({place.rank, place.slot,
-                                detail::describe_value(expected, *collective),
-                                detail::describe_value(got, *collective)});
-          else
-            break;
-        }
-      }
-      if (!ce.slots.empty()) {
-        post.kind = VerdictKind::Violated;
-        post.summary = fmt::format("violated: wrong output {} ({}{} slot(s))", name,
-                                   ce.slots.size() >= 20 ? "at least " : "", ce.slots.size());
-        post.counterexample = std::move(ce);
-        break;
-      }
-    }
-    if (post.kind == VerdictKind::Holds) {
-      std::string modes;
-      for (const auto &m : aliasing_modes(program))
-        modes += (modes.empty() ? "" : " and ") + m.second;
-      post.summary = fmt::format("holds: {} with chunk factor {}, {}", collective->name(),
-                                 collective->chunk_factor(), modes);
-      // Races make the data depend on the interleaving; one execution decides nothing then.
-      if (report.verdict(Property::RaceFreedom).kind != VerdictKind::Holds)
-        post.summary += " (in one execution order only: the races make the result order-dependent)";
-    }
-  }
-  report.verdicts.push_back(std::move(post));
+  report.verdicts.push_back(check_deadlock(context, linear_sound));
+  report.verdicts.push_back(check_races(context));
+  const bool races_hold = report.verdict(Property::RaceFreedom).kind == VerdictKind::Holds;
+  report.verdicts.push_back(check_postcondition(context, no_collective, races_hold));
   return report;
 }
 
