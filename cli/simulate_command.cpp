@@ -41,6 +41,180 @@ struct Row {
   bool deadlocked = false;
 };
 
+// The topology, with every bandwidth relation's sharing overridden when asked.
+Expected<Topology> topology_for(SimulateArgs &a) {
+  SYNCOLL_TRY(topology, resolve_topology(a.topology));
+  if (a.sharing.empty())
+    return topology;
+  TopologyDraft draft = topology.to_draft();
+  for (auto &relation : draft.relations)
+    relation.sharing = a.sharing == "fair" ? RelationSharing::Fair : RelationSharing::Fifo;
+  return Topology::create(draft);
+}
+
+Expected<std::optional<Protocol>> protocol_for(const SimulateArgs &a) {
+  if (a.protocol.empty())
+    return std::nullopt;
+  auto protocol = parse_protocol(a.protocol);
+  if (!protocol)
+    return fail({},
+                fmt::format("unknown protocol '{}' (expected Simple, LL or LL128)", a.protocol));
+  return protocol;
+}
+
+simulator::CostModel cost_model_for(const SimulateArgs &a) {
+  simulator::CostModel model =
+      a.preset == "nccl" ? simulator::nccl_preset() : simulator::CostModel{};
+  model.switching = a.switching == "store-and-forward" ? simulator::Switching::StoreAndForward
+                                                       : simulator::Switching::CutThrough;
+  return model;
+}
+
+// What is simulated: a program (from a file or an NCCL baseline) or an algorithm.
+struct Subject {
+  std::optional<Program> program;
+  std::optional<Algorithm> algorithm;
+  std::string what;
+};
+
+Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topology,
+                                   std::optional<Protocol> protocol) {
+  if (a.collective.empty())
+    return fail({}, "--baseline needs --collective");
+  auto kind = parse_collective_kind(a.collective);
+  if (!kind)
+    return fail({}, fmt::format("unknown collective '{}'", a.collective));
+  if (a.baseline == "nccl-tree") {
+    if (*kind != CollectiveKind::Allreduce)
+      return fail({}, "the NCCL tree baseline is an allreduce");
+    auto parent = simulator::find_tree(topology, RankId(0));
+    if (!parent)
+      return fail(
+          {}, fmt::format("topology '{}' has no tree over bidirectional links", topology.name()));
+    SYNCOLL_TRY(
+        p, simulator::nccl_tree_allreduce_program(*parent, 4, protocol.value_or(Protocol::Simple)));
+    return Subject{std::move(p), std::nullopt, "NCCL tree allreduce (4 pipelined chunks)"};
+  }
+  auto ring = simulator::find_ring(topology);
+  if (!ring)
+    return fail({},
+                fmt::format("topology '{}' has no ring for the NCCL baseline", topology.name()));
+  SYNCOLL_TRY(p, simulator::nccl_ring_program(*kind, *ring, a.channels,
+                                              protocol.value_or(Protocol::Simple)));
+  return Subject{std::move(p), std::nullopt,
+                 fmt::format("NCCL ring {} ({} channel(s))", a.collective, a.channels)};
+}
+
+// A program in either form, or an algorithm JSON.
+Expected<Subject> file_subject(const SimulateArgs &a) {
+  SYNCOLL_TRY(text, read_text_file(a.input));
+  std::optional<JsonDocument> doc;
+  if (sniff_program_format(text) == ProgramFormat::Json) {
+    SYNCOLL_TRY(parsed, JsonDocument::parse(text, a.input));
+    doc = std::move(parsed);
+  }
+  if (doc && !is_program_json(doc->root())) {
+    SYNCOLL_TRY(algorithm, algorithm_from_json(doc->root()));
+    return Subject{std::nullopt, std::move(algorithm), a.input};
+  }
+  SYNCOLL_TRY(program, parse_program(text, a.input));
+  print_diagnostics(program.warnings);
+  return Subject{std::move(program.value), std::nullopt, a.input};
+}
+
+Expected<std::vector<Row>> simulate_sizes(const Subject &subject, const SimulateArgs &a,
+                                          const Topology &topology,
+                                          const simulator::CostModel &model,
+                                          std::optional<Protocol> protocol,
+                                          const std::vector<int64_t> &sizes) {
+  std::vector<Row> rows;
+  if (subject.program) {
+    for (int64_t size : sizes) {
+      simulator::ProgramSimOptions o;
+      o.size_bytes = size;
+      o.model = model;
+      o.protocol = protocol;
+      o.trace = !a.trace.empty();
+      SYNCOLL_TRY(sim, simulator::simulate_program(*subject.program, topology, o));
+      rows.push_back({size, std::move(sim.result), sim.deadlocked});
+    }
+    return rows;
+  }
+  const Algorithm &algorithm = *subject.algorithm;
+  const std::string coll = a.collective.empty() ? algorithm.target.collective : a.collective;
+  SYNCOLL_TRY(collective, resolve_collective(coll, topology.num_ranks(),
+                                             a.chunk_factor.value_or(algorithm.target.chunk_factor),
+                                             a.root ? a.root : algorithm.target.root));
+  const simulator::AlgorithmSimOptions options{
+      a.mode == "dataflow" ? simulator::AlgorithmTiming::Dataflow
+                           : simulator::AlgorithmTiming::StepSynchronous,
+      model.efficiency[simulator::CostModel::index(protocol.value_or(Protocol::Simple))],
+      !a.trace.empty(), model.switching};
+  for (int64_t size : sizes) {
+    // --size counts like nccl-tests: the output for allgather and gather.
+    const int64_t input = input_bytes_for_nccl_tests_size(collective, size);
+    SYNCOLL_TRY(sim,
+                simulator::simulate_algorithm(algorithm, topology, collective, input, options));
+    rows.push_back({size, std::move(sim), false});
+  }
+  return rows;
+}
+
+// The table on stdout (and the busiest links for a single size); returns the CSV form.
+std::string print_rows(const std::vector<Row> &rows) {
+  fmt::print("{:>10} {:>14} {:>12} {:>12}\n", "size", "time (us)", "algbw GB/s", "busbw GB/s");
+  std::string csv = "size_bytes,time_us,algbw_gbps,busbw_gbps,deadlocked\n";
+  for (const Row &r : rows) {
+    const double us = double(r.result.completion) / 1e6;
+    if (r.deadlocked)
+      fmt::print("{:>10} {:>14} {:>12} {:>12}\n", format_size(r.size), "deadlock", "-", "-");
+    else
+      fmt::print("{:>10} {:>14.3f} {:>12.2f} {:>12.2f}\n", format_size(r.size), us,
+                 r.result.algbw_gbps, r.result.busbw_gbps);
+    csv += fmt::format("{},{:.6f},{:.6f},{:.6f},{}\n", r.size, us, r.result.algbw_gbps,
+                       r.result.busbw_gbps, r.deadlocked ? 1 : 0);
+  }
+  if (rows.size() == 1 && !rows[0].deadlocked) {
+    const auto &links = rows[0].result.links;
+    std::vector<size_t> order(links.size());
+    for (size_t i = 0; i < order.size(); ++i)
+      order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+      return links[x].utilization > links[y].utilization;
+    });
+    fmt::print("busiest links:");
+    for (size_t i = 0; i < std::min<size_t>(4, order.size()); ++i)
+      fmt::print(" {}->{} {:.0f}%", links[order[i]].src.value(), links[order[i]].dst.value(),
+                 100 * links[order[i]].utilization);
+    fmt::print("\n");
+  }
+  return csv;
+}
+
+// Everything the command does once its options are parsed; true when a size deadlocked.
+Expected<bool> run_simulate(SimulateArgs &a) {
+  if (a.input.empty() == a.baseline.empty())
+    return fail({}, "give either an input file or --baseline");
+  SYNCOLL_TRY(topology, topology_for(a));
+  SYNCOLL_TRY(sizes, parse_size_range(a.size));
+  if (!a.trace.empty() && sizes.size() != 1)
+    return fail({}, "--trace needs a single --size");
+  SYNCOLL_TRY(protocol, protocol_for(a));
+  const simulator::CostModel model = cost_model_for(a);
+  SYNCOLL_TRY(subject,
+              a.baseline.empty() ? file_subject(a) : baseline_subject(a, topology, protocol));
+  SYNCOLL_TRY(rows, simulate_sizes(subject, a, topology, model, protocol, sizes));
+  fmt::print("simulate {} on {} ({} ranks){}\n", subject.what, topology.name(),
+             topology.num_ranks(), a.preset.empty() ? "" : ", preset " + a.preset);
+  const std::string csv = print_rows(rows);
+  if (!a.csv.empty())
+    SYNCOLL_CHECK(write_output(a.csv, csv));
+  if (!a.trace.empty())
+    SYNCOLL_CHECK(
+        write_output(a.trace, to_canonical_json(simulator::to_chrome_trace(rows.front().result))));
+  return std::any_of(rows.begin(), rows.end(), [](const Row &r) { return r.deadlocked; });
+}
+
 } // namespace
 
 void add_simulate_command(CLI::App &app, RunResult &result) {
@@ -79,179 +253,13 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
   cmd->add_option("--trace", args->trace, "write a Chrome-trace timeline (one size only)");
   cmd->add_option("--csv", args->csv, "write the sweep as CSV");
   cmd->callback([&result, args] {
-    auto bad = [&](const Diagnostics &d) {
-      print_diagnostics(d);
+    auto deadlocked = run_simulate(*args);
+    if (!deadlocked) {
+      print_diagnostics(deadlocked.error());
       result.exit_code = kBadInput;
-    };
-    auto message = [](std::string text) {
-      return Diagnostics({Severity::Error, {}, std::move(text), {}});
-    };
-    if (args->input.empty() == args->baseline.empty())
-      return bad(message("give either an input file or --baseline"));
-    auto topology = resolve_topology(args->topology);
-    if (!topology)
-      return bad(topology.error());
-    if (!args->sharing.empty()) {
-      TopologyDraft draft = topology->to_draft();
-      for (auto &relation : draft.relations)
-        relation.sharing = args->sharing == "fair" ? RelationSharing::Fair : RelationSharing::Fifo;
-      topology = Topology::create(draft);
-      if (!topology)
-        return bad(topology.error());
+      return;
     }
-    auto sizes = parse_size_range(args->size);
-    if (!sizes)
-      return bad(sizes.error());
-    if (!args->trace.empty() && sizes->size() != 1)
-      return bad(message("--trace needs a single --size"));
-    std::optional<Protocol> protocol;
-    if (!args->protocol.empty()) {
-      protocol = parse_protocol(args->protocol);
-      if (!protocol)
-        return bad(message(
-            fmt::format("unknown protocol '{}' (expected Simple, LL or LL128)", args->protocol)));
-    }
-    simulator::CostModel model =
-        args->preset == "nccl" ? simulator::nccl_preset() : simulator::CostModel{};
-    model.switching = args->switching == "store-and-forward" ? simulator::Switching::StoreAndForward
-                                                             : simulator::Switching::CutThrough;
-
-    std::optional<Program> program;
-    std::optional<Algorithm> algorithm;
-    std::string what;
-    if (!args->baseline.empty()) {
-      if (args->collective.empty())
-        return bad(message("--baseline needs --collective"));
-      auto kind = parse_collective_kind(args->collective);
-      if (!kind)
-        return bad(message(fmt::format("unknown collective '{}'", args->collective)));
-      if (args->baseline == "nccl-tree") {
-        if (*kind != CollectiveKind::Allreduce)
-          return bad(message("the NCCL tree baseline is an allreduce"));
-        auto parent = simulator::find_tree(*topology, RankId(0));
-        if (!parent)
-          return bad(message(
-              fmt::format("topology '{}' has no tree over bidirectional links", topology->name())));
-        auto p =
-            simulator::nccl_tree_allreduce_program(*parent, 4, protocol.value_or(Protocol::Simple));
-        if (!p)
-          return bad(p.error());
-        program = *p;
-        what = "NCCL tree allreduce (4 pipelined chunks)";
-      } else {
-        auto ring = simulator::find_ring(*topology);
-        if (!ring)
-          return bad(message(
-              fmt::format("topology '{}' has no ring for the NCCL baseline", topology->name())));
-        auto p = simulator::nccl_ring_program(*kind, *ring, args->channels,
-                                              protocol.value_or(Protocol::Simple));
-        if (!p)
-          return bad(p.error());
-        program = *p;
-        what = fmt::format("NCCL ring {} ({} channel(s))", args->collective, args->channels);
-      }
-    } else {
-      auto text = read_text_file(args->input);
-      if (!text)
-        return bad(text.error());
-      // A program in either form, or an algorithm JSON.
-      std::optional<JsonDocument> doc;
-      if (sniff_program_format(*text) == ProgramFormat::Json) {
-        auto parsed = JsonDocument::parse(*text, args->input);
-        if (!parsed)
-          return bad(parsed.error());
-        doc = std::move(*parsed);
-      }
-      if (!doc || is_program_json(doc->root())) {
-        auto p = parse_program(*text, args->input);
-        if (!p)
-          return bad(p.error());
-        print_diagnostics(p->warnings);
-        program = p->value;
-      } else {
-        auto a = algorithm_from_json(doc->root());
-        if (!a)
-          return bad(a.error());
-        algorithm = *a;
-      }
-      what = args->input;
-    }
-
-    std::vector<Row> rows;
-    if (program) {
-      for (int64_t size : *sizes) {
-        simulator::ProgramSimOptions o;
-        o.size_bytes = size;
-        o.model = model;
-        o.protocol = protocol;
-        o.trace = !args->trace.empty();
-        auto sim = simulator::simulate_program(*program, *topology, o);
-        if (!sim)
-          return bad(sim.error());
-        rows.push_back({size, std::move(sim->result), sim->deadlocked});
-      }
-    } else {
-      std::string coll = args->collective.empty() ? algorithm->target.collective : args->collective;
-      auto collective = resolve_collective(
-          coll, topology->num_ranks(), args->chunk_factor.value_or(algorithm->target.chunk_factor),
-          args->root ? args->root : algorithm->target.root);
-      if (!collective)
-        return bad(collective.error());
-      const double efficiency =
-          model.efficiency[simulator::CostModel::index(protocol.value_or(Protocol::Simple))];
-      for (int64_t size : *sizes) {
-        // --size counts like nccl-tests: the output for allgather and gather.
-        const int64_t input = input_bytes_for_nccl_tests_size(*collective, size);
-        auto sim = simulator::simulate_algorithm(
-            *algorithm, *topology, *collective, input,
-            {args->mode == "dataflow" ? simulator::AlgorithmTiming::Dataflow
-                                      : simulator::AlgorithmTiming::StepSynchronous,
-             efficiency, !args->trace.empty(), model.switching});
-        if (!sim)
-          return bad(sim.error());
-        rows.push_back({size, std::move(*sim), false});
-      }
-    }
-
-    fmt::print("simulate {} on {} ({} ranks){}\n", what, topology->name(), topology->num_ranks(),
-               args->preset.empty() ? "" : ", preset " + args->preset);
-    fmt::print("{:>10} {:>14} {:>12} {:>12}\n", "size", "time (us)", "algbw GB/s", "busbw GB/s");
-    bool deadlocked = false;
-    std::string csv = "size_bytes,time_us,algbw_gbps,busbw_gbps,deadlocked\n";
-    for (const Row &r : rows) {
-      deadlocked = deadlocked || r.deadlocked;
-      const double us = double(r.result.completion) / 1e6;
-      if (r.deadlocked)
-        fmt::print("{:>10} {:>14} {:>12} {:>12}\n", format_size(r.size), "deadlock", "-", "-");
-      else
-        fmt::print("{:>10} {:>14.3f} {:>12.2f} {:>12.2f}\n", format_size(r.size), us,
-                   r.result.algbw_gbps, r.result.busbw_gbps);
-      csv += fmt::format("{},{:.6f},{:.6f},{:.6f},{}\n", r.size, us, r.result.algbw_gbps,
-                         r.result.busbw_gbps, r.deadlocked ? 1 : 0);
-    }
-    if (rows.size() == 1 && !rows[0].deadlocked) {
-      const auto &links = rows[0].result.links;
-      std::vector<size_t> order(links.size());
-      for (size_t i = 0; i < order.size(); ++i)
-        order[i] = i;
-      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-        return links[a].utilization > links[b].utilization;
-      });
-      fmt::print("busiest links:");
-      for (size_t i = 0; i < std::min<size_t>(4, order.size()); ++i)
-        fmt::print(" {}->{} {:.0f}%", links[order[i]].src.value(), links[order[i]].dst.value(),
-                   100 * links[order[i]].utilization);
-      fmt::print("\n");
-    }
-    if (!args->csv.empty())
-      if (auto w = write_output(args->csv, csv); !w)
-        return bad(w.error());
-    if (!args->trace.empty())
-      if (auto w = write_output(args->trace,
-                                to_canonical_json(simulator::to_chrome_trace(rows.front().result)));
-          !w)
-        return bad(w.error());
-    result.exit_code = deadlocked ? kCheckFailed : kSuccess;
+    result.exit_code = *deadlocked ? kCheckFailed : kSuccess;
   });
 }
 

@@ -125,6 +125,206 @@ Expected<BufferRef> read_buffer_ref(const XmlReader &x, const pugi::xml_node &st
   return BufferRef{*kind, static_cast<int>(off)};
 }
 
+// Reads one document element by element (header, gpu, tb, step), remembering every element in
+// document order so Program::create's pointers resolve to text locations.
+class MscclIrParser {
+public:
+  MscclIrParser(std::string_view text, const std::string &file) : x_(text, file) {}
+
+  Expected<Warned<Program>> parse(const pugi::xml_node &algo) {
+    ProgramDraft d;
+    SYNCOLL_CHECK(read_header(algo, d));
+    for (auto gpu : algo.children("gpu")) {
+      SYNCOLL_TRY(rank, read_gpu(gpu));
+      d.ranks.push_back(std::move(rank));
+    }
+    auto program = Program::create(std::move(d));
+    if (!program) {
+      Diagnostics diag = program.error();
+      diag.resolve_pointers([&](const std::string &pointer) { return locate(algo, pointer); });
+      return tl::unexpected(diag);
+    }
+    return Warned<Program>{*std::move(program), std::move(warnings_)};
+  }
+
+private:
+  // <algo>: what the executor requires, and the old runtime's dialect with a warning.
+  Expected<void> read_header(const pugi::xml_node &algo, ProgramDraft &d) {
+    x_.warn_unknown_attributes(algo,
+                               {"name", "proto", "nchannels", "nchunksperloop", "ngpus", "coll",
+                                "inplace", "outofplace", "minBytes", "maxBytes", "nthreads",
+                                "redop"},
+                               warnings_);
+    SYNCOLL_CHECK(x_.only_children(algo, "gpu"));
+    SYNCOLL_TRY(name, x_.string_attr(algo, "name"));
+    d.name = name;
+    SYNCOLL_TRY(proto, x_.string_attr(algo, "proto"));
+    auto protocol = parse_protocol(proto);
+    if (!protocol)
+      return fail(x_.at(algo, "proto"),
+                  fmt::format("unknown protocol '{}' (expected Simple, LL or LL128)", proto));
+    d.protocol = *protocol;
+    SYNCOLL_TRY(nchannels, x_.int_attr(algo, "nchannels", 1, 1 << 16));
+    d.num_channels = static_cast<int>(nchannels);
+    SYNCOLL_TRY(ncpl, x_.int_attr(algo, "nchunksperloop", 1, INT32_MAX));
+    d.chunks_per_loop = static_cast<int>(ncpl);
+    SYNCOLL_TRY(ngpus, x_.int_attr(algo, "ngpus", 1, kMaxRanks));
+    d.num_ranks = static_cast<int>(ngpus);
+    SYNCOLL_TRY(coll, x_.string_attr(algo, "coll"));
+    auto coll_name = parse_ir_collective_name(coll);
+    if (!coll_name)
+      return fail(x_.at(algo, "coll"), fmt::format("unknown collective '{}'", coll));
+    if (coll_name->old_runtime_spelling)
+      warnings_.warning(x_.at(algo, "coll"),
+                        coll == "custom"
+                            ? std::string("collective 'custom' is the old runtime's; the executor "
+                                          "does not accept it")
+                            : fmt::format("collective '{}' is the old runtime's spelling; the "
+                                          "executor spells it '{}'",
+                                          coll, coll_name->canonical));
+    d.collective = coll_name->canonical;
+    SYNCOLL_TRY(inplace, x_.flag_attr(algo, "inplace"));
+    d.in_place = inplace;
+    if (algo.attribute("outofplace")) {
+      SYNCOLL_TRY(oop, x_.flag_attr(algo, "outofplace"));
+      d.out_of_place = oop;
+    } else {
+      d.out_of_place = !d.in_place;
+      warnings_.warning(x_.at(algo),
+                        fmt::format("<algo> has no 'outofplace' (old runtime dialect); taken as "
+                                    "{}, and the executor rejects the file",
+                                    d.out_of_place ? 1 : 0));
+    }
+    for (const char *attr : {"minBytes", "maxBytes"}) {
+      if (!algo.attribute(attr)) {
+        warnings_.warning(x_.at(algo), fmt::format("<algo> has no '{}' (old runtime dialect); "
+                                                   "taken as 0, and the executor rejects the file",
+                                                   attr));
+        continue;
+      }
+      SYNCOLL_TRY(v, x_.int_attr(algo, attr, INT64_MIN, INT64_MAX));
+      (std::string_view(attr) == "minBytes" ? d.min_bytes : d.max_bytes) = v;
+    }
+    if (algo.attribute("nthreads")) {
+      SYNCOLL_TRY(nt, x_.int_attr(algo, "nthreads", INT32_MIN, INT32_MAX));
+      d.num_threads = static_cast<int>(nt);
+    }
+    return {};
+  }
+
+  Expected<RankProgram> read_gpu(const pugi::xml_node &gpu) {
+    x_.warn_unknown_attributes(gpu, {"id", "i_chunks", "o_chunks", "s_chunks"}, warnings_);
+    SYNCOLL_CHECK(x_.only_children(gpu, "tb"));
+    RankProgram rp;
+    SYNCOLL_TRY(id, x_.int_attr(gpu, "id", INT32_MIN, INT32_MAX));
+    rp.rank = RankId(static_cast<int32_t>(id));
+    SYNCOLL_TRY(ic, x_.int_attr(gpu, "i_chunks", INT32_MIN, INT32_MAX));
+    SYNCOLL_TRY(oc, x_.int_attr(gpu, "o_chunks", INT32_MIN, INT32_MAX));
+    SYNCOLL_TRY(sc, x_.int_attr(gpu, "s_chunks", INT32_MIN, INT32_MAX));
+    rp.input_chunks = static_cast<int>(ic);
+    rp.output_chunks = static_cast<int>(oc);
+    rp.scratch_chunks = static_cast<int>(sc);
+    gpu_nodes_.push_back(gpu);
+    tb_nodes_.emplace_back();
+    step_nodes_.emplace_back();
+    for (auto tbn : gpu.children("tb")) {
+      SYNCOLL_TRY(tb, read_thread_block(tbn));
+      rp.thread_blocks.push_back(std::move(tb));
+    }
+    return rp;
+  }
+
+  Expected<ThreadBlock> read_thread_block(const pugi::xml_node &tbn) {
+    x_.warn_unknown_attributes(tbn, {"id", "send", "recv", "chan"}, warnings_);
+    SYNCOLL_CHECK(x_.only_children(tbn, "step"));
+    ThreadBlock tb;
+    SYNCOLL_TRY(tid, x_.int_attr(tbn, "id", INT32_MIN, INT32_MAX));
+    tb.id = TbId(static_cast<int32_t>(tid));
+    SYNCOLL_TRY(send, x_.int_attr(tbn, "send", -1, INT32_MAX));
+    SYNCOLL_TRY(recv, x_.int_attr(tbn, "recv", -1, INT32_MAX));
+    if (send >= 0)
+      tb.send_peer = RankId(static_cast<int32_t>(send));
+    if (recv >= 0)
+      tb.recv_peer = RankId(static_cast<int32_t>(recv));
+    SYNCOLL_TRY(chan, x_.int_attr(tbn, "chan", INT32_MIN, INT32_MAX));
+    tb.channel = ChannelId(static_cast<int32_t>(chan));
+    tb_nodes_.back().push_back(tbn);
+    step_nodes_.back().emplace_back();
+    for (auto sn : tbn.children("step")) {
+      SYNCOLL_TRY(in, read_step(sn));
+      tb.steps.push_back(in);
+      step_nodes_.back().back().push_back(sn);
+    }
+    return tb;
+  }
+
+  Expected<Instruction> read_step(const pugi::xml_node &sn) {
+    x_.warn_unknown_attributes(
+        sn, {"s", "type", "srcbuf", "srcoff", "dstbuf", "dstoff", "cnt", "depid", "deps", "hasdep"},
+        warnings_);
+    Instruction in;
+    SYNCOLL_TRY(s, x_.int_attr(sn, "s", INT32_MIN, INT32_MAX));
+    in.declared_index = static_cast<int>(s);
+    SYNCOLL_TRY(type, x_.string_attr(sn, "type"));
+    auto op = parse_op_type(type);
+    if (!op)
+      return fail(x_.at(sn, "type"),
+                  fmt::format("unknown step type '{}' (expected s, r, rcs, rrs, rrc, rrcs, cpy, "
+                              "re or nop)",
+                              type));
+    in.op = *op;
+    SYNCOLL_TRY(src, read_buffer_ref(x_, sn, "srcbuf", "srcoff"));
+    SYNCOLL_TRY(dst, read_buffer_ref(x_, sn, "dstbuf", "dstoff"));
+    in.src = src;
+    in.dst = dst;
+    SYNCOLL_TRY(cnt, x_.int_attr(sn, "cnt", INT32_MIN, INT32_MAX));
+    in.count = static_cast<int>(cnt);
+    SYNCOLL_TRY(depid, x_.int_attr(sn, "depid", INT32_MIN, INT32_MAX));
+    SYNCOLL_TRY(deps, x_.int_attr(sn, "deps", INT32_MIN, INT32_MAX));
+    if (depid < -1)
+      return fail(x_.at(sn, "depid"), fmt::format("depid {} must be at least -1", depid));
+    if (depid >= 0)
+      in.dependency =
+          Dependency{TbId(static_cast<int32_t>(depid)), StepIndex(static_cast<int32_t>(deps))};
+    else if (deps != -1)
+      warnings_.warning(x_.at(sn, "deps"),
+                        fmt::format("deps {} is ignored because depid is -1", deps));
+    SYNCOLL_TRY(hasdep, x_.flag_attr(sn, "hasdep"));
+    in.has_dep = hasdep;
+    return in;
+  }
+
+  // A Program::create pointer: /attr | /gpus | /gpus/G[/attr | /tbs/T[/attr | /steps/K[/attr]]].
+  SourceLocation locate(const pugi::xml_node &algo, const std::string &pointer) const {
+    std::vector<std::string> parts;
+    std::stringstream ss(pointer.substr(1));
+    for (std::string part; std::getline(ss, part, '/');)
+      parts.push_back(part);
+    pugi::xml_node node = algo;
+    size_t g = 0, t = 0;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      bool last = i + 1 == parts.size();
+      auto index = [&] { return i + 1 < parts.size() ? std::stoul(parts[i + 1]) : 0; };
+      if (parts[i] == "gpus" && !last) {
+        g = index(), node = gpu_nodes_.at(g), ++i;
+      } else if (parts[i] == "tbs" && !last) {
+        t = index(), node = tb_nodes_.at(g).at(t), ++i;
+      } else if (parts[i] == "steps" && !last) {
+        node = step_nodes_.at(g).at(t).at(index()), ++i;
+      } else if (last && parts[i] != "gpus") {
+        return x_.at(node, parts[i]);
+      }
+    }
+    return x_.at(node);
+  }
+
+  XmlReader x_;
+  Diagnostics warnings_;
+  std::vector<pugi::xml_node> gpu_nodes_;
+  std::vector<std::vector<pugi::xml_node>> tb_nodes_;
+  std::vector<std::vector<std::vector<pugi::xml_node>>> step_nodes_;
+};
+
 } // namespace
 
 Expected<Warned<Program>> parse_mscclir_xml(std::string_view text, const std::string &file) {
@@ -133,179 +333,14 @@ Expected<Warned<Program>> parse_mscclir_xml(std::string_view text, const std::st
   if (!parsed)
     return fail(location_at(text, file, parsed.offset),
                 fmt::format("invalid XML: {}", parsed.description()));
-  XmlReader x(text, file);
-  Diagnostics warnings;
   pugi::xml_node algo = doc.document_element();
   if (!algo)
     return fail({file, 1, 1}, "no <algo> element");
+  MscclIrParser parser(text, file);
   if (std::string_view(algo.name()) != "algo")
-    return fail(x.at(algo), fmt::format("root element is <{}>, expected <algo>", algo.name()));
-  x.warn_unknown_attributes(algo,
-                            {"name", "proto", "nchannels", "nchunksperloop", "ngpus", "coll",
-                             "inplace", "outofplace", "minBytes", "maxBytes", "nthreads", "redop"},
-                            warnings);
-  SYNCOLL_CHECK(x.only_children(algo, "gpu"));
-
-  ProgramDraft d;
-  SYNCOLL_TRY(name, x.string_attr(algo, "name"));
-  d.name = name;
-  SYNCOLL_TRY(proto, x.string_attr(algo, "proto"));
-  auto protocol = parse_protocol(proto);
-  if (!protocol)
-    return fail(x.at(algo, "proto"),
-                fmt::format("unknown protocol '{}' (expected Simple, LL or LL128)", proto));
-  d.protocol = *protocol;
-  SYNCOLL_TRY(nchannels, x.int_attr(algo, "nchannels", 1, 1 << 16));
-  d.num_channels = static_cast<int>(nchannels);
-  SYNCOLL_TRY(ncpl, x.int_attr(algo, "nchunksperloop", 1, INT32_MAX));
-  d.chunks_per_loop = static_cast<int>(ncpl);
-  SYNCOLL_TRY(ngpus, x.int_attr(algo, "ngpus", 1, kMaxRanks));
-  d.num_ranks = static_cast<int>(ngpus);
-  SYNCOLL_TRY(coll, x.string_attr(algo, "coll"));
-  auto coll_name = parse_ir_collective_name(coll);
-  if (!coll_name)
-    return fail(x.at(algo, "coll"), fmt::format("unknown collective '{}'", coll));
-  if (coll_name->old_runtime_spelling)
-    warnings.warning(x.at(algo, "coll"),
-                     coll == "custom"
-                         ? std::string("collective 'custom' is the old runtime's; the executor "
-                                       "does not accept it")
-                         : fmt::format("collective '{}' is the old runtime's spelling; the "
-                                       "executor spells it '{}'",
-                                       coll, coll_name->canonical));
-  d.collective = coll_name->canonical;
-  SYNCOLL_TRY(inplace, x.flag_attr(algo, "inplace"));
-  d.in_place = inplace;
-  if (algo.attribute("outofplace")) {
-    SYNCOLL_TRY(oop, x.flag_attr(algo, "outofplace"));
-    d.out_of_place = oop;
-  } else {
-    d.out_of_place = !d.in_place;
-    warnings.warning(x.at(algo), fmt::format("<algo> has no 'outofplace' (old runtime dialect); "
-                                             "taken as {}, and the executor rejects the file",
-                                             d.out_of_place ? 1 : 0));
-  }
-  for (const char *attr : {"minBytes", "maxBytes"}) {
-    if (!algo.attribute(attr)) {
-      warnings.warning(x.at(algo), fmt::format("<algo> has no '{}' (old runtime dialect); taken "
-                                               "as 0, and the executor rejects the file",
-                                               attr));
-      continue;
-    }
-    SYNCOLL_TRY(v, x.int_attr(algo, attr, INT64_MIN, INT64_MAX));
-    (std::string_view(attr) == "minBytes" ? d.min_bytes : d.max_bytes) = v;
-  }
-  if (algo.attribute("nthreads")) {
-    SYNCOLL_TRY(nt, x.int_attr(algo, "nthreads", INT32_MIN, INT32_MAX));
-    d.num_threads = static_cast<int>(nt);
-  }
-
-  // Elements in document order, to resolve the pointers of Program::create's diagnostics.
-  std::vector<pugi::xml_node> gpu_nodes;
-  std::vector<std::vector<pugi::xml_node>> tb_nodes;
-  std::vector<std::vector<std::vector<pugi::xml_node>>> step_nodes;
-  for (auto gpu : algo.children("gpu")) {
-    x.warn_unknown_attributes(gpu, {"id", "i_chunks", "o_chunks", "s_chunks"}, warnings);
-    SYNCOLL_CHECK(x.only_children(gpu, "tb"));
-    RankProgram rp;
-    SYNCOLL_TRY(id, x.int_attr(gpu, "id", INT32_MIN, INT32_MAX));
-    rp.rank = RankId(static_cast<int32_t>(id));
-    SYNCOLL_TRY(ic, x.int_attr(gpu, "i_chunks", INT32_MIN, INT32_MAX));
-    SYNCOLL_TRY(oc, x.int_attr(gpu, "o_chunks", INT32_MIN, INT32_MAX));
-    SYNCOLL_TRY(sc, x.int_attr(gpu, "s_chunks", INT32_MIN, INT32_MAX));
-    rp.input_chunks = static_cast<int>(ic);
-    rp.output_chunks = static_cast<int>(oc);
-    rp.scratch_chunks = static_cast<int>(sc);
-    gpu_nodes.push_back(gpu);
-    tb_nodes.emplace_back();
-    step_nodes.emplace_back();
-    for (auto tbn : gpu.children("tb")) {
-      x.warn_unknown_attributes(tbn, {"id", "send", "recv", "chan"}, warnings);
-      SYNCOLL_CHECK(x.only_children(tbn, "step"));
-      ThreadBlock tb;
-      SYNCOLL_TRY(tid, x.int_attr(tbn, "id", INT32_MIN, INT32_MAX));
-      tb.id = TbId(static_cast<int32_t>(tid));
-      SYNCOLL_TRY(send, x.int_attr(tbn, "send", -1, INT32_MAX));
-      SYNCOLL_TRY(recv, x.int_attr(tbn, "recv", -1, INT32_MAX));
-      if (send >= 0)
-        tb.send_peer = RankId(static_cast<int32_t>(send));
-      if (recv >= 0)
-        tb.recv_peer = RankId(static_cast<int32_t>(recv));
-      SYNCOLL_TRY(chan, x.int_attr(tbn, "chan", INT32_MIN, INT32_MAX));
-      tb.channel = ChannelId(static_cast<int32_t>(chan));
-      tb_nodes.back().push_back(tbn);
-      step_nodes.back().emplace_back();
-      for (auto sn : tbn.children("step")) {
-        x.warn_unknown_attributes(
-            sn,
-            {"s", "type", "srcbuf", "srcoff", "dstbuf", "dstoff", "cnt", "depid", "deps", "hasdep"},
-            warnings);
-        Instruction in;
-        SYNCOLL_TRY(s, x.int_attr(sn, "s", INT32_MIN, INT32_MAX));
-        in.declared_index = static_cast<int>(s);
-        SYNCOLL_TRY(type, x.string_attr(sn, "type"));
-        auto op = parse_op_type(type);
-        if (!op)
-          return fail(x.at(sn, "type"),
-                      fmt::format("unknown step type '{}' (expected s, r, rcs, rrs, rrc, rrcs, "
-                                  "cpy, re or nop)",
-                                  type));
-        in.op = *op;
-        SYNCOLL_TRY(src, read_buffer_ref(x, sn, "srcbuf", "srcoff"));
-        SYNCOLL_TRY(dst, read_buffer_ref(x, sn, "dstbuf", "dstoff"));
-        in.src = src;
-        in.dst = dst;
-        SYNCOLL_TRY(cnt, x.int_attr(sn, "cnt", INT32_MIN, INT32_MAX));
-        in.count = static_cast<int>(cnt);
-        SYNCOLL_TRY(depid, x.int_attr(sn, "depid", INT32_MIN, INT32_MAX));
-        SYNCOLL_TRY(deps, x.int_attr(sn, "deps", INT32_MIN, INT32_MAX));
-        if (depid < -1)
-          return fail(x.at(sn, "depid"), fmt::format("depid {} must be at least -1", depid));
-        if (depid >= 0)
-          in.dependency =
-              Dependency{TbId(static_cast<int32_t>(depid)), StepIndex(static_cast<int32_t>(deps))};
-        else if (deps != -1)
-          warnings.warning(x.at(sn, "deps"),
-                           fmt::format("deps {} is ignored because depid is -1", deps));
-        SYNCOLL_TRY(hasdep, x.flag_attr(sn, "hasdep"));
-        in.has_dep = hasdep;
-        tb.steps.push_back(in);
-        step_nodes.back().back().push_back(sn);
-      }
-      rp.thread_blocks.push_back(std::move(tb));
-    }
-    d.ranks.push_back(std::move(rp));
-  }
-
-  auto program = Program::create(std::move(d));
-  if (!program) {
-    Diagnostics diag = program.error();
-    diag.resolve_pointers([&](const std::string &pointer) -> SourceLocation {
-      // /attr | /gpus | /gpus/G[/attr | /tbs/T[/attr | /steps/K[/attr]]]
-      std::vector<std::string> parts;
-      std::stringstream ss(pointer.substr(1));
-      for (std::string part; std::getline(ss, part, '/');)
-        parts.push_back(part);
-      pugi::xml_node node = algo;
-      size_t g = 0, t = 0;
-      for (size_t i = 0; i < parts.size(); ++i) {
-        bool last = i + 1 == parts.size();
-        auto index = [&] { return i + 1 < parts.size() ? std::stoul(parts[i + 1]) : 0; };
-        if (parts[i] == "gpus" && !last) {
-          g = index(), node = gpu_nodes.at(g), ++i;
-        } else if (parts[i] == "tbs" && !last) {
-          t = index(), node = tb_nodes.at(g).at(t), ++i;
-        } else if (parts[i] == "steps" && !last) {
-          node = step_nodes.at(g).at(t).at(index()), ++i;
-        } else if (last && parts[i] != "gpus") {
-          return x.at(node, parts[i]);
-        }
-      }
-      return x.at(node);
-    });
-    return tl::unexpected(diag);
-  }
-  return Warned<Program>{*std::move(program), std::move(warnings)};
+    return fail(XmlReader(text, file).at(algo),
+                fmt::format("root element is <{}>, expected <algo>", algo.name()));
+  return parser.parse(algo);
 }
 
 Expected<Warned<Program>> read_mscclir_file(const std::string &path) {
