@@ -1,4 +1,4 @@
-// The mutation campaign of issue 3 as a table: per program and fault, how many mutants, how the
+// The mutation campaign as a table: per program and fault, how many mutants, how the
 // executor's parser and the verifier caught them, how many change behaviour under the
 // independent random-schedule oracle, and how many of those were missed (the target is 0).
 #include "tests/verifier/mutation_campaign.h"

@@ -1,6 +1,6 @@
-// Simulator speed (issue 4): ring Allreduce of 256 MiB per rank over 8 to 4096 ranks on a
+// Simulator speed: ring Allreduce of 256 MiB per rank over 8 to 4096 ranks on a
 // bidirectional ring of 50 GB/s, 500 ns links, the setting in which ASTRA-sim's analytical
-// backend was measured on this machine kind (reference/cost-models.md, "Peer measurement":
+// backend was measured on this machine kind (docs/references.md, ASTRA-sim:
 // 9.0 s and 67 M events for 4096 ranks), and a congestion-heavy direct Alltoall through a switch.
 #include "model/topology_library.h"
 #include "simulator/algorithm_sim.h"
@@ -70,7 +70,7 @@ int main(int argc, char **argv) {
     double astra_seconds;
     double astra_events;
   };
-  // ASTRA-sim analytical backend, same machine kind (reference/cost-models.md).
+  // ASTRA-sim analytical backend, same machine kind (docs/references.md).
   std::vector<Peer> cases = {
       {8, 0.0005, 224}, {64, 0.003, 16128}, {512, 0.12, 1.05e6}, {4096, 9.0, 67.1e6}};
   if (quick)

@@ -1,7 +1,7 @@
 // Synthesis speed (issues 5 and 6): every DGX-1 row of SCCL Table 4 with both backends side by
 // side, against the paper's time and the public msccl-tools synthesizer measured on this machine
-// kind (reference/synthesis.md 2.1); the DGX-1 Allgather Pareto search; and with --families the
-// seed sat benchmark families. Usage:
+// kind (docs/synthesis.md, "Measured"); the DGX-1 Allgather Pareto search; and with --families the
+// the SAT paper's benchmark families. Usage:
 //   synth_bench [--quick] [--limit SECONDS]      Table 4 and the Pareto search (300 s per row)
 //   synth_bench --families [--limit SECONDS] [--backend sat|smt|both] [--only ROWS_FILE]
 //                                                the families alone, the limit per instance
@@ -112,7 +112,7 @@ int run_families(double limit, const std::vector<synth::Backend> &backends,
   const CollectiveKind kinds[] = {CollectiveKind::Allgather, CollectiveKind::Gather,
                                   CollectiveKind::Broadcast, CollectiveKind::Alltoall,
                                   CollectiveKind::Allreduce};
-  std::printf("\nseed sat families, limit %.0f s per instance (S, R found, \"?\" when a smaller S "
+  std::printf("\nSAT paper families, limit %.0f s per instance (S, R found, \"?\" when a smaller S "
               "was unknown; times in s)\n\n",
               limit);
   std::printf("%-16s %-10s %2s %-10s", "topology", "collective", "C", "objective");

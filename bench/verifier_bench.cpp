@@ -1,4 +1,4 @@
-// Verifier speed on ring Allreduce programs of growing size (issue 3): every property in every
+// Verifier speed on ring Allreduce programs of growing size: every property in every
 // mode, against the target of 100 ms per property for a 16-rank, 24-channel program of about
 // 10k steps, and the time per step across four sizes to show the checks are linear.
 #include "tests/support/programs.h"

@@ -15,7 +15,7 @@
 
 namespace syncoll::cli {
 
-/// Exit codes (DESIGN.md section 8).
+/// Exit codes (docs/architecture.md, "Files and the CLI").
 /// 3 is for a verdict that could not be decided (a solver or state limit): never success or
 /// failure.
 enum ExitCode : int { kSuccess = 0, kCheckFailed = 1, kBadInput = 2, kUnknown = 3 };

@@ -77,13 +77,13 @@ void add_common(CLI::App &cmd, SynthArgs &args) {
 
 void add_synth_commands(CLI::App &app, RunResult &result) {
   CLI::App *synth = app.add_subcommand(
-      "synth", "synthesize k-synchronous algorithms (seed sccl): one instance, the fewest "
+      "synth", "synthesize k-synchronous algorithms (SCCL): one instance, the fewest "
                "steps, or the Pareto frontier of steps and rounds per chunk");
   synth->require_subcommand(1);
   auto args = std::make_shared<SynthArgs>();
   CLI::App *instance = synth->add_subcommand("instance", "decide one (chunks, steps, rounds)");
   CLI::App *least = synth->add_subcommand("least-steps", "the fewest steps, from the lower bound");
-  CLI::App *front = synth->add_subcommand("pareto", "the Pareto frontier (seed sccl Algorithm 1)");
+  CLI::App *front = synth->add_subcommand("pareto", "the Pareto frontier (SCCL, Algorithm 1)");
   for (CLI::App *cmd : {instance, least, front})
     add_common(*cmd, *args);
   for (CLI::App *cmd : {instance, least}) {

@@ -26,7 +26,7 @@
 namespace syncoll::lowering {
 
 /// True dependencies read what an earlier operation wrote; false ones (write after read, write
-/// after write) only order memory reuse (seed gc3 4.1).
+/// after write) only order memory reuse (GC3, section 4.1).
 enum class DependencyKind { True, False };
 
 struct DagEdge {
@@ -81,7 +81,7 @@ struct InstructionDag {
 };
 
 struct LowerOptions {
-  /// Replicates the whole program (seed gc3 5.3): chunk k of the input and output becomes
+  /// Replicates the whole program (GC3, section 5.3): chunk k of the input and output becomes
   /// k * instances + i for instance i, scratch gets one block per instance, channels and thread
   /// blocks are offset per instance. Multi-chunk steps are split where replication makes their
   /// chunks non-adjacent.

@@ -1,5 +1,5 @@
 // DOT text of the chunk DAG and the instruction DAG (DOT is the interchange; viz/ renders it).
-// Here rather than in viz/ because viz/ sits below lowering/ (DESIGN.md section 1).
+// Here rather than in viz/ because viz/ sits below lowering/ (docs/architecture.md, "Layers").
 #pragma once
 
 #include "lowering/compile.h"

@@ -1,4 +1,4 @@
-// The chunk-oriented DSL (seed gc3 section 3; DESIGN.md section 7): a program bound to a
+// The chunk-oriented DSL (GC3, section 3; docs/architecture.md, "Lowering"): a program bound to a
 // topology and a collective, written as copies and reductions of chunk references. Tracing it
 // records the operations in program order and checks each reference as it is used: a slot that
 // holds no value yet, a reference whose slots were overwritten since it was made (stale), a
@@ -44,7 +44,7 @@ struct ChunkRef {
 
 std::string to_string(const ChunkRef &r);
 
-/// Where an operation runs (seed gc3 3.3): a channel, and the thread blocks of the sending and
+/// Where an operation runs (GC3, section 3.3): a channel, and the thread blocks of the sending and
 /// receiving side, as hints the scheduler follows. Thread block numbers group instructions on a
 /// rank; the emitted ids are renumbered contiguously.
 struct CopyOptions {

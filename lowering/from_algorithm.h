@@ -1,5 +1,5 @@
 // Synthesized (or hand-written) k-synchronous Algorithms as DSL programs, so that they lower
-// through the same passes as everything else (DESIGN.md section 7).
+// through the same passes as everything else (docs/architecture.md, "Lowering").
 #pragma once
 
 #include "lowering/dsl.h"

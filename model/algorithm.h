@@ -1,6 +1,6 @@
-// Algorithm: a k-synchronous schedule (seed sccl 3.1, 3.3). S steps, step s spends r_s rounds,
-// and every send moves one chunk over one link within a step. A send either copies the chunk
-// (the destination's value becomes the source's) or reduces it into the destination (the
+// Algorithm: a k-synchronous schedule (SCCL, sections 3.1 and 3.3). S steps, step s spends r_s
+// rounds, and every send moves one chunk over one link within a step. A send either copies the
+// chunk (the destination's value becomes the source's) or reduces it into the destination (the
 // destination's value becomes the combination of both), as in SCCL's combining algorithms.
 #pragma once
 
@@ -83,7 +83,7 @@ struct AlgorithmCheck {
   bool holds() const { return violations.empty(); }
 };
 
-/// Independent checker (seed sccl 3.3): runs the schedule step by step from the precondition,
+/// Independent checker (SCCL, section 3.3): runs the schedule step by step from the precondition,
 /// with every send of a step reading the state from before the step. Checks that each send's
 /// link exists and its source holds the chunk, that every link and bandwidth relation carries at
 /// most capacity x r_s sends in step s, and that every post rank ends with exactly the expected

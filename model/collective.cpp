@@ -209,7 +209,7 @@ Expected<CollectiveSpec> make_collective(CollectiveKind kind, int P, int C,
       v.push_back(place(r, slot));
     return v;
   };
-  // Chunk numbering follows SCCL (seed sccl 3.2.2): chunk i*P + n is the i-th chunk of rank n.
+  // Chunk numbering follows SCCL (section 3.2.2): chunk i*P + n is the i-th chunk of rank n.
   switch (kind) {
   case CollectiveKind::Allgather:
     for (int i = 0; i < C; ++i)

@@ -1,6 +1,6 @@
 // Collective specifications: which chunk each rank holds before, and must hold after.
 //
-// A collective has G global chunks (SCCL's addresses, seed sccl 3.2). Each chunk has pre ranks
+// A collective has G global chunks (SCCL's addresses, section 3.2). Each chunk has pre ranks
 // that hold it at the start and post ranks that must hold it at the end. A *reduced* chunk is a
 // combining one: every pre rank contributes its own value, and each post rank must end with the
 // reduction of all of them (as a multiset, so a contribution counted twice is wrong). Chunks also
@@ -34,7 +34,7 @@ enum class CollectiveKind {
 };
 
 /// How input and output alias when a collective is called in place (MSCCL's conventions,
-/// reference/mscclir-semantics.md 1.1).
+/// docs/semantics.md, "Collectives").
 enum class InPlaceKind {
   None,          ///< no in-place form
   Same,          ///< input slot k is output slot k (allreduce, alltoall, broadcast, reduce)
@@ -118,7 +118,7 @@ std::optional<CollectiveKind> parse_collective_kind(std::string_view name);
 std::string_view in_place_kind_name(InPlaceKind kind);
 
 /// Builds a standard collective (SCCL Tables 1-2 for the non-combining ones; combining ones by
-/// their usual definition; AllToNext from seed gc3 7.4). `chunk_factor` splits each rank's
+/// their usual definition; AllToNext from GC3, section 7.4). `chunk_factor` splits each rank's
 /// buffer into that many chunks. Rooted collectives (broadcast, gather, scatter, reduce) need
 /// `root`; the others reject it.
 [[nodiscard]] Expected<CollectiveSpec> make_collective(CollectiveKind kind, int num_ranks,

@@ -1,9 +1,9 @@
 // Diagnostics: what is wrong with an input, and where.
 //
 // Every reader and factory reports bad input as Diagnostics inside tl::expected; the CLI prints
-// them one per line as `file:line:col: message` (DESIGN.md section 8). Warnings travel beside a
-// successful value (see Warned<T>) so that a reader can accept a file and still say what is odd
-// about it.
+// them one per line as `file:line:col: message` (docs/architecture.md, "Files and the CLI").
+// Warnings travel beside a successful value (see Warned<T>) so that a reader can accept a file and
+// still say what is odd about it.
 #pragma once
 
 #include <string>

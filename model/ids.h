@@ -1,7 +1,7 @@
 // Strong ids and unit types shared by every layer.
 //
 // Ids are indices into the vectors of a Topology, CollectiveSpec or Program; wrapping them keeps a
-// rank from being passed where a chunk is meant (code-style anchors, guideline 6).
+// rank from being passed where a chunk is meant.
 #pragma once
 
 #include <compare>

@@ -1,4 +1,4 @@
-// MSCCL-IR XML (the executor dialect, reference/mscclir-semantics.md 1.1) and the same
+// MSCCL-IR XML (the executor dialect, docs/formats.md, "MSCCL-IR XML") and the same
 // structure as JSON (docs/formats.md), for Program.
 #pragma once
 

@@ -236,7 +236,7 @@ Expected<Program> Program::create(ProgramDraft d) {
                                                      where(), in.dependency->step.value()));
         }
         // The executor folds a nop's dependency into the next real step and rejects a chain of
-        // them that ends on a step without its own dependency (reference 1.4).
+        // them that ends on a step without its own dependency (docs/semantics.md, "Dependencies").
         if (in.op == OpType::Nop) {
           pending_nop_dependency = pending_nop_dependency || in.dependency.has_value();
         } else {

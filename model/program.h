@@ -1,10 +1,10 @@
-// Program: the thread-block IR, one-to-one with MSCCL-IR (reference/mscclir-semantics.md 1.1).
+// Program: the thread-block IR, one-to-one with MSCCL-IR (docs/formats.md, "MSCCL-IR XML").
 //
 // Per rank: buffer sizes and thread blocks; per thread block: one send peer, one receive peer, a
 // channel and an ordered list of instructions. Program::create accepts exactly what the MSCCL
-// executor's parser accepts (reference section 2, "hard errors"); the hazards that parser lets
-// through (deadlocks, races, offsets running past a buffer, wrong results) are the verifier's to
-// find, so a Program can hold them.
+// executor's parser accepts (docs/semantics.md, "Structure", lists what it lets through); the
+// hazards that parser lets through (deadlocks, races, offsets running past a buffer, wrong results)
+// are the verifier's to find, so a Program can hold them.
 #pragma once
 
 #include "model/diagnostics.h"
@@ -21,7 +21,7 @@ namespace syncoll {
 
 enum class Protocol { Simple, LL, LL128 };
 
-/// MSCCL-IR step types (reference 1.3).
+/// MSCCL-IR step types (docs/semantics.md, "Step types").
 enum class OpType {
   Send,               ///< s
   Recv,               ///< r

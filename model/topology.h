@@ -1,6 +1,6 @@
 // Topology: ranks, directed links and the bandwidth relations that cap sets of links together.
 //
-// This is SCCL's bandwidth relation B (seed sccl, section 3.2.1) with per-link costs added for the
+// This is SCCL's bandwidth relation B (SCCL, section 3.2.1) with per-link costs added for the
 // simulator: a link carries `capacity` chunks per round (its multiplicity; DGX-1's doubled NVLinks
 // have capacity 2), a relation caps the sum over its links (a switch port, a shared PCIe root, a
 // NIC). Link multiplicity is a capacity, never parallel edges.
@@ -18,7 +18,7 @@ namespace syncoll {
 struct Link {
   RankId src;
   RankId dst;
-  /// Chunks per round (seed sccl, section 3.2.1).
+  /// Chunks per round (SCCL, section 3.2.1).
   int capacity = 1;
   /// Start-up latency of one transfer on this link.
   Nanoseconds alpha;

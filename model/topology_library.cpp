@@ -15,7 +15,7 @@ namespace {
 
 // Generic shapes use ASTRA-sim's analytical-network example values (input/Ring.yml: 50 GB/s and
 // 500 ns per link), the defaults the simulator papers compare against
-// (reference/cost-models.md, "Peer measurement").
+// (docs/references.md, ASTRA-sim).
 constexpr Nanoseconds kGenericAlpha{500};
 constexpr BytesPerNs kGenericBandwidth{50};
 // Link latencies are NCCL's per-hop ring latencies for the LL protocol (the lowest, so closest to
@@ -79,7 +79,7 @@ Topology from_matrix(std::string name, const std::array<std::array<int, N>, N> &
 }
 
 // A switch modelled as SCCL's HubAndSpoke: a link between every pair and, per rank, one relation
-// capping what it sends and one capping what it receives (reference/synthesis.md 1.1, DGX2).
+// capping what it sends and one capping what it receives (msccl-tools' DGX-2 model).
 Topology switched(std::string name, int n, int port_capacity, Nanoseconds alpha,
                   BytesPerNs port_bandwidth) {
   TopologyDraft d;
@@ -216,9 +216,9 @@ Expected<Topology> torus3d(int x, int y, int z) {
   return grid("torus3d_", {x, y, z}, true);
 }
 
-// SCCL's DGX-1 model (msccl-tools known_topologies, reference/synthesis.md 1.1): NVLink
+// SCCL's DGX-1 model (msccl-tools' known topologies): NVLink
 // multiplicities, doubled on the chains 0-1-3-2 and 4-5-7-6 and on 0-4 and 2-6. Each NVLink of a
-// V100 moves 25 GB/s (seed sccl 5.1.1).
+// V100 moves 25 GB/s (SCCL, section 5.1.1).
 Topology dgx1() {
   static constexpr std::array<std::array<int, 8>, 8> kLinks{{{0, 2, 1, 1, 2, 0, 0, 0},
                                                              {2, 0, 1, 2, 0, 1, 0, 0},
@@ -247,7 +247,7 @@ Topology amd4() {
 
 // SCCL's AMD8 (msccl-tools): the Gigabyte Z52 with 8 MI50s as a fully connected graph of
 // weights 5 and 6. One unit is 5.5 GB/s, so weight 6 is xGMI's measured ~33 GB/s and weight 5
-// PCIe's ~27 GB/s (seed sccl 5.1.2).
+// PCIe's ~27 GB/s (SCCL, section 5.1.2).
 Topology amd8() {
   static constexpr std::array<std::array<int, 8>, 8> kLinks{{{0, 5, 6, 6, 5, 6, 5, 5},
                                                              {5, 0, 5, 5, 6, 5, 6, 6},

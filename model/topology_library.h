@@ -1,5 +1,5 @@
-// The topology library: the machines of the seed papers and the usual regular shapes, each with
-// latency and bandwidth defaults whose source is given beside the function.
+// The topology library: the machines of the papers of docs/references.md and the usual regular
+// shapes, each with latency and bandwidth defaults whose source is given beside the function.
 #pragma once
 
 #include "model/topology.h"

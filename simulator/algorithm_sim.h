@@ -14,7 +14,7 @@ namespace syncoll::simulator {
 
 enum class AlgorithmTiming {
   /// Every step starts when the slowest transfer of the previous one has arrived (SCCL's
-  /// k-synchronous model; seed sccl 3.6): time = sum over steps of max over links.
+  /// k-synchronous model; SCCL, section 3.6): time = sum over steps of max over links.
   StepSynchronous,
   /// Every send starts as soon as its chunk has arrived at its source and its link is free.
   Dataflow,

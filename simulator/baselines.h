@@ -1,7 +1,7 @@
 // NCCL's algorithms as thread-block programs, so that syncoll compares like with like: ring
-// Allreduce, Allgather, ReduceScatter and Broadcast over any topology with a ring (seed nccl;
-// the step shapes are those of reference/mscclir-semantics.md 1.6), and NCCL's analytic cost
-// formula (reference/cost-models.md 3.1) as a separate function.
+// Allreduce, Allgather, ReduceScatter and Broadcast over any topology with a ring (NCCL;
+// the step shapes are those msccl-tools emits for rings), and NCCL's analytic cost
+// formula (docs/cost-model.md, "NCCL baselines") as a separate function.
 #pragma once
 
 #include "model/collective.h"
@@ -37,7 +37,7 @@ std::optional<std::vector<int>> find_tree(const Topology &topology, RankId root)
 [[nodiscard]] Expected<Program> nccl_tree_allreduce_program(const std::vector<int> &parent,
                                                             int pipeline_chunks, Protocol protocol);
 
-/// NCCL 2.30's predicted time in microseconds for a ring collective on one node (reference
+/// NCCL 2.30's predicted time in microseconds for a ring collective on one node (docs/cost-model.md
 /// cost-models 3.1): base latency + steps x per-hop latency + bytes / algorithm bandwidth, with
 /// bus bandwidth nChannels x per-channel bandwidth scaled by the protocol's factor.
 struct NcclRingParameters {

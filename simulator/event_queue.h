@@ -1,5 +1,5 @@
 // The discrete-event queue: integer time in picoseconds, a binary heap over plain events, and
-// ties broken by insertion order so that equal inputs give identical runs (code-style anchors,
+// ties broken by insertion order so that equal inputs give identical runs (as in SimGrid,
 // guideline 7). Events are small values in reserved vectors: no allocation per event.
 //
 // Schedules post bursts of events at one time (every transfer of a synchronous step arrives

@@ -54,7 +54,8 @@ public:
     chunk_bytes_ = std::max<int64_t>(1, o_.size_bytes / p_.chunks_per_loop());
     piece_bytes_ = std::min(chunk_bytes_, o_.model.iteration_bytes[pi]);
     iterations_ = int((chunk_bytes_ + piece_bytes_ - 1) / piece_bytes_);
-    // Count splitting (reference 1.2): a chunk that fills a FIFO step travels alone.
+    // Count splitting (docs/semantics.md, "Pipelining and count splitting"): a chunk that fills a
+    // FIFO step travels alone.
     split_ = chunk_bytes_ >= o_.model.iteration_bytes[pi];
     capacity_ = o_.model.fifo_capacity[pi];
     if (auto ok = build(); !ok)

@@ -19,7 +19,7 @@ namespace syncoll::simulator {
 
 struct ProgramSimOptions {
   /// The runtime's nBytes: count x type size x the collective's multiplier, cut into
-  /// nchunksperloop chunks (reference 1.1).
+  /// nchunksperloop chunks (docs/semantics.md, "Collectives").
   int64_t size_bytes = 1 << 20;
   CostModel model;
   std::optional<Protocol> protocol; ///< run as this protocol instead of the program's

@@ -1,6 +1,6 @@
-// What a synthesis query answers (DESIGN.md section 6): an algorithm, a proof that none exists,
-// or "unknown" when the solver ran out of time. Unknown is never reported as either of the
-// others.
+// What a synthesis query answers (docs/architecture.md, "Synthesis"): an algorithm, a proof that
+// none exists, or "unknown" when the solver ran out of time. Unknown is never reported as either of
+// the others.
 #pragma once
 
 #include "model/algorithm.h"
@@ -33,7 +33,7 @@ struct SynthOptions {
   bool break_symmetry = false;
 };
 
-/// A k-synchronous instance (seed sccl 3.2): S steps and R rounds in all. The chunk count is
+/// A k-synchronous instance (SCCL, section 3.2): S steps and R rounds in all. The chunk count is
 /// the collective's (its chunk factor).
 struct StepsRounds {
   int steps = 1;

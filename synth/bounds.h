@@ -1,4 +1,4 @@
-// Lower bounds that prune the search (seed sccl Algorithm 1, lines 2-3): steps from hop
+// Lower bounds that prune the search (SCCL, Algorithm 1, lines 2-3): steps from hop
 // distances, rounds per chunk from a multi-commodity flow relaxation.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Combining collectives (seed sccl 3.5): through their non-combining dual, and Allreduce as
+// Combining collectives (SCCL, section 3.5): through their non-combining dual, and Allreduce as
 // ReduceScatter followed by Allgather with buffer maps that line up.
 #pragma once
 
@@ -20,7 +20,7 @@ std::optional<CollectiveSpec> non_combining_dual(const CollectiveSpec &collectiv
 
 /// The transpose of a collective whose chunks all start at one rank and each end at one rank
 /// (Scatter): pre and post swapped, so the chunks converge instead (Gather-like). nullopt for
-/// any other collective. SCCL solves Scatter as the inverse of Gather (seed sccl Table 4); the
+/// any other collective. SCCL solves Scatter as the inverse of Gather (its Table 4); the
 /// converging form is the easier one for the solver.
 std::optional<CollectiveSpec> fan_in_transpose(const CollectiveSpec &collective);
 
@@ -37,8 +37,8 @@ Algorithm invert_dual(const Algorithm &dual);
 /// Allreduce of P x C chunks per rank from a ReduceScatter and an Allgather of C chunks per rank.
 /// Both number chunk i of rank n as i*P + n, and that chunk lives at slot n*C + i of the
 /// Allreduce buffer, so the chunks are renamed to the slot, not kept by number: the composed
-/// algorithm moves exactly the Allreduce's buffer (reference/synthesis.md 3 shows the public
-/// tool getting this wrong).
+/// algorithm moves exactly the Allreduce's buffer (msccl-tools' composition gets this
+/// wrong: it builds the result on one address per chunk unit).
 Algorithm compose_allreduce(const Algorithm &reduce_scatter, const Algorithm &allgather, int ranks,
                             int chunks_per_rank);
 

@@ -1,5 +1,5 @@
-// The SAT backend: seed sat's encoding on CaDiCaL, with the rounds of every step inside the one
-// formula.
+// The SAT backend: the SAT paper's encoding on CaDiCaL, with the rounds of every step inside the
+// one formula.
 #pragma once
 
 #include "model/collective.h"
@@ -11,8 +11,8 @@ namespace syncoll::synth {
 /// Decides one (C, S, R) instance of a collective whose chunks are all copied (combining ones
 /// come through their duals or composition, as with the SMT backend).
 ///
-/// Variables (seed sat): p(c, n, t), chunk c is on rank n after step t, and s(c, l, t), chunk c
-/// crosses link l in step t; and per step a unary round count u(t, i), "step t has at least i
+/// Variables (the SAT paper): p(c, n, t), chunk c is on rank n after step t, and s(c, l, t), chunk
+/// c crosses link l in step t; and per step a unary round count u(t, i), "step t has at least i
 /// rounds". Constraints: the pre- and postcondition at t = 0 and t = S; a send needs the chunk
 /// at its source before the step and delivers it; a chunk is new at a rank only through a send
 /// of that step; presence is monotone; per link and relation and step, a totalizer counts the

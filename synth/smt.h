@@ -1,4 +1,4 @@
-// The SMT backend: SCCL's encoding (seed sccl 3.4) on z3's C++ API.
+// The SMT backend: SCCL's encoding (SCCL, section 3.4) on z3's C++ API.
 #pragma once
 
 #include "model/collective.h"

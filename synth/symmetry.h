@@ -3,7 +3,7 @@
 // permutation of the chunks that carries each chunk's pre and post ranks to another chunk's.
 // Such a pair maps every algorithm of the instance to another one with the same steps and
 // rounds, so a solver may look only at one algorithm per orbit (lex-leader symmetry breaking,
-// seed sat's symmetry section; DESIGN.md section 6).
+// the SAT paper's symmetry section; docs/architecture.md, "Synthesis").
 #pragma once
 
 #include "model/collective.h"

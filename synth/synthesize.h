@@ -1,6 +1,6 @@
-// Synthesis queries and searches (DESIGN.md section 6; seed sccl 3.4-3.7): one instance, the
-// fewest steps, and the Pareto frontier of (steps, rounds per chunk). Every algorithm returned
-// has passed model/'s independent check_algorithm.
+// Synthesis queries and searches (docs/architecture.md, "Synthesis"; SCCL, sections 3.4-3.7): one
+// instance, the fewest steps, and the Pareto frontier of (steps, rounds per chunk). Every algorithm
+// returned has passed model/'s independent check_algorithm.
 #pragma once
 
 #include "model/algorithm.h"
@@ -17,7 +17,7 @@
 
 namespace syncoll::synth {
 
-/// How Allreduce is synthesized: as ReduceScatter + Allgather (seed sccl 3.5), or directly with
+/// How Allreduce is synthesized: as ReduceScatter + Allgather (SCCL, section 3.5), or directly with
 /// the combining encoding (a reduction tree and a broadcast tree per chunk).
 enum class AllreduceMethod { Composed, Direct };
 
@@ -74,7 +74,7 @@ struct ParetoPoint {
 };
 
 struct ParetoOptions {
-  int k = 4;          ///< rounds per step beyond one (seed sccl Algorithm 1: S <= R <= S + k)
+  int k = 4;          ///< rounds per step beyond one (SCCL, Algorithm 1: S <= R <= S + k)
   int max_chunks = 8; ///< chunks per rank tried
   int max_steps = 0;  ///< 0: the steps lower bound + 6
   SynthOptions synth;
@@ -95,9 +95,9 @@ struct Pareto {
 /// S <= R <= S + k, C <= max_chunks and a rounds per chunk at least the lower bound and below
 /// the best found so far, in ascending R/C; the first satisfiable one per S is a frontier point.
 /// Stops at the bandwidth bound or at max_steps. Every (R, C) is tried as such: no fraction is
-/// skipped because a smaller chunk count had it (that shortcut misses points; reference/
-/// synthesis.md 2.1). A composed Allreduce's frontier is the Allgather's, each point composed
-/// with its ReduceScatter dual.
+/// skipped because a smaller chunk count had it (msccl-tools' shortcut,
+/// which misses Line4 Broadcast's (S4, R4, C2)). A composed Allreduce's frontier is the
+/// Allgather's, each point composed with its ReduceScatter dual.
 [[nodiscard]] Expected<Pareto> pareto(const Topology &topology, const Target &target,
                                       const ParetoOptions &options);
 

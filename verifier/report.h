@@ -1,5 +1,6 @@
 // Verification results: one verdict per property, each a value (holds, violated with a
-// counterexample a person can read, or unknown), never an exception (DESIGN.md section 4).
+// counterexample a person can read, or unknown), never an exception (docs/architecture.md,
+// "Verification").
 #pragma once
 
 #include "model/ids.h"
@@ -26,7 +27,7 @@ struct StepRef {
   auto operator<=>(const StepRef &) const = default;
 };
 
-/// A rule of reference/mscclir-semantics.md section 2 that the program breaks.
+/// A rule of docs/semantics.md, "Structure", that the program breaks.
 struct StructuralIssue {
   std::string code; ///< stable identifier, e.g. "conn-shared"
   std::string message;

@@ -1,5 +1,5 @@
-// Structural rules: what the MSCCL executor accepts but runs wrongly (reference section 2,
-// "silent hangs / corruption"). Each rule has its own code.
+// Structural rules: what the MSCCL executor accepts but runs wrongly (docs/semantics.md,
+// "Structure"; "silent hangs / corruption"). Each rule has its own code.
 #pragma once
 
 #include "model/collective.h"

@@ -1,6 +1,7 @@
 // verify(program, options) -> Report: structure, resources, deadlock freedom, race freedom and
-// the postcondition, each a verdict with a counterexample (DESIGN.md section 4). Nothing reaches
-// a deployment XML or CUDA without a VerifiedProgram, which only this file can make.
+// the postcondition, each a verdict with a counterexample (docs/architecture.md, "Verification").
+// Nothing reaches a deployment XML or CUDA without a VerifiedProgram, which only this file can
+// make.
 #pragma once
 
 #include "model/collective.h"

@@ -1,4 +1,4 @@
-// Example programs in the chunk DSL (seed gc3 sections 3 and 7), each a function that builds a
+// Example programs in the chunk DSL (GC3, sections 3 and 7), each a function that builds a
 // DslProgram on its own topology. `syncoll lower --example NAME` and the example tests run them
 // through the whole pipeline: lower, verify in every aliasing mode the program claims, simulate.
 #pragma once

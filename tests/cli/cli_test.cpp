@@ -11,7 +11,7 @@ TEST(CliTest, TopoShowDgx1JsonHasScclCapacities) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   auto j = nlohmann::json::parse(run.out);
   EXPECT_EQ(j["ranks"], 8);
-  // SCCL's DGX-1 multiplicities (reference/synthesis.md 1.1), symmetric.
+  // SCCL's DGX-1 multiplicities (msccl-tools' known topologies), symmetric.
   const int expected[8][8] = {{0, 2, 1, 1, 2, 0, 0, 0}, {2, 0, 1, 2, 0, 1, 0, 0},
                               {1, 1, 0, 2, 0, 0, 2, 0}, {1, 2, 2, 0, 0, 0, 0, 1},
                               {2, 0, 0, 0, 0, 2, 1, 1}, {0, 1, 0, 0, 2, 0, 1, 2},

@@ -10,7 +10,7 @@
 namespace syncoll::layering {
 namespace {
 
-// Each layer and the layers it may include (DESIGN.md section 1).
+// Each layer and the layers it may include (docs/architecture.md, "Layers").
 const std::map<std::string, std::set<std::string>> &allowed_layers() {
   static const std::map<std::string, std::set<std::string>> kAllowed = {
       {"model", {"model"}},

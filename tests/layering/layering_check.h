@@ -1,6 +1,6 @@
-// The layering rule of DESIGN.md section 1 as a check over a source tree: a file may include
-// headers of its own layer and of the layers below it, and foreign libraries stay behind the one
-// layer that owns them.
+// The layering rule (docs/architecture.md, "Layers") as a check over a source tree: a file may
+// include headers of its own layer and of the layers below it, and foreign libraries stay behind
+// the one layer that owns them.
 #pragma once
 
 #include <string>

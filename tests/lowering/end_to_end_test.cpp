@@ -1,4 +1,4 @@
-// End to end on the DGX-1 model (issue 7): SCCL's Allgather (C6, S3, R7) and Allreduce
+// End to end on the DGX-1 model: SCCL's Allgather (C6, S3, R7) and Allreduce
 // (48, 6, 14) synthesized, lowered through the DSL passes, verified and simulated; the
 // latency-optimal Allgather beats NCCL's ring program at 1 KiB and the bandwidth-optimal one
 // is within 5% of it or better at 1 GiB.

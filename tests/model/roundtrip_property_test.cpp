@@ -1,5 +1,5 @@
 // Round-trip properties: serialize, parse, serialize again gives the same bytes and the same
-// value (DESIGN.md section 9; code-style anchors guideline 8).
+// value (docs/architecture.md, "Tests and benchmarks").
 #include "model/mscclir.h"
 #include "model/topology_json.h"
 #include "tests/support/generators.h"

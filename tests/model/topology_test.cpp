@@ -7,7 +7,7 @@
 namespace syncoll {
 namespace {
 
-// SCCL's DGX-1 link multiplicities (msccl-tools known_topologies; reference/synthesis.md 1.1).
+// SCCL's DGX-1 link multiplicities (msccl-tools' known topologies).
 constexpr int kSccldgx1[8][8] = {{0, 2, 1, 1, 2, 0, 0, 0}, {2, 0, 1, 2, 0, 1, 0, 0},
                                  {1, 1, 0, 2, 0, 0, 2, 0}, {1, 2, 2, 0, 0, 0, 0, 1},
                                  {2, 0, 0, 0, 0, 2, 1, 1}, {0, 1, 0, 0, 2, 0, 1, 2},

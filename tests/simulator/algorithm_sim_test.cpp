@@ -1,5 +1,5 @@
-// Closed forms as oracles for the algorithm simulator (DESIGN.md section 5): k-synchronous
-// algorithms without contention take S*alpha + (R/C)*L*beta exactly, ring Allreduce
+// Closed forms as oracles for the algorithm simulator (docs/architecture.md, "Simulation"):
+// k-synchronous algorithms without contention take S*alpha + (R/C)*L*beta exactly, ring Allreduce
 // 2(N-1)(alpha + L/(N*B)); time is monotone in alpha, 1/bandwidth and size; bytes are conserved;
 // symmetric algorithms on vertex-transitive topologies finish every rank together.
 #include "model/topology_library.h"

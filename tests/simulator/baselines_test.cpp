@@ -75,7 +75,7 @@ TEST(BaselinesTest, TreeAllreduceVerifiesAndBeatsTheRingForSmallMessages) {
 }
 
 TEST(BaselinesTest, NcclFormulaWorkedExamples) {
-  // reference/cost-models.md 3.3: 8 GPUs, one node, AllReduce, Ring, latency part only.
+  // NCCL's own worked example: 8 GPUs, one node, AllReduce, Ring, latency part only.
   NcclRingParameters p;
   p.ranks = 8;
   p.protocol = Protocol::LL;

@@ -1,5 +1,6 @@
-// The program simulator against closed forms and against the verifier (DESIGN.md section 5):
-// both finish or both deadlock, and race-free programs end with the same buffer contents.
+// The program simulator against closed forms and against the verifier (docs/architecture.md,
+// "Simulation"): both finish or both deadlock, and race-free programs end with the same buffer
+// contents.
 #include "model/topology_library.h"
 #include "simulator/network.h"
 #include "simulator/program_sim.h"

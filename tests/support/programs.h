@@ -1,6 +1,6 @@
 // Correct thread-block programs built directly, for tests and benchmarks, until the compiler of
-// lowering/ (issue 7) produces them from the DSL. Each is the textbook schedule in the shape
-// msccl-tools emits (reference/mscclir-semantics.md 1.6).
+// lowering/ produces them from the DSL. Each is the textbook schedule in the shape
+// msccl-tools emits for rings.
 #pragma once
 
 #include "model/program.h"
@@ -30,7 +30,7 @@ Program allpairs_allreduce_program(int ranks);
 /// with dependencies.
 Program recursive_doubling_allgather_program(int ranks);
 
-/// Two-step Alltoall over `nodes` x `gpus` ranks, out of place (seed gc3 figure 8): chunks for
+/// Two-step Alltoall over `nodes` x `gpus` ranks, out of place (GC3, figure 8): chunks for
 /// ranks of this node go directly; all chunks for another node go in one transfer to the GPU
 /// with this GPU's local index there, which keeps its own and forwards the others inside its
 /// node from scratch.

@@ -1,4 +1,4 @@
-// The SMT backend against SCCL's published results (seed sccl Table 4, reference/synthesis.md
+// The SMT backend against SCCL's published results (SCCL, Table 4; docs/synthesis.md
 // 2.1): satisfiable rows, proofs of infeasibility, the lower bounds and the DGX-1 Allgather
 // Pareto frontier. Every algorithm is re-checked here by model/'s check_algorithm as well.
 #include "model/topology_library.h"
@@ -115,7 +115,7 @@ TEST(SmtSynthTest, Dgx1AllgatherParetoFrontier) {
 
 TEST(SmtSynthTest, ParetoDoesNotSkipFractionsSeenAtFewerChunks) {
   // Line4 Broadcast: msccl-tools skips R/C = 4/2 and 6/4 because 2/1 and 3/2 were tried with
-  // fewer chunks, and so misses (S4,R4,C2) and (S6,R6,C4) (reference/synthesis.md 2.1).
+  // fewer chunks, and so misses (S4,R4,C2) and (S6,R6,C4) (docs/synthesis.md, "Measured").
   ParetoOptions o;
   o.synth = smt();
   o.max_chunks = 5;
@@ -132,7 +132,7 @@ TEST(SmtSynthTest, ParetoDoesNotSkipFractionsSeenAtFewerChunks) {
 TEST(SmtSynthTest, ComposedAllreduceMapsEveryBufferSlot) {
   // 48/6/14 on DGX-1 is 6/3/7 ReduceScatter + 6/3/7 Allgather; here the 16/4/6 one. The
   // composed algorithm must implement the 8 x 2-chunk Allreduce itself, not move 8x the data
-  // for one slot (the public tool's mistake, reference/synthesis.md 3).
+  // for one slot (the public tool's mistake, docs/synthesis.md).
   const Answer a = solve(dgx1(), CollectiveKind::Allreduce, 16, 4, 6);
   ASSERT_EQ(a.verdict, Verdict::Sat);
   auto ar = make_collective(CollectiveKind::Allreduce, 8, 16);

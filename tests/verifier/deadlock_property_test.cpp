@@ -1,6 +1,7 @@
 // Differential properties: the linear-time deadlock check and the explicit-state model checker
-// agree on random small programs (DESIGN.md section 9), in both protocols' FIFO capacities and
-// both count-splitting regimes; and the model checker's partial-order reduction loses nothing.
+// agree on random small programs (docs/architecture.md, "Tests and benchmarks"), in both protocols'
+// FIFO capacities and both count-splitting regimes; and the model checker's partial-order reduction
+// loses nothing.
 #include "tests/support/generators.h"
 #include "verifier/detail/connections.h"
 #include "verifier/detail/execution.h"

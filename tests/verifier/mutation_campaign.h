@@ -1,4 +1,4 @@
-// The mutation campaign of issue 3: faults injected into correct programs, each judged by the
+// The mutation campaign: faults injected into correct programs, each judged by the
 // verifier and by an independent oracle, a randomized-schedule executor with symbolic data that
 // shares no code with verifier/. A fault "changes behaviour" when some schedule the oracle tries
 // deadlocks or ends with a wrong output; every such fault must be caught.

@@ -1,4 +1,4 @@
-// Issue 3's mutation campaign as a test: no correct program is flagged, and every injected
+// The mutation campaign as a test: no correct program is flagged, and every injected
 // fault that changes behaviour (as an independent random-schedule oracle observes) is caught.
 #include "tests/verifier/mutation_campaign.h"
 

@@ -1,4 +1,4 @@
-// The failing scenarios of reference/mscclir-semantics.md section 6 (deadlocks D1-D6, races
+// Known failure modes of MSCCL programs (deadlocks D1-D6, races
 // R1-R6, semantic errors M1-M3): each must be caught with the right kind of counterexample, and
 // its fixed variant must pass.
 #include "tests/verifier/program_builder.h"

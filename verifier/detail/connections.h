@@ -1,5 +1,5 @@
 // Connections of a program: which thread blocks push onto and pop from each
-// (sender rank, receiver rank, channel) FIFO (reference/mscclir-semantics.md 1.5).
+// (sender rank, receiver rank, channel) FIFO (docs/semantics.md, "FIFOs").
 #pragma once
 
 #include "model/program.h"
@@ -29,7 +29,8 @@ struct ConnectionMap {
 ConnectionMap map_connections(const Program &program);
 
 /// Messages a step moves on its connection: one, or one per chunk when large messages split
-/// every chunk into its own transfer (reference 1.2, count splitting). Local steps move none.
+/// every chunk into its own transfer (docs/semantics.md, "Pipelining and count splitting"). Local
+/// steps move none.
 inline int messages_of(const Instruction &in, bool split) {
   if (!op_sends(in.op) && !op_receives(in.op))
     return 0;

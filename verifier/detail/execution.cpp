@@ -172,7 +172,7 @@ private:
     }
   }
 
-  // The data one message moves, and the writes it makes (reference 1.3).
+  // The data one message moves, and the writes it makes (docs/semantics.md, "Step types").
   Payload message_data(RankId rank, const Instruction &in, int m, int n, bool track,
                        const Payload &received) {
     if (!track)

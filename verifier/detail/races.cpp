@@ -17,7 +17,7 @@ struct StepAccess {
   bool reads;
 };
 
-// What a step reads and writes on its own rank (reference 1.3).
+// What a step reads and writes on its own rank (docs/semantics.md, "Step types").
 std::vector<StepAccess> accesses_of(const Instruction &in) {
   std::vector<StepAccess> out;
   auto src = [&] { out.push_back({in.src.buffer, in.src.offset, in.count, false, true}); };

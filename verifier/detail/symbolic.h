@@ -1,6 +1,7 @@
 // Symbolic buffer contents: every (rank, input chunk) is a distinct symbol and a reduction is a
-// multiset of them, so a contribution counted twice or missing is visible (reference 3.5,
-// microsoft/mscclpp#198: data initialised with the rank id hides wrong-shard bugs).
+// multiset of them, so a contribution counted twice or missing is visible (as msccl-tools'
+// ReduceChunk does, microsoft/mscclpp#198: data initialised with the rank id hides wrong-shard
+// bugs).
 #pragma once
 
 #include "model/collective.h"
