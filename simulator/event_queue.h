@@ -1,6 +1,6 @@
 // The discrete-event queue: integer time in picoseconds, a binary heap over plain events, and
-// ties broken by insertion order so that equal inputs give identical runs (as in SimGrid,
-// guideline 7). Events are small values in reserved vectors: no allocation per event.
+// ties broken by insertion order so that equal inputs give identical runs (as SimGrid
+// does). Events are small values in reserved vectors: no allocation per event.
 //
 // Schedules post bursts of events at one time (every transfer of a synchronous step arrives
 // together), so besides the heap there is a lane: a FIFO of events that all have the time of the

@@ -1,0 +1,18 @@
+// synth/: synthesizes k-synchronous algorithms for a topology and a collective. Read this first;
+// docs/synthesis.md has the encodings and measurements.
+//
+//   synthesize.h  synthesize (one instance: S steps, R rounds, C chunks), least_steps, pareto
+//   answer.h      an algorithm (re-checked by model's check_algorithm), a proof that none
+//                 exists (with what it covers), or unknown
+//   bounds.h      lower bounds on steps and rounds per chunk that prune the searches
+//   combining.h   Reduce, ReduceScatter and Scatter through their duals; Allreduce composed
+//   sat.h, smt.h  the CaDiCaL and z3 backends (reached through synthesize.h)
+//   symmetry.h    topology symmetries for lex-leader symmetry breaking
+//
+// z3 and CaDiCaL are used here and nowhere else.
+#pragma once
+
+#include "synth/answer.h"
+#include "synth/bounds.h"
+#include "synth/combining.h"
+#include "synth/synthesize.h"

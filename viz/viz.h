@@ -1,0 +1,12 @@
+// viz/: drawings. Read this first; docs/visualization.md shows what each drawing means.
+//
+//   dot.h     DOT for topologies, algorithms, programs and counterexamples
+//   render.h  DOT to SVG or PNG through Graphviz's library (the only place Graphviz is used)
+//   charts.h  SVG timelines of simulator traces and speedup-versus-size plots
+//
+// Depends on model/, simulator/ and verifier/.
+#pragma once
+
+#include "viz/charts.h"
+#include "viz/dot.h"
+#include "viz/render.h"
