@@ -7,6 +7,7 @@
 #include "lowering/dag_dot.h"
 #include "lowering/from_algorithm.h"
 #include "model/algorithm.h"
+#include "model/invariant.h"
 #include "model/mscclir.h"
 #include "simulator/program_sim.h"
 #include "verifier/verify.h"
@@ -50,6 +51,73 @@ Expected<Program> program_for(const std::string &path) {
   return std::move(warned.value);
 }
 
+// The DOT of every kind but the timeline; none when a counterexample has nothing to draw.
+Expected<std::optional<std::string>> dot_of(DotArgs &a) {
+  const std::string &kind = a.kind;
+  if (kind == "topo") {
+    a.topology.spec = a.input;
+    SYNCOLL_TRY(t, resolve_topology(a.topology));
+    return viz::topology_dot(t);
+  }
+  if (kind == "algo") {
+    SYNCOLL_TRY(algorithm, read_algorithm_file(a.input));
+    return viz::algorithm_dot(algorithm);
+  }
+  if (kind == "dag") {
+    SYNCOLL_TRY(dsl, dsl_for(a));
+    SYNCOLL_TRY(l, lowering::lower(dsl));
+    return a.level == "chunk" ? lowering::chunk_dag_dot(l.chunk_dag, dsl.name())
+                              : lowering::instruction_dag_dot(l.instruction_dag, dsl.name());
+  }
+  SYNCOLL_TRY(p, program_for(a.input));
+  if (kind == "program")
+    return viz::program_dot(p);
+  SYNCOLL_INVARIANT(kind == "counterexample", "a drawing kind the option check let through");
+  return viz::counterexample_dot(p, verifier::verify(p, {}));
+}
+
+// A timeline is a chart of a simulator trace, drawn as SVG directly.
+Expected<std::string> timeline_of(const DotArgs &a) {
+  SYNCOLL_TRY(p, program_for(a.input));
+  if (a.topology.spec.empty())
+    return fail({}, "a timeline needs the topology: give --topology");
+  TopologyOptions topology = a.topology;
+  SYNCOLL_TRY(t, resolve_topology(topology));
+  SYNCOLL_TRY(size, parse_size(a.size));
+  simulator::ProgramSimOptions o;
+  o.size_bytes = size;
+  o.trace = true;
+  SYNCOLL_TRY(sim, simulator::simulate_program(p, t, o));
+  return viz::timeline_svg(sim.result,
+                           fmt::format("{} on {}, {}", p.name(), t.name(), format_size(size)));
+}
+
+Expected<int> run_dot(DotArgs &a) {
+  std::string content;
+  if (a.kind == "timeline") {
+    if (a.format != "svg")
+      return fail({}, "a timeline is drawn as SVG only: give --format svg");
+    SYNCOLL_TRY(svg, timeline_of(a));
+    content = std::move(svg);
+  } else {
+    SYNCOLL_TRY(dot, dot_of(a));
+    if (!dot) {
+      fmt::print("nothing to draw: no deadlock or race in {}\n", a.input);
+      return kCheckFailed;
+    }
+    if (a.format == "dot") {
+      content = std::move(*dot);
+    } else {
+      viz::Renderer renderer;
+      SYNCOLL_TRY(image, renderer.render(*dot, a.format == "svg" ? viz::ImageFormat::Svg
+                                                                 : viz::ImageFormat::Png));
+      content = std::move(image);
+    }
+  }
+  SYNCOLL_CHECK(write_output(a.output, content));
+  return kSuccess;
+}
+
 } // namespace
 
 void add_dot_command(CLI::App &app, RunResult &result) {
@@ -73,88 +141,13 @@ void add_dot_command(CLI::App &app, RunResult &result) {
   args->topology.add_to(*cmd, /*positional=*/false, /*required=*/false);
   cmd->add_option("-o,--output", args->output, "output file ('-' for stdout)")->required();
   cmd->callback([&result, args] {
-    auto bad = [&result](const Diagnostics &d) {
-      print_diagnostics(d);
+    auto exit_code = run_dot(*args);
+    if (!exit_code) {
+      print_diagnostics(exit_code.error());
       result.exit_code = kBadInput;
-    };
-    std::string dot, svg;
-    const std::string &kind = args->kind;
-    if (kind == "timeline" && args->format != "svg")
-      return bad(fail({}, "a timeline is drawn as SVG only: give --format svg").value());
-    if (kind == "topo") {
-      args->topology.spec = args->input;
-      auto t = resolve_topology(args->topology);
-      if (!t)
-        return bad(t.error());
-      dot = viz::topology_dot(*t);
-    } else if (kind == "algo") {
-      auto a = read_algorithm_file(args->input);
-      if (!a)
-        return bad(a.error());
-      dot = viz::algorithm_dot(*a);
-    } else if (kind == "program") {
-      auto p = program_for(args->input);
-      if (!p)
-        return bad(p.error());
-      dot = viz::program_dot(*p);
-    } else if (kind == "dag") {
-      auto dsl = dsl_for(*args);
-      if (!dsl)
-        return bad(dsl.error());
-      auto l = lowering::lower(*dsl);
-      if (!l)
-        return bad(l.error());
-      dot = args->level == "chunk" ? lowering::chunk_dag_dot(l->chunk_dag, dsl->name())
-                                   : lowering::instruction_dag_dot(l->instruction_dag, dsl->name());
-    } else if (kind == "counterexample") {
-      auto p = program_for(args->input);
-      if (!p)
-        return bad(p.error());
-      const verifier::Report report = verifier::verify(*p, {});
-      auto drawn = viz::counterexample_dot(*p, report);
-      if (!drawn) {
-        fmt::print("nothing to draw: no deadlock or race in {}\n", args->input);
-        result.exit_code = kCheckFailed;
-        return;
-      }
-      dot = *drawn;
-    } else { // timeline
-      auto p = program_for(args->input);
-      if (!p)
-        return bad(p.error());
-      if (args->topology.spec.empty())
-        return bad(fail({}, "a timeline needs the topology: give --topology").value());
-      auto t = resolve_topology(args->topology);
-      if (!t)
-        return bad(t.error());
-      auto size = parse_size(args->size);
-      if (!size)
-        return bad(size.error());
-      simulator::ProgramSimOptions o;
-      o.size_bytes = *size;
-      o.trace = true;
-      auto sim = simulator::simulate_program(*p, *t, o);
-      if (!sim)
-        return bad(sim.error());
-      svg = viz::timeline_svg(
-          sim->result, fmt::format("{} on {}, {}", p->name(), t->name(), format_size(*size)));
+      return;
     }
-    std::string content = svg;
-    if (content.empty()) {
-      if (args->format == "dot") {
-        content = dot;
-      } else {
-        viz::Renderer renderer;
-        auto image = renderer.render(dot, args->format == "svg" ? viz::ImageFormat::Svg
-                                                                : viz::ImageFormat::Png);
-        if (!image)
-          return bad(image.error());
-        content = *image;
-      }
-    }
-    if (auto w = write_output(args->output, content); !w)
-      return bad(w.error());
-    result.exit_code = kSuccess;
+    result.exit_code = *exit_code;
   });
 }
 

@@ -48,6 +48,68 @@ void summarize(const lowering::Lowered &l) {
              fused, tbs, l.program.num_channels(), steps);
 }
 
+// A DSL example: an example written for one aliasing mode is lowered in it; one written for
+// both takes --in-place.
+Expected<lowering::DslProgram> example_program(const LowerArgs &a,
+                                               lowering::DslOptions dsl_options) {
+  const auto *example = examples::find_program_example(a.example);
+  if (!example) {
+    std::string names;
+    for (const auto &e : examples::program_examples())
+      names += (names.empty() ? "" : ", ") + e.name;
+    return fail({}, fmt::format("unknown example '{}' (one of {})", a.example, names));
+  }
+  if (example->in_place_modes.size() == 1) {
+    if (a.in_place && !example->in_place_modes.front())
+      return fail({}, fmt::format("example '{}' is written out of place only", example->name));
+    dsl_options.in_place = example->in_place_modes.front();
+  }
+  examples::ExampleParams params;
+  params.ranks = a.topology.params.n.value_or(8); // -n, shared with the topology options
+  if (params.ranks < 2 || params.ranks > 64)
+    return fail({}, fmt::format("-n {}: examples take 2 to 64 ranks", params.ranks));
+  params.nodes = a.topology.params.nodes.value_or(2);
+  params.options = dsl_options;
+  return example->build(params);
+}
+
+Expected<lowering::DslProgram> dsl_program(const LowerArgs &a) {
+  if (a.file.empty() == a.example.empty())
+    return fail({}, "give either an algorithm JSON or --example NAME");
+  auto protocol = parse_protocol(a.protocol);
+  if (!protocol)
+    return fail({},
+                fmt::format("unknown protocol '{}' (expected Simple, LL or LL128)", a.protocol));
+  lowering::DslOptions dsl_options;
+  dsl_options.protocol = *protocol;
+  dsl_options.in_place = a.in_place;
+  if (!a.example.empty())
+    return example_program(a, dsl_options);
+  SYNCOLL_TRY(input,
+              read_algorithm_input(a.file, a.topology, a.collective, a.chunk_factor, a.root));
+  return lowering::algorithm_to_dsl(input.algorithm, input.topology, input.collective, dsl_options);
+}
+
+// Lowers, prints the summary and the verdict, and writes the XML of a verified program only.
+Expected<int> run_lower(const LowerArgs &a) {
+  SYNCOLL_TRY(dsl, dsl_program(a));
+  lowering::LowerOptions lower_options;
+  lower_options.instances = a.instances;
+  SYNCOLL_TRY(lowered, lowering::lower(dsl, lower_options));
+  summarize(lowered);
+  if (!lowered.verified) {
+    fmt::print("{}", lowered.verified.error().to_text());
+    fmt::print("not written: the program fails verification (a lowering bug: please report)\n");
+    return kCheckFailed;
+  }
+  fmt::print("verified: structure, resources, deadlock freedom, race freedom, postcondition "
+             "({})\n",
+             lowered.program.in_place() ? "in place" : "out of place");
+  if (!a.output.empty())
+    SYNCOLL_CHECK(write_output(a.output, lowering::write_deployment_xml(*lowered.verified)));
+  return kSuccess;
+}
+
 } // namespace
 
 void add_lower_command(CLI::App &app, RunResult &result) {
@@ -66,89 +128,24 @@ void add_lower_command(CLI::App &app, RunResult &result) {
                   "algorithm: chunks per rank buffer (default: the file's)");
   cmd->add_option("--root", args->root, "algorithm: root rank (default: the file's)");
   cmd->add_option("--protocol", args->protocol, "Simple, LL or LL128")->capture_default_str();
-  cmd->add_option("--instances", args->instances, "replicate the program (gc3 5.3)")
+  cmd->add_option("--instances", args->instances, "replicate the program (GC3, section 5.3)")
       ->check(CLI::Range(1, 32))
       ->capture_default_str();
   cmd->add_option("-o,--output", args->output, "write the XML here ('-' for stdout)");
   cmd->callback([&result, args] {
-    auto bad = [&result](const Diagnostics &d) {
-      print_diagnostics(d);
-      result.exit_code = kBadInput;
-    };
-    auto bad_line = [&](const std::string &message) {
-      bad(Diagnostics({Severity::Error, {}, message, {}}));
-    };
     if (args->list) {
       for (const auto &e : examples::program_examples())
         fmt::print("{:<30} {}\n", e.name, e.summary);
       result.exit_code = kSuccess;
       return;
     }
-    if (args->file.empty() == args->example.empty())
-      return bad_line("give either an algorithm JSON or --example NAME");
-    auto protocol = parse_protocol(args->protocol);
-    if (!protocol)
-      return bad_line(
-          fmt::format("unknown protocol '{}' (expected Simple, LL or LL128)", args->protocol));
-    lowering::DslOptions dsl_options;
-    dsl_options.protocol = *protocol;
-    dsl_options.in_place = args->in_place;
-    Expected<lowering::DslProgram> dsl = fail({}, "unset");
-    if (!args->example.empty()) {
-      const auto *example = examples::find_program_example(args->example);
-      if (!example) {
-        std::string names;
-        for (const auto &e : examples::program_examples())
-          names += (names.empty() ? "" : ", ") + e.name;
-        return bad_line(fmt::format("unknown example '{}' (one of {})", args->example, names));
-      }
-      // An example written for one aliasing mode is lowered in it; one written for both takes
-      // --in-place.
-      bool in_place = args->in_place;
-      if (example->in_place_modes.size() == 1) {
-        if (args->in_place && !example->in_place_modes.front())
-          return bad_line(fmt::format("example '{}' is written out of place only", example->name));
-        in_place = example->in_place_modes.front();
-      }
-      dsl_options.in_place = in_place;
-      examples::ExampleParams params;
-      params.ranks = args->topology.params.n.value_or(8); // -n, shared with the topology options
-      if (params.ranks < 2 || params.ranks > 64)
-        return bad_line(fmt::format("-n {}: examples take 2 to 64 ranks", params.ranks));
-      params.nodes = args->topology.params.nodes.value_or(2);
-      params.options = dsl_options;
-      dsl = example->build(params);
-    } else {
-      auto input = read_algorithm_input(args->file, args->topology, args->collective,
-                                        args->chunk_factor, args->root);
-      if (!input)
-        return bad(input.error());
-      dsl = lowering::algorithm_to_dsl(input->algorithm, input->topology, input->collective,
-                                       dsl_options);
-    }
-    if (!dsl)
-      return bad(dsl.error());
-    lowering::LowerOptions lower_options;
-    lower_options.instances = args->instances;
-    auto lowered = lowering::lower(*dsl, lower_options);
-    if (!lowered)
-      return bad(lowered.error());
-    summarize(*lowered);
-    if (!lowered->verified) {
-      fmt::print("{}", lowered->verified.error().to_text());
-      fmt::print("not written: the program fails verification (a lowering bug: please report)\n");
-      result.exit_code = kCheckFailed;
+    auto exit_code = run_lower(*args);
+    if (!exit_code) {
+      print_diagnostics(exit_code.error());
+      result.exit_code = kBadInput;
       return;
     }
-    fmt::print("verified: structure, resources, deadlock freedom, race freedom, postcondition "
-               "({})\n",
-               lowered->program.in_place() ? "in place" : "out of place");
-    if (!args->output.empty()) {
-      if (auto w = write_output(args->output, lowering::write_deployment_xml(*lowered->verified));
-          !w)
-        return bad(w.error());
-    }
-    result.exit_code = kSuccess;
+    result.exit_code = *exit_code;
   });
 }
 

@@ -11,19 +11,76 @@
 
 namespace syncoll::cli {
 
+namespace {
+
+struct VerifyArgs {
+  std::string file;
+  std::string collective;
+  std::optional<int> chunk_factor;
+  std::optional<int> root;
+  std::string protocol;
+  std::optional<int> sm_budget;
+  std::string mode = "strict";
+  int iterations = 2;
+  bool json = false;
+};
+
+Expected<verifier::VerifyOptions> options_for(const VerifyArgs &a, const Program &program) {
+  verifier::VerifyOptions options;
+  options.root = a.root;
+  options.iterations = a.iterations;
+  options.race_mode =
+      a.mode == "relaxed" ? verifier::RaceMode::Relaxed : verifier::RaceMode::Strict;
+  if (a.sm_budget)
+    options.limits.sm_budget = *a.sm_budget;
+  if (!a.protocol.empty()) {
+    auto p = parse_protocol(a.protocol);
+    if (!p)
+      return fail({},
+                  fmt::format("unknown protocol '{}' (expected Simple, LL or LL128)", a.protocol));
+    options.protocol = *p;
+  }
+  if (!a.collective.empty()) {
+    // A standard collective named on the command line takes the program's chunk factor unless
+    // -C says otherwise.
+    int chunk_factor = a.chunk_factor.value_or(1);
+    if (!a.chunk_factor)
+      if (auto inferred = collective_for_program(program, a.root))
+        chunk_factor = inferred->chunk_factor();
+    SYNCOLL_TRY(c, resolve_collective(a.collective, program.num_ranks(), chunk_factor, a.root));
+    options.collective = std::move(c);
+  }
+  return options;
+}
+
+int exit_code_of(const verifier::Report &report) {
+  bool violated = false, unknown = false;
+  for (const auto &v : report.verdicts) {
+    violated = violated || v.kind == verifier::VerdictKind::Violated;
+    unknown = unknown || v.kind == verifier::VerdictKind::Unknown;
+  }
+  return violated ? kCheckFailed : unknown ? kUnknown : kSuccess;
+}
+
+Expected<int> run_verify(const VerifyArgs &a) {
+  SYNCOLL_TRY(program, read_program_file(a.file));
+  print_diagnostics(program.warnings);
+  SYNCOLL_TRY(options, options_for(a, program.value));
+  const verifier::Report report = verifier::verify(program.value, options);
+  if (a.json)
+    std::cout << to_canonical_json(report.to_json());
+  else
+    std::cout << fmt::format("{}: {} ranks, {}\n", a.file, program.value.num_ranks(),
+                             report.all_hold() ? "every property holds"
+                                               : "not every property holds")
+              << report.to_text();
+  return exit_code_of(report);
+}
+
+} // namespace
+
 void add_verify_command(CLI::App &app, RunResult &result) {
-  struct Args {
-    std::string file;
-    std::string collective;
-    std::optional<int> chunk_factor;
-    std::optional<int> root;
-    std::string protocol;
-    std::optional<int> sm_budget;
-    std::string mode = "strict";
-    int iterations = 2;
-    bool json = false;
-  };
-  auto args = std::make_shared<Args>();
+  auto args = std::make_shared<VerifyArgs>();
   CLI::App *cmd = app.add_subcommand(
       "verify", "check a thread-block program: structure, resources, deadlock freedom, race "
                 "freedom and the postcondition (exit 0 all hold, 1 a property is violated, 2 bad "
@@ -44,59 +101,13 @@ void add_verify_command(CLI::App &app, RunResult &result) {
       ->check(CLI::Range(2, 64));
   cmd->add_flag("--json", args->json, "print the report as JSON");
   cmd->callback([&result, args] {
-    auto bad = [&](const Diagnostics &d) {
-      print_diagnostics(d);
+    auto exit_code = run_verify(*args);
+    if (!exit_code) {
+      print_diagnostics(exit_code.error());
       result.exit_code = kBadInput;
-    };
-    auto program = read_program_file(args->file);
-    if (!program)
-      return bad(program.error());
-    print_diagnostics(program->warnings);
-    verifier::VerifyOptions options;
-    options.root = args->root;
-    options.iterations = args->iterations;
-    options.race_mode =
-        args->mode == "relaxed" ? verifier::RaceMode::Relaxed : verifier::RaceMode::Strict;
-    if (args->sm_budget)
-      options.limits.sm_budget = *args->sm_budget;
-    if (!args->protocol.empty()) {
-      auto p = parse_protocol(args->protocol);
-      if (!p)
-        return bad(Diagnostics({Severity::Error,
-                                {},
-                                fmt::format("unknown protocol '{}' (expected "
-                                            "Simple, LL or LL128)",
-                                            args->protocol),
-                                {}}));
-      options.protocol = *p;
+      return;
     }
-    if (!args->collective.empty()) {
-      int chunk_factor = args->chunk_factor.value_or(1);
-      if (!args->chunk_factor) {
-        auto inferred = collective_for_program(program->value, args->root);
-        if (inferred)
-          chunk_factor = inferred->chunk_factor();
-      }
-      auto c = resolve_collective(args->collective, program->value.num_ranks(), chunk_factor,
-                                  args->root);
-      if (!c)
-        return bad(c.error());
-      options.collective = *c;
-    }
-    verifier::Report report = verifier::verify(program->value, options);
-    if (args->json)
-      std::cout << to_canonical_json(report.to_json());
-    else
-      std::cout << fmt::format("{}: {} ranks, {}\n", args->file, program->value.num_ranks(),
-                               report.all_hold() ? "every property holds"
-                                                 : "not every property holds")
-                << report.to_text();
-    bool violated = false, unknown = false;
-    for (const auto &v : report.verdicts) {
-      violated = violated || v.kind == verifier::VerdictKind::Violated;
-      unknown = unknown || v.kind == verifier::VerdictKind::Unknown;
-    }
-    result.exit_code = violated ? kCheckFailed : unknown ? kUnknown : kSuccess;
+    result.exit_code = *exit_code;
   });
 }
 

@@ -1,5 +1,6 @@
 #include "simulator/baselines.h"
 
+#include "model/collective_traits.h"
 #include "model/invariant.h"
 #include "model/runtime_constants.h"
 
@@ -84,7 +85,7 @@ Expected<Program> nccl_ring_program(CollectiveKind kind, const std::vector<RankI
   if (kind != CollectiveKind::Allreduce && kind != CollectiveKind::Allgather &&
       kind != CollectiveKind::ReduceScatter && kind != CollectiveKind::Broadcast)
     return fail({}, fmt::format("NCCL has no ring {}", collective_kind_name(kind)));
-  d.collective = std::string(collective_kind_name(kind));
+  d.collective = std::string(collective_traits(kind).executor_name);
   d.name = "nccl_ring_" + d.collective;
   // A broadcast moves one chunk per channel; the others one per rank and channel.
   d.chunks_per_loop = kind == CollectiveKind::Broadcast ? channels : n * channels;
@@ -98,8 +99,9 @@ Expected<Program> nccl_ring_program(CollectiveKind kind, const std::vector<RankI
       const bool first = kind == CollectiveKind::Broadcast && p == 0;
       ThreadBlockBuilder b(TbId(ch), last ? std::nullopt : std::optional(rank_at(p + 1)),
                            first ? std::nullopt : std::optional(rank_at(p - 1)), ChannelId(ch));
-      switch (kind) {
-      case CollectiveKind::Allreduce: {
+      // NCCL runs rings for these four collectives only (checked above): a new collective kind
+      // has nothing to add here.
+      if (kind == CollectiveKind::Allreduce) {
         rp.input_chunks = rp.output_chunks = n * channels;
         // Chunk c of channel ch lives at ch*n + c; position p starts with chunk p.
         auto c = [&](int k) { return in(ch * n + mod(p - k)); };
@@ -110,9 +112,7 @@ Expected<Program> nccl_ring_program(CollectiveKind kind, const std::vector<RankI
         for (int k = n; k <= 2 * n - 3; ++k)
           b.step(OpType::RecvCopySend, c(k), c(k));
         b.step(OpType::Recv, c(2 * n - 2), c(2 * n - 2));
-        break;
-      }
-      case CollectiveKind::Allgather: {
+      } else if (kind == CollectiveKind::Allgather) {
         rp.input_chunks = channels;
         rp.output_chunks = n * channels;
         auto slot = [&](int pos) { return out(rank_at(pos).value() * channels + ch); };
@@ -121,9 +121,7 @@ Expected<Program> nccl_ring_program(CollectiveKind kind, const std::vector<RankI
         for (int k = 1; k <= n - 2; ++k)
           b.step(OpType::RecvCopySend, slot(p - k), slot(p - k));
         b.step(OpType::Recv, slot(p - (n - 1)), slot(p - (n - 1)));
-        break;
-      }
-      case CollectiveKind::ReduceScatter: {
+      } else if (kind == CollectiveKind::ReduceScatter) {
         rp.input_chunks = n * channels;
         rp.output_chunks = channels;
         // The partial for the rank at position q travels q+1, q+2, ... and ends at q.
@@ -132,9 +130,8 @@ Expected<Program> nccl_ring_program(CollectiveKind kind, const std::vector<RankI
         for (int k = 1; k <= n - 2; ++k)
           b.step(OpType::RecvReduceSend, slot(p - k - 1), slot(p - k - 1));
         b.step(OpType::RecvReduceCopy, slot(p), out(ch));
-        break;
-      }
-      case CollectiveKind::Broadcast: {
+      } else {
+        SYNCOLL_INVARIANT(kind == CollectiveKind::Broadcast, "a ring the check above let through");
         rp.input_chunks = rp.output_chunks = channels;
         if (p == 0) {
           b.step(OpType::Copy, in(ch), out(ch));
@@ -144,15 +141,6 @@ Expected<Program> nccl_ring_program(CollectiveKind kind, const std::vector<RankI
         } else {
           b.step(OpType::Recv, out(ch), out(ch));
         }
-        break;
-      }
-      case CollectiveKind::Alltoall:
-      case CollectiveKind::Gather:
-      case CollectiveKind::Scatter:
-      case CollectiveKind::Reduce:
-      case CollectiveKind::AllToNext:
-      case CollectiveKind::Custom:
-        SYNCOLL_UNREACHABLE("NCCL has no ring for this collective; rejected above");
       }
       rp.thread_blocks.push_back(b.take());
     }
