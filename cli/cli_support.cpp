@@ -166,15 +166,6 @@ std::string format_size(int64_t bytes) {
   return fmt::format("{} {}", bytes, kUnits[unit]);
 }
 
-Expected<std::string> read_text_file(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return fail({path, 0, 0}, "cannot open file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
 Expected<AlgorithmInput> read_algorithm_input(const std::string &path, TopologyOptions topology,
                                               const std::string &collective,
                                               std::optional<int> chunk_factor,

@@ -69,7 +69,4 @@ struct AlgorithmInput {
 /// 1 KiB, 64 MiB, 1000 B: the largest unit that divides the size.
 std::string format_size(int64_t bytes);
 
-/// Reads a whole file; an unreadable file is a located error.
-[[nodiscard]] Expected<std::string> read_text_file(const std::string &path);
-
 } // namespace syncoll::cli

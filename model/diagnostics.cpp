@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 namespace syncoll {
 
@@ -61,5 +63,14 @@ void invariant_failed(const char *condition, const char *message, const char *fi
   std::abort();
 }
 } // namespace detail
+
+Expected<std::string> read_text_file(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return fail({path, 0, 0}, "cannot open file");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
 
 } // namespace syncoll

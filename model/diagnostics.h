@@ -95,6 +95,9 @@ inline tl::unexpected<Diagnostics> fail_at(std::string pointer, std::string mess
       return tl::unexpected(std::move(syncoll_check_result).error());                              \
   } while (false)
 
+/// A file's whole text; a file that cannot be opened is an error located at the file.
+[[nodiscard]] Expected<std::string> read_text_file(const std::string &path);
+
 /// A value accepted with warnings (e.g. an MSCCL-IR file using the old runtime's spellings).
 template <class T> struct Warned {
   T value;

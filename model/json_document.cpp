@@ -205,12 +205,8 @@ Expected<JsonDocument> JsonDocument::parse(std::string_view text, std::string fi
 }
 
 Expected<JsonDocument> JsonDocument::read_file(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return fail({path, 0, 0}, "cannot open file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parse(buffer.str(), path);
+  SYNCOLL_TRY(text, read_text_file(path));
+  return parse(text, path);
 }
 
 SourceLocation JsonDocument::location(const std::string &pointer) const {

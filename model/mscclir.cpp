@@ -344,12 +344,8 @@ Expected<Warned<Program>> parse_mscclir_xml(std::string_view text, const std::st
 }
 
 Expected<Warned<Program>> read_mscclir_file(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return fail({path, 0, 0}, "cannot open file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parse_mscclir_xml(buffer.str(), path);
+  SYNCOLL_TRY(text, read_text_file(path));
+  return parse_mscclir_xml(text, path);
 }
 
 std::string program_to_mscclir_xml(const Program &program) {
@@ -554,12 +550,8 @@ Expected<Warned<Program>> parse_program(std::string_view text, const std::string
 }
 
 Expected<Warned<Program>> read_program_file(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return fail({path, 0, 0}, "cannot open file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parse_program(buffer.str(), path);
+  SYNCOLL_TRY(text, read_text_file(path));
+  return parse_program(text, path);
 }
 
 nlohmann::ordered_json program_to_json(const Program &program) {
