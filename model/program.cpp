@@ -166,9 +166,9 @@ Expected<Program> Program::create(ProgramDraft d) {
     for (size_t t = 0; t < rp.thread_blocks.size(); ++t) {
       const ThreadBlock &tb = rp.thread_blocks[t];
       const std::string tat = fmt::format("{}/tbs/{}", gat, t);
-      if (tb.id.value() < 0 || tb.id.value() > kMaxThreadBlockId)
-        diag.error_at(tat + "/id", fmt::format("rank {}: tb id {} is out of range [0, {}]", me,
-                                               tb.id.value(), kMaxThreadBlockId));
+      if (tb.id.value() < 0)
+        diag.error_at(tat + "/id",
+                      fmt::format("rank {}: tb id {} must not be negative", me, tb.id.value()));
       else if (!tb_ids.insert(tb.id.value()).second)
         diag.error_at(tat + "/id",
                       fmt::format("rank {}: tb id {} appears twice", me, tb.id.value()));
@@ -183,10 +183,9 @@ Expected<Program> Program::create(ProgramDraft d) {
           diag.error_at(tat + "/" + attr, fmt::format("rank {} tb {}: {} peer is the rank itself",
                                                       me, tb.id.value(), attr));
       }
-      if (tb.channel.value() < 0 || tb.channel.value() > kMaxChannelIndex)
-        diag.error_at(tat + "/chan",
-                      fmt::format("rank {} tb {}: channel {} is out of range [0, {}]", me,
-                                  tb.id.value(), tb.channel.value(), kMaxChannelIndex));
+      if (tb.channel.value() < 0)
+        diag.error_at(tat + "/chan", fmt::format("rank {} tb {}: channel {} must not be negative",
+                                                 me, tb.id.value(), tb.channel.value()));
       bool pending_nop_dependency = false;
       for (size_t k = 0; k < tb.steps.size(); ++k) {
         const Instruction &in = tb.steps[k];
@@ -197,9 +196,9 @@ Expected<Program> Program::create(ProgramDraft d) {
         if (in.declared_index < 0)
           diag.error_at(sat + "/s",
                         fmt::format("{}: s {} must not be negative", where(), in.declared_index));
-        if (in.op == OpType::Nop ? in.count < 0 : (in.count < 0 || in.count > kMaxStepCount))
-          diag.error_at(sat + "/cnt", fmt::format("{}: cnt {} is out of range [0, {}]", where(),
-                                                  in.count, kMaxStepCount));
+        if (in.count < 0)
+          diag.error_at(sat + "/cnt",
+                        fmt::format("{}: cnt {} must not be negative", where(), in.count));
         if (op_sends(in.op) && !tb.send_peer)
           diag.error_at(sat + "/type",
                         fmt::format("{}: '{}' sends, but the thread block has no send peer",
@@ -226,10 +225,9 @@ Expected<Program> Program::create(ProgramDraft d) {
           (void)buf_attr;
         }
         if (in.dependency) {
-          if (in.dependency->tb.value() < 0 || in.dependency->tb.value() > kMaxThreadBlockId)
-            diag.error_at(sat + "/depid",
-                          fmt::format("{}: depid {} is out of range [-1, {}]", where(),
-                                      in.dependency->tb.value(), kMaxThreadBlockId));
+          if (in.dependency->tb.value() < 0)
+            diag.error_at(sat + "/depid", fmt::format("{}: depid {} must be at least -1", where(),
+                                                      in.dependency->tb.value()));
           if (in.dependency->step.value() < 0)
             diag.error_at(sat + "/deps", fmt::format("{}: deps {} must be at least 0 when depid "
                                                      "is set",

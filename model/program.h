@@ -1,10 +1,12 @@
 // Program: the thread-block IR, one-to-one with MSCCL-IR (docs/formats.md, "MSCCL-IR XML").
 //
 // Per rank: buffer sizes and thread blocks; per thread block: one send peer, one receive peer, a
-// channel and an ordered list of instructions. Program::create accepts exactly what the MSCCL
-// executor's parser accepts (docs/semantics.md, "Structure", lists what it lets through); the
-// hazards that parser lets through (deadlocks, races, offsets running past a buffer, wrong results)
-// are the verifier's to find, so a Program can hold them.
+// channel and an ordered list of instructions. Program::create rejects what is not MSCCL-IR at
+// all (a peer that is not a rank, a negative count, a start offset past its buffer, ids that are
+// not contiguous); a well-formed program that breaks a runtime *limit* (48 channels, cnt 80,
+// tb id 2000) is accepted and is the verifier's resources verdict, and the hazards the executor's
+// parser lets through (deadlocks, races, offsets running past a buffer, wrong results) are the
+// verifier's other verdicts (docs/semantics.md, "Structure").
 #pragma once
 
 #include "model/diagnostics.h"
@@ -98,9 +100,11 @@ struct ProgramDraft {
   friend bool operator==(const ProgramDraft &, const ProgramDraft &) = default;
 };
 
+// The executor's limits. The verifier reports a program beyond them as a resources violation.
 /// Largest `cnt` the executor's parser accepts (MSCCL_MAX_COUNT - 1).
 inline constexpr int kMaxStepCount = 71;
-/// Largest channel index the executor's parser accepts (it checks chan <= 32).
+/// Channels the runtime has (MAXCHANNELS): channel indices 0..31. Its parser accepts chan 32 too,
+/// one past its array.
 inline constexpr int kMaxChannelIndex = 32;
 /// Largest thread block id the executor can hold (MSCCL_MAX_NUM_THREAD_BLOCKS - 1).
 inline constexpr int kMaxThreadBlockId = 32 * 32 - 1;

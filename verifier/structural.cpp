@@ -29,9 +29,6 @@ public:
       : program_(program), collective_(collective) {}
 
   std::vector<StructuralIssue> run() {
-    if (program_.num_channels() > kMaxChannelIndex)
-      issue("nchannels-limit",
-            fmt::format("nchannels {} exceeds the runtime's 32 channels", program_.num_channels()));
     for (const RankProgram &rp : program_.ranks()) {
       buffer_rules(rp);
       for (const ThreadBlock &tb : rp.thread_blocks) {
@@ -254,6 +251,26 @@ std::vector<StructuralIssue> check_resources(const Program &program, const Resou
                      std::nullopt});
     std::map<std::pair<int, int>, int> senders, receivers;
     for (const ThreadBlock &tb : rp.thread_blocks) {
+      const StepRef at{rp.rank, tb.id, 0, 0};
+      if (tb.id.value() > kMaxThreadBlockId)
+        out.push_back({"tb-limit",
+                       fmt::format("rank {}: tb id {} is beyond the runtime's {} thread blocks",
+                                   rp.rank.value(), tb.id.value(), kMaxThreadBlockId + 1),
+                       at});
+      if (tb.channel.value() >= limits.max_channels)
+        out.push_back({"channel-limit",
+                       fmt::format("rank {} tb {}: channel {} is beyond the runtime's {} channels "
+                                   "(indices 0..{})",
+                                   rp.rank.value(), tb.id.value(), tb.channel.value(),
+                                   limits.max_channels, limits.max_channels - 1),
+                       at});
+      for (size_t k = 0; k < tb.steps.size(); ++k)
+        if (tb.steps[k].count > kMaxStepCount)
+          out.push_back({"count-limit",
+                         fmt::format("{}: cnt {} is beyond the executor's {}",
+                                     describe(StepRef{rp.rank, tb.id, int(k), 0}),
+                                     tb.steps[k].count, kMaxStepCount),
+                         StepRef{rp.rank, tb.id, int(k), 0}});
       if (int(tb.steps.size()) > limits.max_steps_per_tb)
         out.push_back(
             {"steps",

@@ -48,6 +48,33 @@ TEST(VerifyCliTest, OptionsAreChecked) {
   EXPECT_EQ(wrong.exit_code, 1);
 }
 
+// A well-formed program beyond a runtime limit is a resources verdict (exit 1) naming the limit
+// and where it is broken, not bad input; every other property is still decided.
+TEST(VerifyCliTest, RuntimeLimitsAreResourcesVerdicts) {
+  struct Case {
+    std::string file, rule, message;
+  };
+  for (const Case &c :
+       {Case{"nchannels_48.xml", "[channels]", "nchannels 48 exceeds the limit of 32"},
+        Case{"nchannels_48.xml", "[channel-limit]",
+             "rank 0 tb 0: channel 47 is beyond the runtime's 32 channels"},
+        Case{"channel_33.xml", "[channel-limit]", "channel 33 is beyond the runtime's 32"},
+        Case{"count_72.xml", "[count-limit]",
+             "rank 0 tb 0 step 0: cnt 72 is beyond the "
+             "executor's 71"}}) {
+    CliRun run = run_cli("verify tests/data/limits/" + c.file);
+    EXPECT_EQ(run.exit_code, 1) << c.file << run.err;
+    EXPECT_NE(run.out.find("resources:        violated"), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find(c.rule), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find(c.message), std::string::npos) << run.out;
+  }
+  // Beyond the channel limit, the 48-channel allgather is correct in every other respect.
+  CliRun run = run_cli("verify tests/data/limits/nchannels_48.xml --json");
+  ASSERT_EQ(run.exit_code, 1);
+  for (const auto &p : nlohmann::json::parse(run.out)["properties"])
+    EXPECT_EQ(p["verdict"], p["property"] == "resources" ? "violated" : "holds") << p;
+}
+
 TEST(VerifyCliTest, BadXmlIsBadInput) {
   CliRun run = run_cli("verify tests/data/malformed/ir_missing_cnt.xml");
   EXPECT_EQ(run.exit_code, 2);
