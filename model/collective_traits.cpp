@@ -146,13 +146,19 @@ Expected<CollectiveSpec> collective_for_program(const Program &p, std::optional<
                          traits->rooted ? std::optional<int>(root.value_or(0)) : std::nullopt);
 }
 
+int slots_addressable(const CollectiveSpec &spec, int declared, BufferKind buffer, bool in_place) {
+  if (!in_place || buffer == BufferKind::Scratch)
+    return declared;
+  return std::max(declared, buffer_chunks(spec, buffer));
+}
+
 AliasedSlot in_place_slot(const CollectiveSpec &spec, RankId rank, BufferKind buffer, int index) {
   switch (spec.in_place()) {
   case InPlaceKind::None:
     break;
   case InPlaceKind::Same:
-    if (buffer == BufferKind::Input)
-      return {BufferKind::Output, index};
+    if (buffer == BufferKind::Output)
+      return {BufferKind::Input, index};
     break;
   case InPlaceKind::InputInOutput:
     if (buffer == BufferKind::Input)

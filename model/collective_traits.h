@@ -69,8 +69,10 @@ struct CollectiveTraits {
 [[nodiscard]] Expected<CollectiveSpec> collective_for_program(const Program &program,
                                                               std::optional<int> root);
 
-/// Where chunk `index` of `buffer` lives on `rank` when `spec` runs in place: the buffer the
-/// runtime binds both pointers into, and the index there. Scratch, and every buffer of a
+/// Where chunk `index` of `buffer` lives on `rank` when `spec` runs in place: the *home* buffer
+/// the runtime binds both pointers into, and the index there. The home is the input for
+/// allreduce, alltoall, broadcast, reduce, reducescatter and scatter, the output for allgather and
+/// gather (as msccl-tools and RCCL's programs address them). Scratch, and every buffer of a
 /// collective without an in-place form, stays where it is.
 struct AliasedSlot {
   BufferKind buffer;
@@ -79,5 +81,13 @@ struct AliasedSlot {
 };
 [[nodiscard]] AliasedSlot in_place_slot(const CollectiveSpec &spec, RankId rank, BufferKind buffer,
                                         int index);
+
+/// How many slots of `buffer` a program of `spec` may name and the runtime defines, given the
+/// `declared` size. Out of place, the declared size. In place, also every slot of the
+/// collective's buffer: the runtimes declare the buffer that aliases the other one as 0 chunks
+/// (in-place allreduce: o_chunks="0", its output *is* its input; allgather: i_chunks="0"), and
+/// the postcondition still reads every output slot, through the alias.
+[[nodiscard]] int slots_addressable(const CollectiveSpec &spec, int declared, BufferKind buffer,
+                                    bool in_place);
 
 } // namespace syncoll

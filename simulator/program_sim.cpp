@@ -109,7 +109,7 @@ public:
     if (o_.collective)
       for (const RankProgram &rp : p_.ranks()) {
         sim.outputs.emplace_back();
-        for (int k = 0; k < rp.output_chunks; ++k)
+        for (int k = 0; k < std::max(rp.output_chunks, o_.collective->output_chunks()); ++k)
           sim.outputs.back().push_back(load(rp.rank, {BufferKind::Output, k}));
       }
     return sim;
@@ -198,18 +198,22 @@ private:
   }
 
   // --- symbolic memory (iteration 0 only; other iterations touch other elements) ---
+  // The memory a slot names: in place, the home slot of the collective's alias (a buffer the
+  // program declares as 0 chunks is still reachable through it); none past the buffer.
   std::optional<std::pair<int, int>> cell(RankId rank, BufferRef ref) const {
     const RankProgram &rp = p_.rank(rank);
-    const int size = ref.buffer == BufferKind::Input    ? rp.input_chunks
-                     : ref.buffer == BufferKind::Output ? rp.output_chunks
-                                                        : rp.scratch_chunks;
+    const bool in_place = o_.in_place && o_.collective;
+    const int declared = ref.buffer == BufferKind::Input    ? rp.input_chunks
+                         : ref.buffer == BufferKind::Output ? rp.output_chunks
+                                                            : rp.scratch_chunks;
+    const int size =
+        in_place ? slots_addressable(*o_.collective, declared, ref.buffer, true) : declared;
     if (ref.offset < 0 || ref.offset >= size)
       return std::nullopt;
-    if (ref.buffer == BufferKind::Input && o_.in_place && o_.collective)
-      if (auto out = o_.collective->aliased_output_slot(rank, ref.offset);
-          out && *out < rp.output_chunks)
-        return std::make_pair(int(BufferKind::Output), *out);
-    return std::make_pair(int(ref.buffer), ref.offset);
+    if (!in_place || ref.buffer == BufferKind::Scratch)
+      return std::make_pair(int(ref.buffer), ref.offset);
+    const AliasedSlot home = in_place_slot(*o_.collective, rank, ref.buffer, ref.offset);
+    return std::make_pair(int(home.buffer), home.index);
   }
   SymbolicSlot load(RankId rank, BufferRef ref) const {
     auto c = cell(rank, ref);

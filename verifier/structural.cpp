@@ -1,8 +1,10 @@
 #include "verifier/structural.h"
 
+#include "model/collective_traits.h"
 #include "verifier/detail/connections.h"
 
 #include <algorithm>
+#include <array>
 #include <fmt/format.h>
 #include <map>
 
@@ -50,21 +52,62 @@ private:
     out_.push_back({code, std::move(message), where});
   }
 
-  // Buffers hold at least what the collective reads and writes.
+  // Buffers hold at least what the collective reads and writes, in every aliasing mode the
+  // program claims. Out of place each declared buffer must hold the collective's; in place the
+  // two share memory, and the runtimes declare the aliased one as 0 chunks (docs/semantics.md,
+  // "Aliasing"), so each collective slot must only land where some declared slot lands.
   void buffer_rules(const RankProgram &rp) {
     if (!collective_)
       return;
     const int me = rp.rank.value();
-    if (rp.input_chunks < collective_->input_chunks())
-      issue("buffer-size",
-            fmt::format("rank {}: i_chunks {} is smaller than {}'s input of {} "
-                        "chunks",
-                        me, rp.input_chunks, collective_->name(), collective_->input_chunks()));
-    if (rp.output_chunks < collective_->output_chunks())
-      issue("buffer-size",
-            fmt::format("rank {}: o_chunks {} is smaller than {}'s output of {} "
-                        "chunks",
-                        me, rp.output_chunks, collective_->name(), collective_->output_chunks()));
+    if (program_.out_of_place() || !program_.in_place()) {
+      if (rp.input_chunks < collective_->input_chunks())
+        issue("buffer-size", fmt::format("rank {}: i_chunks {} is smaller than {}'s input of {} "
+                                         "chunks{}",
+                                         me, rp.input_chunks, collective_->name(),
+                                         collective_->input_chunks(), out_of_place_note()));
+      if (rp.output_chunks < collective_->output_chunks())
+        issue("buffer-size", fmt::format("rank {}: o_chunks {} is smaller than {}'s output of {} "
+                                         "chunks{}",
+                                         me, rp.output_chunks, collective_->name(),
+                                         collective_->output_chunks(), out_of_place_note()));
+    }
+    if (program_.in_place())
+      in_place_buffer_rule(rp);
+  }
+
+  std::string out_of_place_note() const {
+    return program_.in_place() ? " (out of place, which the program also claims)" : "";
+  }
+
+  void in_place_buffer_rule(const RankProgram &rp) {
+    std::array<std::vector<bool>, 2> covered; // per home buffer (input, output)
+    auto mark = [&](BufferKind b, int k) {
+      const AliasedSlot home = in_place_slot(*collective_, rp.rank, b, k);
+      auto &v = covered[size_t(home.buffer)];
+      if (v.size() <= size_t(home.index))
+        v.resize(size_t(home.index) + 1, false);
+      v[size_t(home.index)] = true;
+    };
+    for (int k = 0; k < rp.input_chunks; ++k)
+      mark(BufferKind::Input, k);
+    for (int k = 0; k < rp.output_chunks; ++k)
+      mark(BufferKind::Output, k);
+    for (auto [b, size] : {std::pair{BufferKind::Input, collective_->input_chunks()},
+                           std::pair{BufferKind::Output, collective_->output_chunks()}})
+      for (int k = 0; k < size; ++k) {
+        const AliasedSlot home = in_place_slot(*collective_, rp.rank, b, k);
+        const auto &v = covered[size_t(home.buffer)];
+        if (size_t(home.index) < v.size() && v[size_t(home.index)])
+          continue;
+        issue("buffer-size",
+              fmt::format(
+                  "rank {}: in place, {}'s {} slot {} lives at {}[{}], which neither "
+                  "declared buffer holds (i_chunks {}, o_chunks {})",
+                  rp.rank.value(), collective_->name(), b == BufferKind::Input ? "input" : "output",
+                  k, buffer_kind_name(home.buffer), home.index, rp.input_chunks, rp.output_chunks));
+        break;
+      }
   }
 
   void channel_rule(const RankProgram &rp, const ThreadBlock &tb) {

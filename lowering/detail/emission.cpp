@@ -1,6 +1,7 @@
 // Pass 7, emission: the scheduled instruction DAG as a Program in the executor's conventions
 // (nchunksperloop and the collective's spelling from model's collective table; scratch buffers
-// packed by name; a received value's source named in the peer's terms).
+// packed by name; in place, every slot named by its home and the aliased buffer declared 0; a
+// received value's source named in the peer's terms).
 #include "lowering/detail/passes.h"
 #include "model/collective_traits.h"
 
@@ -9,24 +10,42 @@
 namespace syncoll::lowering::detail {
 namespace {
 
-// Named scratch buffers packed per rank in name order.
-class ScratchLayout {
+// Buffer references as the runtimes write them: named scratch buffers packed per rank in name
+// order, and, in place, input and output slots named by their home slot (an in-place allreduce
+// addresses only `i`, an allgather only `o`), the other buffer declared as 0 chunks.
+class BufferLayout {
 public:
-  explicit ScratchLayout(const DslProgram &p) : size_(size_t(p.topology().num_ranks()), 0) {
+  explicit BufferLayout(const DslProgram &p)
+      : collective_(p.collective()), in_place_(p.options().in_place),
+        size_(size_t(p.topology().num_ranks()), 0) {
     for (const auto &[key, size] : p.scratch_sizes()) {
       base_[key] = size_[size_t(key.first)];
       size_[size_t(key.first)] += size;
     }
   }
   BufferRef ref(RankId rank, const Buffer &b, int index) const {
-    if (b.kind != BufferKind::Scratch)
+    if (b.kind == BufferKind::Scratch) {
+      auto it = base_.find({rank.value(), b.scratch});
+      return BufferRef{BufferKind::Scratch, (it == base_.end() ? 0 : it->second) + index};
+    }
+    if (!in_place_)
       return BufferRef{b.kind, index};
-    auto it = base_.find({rank.value(), b.scratch});
-    return BufferRef{BufferKind::Scratch, (it == base_.end() ? 0 : it->second) + index};
+    const AliasedSlot home = in_place_slot(collective_, rank, b.kind, index);
+    return BufferRef{home.buffer, home.index};
   }
-  int chunks(int rank) const { return size_[size_t(rank)]; }
+  int scratch_chunks(int rank) const { return size_[size_t(rank)]; }
+  // Out of place, the collective's size; in place, 0 for the buffer that lives in the other.
+  int declared_chunks(BufferKind b) const {
+    const int size =
+        b == BufferKind::Input ? collective_.input_chunks() : collective_.output_chunks();
+    if (!in_place_ || size == 0)
+      return size;
+    return in_place_slot(collective_, RankId(0), b, 0).buffer == b ? size : 0;
+  }
 
 private:
+  const CollectiveSpec &collective_;
+  bool in_place_;
   std::map<std::pair<int, std::string>, int> base_;
   std::vector<int> size_;
 };
@@ -37,7 +56,7 @@ Expected<Program> emit_program(const DslProgram &p, const LowerOptions &options,
                                const InstructionDag &dag, const ThreadBlockPlans &plans,
                                const Dependencies &deps) {
   const int P = p.topology().num_ranks();
-  const ScratchLayout scratch(p);
+  const BufferLayout layout(p);
   const CollectiveSpec &c = p.collective();
   ProgramDraft d;
   d.name = p.name();
@@ -53,9 +72,9 @@ Expected<Program> emit_program(const DslProgram &p, const LowerOptions &options,
   for (int r = 0; r < P; ++r) {
     RankProgram rp;
     rp.rank = RankId(r);
-    rp.input_chunks = c.input_chunks();
-    rp.output_chunks = c.output_chunks();
-    rp.scratch_chunks = scratch.chunks(r);
+    rp.input_chunks = layout.declared_chunks(BufferKind::Input);
+    rp.output_chunks = layout.declared_chunks(BufferKind::Output);
+    rp.scratch_chunks = layout.scratch_chunks(r);
     const auto &rank_tbs = plans[size_t(r)];
     for (size_t t = 0; t < rank_tbs.size(); ++t) {
       const ThreadBlockPlan &tb = rank_tbs[t];
@@ -74,8 +93,8 @@ Expected<Program> emit_program(const DslProgram &p, const LowerOptions &options,
         const RankId src_rank =
             in.op == OpType::Recv || in.op == OpType::RecvCopySend ? *in.recv_peer : in.rank;
         const RankId dst_rank = in.op == OpType::Send ? *in.send_peer : in.rank;
-        b.step(in.op, scratch.ref(src_rank, in.src_buffer, in.src_index),
-               scratch.ref(dst_rank, in.dst_buffer, in.dst_index), in.count,
+        b.step(in.op, layout.ref(src_rank, in.src_buffer, in.src_index),
+               layout.ref(dst_rank, in.dst_buffer, in.dst_index), in.count,
                w.empty() ? std::nullopt : std::optional(dep(w.size() - 1)),
                deps.depended_on.contains(i));
       }

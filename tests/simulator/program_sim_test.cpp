@@ -100,29 +100,33 @@ RC_GTEST_PROP(ProgramSimProperty, AgreesWithTheVerifier, ()) {
   const Topology t = *fully_connected(p.num_ranks());
   auto collective = make_collective(CollectiveKind::Allreduce, p.num_ranks(), 4);
   const auto cm = verifier::detail::map_connections(p);
-  verifier::detail::SymbolicMemory cells(p, &*collective, false);
-  const bool race_free =
-      verifier::detail::find_races(p, cm, cells, verifier::RaceMode::Strict, "", 1).empty();
-  // Small messages: one transfer per step, one iteration. Large: split, two iterations.
-  for (bool large : {false, true}) {
-    ProgramSimOptions o;
-    o.size_bytes = large ? int64_t(4) * 2 * o.model.iteration_bytes[0] : 4096;
-    o.collective = &*collective;
-    auto sim = simulate_program(p, t, o);
-    RC_ASSERT(sim.has_value());
-    verifier::detail::SymbolicMemory memory(p, &*collective, false);
-    auto ver = verifier::detail::execute(p, cm, {2, large, sim->iterations}, &memory);
-    RC_TAG(ver.completed ? "finishes" : "deadlocks");
-    RC_ASSERT(sim->deadlocked == !ver.completed);
-    if (!ver.completed || !race_free)
-      continue;
-    for (const RankProgram &rp : p.ranks())
-      for (int k = 0; k < rp.output_chunks; ++k) {
-        const auto v = memory.read(rp.rank, BufferKind::Output, k);
-        const SymbolicSlot &s = sim->outputs[rp.rank.index()][size_t(k)];
-        RC_ASSERT(s.defined == v.defined);
-        RC_ASSERT(s.parts == v.parts);
-      }
+  // Both aliasing modes: in place, both executors resolve slots through the collective's alias.
+  for (bool in_place : {false, true}) {
+    verifier::detail::SymbolicMemory cells(p, &*collective, in_place);
+    const bool race_free =
+        verifier::detail::find_races(p, cm, cells, verifier::RaceMode::Strict, "", 1).empty();
+    // Small messages: one transfer per step, one iteration. Large: split, two iterations.
+    for (bool large : {false, true}) {
+      ProgramSimOptions o;
+      o.size_bytes = large ? int64_t(4) * 2 * o.model.iteration_bytes[0] : 4096;
+      o.collective = &*collective;
+      o.in_place = in_place;
+      auto sim = simulate_program(p, t, o);
+      RC_ASSERT(sim.has_value());
+      verifier::detail::SymbolicMemory memory(p, &*collective, in_place);
+      auto ver = verifier::detail::execute(p, cm, {2, large, sim->iterations}, &memory);
+      RC_TAG(ver.completed ? "finishes" : "deadlocks");
+      RC_ASSERT(sim->deadlocked == !ver.completed);
+      if (!ver.completed || !race_free)
+        continue;
+      for (const RankProgram &rp : p.ranks())
+        for (size_t k = 0; k < sim->outputs[rp.rank.index()].size(); ++k) {
+          const auto v = memory.read(rp.rank, BufferKind::Output, int(k));
+          const SymbolicSlot &s = sim->outputs[rp.rank.index()][k];
+          RC_ASSERT(s.defined == v.defined);
+          RC_ASSERT(s.parts == v.parts);
+        }
+    }
   }
 }
 

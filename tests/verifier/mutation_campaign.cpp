@@ -1,5 +1,6 @@
 #include "tests/verifier/mutation_campaign.h"
 
+#include "model/collective_traits.h"
 #include "tests/support/programs.h"
 #include "verifier/verify.h"
 
@@ -103,20 +104,21 @@ private:
   std::map<std::tuple<int, int, int>, std::deque<std::vector<Val>>> fifos_;
   std::vector<std::map<int, std::map<std::pair<int, int>, Val>>> memory_;
 
-  // The key under which a slot is stored: in place, an input slot aliased to an output slot is
-  // stored as that output slot.
+  // The key under which a slot is stored: in place, the home slot the runtime binds both
+  // buffers' slots to (model's aliasing table; the buffer declared 0 chunks is reachable).
   std::pair<int, int> key(RankId rank, BufferRef ref) const {
-    if (ref.buffer == BufferKind::Input && in_place_)
-      if (auto o = c_.aliased_output_slot(rank, ref.offset); o && *o < p_.rank(rank).output_chunks)
-        return {int(BufferKind::Output), *o};
+    if (in_place_ && ref.buffer != BufferKind::Scratch) {
+      const AliasedSlot home = in_place_slot(c_, rank, ref.buffer, ref.offset);
+      return {int(home.buffer), home.index};
+    }
     return {int(ref.buffer), ref.offset};
   }
   bool in_bounds(RankId rank, BufferRef ref) const {
     const auto &rp = p_.rank(rank);
-    const int size = ref.buffer == BufferKind::Input    ? rp.input_chunks
-                     : ref.buffer == BufferKind::Output ? rp.output_chunks
-                                                        : rp.scratch_chunks;
-    return ref.offset >= 0 && ref.offset < size;
+    const int declared = ref.buffer == BufferKind::Input    ? rp.input_chunks
+                         : ref.buffer == BufferKind::Output ? rp.output_chunks
+                                                            : rp.scratch_chunks;
+    return ref.offset >= 0 && ref.offset < slots_addressable(c_, declared, ref.buffer, in_place_);
   }
   Val load(int it, RankId rank, BufferRef ref) const {
     if (!in_bounds(rank, ref))

@@ -1,5 +1,7 @@
 #include "verifier/detail/symbolic.h"
 
+#include "model/collective_traits.h"
+
 #include <algorithm>
 #include <fmt/format.h>
 
@@ -33,19 +35,34 @@ std::string describe_value(const Value &v, const CollectiveSpec &collective) {
 }
 
 SymbolicMemory::SymbolicMemory(const Program &program, const CollectiveSpec *collective,
-                               bool in_place) {
+                               bool in_place)
+    : collective_(collective), in_place_(in_place && collective != nullptr) {
+  constexpr size_t In = size_t(BufferKind::Input), Out = size_t(BufferKind::Output),
+                   Scratch = size_t(BufferKind::Scratch);
   for (const RankProgram &rp : program.ranks()) {
-    RankLayout l{rp.input_chunks, rp.output_chunks, rp.scratch_chunks, {}};
-    // Cells: outputs first, then inputs that alias nothing, then scratch.
-    int next = l.outputs;
-    for (int k = 0; k < l.inputs; ++k) {
-      std::optional<int> alias;
-      if (in_place && collective)
-        alias = collective->aliased_output_slot(rp.rank, k);
-      l.input_cell.push_back(alias && *alias < l.outputs ? *alias : next++);
+    RankLayout l;
+    l.addressable[In] = rp.input_chunks;
+    l.addressable[Out] = rp.output_chunks;
+    l.addressable[Scratch] = rp.scratch_chunks;
+    // The home regions: out of place each buffer is its own; in place, every addressable slot
+    // of either buffer lands in its home, which must hold the furthest one.
+    std::array<int, 3> extent = l.addressable;
+    if (in_place_) {
+      extent[In] = extent[Out] = 0;
+      for (BufferKind b : {BufferKind::Input, BufferKind::Output}) {
+        const size_t bi = size_t(b);
+        l.addressable[bi] = slots_addressable(*collective, l.addressable[bi], b, true);
+        for (int k = 0; k < l.addressable[bi]; ++k) {
+          const AliasedSlot home = in_place_slot(*collective, rp.rank, b, k);
+          extent[size_t(home.buffer)] = std::max(extent[size_t(home.buffer)], home.index + 1);
+        }
+      }
     }
-    cells_.emplace_back(size_t(next + l.scratch));
-    layout_.push_back(std::move(l));
+    l.base[Out] = 0;
+    l.base[In] = extent[Out];
+    l.base[Scratch] = extent[Out] + extent[In];
+    cells_.emplace_back(size_t(l.base[Scratch] + extent[Scratch]));
+    layout_.push_back(l);
   }
   if (!collective)
     return;
@@ -58,17 +75,12 @@ SymbolicMemory::SymbolicMemory(const Program &program, const CollectiveSpec *col
 
 int SymbolicMemory::cell(RankId rank, BufferKind buffer, int slot) const {
   const RankLayout &l = layout_[rank.index()];
-  switch (buffer) {
-  case BufferKind::Output:
-    return slot >= 0 && slot < l.outputs ? slot : -1;
-  case BufferKind::Input:
-    return slot >= 0 && slot < l.inputs ? l.input_cell[size_t(slot)] : -1;
-  case BufferKind::Scratch:
-    return slot >= 0 && slot < l.scratch
-               ? static_cast<int>(cells_[rank.index()].size()) - l.scratch + slot
-               : -1;
-  }
-  return -1;
+  if (slot < 0 || slot >= l.addressable[size_t(buffer)])
+    return -1;
+  if (!in_place_ || buffer == BufferKind::Scratch)
+    return l.base[size_t(buffer)] + slot;
+  const AliasedSlot home = in_place_slot(*collective_, rank, buffer, slot);
+  return l.base[size_t(home.buffer)] + home.index;
 }
 
 Value SymbolicMemory::read(RankId rank, BufferKind buffer, int slot) const {

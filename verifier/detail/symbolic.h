@@ -7,6 +7,7 @@
 #include "model/collective.h"
 #include "model/program.h"
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -22,23 +23,26 @@ struct Value {
 Value combine(const Value &a, const Value &b);
 std::string describe_value(const Value &v, const CollectiveSpec &collective);
 
-/// Per-rank cells after aliasing: in place, an input slot and the output slot it aliases are one
-/// cell (the collective's InPlaceKind).
+/// Per-rank cells after aliasing: in place, a slot of the input and a slot of the output that
+/// the collective's convention binds together are one cell (model's in_place_slot), and a buffer
+/// declared as 0 chunks is still addressable through the alias (slots_addressable).
 class SymbolicMemory {
 public:
   /// Without a collective there is no aliasing and every input starts undefined.
   SymbolicMemory(const Program &program, const CollectiveSpec *collective, bool in_place);
 
-  /// The cell of a buffer slot, or -1 past the end of the declared buffer.
+  /// The cell of a buffer slot, or -1 for a slot the runtime does not define.
   int cell(RankId rank, BufferKind buffer, int slot) const;
   Value read(RankId rank, BufferKind buffer, int slot) const;
   void write(RankId rank, BufferKind buffer, int slot, Value v);
 
 private:
   struct RankLayout {
-    int inputs = 0, outputs = 0, scratch = 0;
-    std::vector<int> input_cell; ///< input slot -> cell (its own, or an aliased output cell)
+    std::array<int, 3> addressable{}; ///< per BufferKind: slots a step may name
+    std::array<int, 3> base{};        ///< per BufferKind: first cell of its home region
   };
+  const CollectiveSpec *collective_ = nullptr;
+  bool in_place_ = false;
   std::vector<RankLayout> layout_;
   std::vector<std::vector<Value>> cells_;
 };
