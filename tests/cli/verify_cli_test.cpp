@@ -75,6 +75,28 @@ TEST(VerifyCliTest, RuntimeLimitsAreResourcesVerdicts) {
     EXPECT_EQ(p["verdict"], p["property"] == "resources" ? "violated" : "holds") << p;
 }
 
+// Old-runtime `custom` programs (GC3's AllToNext): structure, deadlock and races are decided
+// without a collective; the postcondition is unknown (exit 3, never success) until --collective
+// gives one, and then decided either way.
+TEST(VerifyCliTest, CustomProgramsTakeTheirCollectiveFromAFile) {
+  const std::string program = "verify examples/ir/old_runtime/alltonext_4.xml";
+  CliRun alone = run_cli(program);
+  EXPECT_EQ(alone.exit_code, 3) << alone.out << alone.err;
+  EXPECT_NE(alone.out.find("deadlock freedom: holds"), std::string::npos) << alone.out;
+  EXPECT_NE(alone.out.find("postcondition:    unknown: collective 'custom' has no standard "
+                           "specification; give one with --collective"),
+            std::string::npos)
+      << alone.out;
+  CliRun right = run_cli(program + " --collective examples/collectives/alltonext4.json");
+  EXPECT_EQ(right.exit_code, 0) << right.out << right.err;
+  EXPECT_NE(right.out.find("postcondition:    holds: alltonext4"), std::string::npos);
+  CliRun wrong = run_cli(program + " --collective examples/collectives/alltoprev4.json");
+  EXPECT_EQ(wrong.exit_code, 1) << wrong.out << wrong.err;
+  EXPECT_NE(wrong.out.find("rank 2 output slot 0 (out of place): expected chunk 2, found chunk 0"),
+            std::string::npos)
+      << wrong.out;
+}
+
 TEST(VerifyCliTest, BadXmlIsBadInput) {
   CliRun run = run_cli("verify tests/data/malformed/ir_missing_cnt.xml");
   EXPECT_EQ(run.exit_code, 2);
