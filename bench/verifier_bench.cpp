@@ -57,8 +57,8 @@ int main(int argc, char **argv) {
         best_ms(repeats, [&] { (void)verifier::check_structure(p, &*collective); });
     const double resources = best_ms(repeats, [&] { (void)verifier::check_resources(p, {}); });
     const double deadlock = best_ms(repeats, [&] {
-      for (bool split : {false, true})
-        (void)verifier::detail::execute(p, cm, {2, split, 2}, nullptr);
+      for (int per_transfer : {kMaxStepCount, 1})
+        (void)verifier::detail::execute(p, cm, {2, per_transfer, 2}, nullptr);
     });
     auto race = [&](verifier::RaceMode mode) {
       return best_ms(repeats, [&] {
@@ -70,7 +70,7 @@ int main(int argc, char **argv) {
     const double race_relaxed = race(verifier::RaceMode::Relaxed);
     const double postcondition = best_ms(repeats, [&] {
       verifier::detail::SymbolicMemory memory(p, &*collective, true);
-      (void)verifier::detail::execute(p, cm, {2, false, 2}, &memory);
+      (void)verifier::detail::execute(p, cm, {2, kMaxStepCount, 2}, &memory);
     });
     verifier::VerifyOptions strict, relaxed;
     relaxed.race_mode = verifier::RaceMode::Relaxed;

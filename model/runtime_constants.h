@@ -10,6 +10,7 @@
 
 #include "model/program.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <iterator>
 #include <span>
@@ -28,9 +29,15 @@ struct ProtocolTraits {
   double payload_fraction;
   /// NCCL's tuning model: ring bus bandwidth factor (LL 0.5, LL128 0.92).
   double nccl_tuning_bandwidth_factor;
-  /// Bytes of a chunk the simulator moves per pipeline iteration, an approximation of the
-  /// executor's tiling (Simple: a 4 MiB buffer over 8 steps, 2 steps per slice; LL: 32 KiB of
-  /// payload; LL128: 576 KiB).
+  /// A connection's FIFO buffer (NCCL_STEPS = 8 slots): Simple 4 MiB, LL 512 KiB, LL128
+  /// 4,915,200 B.
+  int64_t buffer_bytes;
+  /// Payload bytes of a chunk the executor moves per pipeline iteration, its count-splitting
+  /// unit: Simple 4 FIFO slots of 512 KiB, LL one slot's 32 KiB of payload, LL128 one slot's
+  /// 576,000 B of payload.
+  int64_t executor_tile_bytes;
+  /// The simulator's pipeline piece, an approximation of the tile kept until the simulator is
+  /// calibrated against it (Simple 1 MiB, LL 32 KiB, LL128 576 KiB).
   int64_t iteration_bytes;
   /// NCCL 2.30 tuning constants for the ring algorithm, in microseconds: the base latency and the
   /// per-hop hardware latency over NVLink and over PCIe.
@@ -41,11 +48,15 @@ struct ProtocolTraits {
 };
 
 // The table, in Protocol order. Columns: protocol, name, FIFO messages, payload fraction, NCCL
-// tuning factor, iteration bytes; NCCL ring latencies: base, NVLink hop, PCIe hop, network hop.
+// tuning factor, FIFO buffer, executor tile, simulator piece; NCCL ring latencies: base, NVLink
+// hop, PCIe hop, network hop.
 inline constexpr ProtocolTraits kProtocolTable[] = {
-    {Protocol::Simple, "Simple", 2, 1.0, 1.0, int64_t(1) << 20, 8.4, 3.4, 5.7, 14.0},
-    {Protocol::LL, "LL", 8, 0.5, 0.5, int64_t(32) << 10, 6.6, 0.6, 1.0, 2.7},
-    {Protocol::LL128, "LL128", 8, 120.0 / 128.0, 0.92, int64_t(576) << 10, 14.0, 1.9, 2.5, 4.0},
+    {Protocol::Simple, "Simple", 2, 1.0, 1.0, int64_t(4) << 20, int64_t(2) << 20, int64_t(1) << 20,
+     8.4, 3.4, 5.7, 14.0},
+    {Protocol::LL, "LL", 8, 0.5, 0.5, int64_t(512) << 10, int64_t(32) << 10, int64_t(32) << 10, 6.6,
+     0.6, 1.0, 2.7},
+    {Protocol::LL128, "LL128", 8, 120.0 / 128.0, 0.92, 4'915'200, 576'000, int64_t(576) << 10, 14.0,
+     1.9, 2.5, 4.0},
 };
 static_assert(std::size(kProtocolTable) == size_t(Protocol::LL128) + 1, "one row per protocol");
 static_assert(kProtocolTable[size_t(Protocol::Simple)].protocol == Protocol::Simple &&
@@ -60,6 +71,22 @@ static_assert(kProtocolTable[size_t(Protocol::Simple)].protocol == Protocol::Sim
 /// Every row, in Protocol order (Simple, LL, LL128).
 [[nodiscard]] constexpr std::span<const ProtocolTraits> all_protocol_traits() {
   return kProtocolTable;
+}
+
+/// The executor's count splitting: a step of `cnt` chunks runs as ceil(cnt / m) transfers of at
+/// most m chunks, m = clamp(tile / chunk bytes, 1, 71) (docs/semantics.md, "Pipelining and count
+/// splitting"). Small chunks: a whole step per transfer; a chunk of a tile or more: one each.
+[[nodiscard]] constexpr int max_chunks_per_transfer(Protocol protocol, int64_t chunk_bytes) {
+  const int64_t m =
+      protocol_traits(protocol).executor_tile_bytes / std::max<int64_t>(1, chunk_bytes);
+  return static_cast<int>(std::clamp<int64_t>(m, 1, kMaxStepCount));
+}
+
+/// The smallest chunk, in bytes, whose transfers carry at most `m` chunks.
+[[nodiscard]] constexpr int64_t smallest_chunk_with_at_most(Protocol protocol, int m) {
+  if (m >= kMaxStepCount)
+    return 1;
+  return protocol_traits(protocol).executor_tile_bytes / (m + 1) + 1;
 }
 
 /// NCCL's per-channel NVLink bandwidth on Volta and Ampere (GB/s), the speed one thread block

@@ -1,5 +1,7 @@
 #include "verifier/model_checker.h"
 
+#include "model/invariant.h"
+
 #include <fmt/format.h>
 #include <map>
 #include <tuple>
@@ -119,7 +121,8 @@ private:
   int messages(const Instruction &in) const {
     if (!op_sends(in.op) && !op_receives(in.op))
       return 0;
-    return opt_.split ? std::max(1, in.count) : 1;
+    const int chunks = std::max(1, in.count);
+    return (chunks + opt_.max_chunks_per_transfer - 1) / opt_.max_chunks_per_transfer;
   }
 
   bool enabled(const State &s, size_t t) const {
@@ -204,6 +207,7 @@ private:
 } // namespace
 
 ModelCheckResult model_check_deadlock(const Program &program, const ModelCheckOptions &options) {
+  SYNCOLL_INVARIANT(options.max_chunks_per_transfer >= 1, "a transfer carries at least one chunk");
   return Checker(program, options).run();
 }
 

@@ -20,7 +20,7 @@ namespace syncoll::verifier {
 
 struct ModelCheckOptions {
   int fifo_capacity = 2;
-  bool split = false;
+  int max_chunks_per_transfer = kMaxStepCount; ///< count splitting, as in detail::ExecutionConfig
   int iterations = 2;
   size_t max_states = 2'000'000; ///< past this the answer is unknown
   bool partial_order_reduction = true;

@@ -102,6 +102,23 @@ std::vector<std::string> counterexample_lines(const Counterexample &ce) {
 
 } // namespace
 
+std::string Coverage::describe(const SplitRegime &r) const {
+  const std::string what =
+      r.max_chunks >= largest_step_count ? std::string("small messages (one transfer per step)")
+      : r.max_chunks == 1                ? std::string("large messages (one transfer per chunk)")
+                          : fmt::format("messages of up to {} chunks per transfer", r.max_chunks);
+  return fmt::format("{}, from {} B", what, r.from_bytes);
+}
+
+namespace {
+
+std::string window_text(const Coverage &c) {
+  return fmt::format("{} B .. {}", c.min_bytes,
+                     c.max_bytes ? fmt::format("{} B", *c.max_bytes) : std::string("no limit"));
+}
+
+} // namespace
+
 std::string Report::to_text() const {
   std::string out;
   for (const auto &v : verdicts) {
@@ -112,6 +129,12 @@ std::string Report::to_text() const {
     for (const auto &line : counterexample_lines(v.counterexample))
       out += "    " + line + "\n";
   }
+  out += fmt::format("{:<17} message sizes {} ({}), nchunksperloop {}\n",
+                     "covers:", window_text(coverage), coverage.source, coverage.chunks_per_loop);
+  if (coverage.regimes.empty())
+    out += "    no message size in this window: the program is never selected\n";
+  for (const SplitRegime &r : coverage.regimes)
+    out += "    " + coverage.describe(r) + "\n";
   return out;
 }
 
@@ -129,6 +152,22 @@ nlohmann::ordered_json Report::to_json() const {
     arr.push_back(std::move(vj));
   }
   j["properties"] = std::move(arr);
+  nlohmann::ordered_json cov;
+  cov["min_bytes"] = coverage.min_bytes;
+  cov["max_bytes"] = coverage.max_bytes ? nlohmann::ordered_json(*coverage.max_bytes)
+                                        : nlohmann::ordered_json(nullptr);
+  cov["source"] = coverage.source;
+  cov["nchunksperloop"] = coverage.chunks_per_loop;
+  auto regimes = nlohmann::ordered_json::array();
+  for (const SplitRegime &r : coverage.regimes) {
+    nlohmann::ordered_json rj;
+    rj["max_chunks_per_transfer"] = r.max_chunks;
+    rj["from_bytes"] = r.from_bytes;
+    rj["description"] = coverage.describe(r);
+    regimes.push_back(std::move(rj));
+  }
+  cov["regimes"] = std::move(regimes);
+  j["coverage"] = std::move(cov);
   return j;
 }
 

@@ -90,8 +90,30 @@ struct Verdict {
   Counterexample counterexample;
 };
 
+/// A count-splitting regime: transfers carry at most `max_chunks` chunks of a step, the first
+/// message size (the executor's nBytes) at which it happens being `from_bytes`.
+struct SplitRegime {
+  int max_chunks = kMaxStepCount;
+  int64_t from_bytes = 0;
+  friend bool operator==(const SplitRegime &, const SplitRegime &) = default;
+};
+
+/// Which message sizes the verdicts cover: the window (executor's nBytes), where it comes from,
+/// and every count-splitting regime a size in it reaches (none: no size in the window).
+struct Coverage {
+  int64_t min_bytes = 0;
+  std::optional<int64_t> max_bytes; ///< none: no upper limit
+  std::string source;               ///< "the program's minBytes/maxBytes", "--sizes", ...
+  int chunks_per_loop = 1;
+  std::vector<SplitRegime> regimes;
+  int largest_step_count = 1; ///< of the steps that send or receive, to name the regimes
+  /// "small messages (one transfer per step) from 1024 B", ...
+  std::string describe(const SplitRegime &regime) const;
+};
+
 struct Report {
   std::vector<Verdict> verdicts;
+  Coverage coverage;
 
   bool all_hold() const;
   const Verdict &verdict(Property p) const;

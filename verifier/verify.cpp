@@ -23,12 +23,9 @@ int fifo_capacity(Protocol p) {
   return protocol_traits(p).fifo_messages;
 }
 
-std::string regime(Protocol p, bool split, int iterations) {
+std::string regime(const Coverage &coverage, Protocol p, const SplitRegime &r, int iterations) {
   return fmt::format("{} protocol, {} messages per FIFO, {}, {} pipeline iterations",
-                     protocol_name(p), fifo_capacity(p),
-                     split ? "large messages (one transfer per chunk)"
-                           : "small messages (one transfer per step)",
-                     iterations);
+                     protocol_name(p), fifo_capacity(p), coverage.describe(r), iterations);
 }
 
 std::string step_text(const Program &p, const StepRef &s) {
@@ -37,10 +34,10 @@ std::string step_text(const Program &p, const StepRef &s) {
 }
 
 DeadlockCounterexample explain_deadlock(const Program &p, const ConnectionMap &cm,
-                                        const detail::ExecutionResult &r, Protocol proto,
-                                        bool split, int iterations) {
+                                        const detail::ExecutionResult &r, std::string regime_text,
+                                        Protocol proto, int iterations) {
   DeadlockCounterexample ce;
-  ce.regime = regime(proto, split, iterations);
+  ce.regime = std::move(regime_text);
   std::map<std::pair<int, int>, const BlockedTb *> blocked;
   for (const BlockedTb &b : r.blocked)
     blocked[{b.at.rank.value(), b.at.tb.value()}] = &b;
@@ -157,13 +154,76 @@ struct CheckContext {
   const Protocol protocol;
   const int iterations;
   const std::optional<CollectiveSpec> &collective;
+  const Coverage coverage;
 };
+
+// The counts of the steps that send or receive, ascending: count splitting acts on these only.
+std::vector<int> transfer_counts(const Program &p) {
+  std::set<int> counts{1};
+  for (const RankProgram &rp : p.ranks())
+    for (const ThreadBlock &tb : rp.thread_blocks)
+      for (const Instruction &in : tb.steps)
+        if (op_sends(in.op) || op_receives(in.op))
+          counts.insert(std::max(1, in.count));
+  return {counts.begin(), counts.end()};
+}
+
+// The message sizes to check (the program's window, narrowed by the user's) and the
+// count-splitting regimes they reach (docs/semantics.md, "Size windows and regimes"). A regime
+// is a distinct split of the program's steps into transfers; each is named by the smallest
+// message size that reaches it.
+Coverage size_coverage(const Program &p, Protocol protocol, const std::optional<SizeWindow> &user) {
+  Coverage c;
+  c.chunks_per_loop = p.chunks_per_loop();
+  const std::vector<int> counts = transfer_counts(p);
+  c.largest_step_count = counts.back();
+  c.min_bytes = p.draft().min_bytes;
+  if (p.draft().max_bytes > 0)
+    c.max_bytes = p.draft().max_bytes;
+  c.source = "the program's minBytes and maxBytes";
+  if (user) {
+    c.min_bytes = std::max(c.min_bytes, user->min_bytes);
+    if (user->max_bytes)
+      c.max_bytes = c.max_bytes ? std::min(*c.max_bytes, *user->max_bytes) : *user->max_bytes;
+    c.source = "the sizes asked for, within the program's minBytes and maxBytes";
+  }
+  // The executor runs the program for sizes whose chunks are whole (nBytes a multiple of
+  // nchunksperloop, with one-byte elements); a chunk is at least one byte.
+  const int64_t loop = c.chunks_per_loop;
+  const int64_t first_chunk = std::max<int64_t>(1, (c.min_bytes + loop - 1) / loop);
+  const std::optional<int64_t> last_chunk =
+      c.max_bytes ? std::optional<int64_t>(*c.max_bytes / loop) : std::nullopt;
+  if (last_chunk && *last_chunk < first_chunk)
+    return c;
+  const int most = max_chunks_per_transfer(protocol, first_chunk);
+  const int least = last_chunk ? max_chunks_per_transfer(protocol, *last_chunk) : 1;
+  // Transfers per step for every m from most down to least; consecutive m that split every step
+  // alike are one regime, met first at the largest m.
+  auto transfers = [&](int m) { return std::min(m, c.largest_step_count); };
+  for (int m = most; m >= least; --m) {
+    if (!c.regimes.empty()) {
+      // Same split of every count as the previous regime: ceil(cnt/m) unchanged for all cnt.
+      bool same = true;
+      for (int count = 1; count <= c.largest_step_count && same; ++count)
+        same = (count + m - 1) / m ==
+               (count + c.regimes.back().max_chunks - 1) / c.regimes.back().max_chunks;
+      if (same)
+        continue;
+    }
+    const int64_t chunk = std::max(first_chunk, smallest_chunk_with_at_most(protocol, m));
+    c.regimes.push_back({transfers(m), chunk * loop});
+  }
+  return c;
+}
 
 // A deadlock in one count-splitting regime, by the linear check (sound under the structural
 // rules, docs/semantics.md) or else the model checker; none when that regime completes.
-std::optional<Verdict> deadlock_in_regime(const CheckContext &c, bool split, bool linear_sound) {
+std::optional<Verdict> deadlock_in_regime(const CheckContext &c, const SplitRegime &regime_checked,
+                                          bool linear_sound) {
   const Program &program = c.program;
   const int capacity = fifo_capacity(c.protocol);
+  const int split = regime_checked.max_chunks;
+  const std::string regime_text = regime(c.coverage, c.protocol, regime_checked, c.iterations);
   if (linear_sound) {
     detail::ExecutionConfig cfg{capacity, split, c.iterations};
     auto r = detail::execute(program, c.connections, cfg, nullptr);
@@ -178,9 +238,9 @@ std::optional<Verdict> deadlock_in_regime(const CheckContext &c, bool split, boo
       return std::nullopt;
     Verdict v{Property::DeadlockFreedom, VerdictKind::Violated, "", "linear check",
               std::monostate{}};
-    auto ce = explain_deadlock(program, c.connections, r, c.protocol, split, c.iterations);
+    auto ce = explain_deadlock(program, c.connections, r, regime_text, c.protocol, c.iterations);
     v.summary = fmt::format("violated: {} thread block(s) stuck ({}){}", r.blocked.size(),
-                            split ? "large messages" : "small messages",
+                            c.coverage.describe(regime_checked),
                             ce.lost_wakeup ? ", a lost wake-up" : ", a wait-for cycle");
     v.counterexample = std::move(ce);
     return v;
@@ -198,11 +258,12 @@ std::optional<Verdict> deadlock_in_regime(const CheckContext &c, bool split, boo
     return v;
   case ModelCheckResult::Outcome::Deadlock: {
     DeadlockCounterexample ce;
-    ce.regime = regime(c.protocol, split, c.iterations);
+    ce.regime = regime_text;
     for (const StepRef &s : mc.stuck)
       ce.cycle.push_back({s, "cannot move", std::nullopt, std::nullopt});
     ce.prefix = mc.trace;
-    v.summary = fmt::format("violated: an interleaving deadlocks ({} states explored)", mc.states);
+    v.summary = fmt::format("violated: an interleaving deadlocks ({}; {} states explored)",
+                            c.coverage.describe(regime_checked), mc.states);
     v.counterexample = std::move(ce);
     return v;
   }
@@ -210,16 +271,22 @@ std::optional<Verdict> deadlock_in_regime(const CheckContext &c, bool split, boo
   SYNCOLL_UNREACHABLE("unknown model checker outcome");
 }
 
-// Deadlock freedom, in both count-splitting regimes.
+// Deadlock freedom, in every count-splitting regime a message size in the window reaches.
 Verdict check_deadlock(const CheckContext &c, bool linear_sound) {
-  for (bool split : {false, true})
-    if (auto found = deadlock_in_regime(c, split, linear_sound))
+  for (const SplitRegime &r : c.coverage.regimes)
+    if (auto found = deadlock_in_regime(c, r, linear_sound))
       return *std::move(found);
+  const std::string decided_by = linear_sound ? "linear check" : "model checker";
+  if (c.coverage.regimes.empty())
+    return {Property::DeadlockFreedom, VerdictKind::Holds,
+            "holds: no message size is in the window, so the program never runs", decided_by,
+            std::monostate{}};
   return {Property::DeadlockFreedom, VerdictKind::Holds,
-          fmt::format("holds: {} protocol ({} messages per FIFO), small and large messages, {} "
-                      "iterations",
-                      protocol_name(c.protocol), fifo_capacity(c.protocol), c.iterations),
-          linear_sound ? "linear check" : "model checker", std::monostate{}};
+          fmt::format("holds: {} protocol ({} messages per FIFO), {} count-splitting regime(s) of "
+                      "the size window, {} iterations",
+                      protocol_name(c.protocol), fifo_capacity(c.protocol),
+                      c.coverage.regimes.size(), c.iterations),
+          decided_by, std::monostate{}};
 }
 
 // Race freedom, in every aliasing mode the program claims.
@@ -253,7 +320,7 @@ std::optional<Verdict> postcondition_in_mode(const CheckContext &c, bool in_plac
                                              const std::string &name) {
   const CollectiveSpec &collective = *c.collective;
   detail::SymbolicMemory memory(c.program, &collective, in_place);
-  detail::ExecutionConfig cfg{fifo_capacity(c.protocol), false, c.iterations};
+  detail::ExecutionConfig cfg{fifo_capacity(c.protocol), kMaxStepCount, c.iterations};
   auto r = detail::execute(c.program, c.connections, cfg, &memory);
   const bool first_iteration_done = std::all_of(
       r.blocked.begin(), r.blocked.end(), [](const BlockedTb &b) { return b.at.iteration > 0; });
@@ -321,13 +388,16 @@ Report verify(const Program &program, const VerifyOptions &options) {
     else
       no_collective = inferred.error().items().front().message;
   }
+  const Protocol protocol = options.protocol.value_or(program.protocol());
   const CheckContext context{program,
                              options,
                              detail::map_connections(program),
-                             options.protocol.value_or(program.protocol()),
+                             protocol,
                              std::max(2, options.iterations),
-                             collective};
+                             collective,
+                             size_coverage(program, protocol, options.sizes)};
   Report report;
+  report.coverage = context.coverage;
   std::vector<StructuralIssue> structure =
       check_structure(program, collective ? &*collective : nullptr);
   const bool linear_sound = !breaks_persistence(structure);

@@ -15,6 +15,12 @@
 
 namespace syncoll::verifier {
 
+/// Message sizes in the executor's terms: nBytes = count x type size x sizeMultiplier.
+struct SizeWindow {
+  int64_t min_bytes = 0;
+  std::optional<int64_t> max_bytes; ///< none: no upper limit
+};
+
 struct VerifyOptions {
   /// The collective the program must implement; when absent it is read from the program's
   /// `coll`, `ngpus` and `nchunksperloop` (model/collective_traits.h, collective_for_program).
@@ -23,6 +29,9 @@ struct VerifyOptions {
   std::optional<Protocol> protocol; ///< check as if run with this protocol
   RaceMode race_mode = RaceMode::Strict;
   int iterations = 2; ///< pipeline iterations for deadlock checking (at least 2)
+  /// Only these message sizes, within the program's own window (minBytes, maxBytes; maxBytes 0
+  /// is no limit): the count-splitting regimes checked are the ones they reach.
+  std::optional<SizeWindow> sizes;
   ResourceLimits limits;
   size_t model_check_states = 2'000'000;
   /// Also run the model checker where the linear check is sound, and fail loudly if they differ.

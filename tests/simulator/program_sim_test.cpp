@@ -114,7 +114,8 @@ RC_GTEST_PROP(ProgramSimProperty, AgreesWithTheVerifier, ()) {
       auto sim = simulate_program(p, t, o);
       RC_ASSERT(sim.has_value());
       verifier::detail::SymbolicMemory memory(p, &*collective, in_place);
-      auto ver = verifier::detail::execute(p, cm, {2, large, sim->iterations}, &memory);
+      auto ver = verifier::detail::execute(p, cm, {2, large ? 1 : kMaxStepCount, sim->iterations},
+                                           &memory);
       RC_TAG(ver.completed ? "finishes" : "deadlocks");
       RC_ASSERT(sim->deadlocked == !ver.completed);
       if (!ver.completed || !race_free)

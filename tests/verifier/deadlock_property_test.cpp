@@ -20,9 +20,10 @@ RC_GTEST_PROP(DeadlockProperty, LinearCheckAgreesWithModelChecker, ()) {
   const auto cm = detail::map_connections(p);
   std::string regimes;
   for (int capacity : {2, 8})
-    for (bool split : {false, true}) {
-      auto linear = detail::execute(p, cm, {capacity, split, 2}, nullptr);
-      auto mc = model_check_deadlock(p, {capacity, split, 2, 200'000, true});
+    // Small messages (a step per transfer), medium (two chunks per transfer), large (one each).
+    for (int per_transfer : {kMaxStepCount, 2, 1}) {
+      auto linear = detail::execute(p, cm, {capacity, per_transfer, 2}, nullptr);
+      auto mc = model_check_deadlock(p, {capacity, per_transfer, 2, 200'000, true});
       RC_ASSERT(mc.outcome != ModelCheckResult::Outcome::Unknown);
       regimes += linear.completed ? 'F' : 'D';
       RC_ASSERT(linear.completed == (mc.outcome == ModelCheckResult::Outcome::DeadlockFree));
@@ -34,9 +35,9 @@ RC_GTEST_PROP(DeadlockProperty, LinearCheckAgreesWithModelChecker, ()) {
 
 RC_GTEST_PROP(DeadlockProperty, PartialOrderReductionLosesNoDeadlock, ()) {
   const Program p = *testing::gen_connected_program(true);
-  for (bool split : {false, true}) {
-    auto reduced = model_check_deadlock(p, {2, split, 2, 200'000, true});
-    auto full = model_check_deadlock(p, {2, split, 2, 400'000, false});
+  for (int per_transfer : {kMaxStepCount, 2, 1}) {
+    auto reduced = model_check_deadlock(p, {2, per_transfer, 2, 200'000, true});
+    auto full = model_check_deadlock(p, {2, per_transfer, 2, 400'000, false});
     RC_PRE(full.outcome != ModelCheckResult::Outcome::Unknown);
     RC_ASSERT(reduced.outcome == full.outcome);
     RC_ASSERT(reduced.states <= full.states);

@@ -28,13 +28,13 @@ struct ConnectionMap {
 
 ConnectionMap map_connections(const Program &program);
 
-/// Messages a step moves on its connection: one, or one per chunk when large messages split
-/// every chunk into its own transfer (docs/semantics.md, "Pipelining and count splitting"). Local
-/// steps move none.
-inline int messages_of(const Instruction &in, bool split) {
+/// Messages a step moves on its connection when a transfer carries at most `max_chunks` chunks
+/// (docs/semantics.md, "Pipelining and count splitting"). Local steps move none.
+inline int messages_of(const Instruction &in, int max_chunks) {
   if (!op_sends(in.op) && !op_receives(in.op))
     return 0;
-  return split ? std::max(1, in.count) : 1;
+  const int chunks = std::max(1, in.count);
+  return (chunks + max_chunks - 1) / max_chunks;
 }
 
 } // namespace syncoll::verifier::detail

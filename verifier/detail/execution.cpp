@@ -122,7 +122,7 @@ private:
           flag_waiters_[size_t(global(rank, in.dependency->tb))].push_back(g);
         return;
       }
-      const int n = messages_of(in, cfg_.split);
+      const int n = messages_of(in, cfg_.max_chunks_per_transfer);
       if (n == 0) {
         if (memory_ && it_[G] == 0)
           apply_local(rank, in);
@@ -177,7 +177,8 @@ private:
                        const Payload &received) {
     if (!track)
       return {};
-    const int per = (in.count + n - 1) / std::max(1, n);
+    // The executor's transfers carry max_chunks_per_transfer chunks each, the last the rest.
+    const int per = n <= 1 ? in.count : cfg_.max_chunks_per_transfer;
     const int lo = std::min(in.count, m * per), hi = std::min(in.count, (m + 1) * per);
     auto recv_at = [&](int k) {
       size_t i = size_t(k - lo);
@@ -233,7 +234,7 @@ private:
     BlockedTb b;
     b.at = StepRef{rank, tb.id, step_[G], it_[G]};
     b.message = msg_[G];
-    b.messages = messages_of(in, cfg_.split);
+    b.messages = messages_of(in, cfg_.max_chunks_per_transfer);
     if (msg_[G] == 0 && !dependency_met(g, in)) {
       b.kind = BlockedTb::Kind::Dependency;
       b.on_tb = in.dependency->tb;
@@ -255,6 +256,7 @@ private:
 
 ExecutionResult execute(const Program &program, const ConnectionMap &connections,
                         const ExecutionConfig &config, SymbolicMemory *memory) {
+  SYNCOLL_INVARIANT(config.max_chunks_per_transfer >= 1, "a transfer carries at least one chunk");
   return Executor(program, connections, config, memory).run();
 }
 

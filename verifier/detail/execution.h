@@ -15,7 +15,9 @@ namespace syncoll::verifier::detail {
 
 struct ExecutionConfig {
   int fifo_capacity = 2; ///< messages in flight per connection
-  bool split = false;    ///< large messages: one message per chunk
+  /// Count splitting: a step moves ceil(cnt / this) messages (kMaxStepCount: one per step for
+  /// small messages; 1: one per chunk for large ones).
+  int max_chunks_per_transfer = kMaxStepCount;
   int iterations = 2;
 };
 
