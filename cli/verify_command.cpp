@@ -22,8 +22,27 @@ struct VerifyArgs {
   std::optional<int> sm_budget;
   std::string mode = "strict";
   int iterations = 2;
+  std::string sizes;
   bool json = false;
 };
+
+// "S" (one size), "A..B" or "A.." (no upper limit): message sizes in the executor's terms.
+Expected<verifier::SizeWindow> size_window(const std::string &text) {
+  const size_t dots = text.find("..");
+  if (dots == std::string::npos) {
+    SYNCOLL_TRY(size, parse_size(text));
+    return verifier::SizeWindow{size, size};
+  }
+  SYNCOLL_TRY(low, parse_size(text.substr(0, dots)));
+  verifier::SizeWindow window{low, std::nullopt};
+  if (dots + 2 < text.size()) {
+    SYNCOLL_TRY(high, parse_size(text.substr(dots + 2)));
+    if (high < low)
+      return fail({}, fmt::format("--sizes {}: the window ends before it starts", text));
+    window.max_bytes = high;
+  }
+  return window;
+}
 
 Expected<verifier::VerifyOptions> options_for(const VerifyArgs &a, const Program &program) {
   verifier::VerifyOptions options;
@@ -33,6 +52,10 @@ Expected<verifier::VerifyOptions> options_for(const VerifyArgs &a, const Program
       a.mode == "relaxed" ? verifier::RaceMode::Relaxed : verifier::RaceMode::Strict;
   if (a.sm_budget)
     options.limits.sm_budget = *a.sm_budget;
+  if (!a.sizes.empty()) {
+    SYNCOLL_TRY(window, size_window(a.sizes));
+    options.sizes = window;
+  }
   if (!a.protocol.empty()) {
     auto p = parse_protocol(a.protocol);
     if (!p)
@@ -97,6 +120,9 @@ void add_verify_command(CLI::App &app, RunResult &result) {
                   "race mode: strict (program order and dependencies) or "
                   "relaxed (also messages)")
       ->check(CLI::IsMember({"strict", "relaxed"}));
+  cmd->add_option("-s,--size,--sizes", args->sizes,
+                  "message sizes to check (the executor's nBytes): S, A..B or A.. (default: the "
+                  "program's minBytes..maxBytes)");
   cmd->add_option("--iterations", args->iterations, "pipeline iterations to explore (>= 2)")
       ->check(CLI::Range(2, 64));
   cmd->add_flag("--json", args->json, "print the report as JSON");

@@ -279,8 +279,9 @@ Verdict check_deadlock(const CheckContext &c, bool linear_sound) {
   const std::string decided_by = linear_sound ? "linear check" : "model checker";
   if (c.coverage.regimes.empty())
     return {Property::DeadlockFreedom, VerdictKind::Holds,
-            "holds: no message size is in the window, so the program never runs", decided_by,
-            std::monostate{}};
+            "holds: no message size in the window is a whole number of chunks, so the executor "
+            "never selects the program",
+            decided_by, std::monostate{}};
   return {Property::DeadlockFreedom, VerdictKind::Holds,
           fmt::format("holds: {} protocol ({} messages per FIFO), {} count-splitting regime(s) of "
                       "the size window, {} iterations",

@@ -97,6 +97,42 @@ TEST(VerifyCliTest, CustomProgramsTakeTheirCollectiveFromAFile) {
       << wrong.out;
 }
 
+// Head-to-head sends of 3 chunks: one transfer each while chunks are small, two up to 2 MiB
+// chunks (both fit Simple's FIFO), three from 1 MiB + 1 B chunks (the third waits forever).
+// The verdict covers the program's size window, or the one asked for, and says which regimes.
+TEST(VerifyCliTest, DeadlocksOnlyInRegimesTheWindowReaches) {
+  const std::string dir = "tests/data/windows/";
+  CliRun unlimited = run_cli("verify " + dir + "head_to_head_cnt3.xml");
+  EXPECT_EQ(unlimited.exit_code, 1) << unlimited.out;
+  EXPECT_NE(unlimited.out.find("stuck (large messages (one transfer per chunk), from 6291462 B)"),
+            std::string::npos)
+      << unlimited.out;
+  // maxBytes 6 MiB keeps every chunk at 1 MiB or below: no size reaches the deadlock.
+  CliRun window = run_cli("verify " + dir + "head_to_head_cnt3_window.xml");
+  EXPECT_EQ(window.exit_code, 0) << window.out;
+  EXPECT_NE(window.out.find("message sizes 0 B .. 6291456 B (the program's minBytes and "
+                            "maxBytes)"),
+            std::string::npos)
+      << window.out;
+  EXPECT_NE(window.out.find("messages of up to 2 chunks per transfer, from 4194306 B"),
+            std::string::npos);
+  EXPECT_EQ(window.out.find("large messages"), std::string::npos);
+  // The user's window narrows the program's, either way.
+  EXPECT_EQ(run_cli("verify " + dir + "head_to_head_cnt3.xml --sizes 1KiB..4MiB").exit_code, 0);
+  EXPECT_EQ(run_cli("verify " + dir + "head_to_head_cnt3.xml --sizes 7MiB..8MiB").exit_code, 1);
+  EXPECT_EQ(run_cli("verify " + dir + "head_to_head_cnt3.xml --size 7MiB..").exit_code, 1);
+  EXPECT_EQ(run_cli("verify " + dir + "head_to_head_cnt3_window.xml --sizes 7MiB..").exit_code, 0);
+  EXPECT_EQ(run_cli("verify " + dir + "head_to_head_cnt3.xml --sizes 5MiB..1MiB").exit_code, 2);
+  // JSON states the window and every regime checked.
+  CliRun json = run_cli("verify " + dir + "head_to_head_cnt3_window.xml --json");
+  const auto coverage = nlohmann::json::parse(json.out)["coverage"];
+  EXPECT_EQ(coverage["min_bytes"], 0);
+  EXPECT_EQ(coverage["max_bytes"], 6291456);
+  ASSERT_EQ(coverage["regimes"].size(), 2u);
+  EXPECT_EQ(coverage["regimes"][1]["max_chunks_per_transfer"], 2);
+  EXPECT_EQ(coverage["regimes"][1]["from_bytes"], 4194306);
+}
+
 TEST(VerifyCliTest, BadXmlIsBadInput) {
   CliRun run = run_cli("verify tests/data/malformed/ir_missing_cnt.xml");
   EXPECT_EQ(run.exit_code, 2);
