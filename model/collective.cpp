@@ -251,7 +251,7 @@ Expected<CollectiveSpec> make_collective(CollectiveKind kind, int P, int C,
       d.chunks.push_back({all(i), all(i), true});
     break;
   case CollectiveKind::AllToNext:
-    // Seed gc3 7.4: rank n sends its buffer to rank n+1; the last rank sends nothing.
+    // GC3, section 7.4: rank n sends its buffer to rank n+1; the last rank sends nothing.
     for (int n = 0; n + 1 < P; ++n)
       for (int i = 0; i < C; ++i)
         d.chunks.push_back({{place(n, i)}, {place(n + 1, i)}, false});

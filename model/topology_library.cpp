@@ -237,8 +237,8 @@ Topology dgx2() {
   return switched("dgx2", 16, 1, kNvlinkAlpha, BytesPerNs{6 * kNvlinkGbps});
 }
 
-// SCCL's AMD4 (msccl-tools): the ring 0-1-3-2-0 of four MI50s. Seed sccl 5.1.2 measures PCIe 4.0
-// x16 at ~27 GB/s and models xGMI and PCIe with the same beta.
+// SCCL's AMD4 (msccl-tools): the ring 0-1-3-2-0 of four MI50s. SCCL (section 5.1.2) measures
+// PCIe 4.0 x16 at ~27 GB/s and models xGMI and PCIe with the same beta.
 Topology amd4() {
   static constexpr std::array<std::array<int, 4>, 4> kLinks{
       {{0, 1, 1, 0}, {1, 0, 0, 1}, {1, 0, 0, 1}, {0, 1, 1, 0}}};

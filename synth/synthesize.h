@@ -91,7 +91,7 @@ struct Pareto {
   std::string note;
 };
 
-/// Seed sccl Algorithm 1: for S from the steps lower bound, the candidates (R, C) with
+/// SCCL, Algorithm 1: for S from the steps lower bound, the candidates (R, C) with
 /// S <= R <= S + k, C <= max_chunks and a rounds per chunk at least the lower bound and below
 /// the best found so far, in ascending R/C; the first satisfiable one per S is a frontier point.
 /// Stops at the bandwidth bound or at max_steps. Every (R, C) is tried as such: no fraction is

@@ -24,7 +24,7 @@ const std::vector<std::regex> &outside_material() {
       std::regex(std::string(R"(\.\./)") + "shared"),
       std::regex(std::string("DESIGN") + R"(\.md)"),
       std::regex(std::string("reference/") + "(mscclir|cost-models|synthesis|cuda|scalable)"),
-      std::regex(std::string("seed ") + "(sccl|gc3|sat|nccl|hiccl)"),
+      std::regex(std::string("seed ") + "(sccl|gc3|sat|nccl|hiccl)", std::regex::icase),
       std::regex(std::string("code-style ") + "anchors"),
       std::regex(std::string(R"(\b[Ii]ssue)") + R"( #?[0-9]+)"),
   };
