@@ -93,9 +93,9 @@ synth::Target target_of(CollectiveKind kind) {
   return t;
 }
 
-// The SAT paper's benchmark: five collectives on seven topologies, 1-5 chunks, the bandwidth-optimal
-// (least R with R = S, from the steps bound: SCCL's 0-synchronous class) and latency-optimal
-// (least S with rounds left open up to S + 4) algorithms, with both backends.
+// The SAT paper's benchmark: five collectives on seven topologies, 1-5 chunks, the
+// bandwidth-optimal (least R with R = S, from the steps bound: SCCL's 0-synchronous class) and
+// latency-optimal (least S with rounds left open up to S + 4) algorithms, with both backends.
 int run_families(double limit, const std::vector<synth::Backend> &backends,
                  const std::set<std::string> &only) {
   struct Family {
