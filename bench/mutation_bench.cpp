@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <vector>
 
 int main(int argc, char **argv) {
   using namespace syncoll::testing;
@@ -14,7 +16,12 @@ int main(int argc, char **argv) {
   const int schedules = quick ? 2 : 30;
   const uint64_t seed = 20261121;
   auto start = std::chrono::steady_clock::now();
-  CampaignResult result = run_campaign(schedules, seed);
+  // The campaign's own programs and the small correct programs of the conformance corpus.
+  std::vector<CampaignProgram> programs = campaign_programs();
+  for (CampaignProgram &p :
+       corpus_programs(std::string(SYNCOLL_SOURCE_DIR) + "/tests/data/conformance", 48))
+    programs.push_back(std::move(p));
+  CampaignResult result = run_campaign(programs, schedules, seed);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("mutation campaign: %d random schedules per regime and aliasing mode, seed %llu\n\n",
               schedules, static_cast<unsigned long long>(seed));

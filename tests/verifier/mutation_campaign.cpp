@@ -1,6 +1,9 @@
 #include "tests/verifier/mutation_campaign.h"
 
 #include "model/collective_traits.h"
+#include "model/invariant.h"
+#include "model/mscclir.h"
+#include "model/runtime_constants.h"
 #include "tests/support/programs.h"
 #include "verifier/verify.h"
 
@@ -9,6 +12,7 @@
 #include <fmt/format.h>
 #include <map>
 #include <random>
+#include <set>
 
 namespace syncoll::testing {
 namespace {
@@ -33,9 +37,10 @@ Val plus(const Val &a, const Val &b) {
 
 class RandomRun {
 public:
-  RandomRun(const Program &p, const CollectiveSpec &c, bool in_place, int capacity, bool split,
-            std::mt19937_64 &rng)
-      : p_(p), c_(c), in_place_(in_place), capacity_(capacity), split_(split), rng_(rng) {
+  RandomRun(const Program &p, const CollectiveSpec &c, bool in_place, int capacity,
+            int per_transfer, std::mt19937_64 &rng)
+      : p_(p), c_(c), in_place_(in_place), capacity_(capacity), per_transfer_(per_transfer),
+        rng_(rng) {
     for (const auto &rp : p.ranks())
       for (const auto &tb : rp.thread_blocks) {
         tbs_.push_back({rp.rank, &tb});
@@ -95,7 +100,8 @@ private:
   const CollectiveSpec &c_;
   bool in_place_;
   int capacity_;
-  bool split_;
+  int per_transfer_; ///< chunks one transfer carries
+
   std::mt19937_64 &rng_;
   int64_t max_len_ = 0;
   std::vector<TbRef> tbs_;
@@ -136,7 +142,7 @@ private:
   int messages(const Instruction &in) const {
     if (!op_sends(in.op) && !op_receives(in.op))
       return 0;
-    return split_ ? std::max(1, in.count) : 1;
+    return (std::max(1, in.count) + per_transfer_ - 1) / per_transfer_;
   }
   std::tuple<int, int, int> send_fifo(size_t t) const {
     const auto &tb = *tbs_[t].tb;
@@ -193,7 +199,7 @@ private:
         for (int k = 0; k < in.count; ++k)
           dst(k, vals[size_t(k)]);
     } else {
-      const int per = (in.count + n - 1) / n;
+      const int per = n <= 1 ? in.count : per_transfer_;
       const int lo = std::min(in.count, pos.msg * per), hi = std::min(in.count, lo + per);
       std::vector<Val> got;
       if (op_receives(in.op)) {
@@ -346,6 +352,29 @@ std::vector<Mutant> mutants_of(const Program &program) {
   return out;
 }
 
+// The transfer sizes the executor uses somewhere in the program's size window: the window's
+// ends and every power of two between, each size's chunk against the protocol's tile (written
+// here from the executor's rule, apart from the verifier's regime analysis).
+std::vector<int> transfer_sizes_in_window(const Program &program) {
+  const int64_t loop = program.chunks_per_loop();
+  const int64_t tile = protocol_traits(program.protocol()).executor_tile_bytes;
+  const int64_t lo = std::max<int64_t>(program.draft().min_bytes, loop);
+  const int64_t hi = program.draft().max_bytes > 0 ? program.draft().max_bytes : int64_t(1) << 40;
+  std::set<int> sizes;
+  auto at = [&](int64_t n) {
+    const int64_t chunk = std::max<int64_t>(1, n / loop);
+    sizes.insert(int(std::clamp<int64_t>(tile / chunk, 1, kMaxStepCount)));
+  };
+  if (hi < lo)
+    return {};
+  at(lo);
+  at(hi);
+  for (int64_t n = 1; n <= hi; n *= 2)
+    if (n >= lo)
+      at(n);
+  return {sizes.rbegin(), sizes.rend()};
+}
+
 OracleVerdict run_oracle(const Program &program, const CollectiveSpec &collective, int schedules,
                          uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -356,20 +385,48 @@ OracleVerdict run_oracle(const Program &program, const CollectiveSpec &collectiv
   if (program.out_of_place() || !program.in_place())
     modes.push_back(false);
   for (bool in_place : modes)
-    for (bool split : {false, true})
+    for (int per_transfer : transfer_sizes_in_window(program))
       for (int s = 0; s < schedules; ++s) {
-        std::string what = RandomRun(program, collective, in_place, capacity, split, rng).run();
+        std::string what =
+            RandomRun(program, collective, in_place, capacity, per_transfer, rng).run();
         if (!what.empty())
-          return {true,
-                  fmt::format("{} ({}, {} messages)", what, in_place ? "in place" : "out of place",
-                              split ? "large" : "small")};
+          return {true, fmt::format("{} ({}, {} chunk(s) per transfer)", what,
+                                    in_place ? "in place" : "out of place", per_transfer)};
       }
   return {};
 }
 
-CampaignResult run_campaign(int schedules, uint64_t seed) {
+std::vector<CampaignProgram> corpus_programs(const std::string &dir, size_t max_steps) {
+  std::vector<CampaignProgram> out;
+  auto manifest = read_text_file(dir + "/MANIFEST.json");
+  SYNCOLL_INVARIANT(manifest.has_value(), "the conformance corpus has no manifest");
+  const nlohmann::json root = nlohmann::json::parse(*manifest);
+  for (const auto &entry : root["entries"]) {
+    if (!entry["violated"].empty())
+      continue;
+    const std::string file = entry["file"];
+    auto program = read_program_file(dir + "/" + file);
+    SYNCOLL_INVARIANT(program.has_value(), "a corpus file does not read");
+    size_t steps = 0;
+    for (const RankProgram &rp : program->value.ranks())
+      for (const ThreadBlock &tb : rp.thread_blocks)
+        steps += tb.steps.size();
+    if (steps > max_steps)
+      continue;
+    auto collective =
+        entry["collective"].is_null()
+            ? collective_for_program(program->value, std::nullopt)
+            : read_collective_file(dir + "/" + entry["collective"].get<std::string>());
+    SYNCOLL_INVARIANT(collective.has_value(), "a corpus program without its collective");
+    out.push_back({"corpus " + file.substr(0, file.size() - 4), program->value, *collective});
+  }
+  return out;
+}
+
+CampaignResult run_campaign(const std::vector<CampaignProgram> &programs, int schedules,
+                            uint64_t seed) {
   CampaignResult result;
-  for (const CampaignProgram &cp : campaign_programs()) {
+  for (const CampaignProgram &cp : programs) {
     verifier::VerifyOptions options;
     options.collective = cp.collective;
     if (!verifier::verify(cp.program, options).all_hold())

@@ -23,6 +23,10 @@ struct CampaignProgram {
 /// recursive-doubling Allgather, two-step Alltoall (and an LL ring for the capacity fault).
 std::vector<CampaignProgram> campaign_programs();
 
+/// The correct programs of the conformance corpus in `dir` (its MANIFEST.json) with at most
+/// `max_steps` steps in all: the conventions real runtimes use, mutated too.
+std::vector<CampaignProgram> corpus_programs(const std::string &dir, size_t max_steps);
+
 struct Mutant {
   std::string fault; ///< "drop dependency", "swap steps", ...
   std::string where;
@@ -60,6 +64,7 @@ struct CampaignResult {
   std::vector<std::string> correct_program_failures; ///< must be empty
 };
 
-CampaignResult run_campaign(int schedules, uint64_t seed);
+CampaignResult run_campaign(const std::vector<CampaignProgram> &programs, int schedules,
+                            uint64_t seed);
 
 } // namespace syncoll::testing

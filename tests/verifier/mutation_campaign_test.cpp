@@ -10,7 +10,11 @@ namespace {
 TEST(MutationCampaignTest, EveryBehaviourChangingFaultIsCaught) {
   constexpr uint64_t kSeed = 20261121;
   std::printf("oracle seed: %llu\n", static_cast<unsigned long long>(kSeed));
-  CampaignResult result = run_campaign(/*schedules=*/8, kSeed);
+  std::vector<CampaignProgram> programs = campaign_programs();
+  for (CampaignProgram &p :
+       corpus_programs(std::string(SYNCOLL_SOURCE_DIR) + "/tests/data/conformance", 48))
+    programs.push_back(std::move(p));
+  CampaignResult result = run_campaign(programs, /*schedules=*/4, kSeed);
   EXPECT_TRUE(result.correct_program_failures.empty()) << result.correct_program_failures.front();
   int mutants = 0, changing = 0;
   for (const CampaignRow &row : result.rows) {
