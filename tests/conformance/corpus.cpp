@@ -120,6 +120,96 @@ Program both_modes(const Program &p) {
   });
 }
 
+// RCCL's hand-written all-pairs Allgather: in place with i_chunks="0", one thread block per
+// peer and channel that sends its own chunk and receives the peer's, a size window.
+Program rccl_allpairs_allgather(int ranks, int channels, Protocol protocol, int64_t max_bytes) {
+  ProgramDraft d;
+  d.name = "allgather_allpairs";
+  d.collective = "allgather";
+  d.protocol = protocol;
+  d.num_ranks = ranks;
+  d.num_channels = channels;
+  d.chunks_per_loop = ranks * channels;
+  d.in_place = true;
+  d.out_of_place = false;
+  d.max_bytes = max_bytes;
+  for (int r = 0; r < ranks; ++r) {
+    RankProgram rp{RankId(r), 0, ranks * channels, 0, {}};
+    for (int p = 0; p < ranks; ++p)
+      for (int c = 0; c < channels && p != r; ++c) {
+        ThreadBlockBuilder b(TbId(int(rp.thread_blocks.size())), RankId(p), RankId(p),
+                             ChannelId(c));
+        const BufferRef mine{BufferKind::Output, channels * r + c};
+        const BufferRef theirs{BufferKind::Output, channels * p + c};
+        b.step(OpType::Send, mine, mine);
+        b.step(OpType::Recv, theirs, theirs);
+        rp.thread_blocks.push_back(b.take());
+      }
+    d.ranks.push_back(std::move(rp));
+  }
+  return must(Program::create(std::move(d)));
+}
+
+// RCCL's one-step Allreduce: in place with o_chunks="0"; every rank sends its half of the
+// buffer per channel to every peer into scratch, then reduces each chunk from scratch with a
+// chain of `re` steps that waits, through nops, for every send and receive of its channel.
+Program rccl_one_step_allreduce(int ranks, Protocol protocol, int64_t min_bytes,
+                                int64_t max_bytes) {
+  const int channels = 2, per_channel = ranks, peers = ranks - 1;
+  ProgramDraft d;
+  d.name = "allreduce_pairs";
+  d.collective = "allreduce";
+  d.protocol = protocol;
+  d.num_ranks = ranks;
+  d.num_channels = channels;
+  d.chunks_per_loop = channels * per_channel;
+  d.in_place = true;
+  d.out_of_place = false;
+  d.min_bytes = min_bytes;
+  d.max_bytes = max_bytes;
+  auto peer_tb = [&](int j, int c) { return 2 + 2 * j + c; };
+  for (int r = 0; r < ranks; ++r) {
+    std::vector<int> peer_of;
+    for (int p = 0; p < ranks; ++p)
+      if (p != r)
+        peer_of.push_back(p);
+    RankProgram rp{RankId(r), channels * per_channel, 0, channels * per_channel * peers, {}};
+    const int tbs = 2 + 2 * peers;
+    for (int t = 0; t < tbs; ++t) {
+      const int c = t % 2;
+      const bool local = t < 2;
+      const int j = local ? -1 : (t - 2) / 2;
+      ThreadBlockBuilder b(
+          TbId(t), local ? std::nullopt : std::optional(RankId(peer_of[size_t(j)])),
+          local ? std::nullopt : std::optional(RankId(peer_of[size_t(j)])), ChannelId(c));
+      if (!local) {
+        b.step(OpType::Send, {BufferKind::Input, per_channel * c},
+               {BufferKind::Scratch, peers * per_channel * c}, per_channel, std::nullopt, true);
+        b.step(OpType::Recv, {BufferKind::Input, per_channel * c},
+               {BufferKind::Scratch, peers * per_channel * c + per_channel * j}, per_channel,
+               std::nullopt, true);
+      }
+      // The chunk this thread block reduces: the rank's own for the local one, the peer's else.
+      const int m = local ? r : peer_of[size_t(j)];
+      std::vector<Dependency> waits;
+      for (int j2 = 0; j2 < peers; ++j2)
+        for (int k = 0; k < 2; ++k)
+          if (peer_tb(j2, c) != t)
+            waits.push_back({TbId(peer_tb(j2, c)), StepIndex(k)});
+      for (size_t w = 0; w + 1 < waits.size(); ++w)
+        b.step(OpType::Nop, {BufferKind::Input, -1}, {BufferKind::Output, -1}, 0, waits[w]);
+      for (int j2 = 0; j2 < peers; ++j2)
+        b.step(OpType::Reduce,
+               {BufferKind::Scratch, peers * per_channel * c + per_channel * j2 + m},
+               {BufferKind::Input, per_channel * c + m}, 1,
+               j2 == 0 ? std::optional(waits.back()) : std::nullopt);
+      rp.thread_blocks.push_back(b.take());
+    }
+    d.ranks.push_back(std::move(rp));
+  }
+  return must(Program::create(std::move(d)));
+}
+
 std::string slug(std::string s) {
   for (char &c : s)
     if (!std::isalnum(static_cast<unsigned char>(c)))
@@ -204,6 +294,19 @@ std::vector<CorpusEntry> build_corpus() {
                       protocol_name(Protocol::LL)),
           synthesized(kind, *t, chunks, Protocol::LL), "synthesized, lowered out of place");
     }
+
+  // RCCL's hand-written shapes: in place with the aliased buffer declared 0, scratch, nop
+  // chains, `re` chains, size windows.
+  for (int ranks : {8, 16})
+    for (Protocol proto : {Protocol::LL, Protocol::LL128})
+      add(fmt::format("rccl_allpairs_allgather_{}r_2ch_{}.xml", ranks, protocol_name(proto)),
+          rccl_allpairs_allgather(ranks, 2, proto, 8192),
+          "RCCL all-pairs allgather, i_chunks 0, maxBytes");
+  for (int ranks : {4, 8})
+    for (auto [lo, hi] : {std::pair<int64_t, int64_t>{1024, 2048}, {0, 0}})
+      add(fmt::format("rccl_one_step_allreduce_{}r_{}_{}.xml", ranks, lo, hi),
+          rccl_one_step_allreduce(ranks, Protocol::LL, lo, hi),
+          "RCCL one-step allreduce through scratch, o_chunks 0, nop and re chains");
 
   // Size windows: the executor runs a program only for minBytes <= nBytes <= maxBytes.
   const Program ring8 = nccl_ring(CollectiveKind::Allreduce, 8, 1, Protocol::Simple);
