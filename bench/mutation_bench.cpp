@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,11 +27,11 @@ int main(int argc, char **argv) {
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("mutation campaign: %d random schedules per regime and aliasing mode, seed %llu\n\n",
               schedules, static_cast<unsigned long long>(seed));
-  std::printf("%-34s %-24s %7s %7s %8s %9s %7s %10s\n", "program", "fault", "mutants", "parser",
+  std::printf("%-56s %-24s %7s %7s %8s %9s %7s %10s\n", "program", "fault", "mutants", "parser",
               "verifier", "changing", "missed", "equivalent");
   int total = 0, parser = 0, caught = 0, changing = 0, missed = 0, equivalent = 0;
   for (const CampaignRow &r : result.rows) {
-    std::printf("%-34s %-24s %7d %7d %8d %9d %7d %10d\n", r.program.c_str(), r.fault.c_str(),
+    std::printf("%-56s %-24s %7d %7d %8d %9d %7d %10d\n", r.program.c_str(), r.fault.c_str(),
                 r.mutants, r.rejected_by_parser, r.caught_by_verifier, r.behaviour_changing,
                 r.missed, r.equivalent_and_passed);
     total += r.mutants, parser += r.rejected_by_parser, caught += r.caught_by_verifier;
@@ -37,8 +39,24 @@ int main(int argc, char **argv) {
     for (const auto &m : r.missed_examples)
       std::printf("    missed: %s\n", m.c_str());
   }
-  std::printf("%-34s %-24s %7d %7d %8d %9d %7d %10d\n", "total", "", total, parser, caught,
+  std::printf("%-56s %-24s %7d %7d %8d %9d %7d %10d\n", "total", "", total, parser, caught,
               changing, missed, equivalent);
+  // The same per fault, over every program.
+  std::map<std::string, CampaignRow> by_fault;
+  std::set<std::string> programs_seen;
+  for (const CampaignRow &r : result.rows) {
+    programs_seen.insert(r.program);
+    CampaignRow &f = by_fault[r.fault];
+    f.mutants += r.mutants, f.rejected_by_parser += r.rejected_by_parser;
+    f.caught_by_verifier += r.caught_by_verifier, f.behaviour_changing += r.behaviour_changing;
+    f.missed += r.missed, f.equivalent_and_passed += r.equivalent_and_passed;
+  }
+  std::printf("\nper fault, over %zu programs:\n%-24s %7s %7s %8s %9s %7s %10s\n",
+              programs_seen.size(), "fault", "mutants", "parser", "verifier", "changing", "missed",
+              "equivalent");
+  for (const auto &[fault, f] : by_fault)
+    std::printf("%-24s %7d %7d %8d %9d %7d %10d\n", fault.c_str(), f.mutants, f.rejected_by_parser,
+                f.caught_by_verifier, f.behaviour_changing, f.missed, f.equivalent_and_passed);
   std::printf("\ncorrect programs flagged: %zu (target 0); behaviour-changing faults missed: %d "
               "(target 0); %.2f s\n",
               result.correct_program_failures.size(), missed, seconds);

@@ -28,7 +28,23 @@ int buffer_size(const RankProgram &rp, BufferKind b) {
 class StructureChecker {
 public:
   StructureChecker(const Program &program, const CollectiveSpec *collective)
-      : program_(program), collective_(collective) {}
+      : program_(program), collective_(collective) {
+    if (!collective)
+      return;
+    // The slots the collective reads (pre places) and writes (post places) on each rank: a
+    // buffer a rank never uses for the collective (a broadcast's input off the root) may be
+    // declared smaller.
+    needed_.assign(size_t(program.num_ranks()), {0, 0});
+    for (int c = 0; c < collective->num_chunks(); ++c) {
+      const ChunkSpec &chunk = collective->chunk(ChunkId(c));
+      for (const ChunkPlace &p : chunk.pre)
+        if (p.rank.index() < needed_.size())
+          needed_[p.rank.index()][0] = std::max(needed_[p.rank.index()][0], p.slot + 1);
+      for (const ChunkPlace &p : chunk.post)
+        if (p.rank.index() < needed_.size())
+          needed_[p.rank.index()][1] = std::max(needed_[p.rank.index()][1], p.slot + 1);
+    }
+  }
 
   std::vector<StructuralIssue> run() {
     for (const RankProgram &rp : program_.ranks()) {
@@ -61,16 +77,17 @@ private:
       return;
     const int me = rp.rank.value();
     if (program_.out_of_place() || !program_.in_place()) {
-      if (rp.input_chunks < collective_->input_chunks())
-        issue("buffer-size", fmt::format("rank {}: i_chunks {} is smaller than {}'s input of {} "
-                                         "chunks{}",
-                                         me, rp.input_chunks, collective_->name(),
-                                         collective_->input_chunks(), out_of_place_note()));
-      if (rp.output_chunks < collective_->output_chunks())
-        issue("buffer-size", fmt::format("rank {}: o_chunks {} is smaller than {}'s output of {} "
-                                         "chunks{}",
-                                         me, rp.output_chunks, collective_->name(),
-                                         collective_->output_chunks(), out_of_place_note()));
+      const auto [input, output] = needed_[rp.rank.index()];
+      if (rp.input_chunks < input)
+        issue("buffer-size",
+              fmt::format("rank {}: i_chunks {} is smaller than the {} chunks {} "
+                          "reads there{}",
+                          me, rp.input_chunks, input, collective_->name(), out_of_place_note()));
+      if (rp.output_chunks < output)
+        issue("buffer-size",
+              fmt::format("rank {}: o_chunks {} is smaller than the {} chunks {} "
+                          "writes there{}",
+                          me, rp.output_chunks, output, collective_->name(), out_of_place_note()));
     }
     if (program_.in_place())
       in_place_buffer_rule(rp);
@@ -93,8 +110,9 @@ private:
       mark(BufferKind::Input, k);
     for (int k = 0; k < rp.output_chunks; ++k)
       mark(BufferKind::Output, k);
-    for (auto [b, size] : {std::pair{BufferKind::Input, collective_->input_chunks()},
-                           std::pair{BufferKind::Output, collective_->output_chunks()}})
+    const auto [input, output] = needed_[rp.rank.index()];
+    for (auto [b, size] :
+         {std::pair{BufferKind::Input, input}, std::pair{BufferKind::Output, output}})
       for (int k = 0; k < size; ++k) {
         const AliasedSlot home = in_place_slot(*collective_, rp.rank, b, k);
         const auto &v = covered[size_t(home.buffer)];
@@ -268,6 +286,7 @@ private:
 
   const Program &program_;
   const CollectiveSpec *collective_;
+  std::vector<std::array<int, 2>> needed_; ///< per rank: input and output slots the collective uses
   std::vector<StructuralIssue> out_;
 };
 
