@@ -204,9 +204,9 @@ Coverage size_coverage(const Program &p, Protocol protocol, const std::optional<
     if (!c.regimes.empty()) {
       // Same split of every count as the previous regime: ceil(cnt/m) unchanged for all cnt.
       bool same = true;
-      for (int count = 1; count <= c.largest_step_count && same; ++count)
-        same = (count + m - 1) / m ==
-               (count + c.regimes.back().max_chunks - 1) / c.regimes.back().max_chunks;
+      const int previous = c.regimes.back().max_chunks;
+      for (int count : counts)
+        same = same && (count + m - 1) / m == (count + previous - 1) / previous;
       if (same)
         continue;
     }

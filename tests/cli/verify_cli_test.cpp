@@ -71,7 +71,8 @@ TEST(VerifyCliTest, RuntimeLimitsAreResourcesVerdicts) {
   // Beyond the channel limit, the 48-channel allgather is correct in every other respect.
   CliRun run = run_cli("verify tests/data/limits/nchannels_48.xml --json");
   ASSERT_EQ(run.exit_code, 1);
-  for (const auto &p : nlohmann::json::parse(run.out)["properties"])
+  const auto report = nlohmann::json::parse(run.out);
+  for (const auto &p : report["properties"])
     EXPECT_EQ(p["verdict"], p["property"] == "resources" ? "violated" : "holds") << p;
 }
 
@@ -131,6 +132,11 @@ TEST(VerifyCliTest, DeadlocksOnlyInRegimesTheWindowReaches) {
   ASSERT_EQ(coverage["regimes"].size(), 2u);
   EXPECT_EQ(coverage["regimes"][1]["max_chunks_per_transfer"], 2);
   EXPECT_EQ(coverage["regimes"][1]["from_bytes"], 4194306);
+  // A regime is a distinct split of the program's own counts: a 72-chunk step splits into
+  // ceil(72 / m) transfers, 15 distinct numbers for m = 71 .. 1.
+  CliRun big = run_cli("verify tests/data/limits/count_72.xml --json");
+  const auto big_report = nlohmann::json::parse(big.out);
+  EXPECT_EQ(big_report["coverage"]["regimes"].size(), 15u);
 }
 
 TEST(VerifyCliTest, BadXmlIsBadInput) {
