@@ -27,8 +27,10 @@ int buffer_size(const RankProgram &rp, BufferKind b) {
 // dependencies, connections.
 class StructureChecker {
 public:
-  StructureChecker(const Program &program, const CollectiveSpec *collective)
-      : program_(program), collective_(collective) {
+  StructureChecker(const Program &program, const CollectiveSpec *collective,
+                   std::span<const int> transfer_sizes)
+      : program_(program), collective_(collective),
+        transfer_sizes_(transfer_sizes.begin(), transfer_sizes.end()) {
     if (!collective)
       return;
     // The slots the collective reads (pre places) and writes (post places) on each rank: a
@@ -238,37 +240,69 @@ private:
             StepRef{c.receiver, c.poppers[1], 0, 0});
     const auto pushes = messages(c.sender, c.pushers, op_sends);
     const auto pops = messages(c.receiver, c.poppers, op_receives);
-    if (pushes.size() != pops.size()) {
-      if (pops.empty() && c.poppers.empty())
-        issue("conn-unmatched",
-              fmt::format("{}: rank {} sends {} messages, but rank {} has no "
-                          "thread block receiving from rank {} on channel {}",
-                          name, c.sender.value(), pushes.size(), c.receiver.value(),
-                          c.sender.value(), c.channel.value()),
-              pushes.front().first);
-      else if (pushes.empty() && c.pushers.empty())
-        issue("conn-unmatched",
-              fmt::format("{}: rank {} receives {} messages, but rank {} has no "
-                          "thread block sending to rank {} on channel {}",
-                          name, c.receiver.value(), pops.size(), c.sender.value(),
-                          c.receiver.value(), c.channel.value()),
-              pops.front().first);
-      else
-        issue("message-count",
-              fmt::format("{}: {} send steps but {} receive steps per iteration", name,
-                          pushes.size(), pops.size()),
-              pushes.size() > pops.size() ? pushes[pops.size()].first : pops[pushes.size()].first);
+    if (pops.empty() && c.poppers.empty() && !pushes.empty()) {
+      issue("conn-unmatched",
+            fmt::format("{}: rank {} sends {} messages, but rank {} has no "
+                        "thread block receiving from rank {} on channel {}",
+                        name, c.sender.value(), pushes.size(), c.receiver.value(), c.sender.value(),
+                        c.channel.value()),
+            pushes.front().first);
+      return;
     }
-    for (size_t k = 0; k < std::min(pushes.size(), pops.size()); ++k)
-      if (pushes[k].second != pops[k].second) {
+    if (pushes.empty() && c.pushers.empty() && !pops.empty()) {
+      issue("conn-unmatched",
+            fmt::format("{}: rank {} receives {} messages, but rank {} has no "
+                        "thread block sending to rank {} on channel {}",
+                        name, c.receiver.value(), pops.size(), c.sender.value(), c.receiver.value(),
+                        c.channel.value()),
+            pops.front().first);
+      return;
+    }
+    // The k-th transfer pushed pairs with the k-th popped, after count splitting: steps must
+    // split into the same transfers in every regime the sizes reach (a cnt=2 send against two
+    // cnt=1 receives pairs only when every chunk travels alone).
+    for (int per_transfer : transfer_sizes_)
+      if (!transfers_pair(name, pushes, pops, per_transfer))
+        return;
+  }
+
+  // One regime: false, with the issue reported, when the transfers do not pair.
+  bool transfers_pair(const std::string &name, const std::vector<std::pair<StepRef, int>> &pushes,
+                      const std::vector<std::pair<StepRef, int>> &pops, int per_transfer) {
+    const auto sent = transfers(pushes, per_transfer), received = transfers(pops, per_transfer);
+    const std::string regime = per_transfer >= kMaxStepCount
+                                   ? std::string("a whole step per transfer")
+                                   : fmt::format("up to {} chunk(s) per transfer", per_transfer);
+    if (sent.size() != received.size()) {
+      issue("message-count",
+            fmt::format("{}: {} send steps make {} transfers but {} receive steps make {} per "
+                        "iteration ({})",
+                        name, pushes.size(), sent.size(), pops.size(), received.size(), regime),
+            sent.size() > received.size() ? sent[received.size()].first
+                                          : received[sent.size()].first);
+      return false;
+    }
+    for (size_t k = 0; k < sent.size(); ++k)
+      if (sent[k].second != received[k].second) {
         issue("count-mismatch",
-              fmt::format("{}: message {} is sent by {} with cnt {} but received by {} with cnt "
-                          "{}; it hangs or corrupts depending on the message size",
-                          name, k, describe(pushes[k].first), pushes[k].second,
-                          describe(pops[k].first), pops[k].second),
-              pops[k].first);
-        break;
+              fmt::format("{}: transfer {} carries {} chunk(s) from {} but {} into {} ({}); it "
+                          "hangs or corrupts",
+                          name, k, sent[k].second, describe(sent[k].first), received[k].second,
+                          describe(received[k].first), regime),
+              received[k].first);
+        return false;
       }
+    return true;
+  }
+
+  // Steps as the transfers the executor makes of them: ceil(cnt / per_transfer) each.
+  static std::vector<std::pair<StepRef, int>>
+  transfers(const std::vector<std::pair<StepRef, int>> &steps, int per_transfer) {
+    std::vector<std::pair<StepRef, int>> out;
+    for (const auto &[at, count] : steps)
+      for (int left = std::max(1, count); left > 0; left -= per_transfer)
+        out.push_back({at, std::min(left, per_transfer)});
+    return out;
   }
 
   // The steps of `tbs` on `rank` that use the connection, with their counts, in order.
@@ -287,14 +321,19 @@ private:
   const Program &program_;
   const CollectiveSpec *collective_;
   std::vector<std::array<int, 2>> needed_; ///< per rank: input and output slots the collective uses
+  std::vector<int> transfer_sizes_;
   std::vector<StructuralIssue> out_;
 };
 
 } // namespace
 
 std::vector<StructuralIssue> check_structure(const Program &program,
-                                             const CollectiveSpec *collective) {
-  return StructureChecker(program, collective).run();
+                                             const CollectiveSpec *collective,
+                                             std::span<const int> transfer_sizes) {
+  return StructureChecker(program, collective,
+                          transfer_sizes.empty() ? std::span<const int>(kSmallAndLargeMessages)
+                                                 : transfer_sizes)
+      .run();
 }
 
 std::vector<StructuralIssue> check_resources(const Program &program, const ResourceLimits &limits) {

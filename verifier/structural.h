@@ -6,6 +6,7 @@
 #include "model/program.h"
 #include "verifier/report.h"
 
+#include <span>
 #include <vector>
 
 namespace syncoll::verifier {
@@ -18,10 +19,16 @@ struct ResourceLimits {
   int max_tbs_per_channel_dir = 32; ///< MSCCL_MAX_NUM_THREAD_BLOCKS_PER_CHANNEL
 };
 
+/// Small and large messages: a whole step per transfer, and one chunk per transfer.
+inline constexpr int kSmallAndLargeMessages[] = {kMaxStepCount, 1};
+
 /// Every structural rule the program breaks. `collective` (optional) adds the check that the
-/// declared buffers hold the collective's.
+/// declared buffers hold the collective's. Sends and receives must pair transfer by transfer in
+/// every count-splitting regime of `transfer_sizes` (chunks per transfer; empty: small and large
+/// messages).
 std::vector<StructuralIssue> check_structure(const Program &program,
-                                             const CollectiveSpec *collective);
+                                             const CollectiveSpec *collective,
+                                             std::span<const int> transfer_sizes = {});
 
 /// Thread blocks per rank within the SM budget (all must be co-resident, or the spin-waits
 /// deadlock), steps per thread block, channels.

@@ -399,8 +399,11 @@ Report verify(const Program &program, const VerifyOptions &options) {
                              size_coverage(program, protocol, options.sizes)};
   Report report;
   report.coverage = context.coverage;
+  std::vector<int> transfer_sizes;
+  for (const SplitRegime &r : context.coverage.regimes)
+    transfer_sizes.push_back(r.max_chunks);
   std::vector<StructuralIssue> structure =
-      check_structure(program, collective ? &*collective : nullptr);
+      check_structure(program, collective ? &*collective : nullptr, transfer_sizes);
   const bool linear_sound = !breaks_persistence(structure);
   report.verdicts.push_back(issues_verdict(Property::Structure, std::move(structure)));
   report.verdicts.push_back(
