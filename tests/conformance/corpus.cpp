@@ -9,6 +9,7 @@
 #include "model/topology_library.h"
 #include "simulator/baselines.h"
 #include "synth/synthesize.h"
+#include "tests/support/programs.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -120,29 +121,12 @@ Program both_modes(const Program &p) {
   });
 }
 
-// The header of an in-place program over one size window, as RCCL's files write it.
-ProgramDraft in_place_header(std::string name, std::string coll, Protocol protocol, int ranks,
-                             int channels, int chunks_per_loop, int64_t min_bytes,
-                             int64_t max_bytes) {
-  ProgramDraft d;
-  d.name = std::move(name);
-  d.collective = std::move(coll);
-  d.protocol = protocol;
-  d.num_ranks = ranks;
-  d.num_channels = channels;
-  d.chunks_per_loop = chunks_per_loop;
-  d.in_place = true;
-  d.out_of_place = false;
-  d.min_bytes = min_bytes;
-  d.max_bytes = max_bytes;
-  return d;
-}
-
 // RCCL's hand-written all-pairs Allgather: in place with i_chunks="0", one thread block per
 // peer and channel that sends its own chunk and receives the peer's, a size window.
 Program rccl_allpairs_allgather(int ranks, int channels, Protocol protocol, int64_t max_bytes) {
-  ProgramDraft d = in_place_header("allgather_allpairs", "allgather", protocol, ranks, channels,
-                                   ranks * channels, 0, max_bytes);
+  ProgramDraft d = testing::header("allgather_allpairs", "allgather", ranks, channels,
+                                   ranks * channels, true, protocol);
+  d.max_bytes = max_bytes;
   for (int r = 0; r < ranks; ++r) {
     RankProgram rp{RankId(r), 0, ranks * channels, 0, {}};
     for (int p = 0; p < ranks; ++p)
@@ -166,8 +150,10 @@ Program rccl_allpairs_allgather(int ranks, int channels, Protocol protocol, int6
 Program rccl_one_step_allreduce(int ranks, Protocol protocol, int64_t min_bytes,
                                 int64_t max_bytes) {
   const int channels = 2, per_channel = ranks, peers = ranks - 1;
-  ProgramDraft d = in_place_header("allreduce_pairs", "allreduce", protocol, ranks, channels,
-                                   channels * per_channel, min_bytes, max_bytes);
+  ProgramDraft d = testing::header("allreduce_pairs", "allreduce", ranks, channels,
+                                   channels * per_channel, true, protocol);
+  d.min_bytes = min_bytes;
+  d.max_bytes = max_bytes;
   auto peer_tb = [&](int j, int c) { return 2 + 2 * j + c; };
   for (int r = 0; r < ranks; ++r) {
     std::vector<int> peer_of;

@@ -34,6 +34,8 @@ Program finish(ProgramDraft d) {
   return *std::move(p);
 }
 
+} // namespace
+
 ProgramDraft header(const char *name, const char *coll, int ranks, int channels, int chunks,
                     bool in_place, Protocol proto) {
   ProgramDraft d;
@@ -47,8 +49,6 @@ ProgramDraft header(const char *name, const char *coll, int ranks, int channels,
   d.out_of_place = !in_place;
   return d;
 }
-
-} // namespace
 
 ThreadBlockBuilder thread_block(int id, int send, int recv, int chan) {
   auto peer = [](int r) { return r >= 0 ? std::optional<RankId>(RankId(r)) : std::nullopt; };

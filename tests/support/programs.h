@@ -10,6 +10,10 @@ namespace syncoll::testing {
 /// A thread block with peers given as rank numbers, -1 for none (the MSCCL-IR convention).
 ThreadBlockBuilder thread_block(int id, int send, int recv, int chan);
 
+/// The <algo> header of a program claiming one aliasing mode; no size window.
+ProgramDraft header(const char *name, const char *coll, int ranks, int channels, int chunks,
+                    bool in_place, Protocol proto);
+
 /// Ring Allreduce, in place, along 0..n-1 (simulator/baselines' NCCL ring): per channel one
 /// thread block per rank (send next, receive previous) with steps s, rrs x (n-2), rrcs,
 /// rcs x (n-2), r. nchunksperloop = ranks x channels.
