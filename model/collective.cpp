@@ -152,20 +152,6 @@ std::vector<Contribution> CollectiveSpec::expected_value(ChunkId c) const {
   return out;
 }
 
-std::optional<int> CollectiveSpec::aliased_output_slot(RankId rank, int input_slot) const {
-  const AliasedSlot home = in_place_slot(*this, rank, BufferKind::Input, input_slot);
-  if (home.buffer == BufferKind::Output)
-    return home.index;
-  // The input is home: find the output slot that lives in it (the maps are affine per rank).
-  const AliasedSlot first = in_place_slot(*this, rank, BufferKind::Output, 0);
-  if (first.buffer != BufferKind::Input)
-    return std::nullopt;
-  const int slot = input_slot - first.index;
-  if (slot < 0 || slot >= d_.output_chunks)
-    return std::nullopt;
-  return slot;
-}
-
 bool operator==(const CollectiveSpec &a, const CollectiveSpec &b) {
   const auto &x = a.d_;
   const auto &y = b.d_;

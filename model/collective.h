@@ -102,8 +102,6 @@ public:
   Contribution initial_value(ChunkId chunk, RankId rank) const;
   /// The multiset (sorted) a post rank must end with for a chunk.
   std::vector<Contribution> expected_value(ChunkId chunk) const;
-  /// The output slot of `rank` that input slot `input_slot` shares memory with in place.
-  std::optional<int> aliased_output_slot(RankId rank, int input_slot) const;
   const CollectiveDraft &draft() const { return d_; }
 
   friend bool operator==(const CollectiveSpec &a, const CollectiveSpec &b);

@@ -47,11 +47,6 @@ constexpr CollectiveTraits kTraits[] = {
 };
 static_assert(std::size(kTraits) == size_t(CollectiveKind::Custom) + 1, "one row per kind");
 
-int buffer_chunks(const CollectiveSpec &spec, BufferKind b) {
-  SYNCOLL_INVARIANT(b != BufferKind::Scratch, "a collective has no scratch convention");
-  return b == BufferKind::Input ? spec.input_chunks() : spec.output_chunks();
-}
-
 } // namespace
 
 const CollectiveTraits &collective_traits(CollectiveKind kind) {
@@ -77,6 +72,11 @@ std::optional<CollectiveKind> parse_collective_kind(std::string_view name) {
     if (t.name == key)
       return t.kind;
   return std::nullopt;
+}
+
+int buffer_chunks(const CollectiveSpec &spec, BufferKind b) {
+  SYNCOLL_INVARIANT(b != BufferKind::Scratch, "a collective has no scratch convention");
+  return b == BufferKind::Input ? spec.input_chunks() : spec.output_chunks();
 }
 
 int scaled_chunks(PerRank scale, int ranks, int chunk_factor) {
@@ -150,6 +150,10 @@ int slots_addressable(const CollectiveSpec &spec, int declared, BufferKind buffe
   if (!in_place || buffer == BufferKind::Scratch)
     return declared;
   return std::max(declared, buffer_chunks(spec, buffer));
+}
+
+BufferKind in_place_home(const CollectiveSpec &spec, BufferKind buffer) {
+  return in_place_slot(spec, RankId(0), buffer, 0).buffer;
 }
 
 AliasedSlot in_place_slot(const CollectiveSpec &spec, RankId rank, BufferKind buffer, int index) {

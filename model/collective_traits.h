@@ -47,6 +47,9 @@ struct CollectiveTraits {
 /// Every row, in CollectiveKind order.
 [[nodiscard]] std::span<const CollectiveTraits> all_collective_traits();
 
+/// A collective's per-rank input or output size, in chunks (a collective has no scratch).
+[[nodiscard]] int buffer_chunks(const CollectiveSpec &spec, BufferKind buffer);
+
 /// The per-rank chunk count of a PerRank size.
 [[nodiscard]] int scaled_chunks(PerRank scale, int ranks, int chunk_factor);
 
@@ -81,6 +84,9 @@ struct AliasedSlot {
 };
 [[nodiscard]] AliasedSlot in_place_slot(const CollectiveSpec &spec, RankId rank, BufferKind buffer,
                                         int index);
+/// The buffer whose memory `buffer` lives in when `spec` runs in place: `buffer` itself for the
+/// home (and for every buffer of a collective without an in-place form), else the other one.
+[[nodiscard]] BufferKind in_place_home(const CollectiveSpec &spec, BufferKind buffer);
 
 /// How many slots of `buffer` a program of `spec` may name and the runtime defines, given the
 /// `declared` size. Out of place, the declared size. In place, also every slot of the

@@ -343,11 +343,6 @@ Expected<Warned<Program>> parse_mscclir_xml(std::string_view text, const std::st
   return parser.parse(algo);
 }
 
-Expected<Warned<Program>> read_mscclir_file(const std::string &path) {
-  SYNCOLL_TRY(text, read_text_file(path));
-  return parse_mscclir_xml(text, path);
-}
-
 std::string program_to_mscclir_xml(const Program &program) {
   const ProgramDraft &d = program.draft();
   pugi::xml_document doc;
@@ -519,11 +514,6 @@ Expected<Program> program_from_json(const JsonView &root) {
     return tl::unexpected(diag);
   }
   return program;
-}
-
-Expected<Program> read_program_json_file(const std::string &path) {
-  SYNCOLL_TRY(doc, JsonDocument::read_file(path));
-  return program_from_json(doc.root());
 }
 
 ProgramFormat sniff_program_format(std::string_view text) {

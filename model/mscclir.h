@@ -16,12 +16,10 @@ namespace syncoll {
 /// or outofplace) is accepted with a warning, because the executor would refuse the file.
 [[nodiscard]] Expected<Warned<Program>> parse_mscclir_xml(std::string_view text,
                                                           const std::string &file_name);
-[[nodiscard]] Expected<Warned<Program>> read_mscclir_file(const std::string &path);
 /// Writes the executor dialect: every attribute, fixed attribute order, two-space indentation.
 std::string program_to_mscclir_xml(const Program &program);
 
 [[nodiscard]] Expected<Program> program_from_json(const JsonView &root);
-[[nodiscard]] Expected<Program> read_program_json_file(const std::string &path);
 nlohmann::ordered_json program_to_json(const Program &program);
 
 /// The two forms of a program file.

@@ -51,6 +51,18 @@ int ThreadBlockBuilder::step(OpType op, BufferRef src, BufferRef dst, int count,
   return in.declared_index;
 }
 
+int RankProgram::chunks(BufferKind buffer) const {
+  switch (buffer) {
+  case BufferKind::Input:
+    return input_chunks;
+  case BufferKind::Output:
+    return output_chunks;
+  case BufferKind::Scratch:
+    return scratch_chunks;
+  }
+  SYNCOLL_UNREACHABLE("unknown buffer");
+}
+
 std::string_view protocol_name(Protocol p) {
   return protocol_traits(p).name;
 }
@@ -157,11 +169,6 @@ Expected<Program> Program::create(ProgramDraft d) {
           std::pair{rp.scratch_chunks, "s_chunks"}})
       if (size < 0)
         diag.error_at(gat + "/" + attr, fmt::format("{} {} must not be negative", attr, size));
-    auto buffer_size = [&](BufferKind b) {
-      return b == BufferKind::Input    ? rp.input_chunks
-             : b == BufferKind::Output ? rp.output_chunks
-                                       : rp.scratch_chunks;
-    };
     std::set<int> tb_ids;
     for (size_t t = 0; t < rp.thread_blocks.size(); ++t) {
       const ThreadBlock &tb = rp.thread_blocks[t];
@@ -213,11 +220,11 @@ Expected<Program> Program::create(ProgramDraft d) {
           if (ref.offset < -1)
             diag.error_at(sat + "/" + off_attr, fmt::format("{}: {} {} must be at least -1",
                                                             where(), off_attr, ref.offset));
-          else if (checked && ref.offset >= buffer_size(ref.buffer))
+          else if (checked && ref.offset >= rp.chunks(ref.buffer))
             diag.error_at(sat + "/" + off_attr,
                           fmt::format("{}: {} {} is past the end of buffer '{}' ({} chunks)",
                                       where(), off_attr, ref.offset, buffer_kind_name(ref.buffer),
-                                      buffer_size(ref.buffer)));
+                                      rp.chunks(ref.buffer)));
           else if (checked && ref.offset < 0)
             diag.error_at(sat + "/" + off_attr,
                           fmt::format("{}: '{}' needs a {} of at least 0", where(),

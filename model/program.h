@@ -81,6 +81,8 @@ struct RankProgram {
   int output_chunks = 0;
   int scratch_chunks = 0;
   std::vector<ThreadBlock> thread_blocks;
+  /// The declared size of one of the rank's buffers, in chunks.
+  int chunks(BufferKind buffer) const;
   friend bool operator==(const RankProgram &, const RankProgram &) = default;
 };
 

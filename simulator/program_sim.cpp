@@ -203,9 +203,7 @@ private:
   std::optional<std::pair<int, int>> cell(RankId rank, BufferRef ref) const {
     const RankProgram &rp = p_.rank(rank);
     const bool in_place = o_.in_place && o_.collective;
-    const int declared = ref.buffer == BufferKind::Input    ? rp.input_chunks
-                         : ref.buffer == BufferKind::Output ? rp.output_chunks
-                                                            : rp.scratch_chunks;
+    const int declared = rp.chunks(ref.buffer);
     const int size =
         in_place ? slots_addressable(*o_.collective, declared, ref.buffer, true) : declared;
     if (ref.offset < 0 || ref.offset >= size)

@@ -66,7 +66,7 @@ TEST(ExamplesTest, ProgramsReadWithoutWarningsAndAreCanonical) {
   auto files = files_in("ir", ".xml");
   ASSERT_GE(files.size(), 1u);
   for (const auto &f : files) {
-    auto p = read_mscclir_file(f.string());
+    auto p = read_program_file(f.string());
     ASSERT_TRUE(p) << p.error().to_string();
     EXPECT_TRUE(p->warnings.empty()) << p->warnings.to_string();
     EXPECT_EQ(program_to_mscclir_xml(p->value), slurp(f)) << f;

@@ -132,8 +132,8 @@ std::string Report::to_text() const {
   out += fmt::format("{:<17} message sizes {} ({}), nchunksperloop {}\n",
                      "covers:", window_text(coverage), coverage.source, coverage.chunks_per_loop);
   if (coverage.regimes.empty())
-    out += "    no size in this window is a multiple of nchunksperloop: the program is never "
-           "selected\n";
+    out += "    no size in this window runs the program (sizes run in whole chunks: multiples of "
+           "nchunksperloop)\n";
   for (const SplitRegime &r : coverage.regimes)
     out += "    " + coverage.describe(r) + "\n";
   return out;

@@ -11,18 +11,6 @@
 namespace syncoll::verifier {
 namespace {
 
-int buffer_size(const RankProgram &rp, BufferKind b) {
-  switch (b) {
-  case BufferKind::Input:
-    return rp.input_chunks;
-  case BufferKind::Output:
-    return rp.output_chunks;
-  case BufferKind::Scratch:
-    return rp.scratch_chunks;
-  }
-  return 0;
-}
-
 // The rules of docs/semantics.md, "Structure", one group per method: buffers, steps,
 // dependencies, connections.
 class StructureChecker {
@@ -166,7 +154,7 @@ private:
                                    std::tuple{in.dst, op.reads_dst || op.writes_dst, "dst"}}) {
       if (!used)
         continue;
-      const int size = buffer_size(rp, ref.buffer);
+      const int size = rp.chunks(ref.buffer);
       if (ref.offset < 0 || ref.offset + in.count > size)
         issue("offset-range",
               fmt::format("{}: {} {}[{}..{}) runs past the buffer's {} chunks", where, name,

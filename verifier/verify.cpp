@@ -222,14 +222,14 @@ std::optional<Verdict> deadlock_in_regime(const CheckContext &c, const SplitRegi
                                           bool linear_sound) {
   const Program &program = c.program;
   const int capacity = fifo_capacity(c.protocol);
-  const int split = regime_checked.max_chunks;
+  const int per_transfer = regime_checked.max_chunks;
   const std::string regime_text = regime(c.coverage, c.protocol, regime_checked, c.iterations);
   if (linear_sound) {
-    detail::ExecutionConfig cfg{capacity, split, c.iterations};
+    detail::ExecutionConfig cfg{capacity, per_transfer, c.iterations};
     auto r = detail::execute(program, c.connections, cfg, nullptr);
     if (c.options.cross_check) {
       auto mc = model_check_deadlock(
-          program, {capacity, split, c.iterations, c.options.model_check_states, true});
+          program, {capacity, per_transfer, c.iterations, c.options.model_check_states, true});
       SYNCOLL_INVARIANT(mc.outcome == ModelCheckResult::Outcome::Unknown ||
                             (mc.outcome == ModelCheckResult::Outcome::Deadlock) == !r.completed,
                         "linear deadlock check and model checker disagree");
@@ -246,7 +246,7 @@ std::optional<Verdict> deadlock_in_regime(const CheckContext &c, const SplitRegi
     return v;
   }
   auto mc = model_check_deadlock(
-      program, {capacity, split, c.iterations, c.options.model_check_states, true});
+      program, {capacity, per_transfer, c.iterations, c.options.model_check_states, true});
   Verdict v{Property::DeadlockFreedom, VerdictKind::Violated, "", "model checker",
             std::monostate{}};
   switch (mc.outcome) {

@@ -36,11 +36,8 @@ public:
   int scratch_chunks(int rank) const { return size_[size_t(rank)]; }
   // Out of place, the collective's size; in place, 0 for the buffer that lives in the other.
   int declared_chunks(BufferKind b) const {
-    const int size =
-        b == BufferKind::Input ? collective_.input_chunks() : collective_.output_chunks();
-    if (!in_place_ || size == 0)
-      return size;
-    return in_place_slot(collective_, RankId(0), b, 0).buffer == b ? size : 0;
+    const int size = buffer_chunks(collective_, b);
+    return !in_place_ || in_place_home(collective_, b) == b ? size : 0;
   }
 
 private:

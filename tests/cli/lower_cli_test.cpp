@@ -15,7 +15,7 @@ TEST(LowerCliTest, ExampleWritesVerifiedXmlThatReadsBack) {
   CliRun run = run_cli("lower --example ring_allreduce -n 4 -o " + out.string());
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("verified:"), std::string::npos);
-  auto program = read_mscclir_file(out.string());
+  auto program = read_program_file(out.string());
   ASSERT_TRUE(program) << program.error().to_string();
   EXPECT_TRUE(program->warnings.empty());
   EXPECT_EQ(program->value.num_ranks(), 4);

@@ -7,7 +7,6 @@
 #include "model/invariant.h"
 #include "model/json_document.h"
 #include "model/topology_library.h"
-#include "simulator/baselines.h"
 #include "synth/synthesize.h"
 #include "tests/support/programs.h"
 
@@ -67,28 +66,12 @@ Program synthesized(CollectiveKind kind, const Topology &topology, int chunks, P
   return l->program;
 }
 
-std::vector<RankId> ring_order(int n) {
-  std::vector<RankId> ring;
-  for (int r = 0; r < n; ++r)
-    ring.push_back(RankId(r));
-  return ring;
-}
-
-Program nccl_ring(CollectiveKind kind, int ranks, int channels, Protocol protocol) {
-  return must(simulator::nccl_ring_program(kind, ring_order(ranks), channels, protocol));
-}
-
 // In place, both buffers declared in full (the other declaration style from the one lowering
 // writes: the aliased buffer as 0 chunks).
 Program declared_in_full(const Program &p) {
   auto c = collective_for_program(p, std::nullopt);
   SYNCOLL_INVARIANT(c.has_value(), "corpus collective");
-  return edited(p, [&](ProgramDraft &d) {
-    for (RankProgram &rp : d.ranks) {
-      rp.input_chunks = std::max(rp.input_chunks, c->input_chunks());
-      rp.output_chunks = std::max(rp.output_chunks, c->output_chunks());
-    }
-  });
+  return testing::declared_in_full(p, *c);
 }
 
 // RCCL's hand-written files name local buffers in the fields the runtime ignores (a send's
@@ -223,15 +206,15 @@ std::vector<CorpusEntry> build_corpus() {
       for (Protocol proto : protocols) {
         if (ranks == 32 && proto != Protocol::Simple)
           continue; // the largest rings once: they are the corpus's bulk
-        const Program p = nccl_ring(kind, ranks, channels, proto);
+        const Program p = testing::ring_program(kind, ranks, channels, proto);
         add(fmt::format("nccl_ring_{}_{}r_{}ch_{}.xml", collective_kind_name(kind), ranks, channels,
                         protocol_name(proto)),
             p, "NCCL ring, msccl-tools operand fields");
       }
   add("nccl_ring_allgather_4r_32ch_Simple.xml",
-      nccl_ring(CollectiveKind::Allgather, 4, 32, Protocol::Simple), "32 channels");
+      testing::ring_program(CollectiveKind::Allgather, 4, 32, Protocol::Simple), "32 channels");
   add("nccl_ring_allgather_4r_1ch_Simple_rccl_fields.xml",
-      rccl_fields(nccl_ring(CollectiveKind::Allgather, 4, 1, Protocol::Simple)),
+      rccl_fields(testing::ring_program(CollectiveKind::Allgather, 4, 1, Protocol::Simple)),
       "RCCL operand fields (local buffers where the runtime ignores them)");
 
   // The lowered DSL examples: in place with the aliased buffer declared 0 (as lowering and
@@ -296,7 +279,7 @@ std::vector<CorpusEntry> build_corpus() {
           "RCCL one-step allreduce through scratch, o_chunks 0, nop and re chains");
 
   // Size windows: the executor runs a program only for minBytes <= nBytes <= maxBytes.
-  const Program ring8 = nccl_ring(CollectiveKind::Allreduce, 8, 1, Protocol::Simple);
+  const Program ring8 = testing::ring_program(CollectiveKind::Allreduce, 8, 1, Protocol::Simple);
   add("nccl_ring_allreduce_8r_window_small.xml", windowed(ring8, 0, 1 << 20), "size window");
   add("nccl_ring_allreduce_8r_window_large.xml", windowed(ring8, 1 << 20, 0),
       "size window, maxBytes 0 (no upper limit)");
@@ -333,7 +316,7 @@ std::vector<CorpusEntry> build_corpus() {
 
   // Known-bad programs, flagged for the right reason.
   add("bad_two_tbs_on_one_connection.xml",
-      edited(nccl_ring(CollectiveKind::Allgather, 4, 2, Protocol::Simple),
+      edited(testing::ring_program(CollectiveKind::Allgather, 4, 2, Protocol::Simple),
              [](ProgramDraft &d) {
                for (RankProgram &rp : d.ranks)
                  rp.thread_blocks[1].channel = ChannelId(0);
@@ -341,14 +324,14 @@ std::vector<CorpusEntry> build_corpus() {
       "two thread blocks on one connection (and what sharing its FIFO does)",
       {"structure", "deadlock freedom", "postcondition"});
   add("bad_allreduce_missing_contribution.xml",
-      edited(nccl_ring(CollectiveKind::Allreduce, 4, 1, Protocol::Simple),
+      edited(testing::ring_program(CollectiveKind::Allreduce, 4, 1, Protocol::Simple),
              [](ProgramDraft &d) {
                // The second step forwards what it receives instead of adding its own part.
                d.ranks[0].thread_blocks[0].steps[1].op = OpType::RecvCopySend;
              }),
       "an allreduce whose result misses a contribution", {"postcondition"});
   add("bad_nchannels_48.xml",
-      edited(nccl_ring(CollectiveKind::Allgather, 2, 1, Protocol::Simple),
+      edited(testing::ring_program(CollectiveKind::Allgather, 2, 1, Protocol::Simple),
              [](ProgramDraft &d) {
                d.num_channels = 48;
                for (RankProgram &rp : d.ranks)

@@ -1,4 +1,5 @@
 #include "model/collective.h"
+#include "model/collective_traits.h"
 
 #include <gtest/gtest.h>
 
@@ -47,15 +48,20 @@ TEST(CollectiveTest, ReduceScatterNeedsEveryContributionOnce) {
 }
 
 TEST(CollectiveTest, InPlaceAliasingFollowsMscclConventions) {
+  using B = BufferKind;
   auto ag = make_collective(CollectiveKind::Allgather, 4, 2);
-  EXPECT_EQ(ag->aliased_output_slot(RankId(3), 1), 3 * 2 + 1);
+  EXPECT_EQ(in_place_slot(*ag, RankId(3), B::Input, 1), (AliasedSlot{B::Output, 3 * 2 + 1}));
+  EXPECT_EQ(in_place_slot(*ag, RankId(3), B::Output, 1), (AliasedSlot{B::Output, 1}));
   auto rs = make_collective(CollectiveKind::ReduceScatter, 4, 2);
-  EXPECT_EQ(rs->aliased_output_slot(RankId(1), 3), 1); // output 1 of rank 1 is input 2*1+1
-  EXPECT_EQ(rs->aliased_output_slot(RankId(1), 0), std::nullopt);
+  // Output 1 of rank 1 is input 2*1+1.
+  EXPECT_EQ(in_place_slot(*rs, RankId(1), B::Output, 1), (AliasedSlot{B::Input, 3}));
   auto ar = make_collective(CollectiveKind::Allreduce, 4, 2);
-  EXPECT_EQ(ar->aliased_output_slot(RankId(2), 1), 1);
+  EXPECT_EQ(in_place_slot(*ar, RankId(2), B::Output, 1), (AliasedSlot{B::Input, 1}));
+  EXPECT_EQ(in_place_home(*ar, B::Output), B::Input);
+  EXPECT_EQ(in_place_home(*ag, B::Input), B::Output);
   auto next = make_collective(CollectiveKind::AllToNext, 4, 2);
-  EXPECT_EQ(next->aliased_output_slot(RankId(2), 1), std::nullopt);
+  EXPECT_EQ(in_place_slot(*next, RankId(2), B::Input, 1), (AliasedSlot{B::Input, 1}));
+  EXPECT_EQ(in_place_slot(*next, RankId(2), B::Scratch, 1), (AliasedSlot{B::Scratch, 1}));
 }
 
 TEST(CollectiveTest, AllToNextSendsToTheNextRank) {

@@ -17,7 +17,7 @@ std::string slurp(const std::string &path) {
 const std::string kRingPath = std::string(SYNCOLL_SOURCE_DIR) + "/examples/ir/ring_allreduce_4.xml";
 
 TEST(ProgramXmlTest, ReadsRingAllreduce) {
-  auto p = read_mscclir_file(kRingPath);
+  auto p = read_program_file(kRingPath);
   ASSERT_TRUE(p) << p.error().to_string();
   EXPECT_TRUE(p->warnings.empty());
   const Program &prog = p->value;
@@ -37,7 +37,7 @@ TEST(ProgramXmlTest, ReadsRingAllreduce) {
 
 TEST(ProgramXmlTest, WriterReproducesTheExampleByteForByte) {
   // Golden file: the example is in the writer's canonical form.
-  auto p = read_mscclir_file(kRingPath);
+  auto p = read_program_file(kRingPath);
   ASSERT_TRUE(p);
   EXPECT_EQ(program_to_mscclir_xml(p->value), slurp(kRingPath));
 }

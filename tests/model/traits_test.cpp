@@ -5,6 +5,7 @@
 #include "model/runtime_constants.h"
 
 #include <gtest/gtest.h>
+#include <set>
 
 namespace syncoll {
 namespace {
@@ -121,23 +122,27 @@ TEST(CollectiveTraitsTest, BusBandwidthFactorsAreNcclTests) {
   EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveKind::Broadcast, 8), 1.0);
 }
 
-// in_place_slot is the one aliasing map; aliased_output_slot (used by the executors) must agree
-// with it for every input slot of every kind.
-TEST(CollectiveTraitsTest, AliasedOutputSlotAgreesWithInPlaceSlot) {
+// In place, every slot of either buffer lands in the home buffer, inside the collective's size
+// of it, and no two slots of the aliased buffer land on the same home slot: the table's in-place
+// convention fits its buffer sizes.
+TEST(CollectiveTraitsTest, InPlaceSlotsLandInsideTheHomeBuffer) {
   for (const CollectiveTraits &t : all_collective_traits()) {
-    if (!t.standard)
+    if (!t.standard || t.in_place == InPlaceKind::None)
       continue;
     auto spec = make_collective(t.kind, 4, 2, root_for(t.kind));
     ASSERT_TRUE(spec.has_value());
     for (int r = 0; r < 4; ++r)
-      for (int in = 0; in < spec->input_chunks(); ++in) {
-        const AliasedSlot input = in_place_slot(*spec, RankId(r), BufferKind::Input, in);
-        std::optional<int> sharing;
-        for (int out = 0; out < spec->output_chunks(); ++out)
-          if (in_place_slot(*spec, RankId(r), BufferKind::Output, out) == input)
-            sharing = out;
-        EXPECT_EQ(spec->aliased_output_slot(RankId(r), in), sharing)
-            << t.name << " rank " << r << " input " << in;
+      for (BufferKind b : {BufferKind::Input, BufferKind::Output}) {
+        const BufferKind home = in_place_home(*spec, b);
+        EXPECT_EQ(in_place_home(*spec, home), home) << t.name;
+        std::set<int> landed;
+        for (int k = 0; k < buffer_chunks(*spec, b); ++k) {
+          const AliasedSlot slot = in_place_slot(*spec, RankId(r), b, k);
+          EXPECT_EQ(slot.buffer, home) << t.name;
+          EXPECT_GE(slot.index, 0) << t.name;
+          EXPECT_LT(slot.index, buffer_chunks(*spec, home)) << t.name << " rank " << r;
+          EXPECT_TRUE(landed.insert(slot.index).second) << t.name << " rank " << r;
+        }
       }
   }
   auto ag = make_collective(CollectiveKind::Allgather, 4, 2);

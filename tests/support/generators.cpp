@@ -106,9 +106,7 @@ rc::Gen<Program> gen_program() {
             kind = rp.scratch_chunks > 0 ? *rc::gen::element(BufferKind::Input, BufferKind::Output,
                                                              BufferKind::Scratch)
                                          : *rc::gen::element(BufferKind::Input, BufferKind::Output);
-            int size = kind == BufferKind::Input    ? rp.input_chunks
-                       : kind == BufferKind::Output ? rp.output_chunks
-                                                    : rp.scratch_chunks;
+            const int size = rp.chunks(kind);
             offset = *rc::gen::inRange(0, size);
           };
           buffer(in.src.buffer, in.src.offset);

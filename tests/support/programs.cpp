@@ -1,5 +1,6 @@
 #include "tests/support/programs.h"
 
+#include "model/collective_traits.h"
 #include "model/invariant.h"
 #include "simulator/baselines.h"
 
@@ -18,6 +19,14 @@ BufferRef scratch(int k) {
   return {BufferKind::Scratch, k};
 }
 
+Program finish(ProgramDraft d) {
+  auto p = Program::create(std::move(d));
+  SYNCOLL_INVARIANT(p.has_value(), "test program failed validation");
+  return *std::move(p);
+}
+
+} // namespace
+
 // NCCL's ring schedules live in simulator/baselines; the tests use them along 0, 1, ..., n-1.
 Program ring_program(CollectiveKind kind, int n, int channels, Protocol proto) {
   std::vector<RankId> ring;
@@ -28,13 +37,32 @@ Program ring_program(CollectiveKind kind, int n, int channels, Protocol proto) {
   return *std::move(p);
 }
 
-Program finish(ProgramDraft d) {
-  auto p = Program::create(std::move(d));
-  SYNCOLL_INVARIANT(p.has_value(), "test program failed validation");
-  return *std::move(p);
+Program declared_in_full(const Program &p, const CollectiveSpec &c) {
+  ProgramDraft d = p.draft();
+  for (RankProgram &rp : d.ranks) {
+    rp.input_chunks = std::max(rp.input_chunks, c.input_chunks());
+    rp.output_chunks = std::max(rp.output_chunks, c.output_chunks());
+  }
+  return finish(std::move(d));
 }
 
-} // namespace
+Program aliased_buffer_declared_zero(const Program &p, const CollectiveSpec &c) {
+  ProgramDraft d = p.draft();
+  for (RankProgram &rp : d.ranks) {
+    for (ThreadBlock &tb : rp.thread_blocks)
+      for (Instruction &in : tb.steps)
+        for (BufferRef *ref : {&in.src, &in.dst})
+          if (ref->buffer != BufferKind::Scratch && ref->offset >= 0) {
+            const AliasedSlot home = in_place_slot(c, rp.rank, ref->buffer, ref->offset);
+            *ref = {home.buffer, home.index};
+          }
+    if (in_place_home(c, BufferKind::Input) != BufferKind::Input)
+      rp.input_chunks = 0;
+    if (in_place_home(c, BufferKind::Output) != BufferKind::Output)
+      rp.output_chunks = 0;
+  }
+  return finish(std::move(d));
+}
 
 ProgramDraft header(const char *name, const char *coll, int ranks, int channels, int chunks,
                     bool in_place, Protocol proto) {

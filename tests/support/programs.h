@@ -3,12 +3,22 @@
 // msccl-tools emits for rings.
 #pragma once
 
+#include "model/collective.h"
 #include "model/program.h"
 
 namespace syncoll::testing {
 
 /// A thread block with peers given as rank numbers, -1 for none (the MSCCL-IR convention).
 ThreadBlockBuilder thread_block(int id, int send, int recv, int chan);
+
+/// NCCL's ring program (simulator/baselines) along 0, 1, ..., n-1.
+Program ring_program(CollectiveKind kind, int n, int channels, Protocol proto);
+
+/// The two ways runtimes declare an in-place program's buffers: both in full, or the buffer
+/// that lives inside the other as 0 chunks with every step naming its home (RCCL's and
+/// msccl-tools' in-place allreduce: o_chunks="0", only `i`; allgather: i_chunks="0", only `o`).
+Program declared_in_full(const Program &p, const CollectiveSpec &c);
+Program aliased_buffer_declared_zero(const Program &p, const CollectiveSpec &c);
 
 /// The <algo> header of a program claiming one aliasing mode; no size window.
 ProgramDraft header(const char *name, const char *coll, int ranks, int channels, int chunks,

@@ -1,6 +1,5 @@
 #include "model/collective_traits.h"
 #include "model/mscclir.h"
-#include "simulator/baselines.h"
 #include "tests/support/programs.h"
 #include "verifier/verify.h"
 
@@ -47,44 +46,11 @@ TEST(CorrectProgramsTest, TwoStepAlltoall) {
   expect_verified(testing::two_step_alltoall_program(2, 4));
 }
 
-// The two ways runtimes declare an in-place program's buffers: both in full, or the buffer that
-// lives inside the other as 0 chunks with every step naming the other (RCCL's and msccl-tools'
-// in-place allreduce: o_chunks="0", only `i`; allgather: i_chunks="0", only `o`).
-Program declared_in_full(const Program &p, const CollectiveSpec &c) {
-  ProgramDraft d = p.draft();
-  for (RankProgram &rp : d.ranks) {
-    rp.input_chunks = std::max(rp.input_chunks, c.input_chunks());
-    rp.output_chunks = std::max(rp.output_chunks, c.output_chunks());
-  }
-  return *Program::create(std::move(d));
-}
-
-Program aliased_buffer_declared_zero(const Program &p, const CollectiveSpec &c) {
-  ProgramDraft d = p.draft();
-  for (RankProgram &rp : d.ranks) {
-    for (ThreadBlock &tb : rp.thread_blocks)
-      for (Instruction &in : tb.steps)
-        for (BufferRef *ref : {&in.src, &in.dst})
-          if (ref->buffer != BufferKind::Scratch && ref->offset >= 0) {
-            const AliasedSlot home = in_place_slot(c, rp.rank, ref->buffer, ref->offset);
-            *ref = {home.buffer, home.index};
-          }
-    for (BufferKind b : {BufferKind::Input, BufferKind::Output})
-      if (in_place_slot(c, rp.rank, b, 0).buffer != b)
-        (b == BufferKind::Input ? rp.input_chunks : rp.output_chunks) = 0;
-  }
-  return *Program::create(std::move(d));
-}
-
 // NCCL's ring ReduceScatter, made in place: the last step reduces into the input slot that is
 // the rank's output.
 Program ring_reducescatter_in_place(int ranks) {
-  std::vector<RankId> ring;
-  for (int r = 0; r < ranks; ++r)
-    ring.push_back(RankId(r));
   ProgramDraft d =
-      simulator::nccl_ring_program(CollectiveKind::ReduceScatter, ring, 1, Protocol::Simple)
-          ->draft();
+      testing::ring_program(CollectiveKind::ReduceScatter, ranks, 1, Protocol::Simple).draft();
   d.in_place = true;
   d.out_of_place = false;
   for (RankProgram &rp : d.ranks)
@@ -107,7 +73,8 @@ TEST(CorrectProgramsTest, InPlaceProgramsVerifyInBothDeclarationStyles) {
     ASSERT_TRUE(p.in_place()) << p.name();
     auto c = collective_for_program(p, std::nullopt);
     ASSERT_TRUE(c) << p.name();
-    const Program full = declared_in_full(p, *c), zero = aliased_buffer_declared_zero(p, *c);
+    const Program full = testing::declared_in_full(p, *c),
+                  zero = testing::aliased_buffer_declared_zero(p, *c);
     expect_verified(full);
     expect_verified(zero);
     // The style does change the file: one buffer is declared 0 and never named.
@@ -124,7 +91,7 @@ TEST(CorrectProgramsTest, AZeroBufferServesOnlyTheInPlaceCall) {
   const Program p = testing::ring_allreduce_program(4, 1);
   auto c = collective_for_program(p, std::nullopt);
   ASSERT_TRUE(c);
-  const Program zero = aliased_buffer_declared_zero(p, *c);
+  const Program zero = testing::aliased_buffer_declared_zero(p, *c);
   EXPECT_EQ(verify(zero, {}).verdict(Property::Structure).kind, VerdictKind::Holds);
   ProgramDraft both = zero.draft();
   both.out_of_place = true;

@@ -121,9 +121,7 @@ private:
   }
   bool in_bounds(RankId rank, BufferRef ref) const {
     const auto &rp = p_.rank(rank);
-    const int declared = ref.buffer == BufferKind::Input    ? rp.input_chunks
-                         : ref.buffer == BufferKind::Output ? rp.output_chunks
-                                                            : rp.scratch_chunks;
+    const int declared = rp.chunks(ref.buffer);
     return ref.offset >= 0 && ref.offset < slots_addressable(c_, declared, ref.buffer, in_place_);
   }
   Val load(int it, RankId rank, BufferRef ref) const {
@@ -378,7 +376,7 @@ std::vector<int> transfer_sizes_in_window(const Program &program) {
 OracleVerdict run_oracle(const Program &program, const CollectiveSpec &collective, int schedules,
                          uint64_t seed) {
   std::mt19937_64 rng(seed);
-  const int capacity = program.protocol() == Protocol::Simple ? 2 : 8;
+  const int capacity = protocol_traits(program.protocol()).fifo_messages;
   std::vector<bool> modes;
   if (program.in_place())
     modes.push_back(true);

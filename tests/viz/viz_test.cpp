@@ -36,7 +36,7 @@ void expect_svg(const std::string &svg, const std::string &what) {
 }
 
 Program program_file(const std::string &rel) {
-  auto p = read_mscclir_file(kRoot + "/" + rel);
+  auto p = read_program_file(kRoot + "/" + rel);
   SYNCOLL_INVARIANT(p.has_value(), "example program");
   return p->value;
 }
