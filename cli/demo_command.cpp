@@ -75,7 +75,7 @@ Expected<int> run_demo(const std::filesystem::path &dir) {
   if (!ring)
     return fail({}, "the DGX-1 model has no ring");
   SYNCOLL_TRY(nccl,
-              simulator::nccl_ring_program(CollectiveKind::Allgather, *ring, 1, Protocol::Simple));
+              simulator::nccl_ring_program(CollectiveKind::Allgather, {*ring}, Protocol::Simple));
   auto ring_checked = verifier::certify(nccl, {});
   if (!ring_checked) {
     fmt::print("{}", ring_checked.error().to_text());

@@ -8,7 +8,9 @@
 #include "model/mscclir.h"
 #include "simulator/algorithm_sim.h"
 #include "simulator/baselines.h"
+#include "simulator/nccl_run.h"
 #include "simulator/program_sim.h"
+#include "simulator/system_model.h"
 
 #include <fmt/format.h>
 #include <iostream>
@@ -20,6 +22,7 @@ namespace {
 struct SimulateArgs {
   std::string input;
   std::string baseline;
+  std::string system;
   TopologyOptions topology;
   std::string collective;
   std::optional<int> chunk_factor;
@@ -30,7 +33,7 @@ struct SimulateArgs {
   std::string mode = "sync";
   std::string switching = "cut-through";
   std::string sharing;
-  int channels = 1;
+  int channels = 0; ///< 0: the channels NCCL's search gives
   std::string trace;
   std::string csv;
 };
@@ -39,7 +42,30 @@ struct Row {
   int64_t size;
   simulator::SimulationResult result;
   bool deadlocked = false;
+  std::string choice; ///< NCCL's choice, as NCCL_DEBUG=INFO reports it
 };
+
+// The NCCL algorithm a --baseline name forces; none for `nccl` (NCCL's own choice).
+std::optional<simulator::NcclAlgorithm> forced_algorithm(const std::string &baseline) {
+  if (baseline == "nccl-ring")
+    return simulator::NcclAlgorithm::Ring;
+  if (baseline == "nccl-tree")
+    return simulator::NcclAlgorithm::Tree;
+  if (baseline == "nccl-nvls")
+    return simulator::NcclAlgorithm::Nvls;
+  if (baseline == "nccl-pat")
+    return simulator::NcclAlgorithm::Pat;
+  return std::nullopt;
+}
+
+// The generation whose NCCL constants a plain topology is searched with: the system whose node
+// it is, else Ampere's (NVLink at 20 of its 25 GB/s in NCCL's graph).
+const GenerationTraits &generation_for(const Topology &topology) {
+  for (const SystemPreset &s : all_system_presets())
+    if (s.node_topology == topology.name())
+      return generation_traits(s.generation);
+  return generation_traits(GpuGeneration::Ampere);
+}
 
 // The topology, with every bandwidth relation's sharing overridden when asked.
 Expected<Topology> topology_for(SimulateArgs &a) {
@@ -84,25 +110,62 @@ Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topolo
   auto kind = parse_collective_kind(a.collective);
   if (!kind)
     return fail({}, fmt::format("unknown collective '{}'", a.collective));
-  if (a.baseline == "nccl-tree") {
+  const auto forced = forced_algorithm(a.baseline);
+  if (!forced || *forced == simulator::NcclAlgorithm::Nvls ||
+      *forced == simulator::NcclAlgorithm::Pat)
+    return fail({}, fmt::format("--baseline {} needs a machine: give --system", a.baseline));
+  auto graph = simulator::nccl_search_rings(topology, generation_for(topology));
+  if (!graph)
+    return fail({},
+                fmt::format("topology '{}' has no ring for the NCCL baseline", topology.name()));
+  const int channels = a.channels > 0 ? a.channels : graph->runtime_channels();
+  if (*forced == simulator::NcclAlgorithm::Tree) {
     if (*kind != CollectiveKind::Allreduce)
       return fail({}, "the NCCL tree baseline is an allreduce");
     auto parent = simulator::find_tree(topology, RankId(0));
     if (!parent)
       return fail(
           {}, fmt::format("topology '{}' has no tree over bidirectional links", topology.name()));
-    SYNCOLL_TRY(
-        p, simulator::nccl_tree_allreduce_program(*parent, 4, protocol.value_or(Protocol::Simple)));
-    return Subject{std::move(p), std::nullopt, "NCCL tree allreduce (4 pipelined chunks)"};
+    SYNCOLL_TRY(p, simulator::nccl_tree_allreduce_program(
+                       *parent, 4, protocol.value_or(Protocol::Simple), channels));
+    return Subject{
+        std::move(p), std::nullopt,
+        fmt::format("NCCL tree allreduce (4 pipelined chunks, {} channel(s))", channels)};
   }
-  auto ring = simulator::find_ring(topology);
-  if (!ring)
-    return fail({},
-                fmt::format("topology '{}' has no ring for the NCCL baseline", topology.name()));
-  SYNCOLL_TRY(p, simulator::nccl_ring_program(*kind, *ring, a.channels,
-                                              protocol.value_or(Protocol::Simple)));
+  std::vector<std::vector<RankId>> rings;
+  for (int c = 0; c < channels; ++c)
+    rings.push_back(graph->rings[size_t(c % graph->channels())]);
+  if (*kind == CollectiveKind::Broadcast)
+    for (auto &ring : rings)
+      std::rotate(ring.begin(), std::find(ring.begin(), ring.end(), RankId(a.root.value_or(0))),
+                  ring.end());
+  SYNCOLL_TRY(p, simulator::nccl_ring_program(*kind, rings, protocol.value_or(Protocol::Simple)));
   return Subject{std::move(p), std::nullopt,
-                 fmt::format("NCCL ring {} ({} channel(s))", a.collective, a.channels)};
+                 fmt::format("NCCL ring {} ({} channel(s) over {} searched ring(s) at {} GB/s)",
+                             a.collective, channels, graph->channels(), graph->intra_gbps)};
+}
+
+// NCCL on a system preset: its choice per size, simulated.
+Expected<std::vector<Row>> simulate_nccl_sizes(const SimulateArgs &a,
+                                               const simulator::SystemModel &system,
+                                               std::optional<Protocol> protocol,
+                                               const std::vector<int64_t> &sizes) {
+  if (a.collective.empty())
+    return fail({}, "--baseline needs --collective");
+  auto kind = parse_collective_kind(a.collective);
+  if (!kind)
+    return fail({}, fmt::format("unknown collective '{}'", a.collective));
+  if (a.channels > 0)
+    return fail({}, "--channels is NCCL's own on a --system; drop it or use -t");
+  SYNCOLL_TRY(machine, simulator::nccl_machine(system));
+  std::vector<Row> rows;
+  for (int64_t size : sizes) {
+    SYNCOLL_TRY(run, simulator::simulate_nccl(*kind, size, system, machine,
+                                              {forced_algorithm(a.baseline), protocol}));
+    rows.push_back(
+        {size, std::move(run.result), false, run.info + (run.closed_form ? " (closed form)" : "")});
+  }
+  return rows;
 }
 
 // A program in either form, or an algorithm JSON.
@@ -136,7 +199,7 @@ Expected<std::vector<Row>> simulate_sizes(const Subject &subject, const Simulate
       o.protocol = protocol;
       o.trace = !a.trace.empty();
       SYNCOLL_TRY(sim, simulator::simulate_program(*subject.program, topology, o));
-      rows.push_back({size, std::move(sim.result), sim.deadlocked});
+      rows.push_back({size, std::move(sim.result), sim.deadlocked, {}});
     }
     return rows;
   }
@@ -155,7 +218,7 @@ Expected<std::vector<Row>> simulate_sizes(const Subject &subject, const Simulate
     const int64_t input = input_bytes_for_nccl_tests_size(collective, size);
     SYNCOLL_TRY(sim,
                 simulator::simulate_algorithm(algorithm, topology, collective, input, options));
-    rows.push_back({size, std::move(sim), false});
+    rows.push_back({size, std::move(sim), false, {}});
   }
   return rows;
 }
@@ -195,17 +258,56 @@ std::string print_rows(const std::vector<Row> &rows) {
 Expected<bool> run_simulate(SimulateArgs &a) {
   if (a.input.empty() == a.baseline.empty())
     return fail({}, "give either an input file or --baseline");
-  SYNCOLL_TRY(topology, topology_for(a));
+  if (a.system.empty() == a.topology.spec.empty())
+    return fail({}, "give either a topology (-t) or a system (--system)");
   SYNCOLL_TRY(sizes, parse_size_range(a.size));
   if (!a.trace.empty() && sizes.size() != 1)
     return fail({}, "--trace needs a single --size");
   SYNCOLL_TRY(protocol, protocol_for(a));
-  const simulator::CostModel model = cost_model_for(a);
-  SYNCOLL_TRY(subject,
-              a.baseline.empty() ? file_subject(a) : baseline_subject(a, topology, protocol));
-  SYNCOLL_TRY(rows, simulate_sizes(subject, a, topology, model, protocol, sizes));
-  fmt::print("simulate {} on {} ({} ranks){}\n", subject.what, topology.name(),
-             topology.num_ranks(), a.preset.empty() ? "" : ", preset " + a.preset);
+  std::optional<simulator::SystemModel> system;
+  if (!a.system.empty()) {
+    const SystemPreset *preset = find_system_preset(a.system);
+    if (!preset) {
+      std::string known;
+      for (const SystemPreset &s : all_system_presets())
+        known += (known.empty() ? "" : ", ") + std::string(s.name);
+      return fail({}, fmt::format("unknown system '{}' (known: {})", a.system, known));
+    }
+    if (!a.preset.empty())
+      return fail({}, "--preset and --system both set the cost model; give one");
+    SYNCOLL_TRY(s, simulator::make_system_model(*preset, a.topology.params.nodes.value_or(1),
+                                                a.topology.params.gpus.value_or(0)));
+    system = std::move(s);
+  }
+  std::optional<Topology> topology;
+  if (system)
+    topology = system->topology;
+  else {
+    SYNCOLL_TRY(t, topology_for(a));
+    topology = std::move(t);
+  }
+  std::vector<Row> rows;
+  std::string what;
+  if (system && !a.baseline.empty()) {
+    SYNCOLL_TRY(r, simulate_nccl_sizes(a, *system, protocol, sizes));
+    rows = std::move(r);
+    what = a.baseline == "nccl" ? "NCCL's choice" : "NCCL " + a.baseline.substr(5);
+  } else {
+    // A program from a file runs under the MSCCL executor's per-step cost on a system.
+    const simulator::CostModel model = system ? system->interpreted() : cost_model_for(a);
+    SYNCOLL_TRY(subject,
+                a.baseline.empty() ? file_subject(a) : baseline_subject(a, *topology, protocol));
+    SYNCOLL_TRY(r, simulate_sizes(subject, a, *topology, model, protocol, sizes));
+    rows = std::move(r);
+    what = subject.what;
+  }
+  fmt::print("simulate {} on {} ({} ranks){}\n", what, topology->name(), topology->num_ranks(),
+             system             ? fmt::format(", system {}", system->preset->name)
+             : a.preset.empty() ? ""
+                                : ", preset " + a.preset);
+  for (const Row &r : rows)
+    if (!r.choice.empty())
+      fmt::print("NCCL INFO {}\n", r.choice);
   const std::string csv = print_rows(rows);
   if (!a.csv.empty())
     SYNCOLL_CHECK(write_output(a.csv, csv));
@@ -224,9 +326,14 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
                   "baseline on a topology under the alpha-beta model (docs/cost-model.md)");
   cmd->add_option("input", args->input, "algorithm JSON or MSCCL-IR XML");
   cmd->add_option("--baseline", args->baseline,
-                  "simulate NCCL's algorithm instead: nccl-ring, or nccl-tree (allreduce)")
-      ->check(CLI::IsMember({"nccl-ring", "nccl-tree"}));
-  args->topology.add_to(*cmd, /*positional=*/false, /*required=*/true);
+                  "simulate NCCL instead: nccl (its own choice per size, needs --system), or "
+                  "force nccl-ring, nccl-tree (allreduce), nccl-nvls or nccl-pat")
+      ->check(CLI::IsMember({"nccl", "nccl-ring", "nccl-tree", "nccl-nvls", "nccl-pat"}));
+  args->topology.add_to(*cmd, /*positional=*/false, /*required=*/false);
+  cmd->add_option("--system", args->system,
+                  "a calibrated machine instead of -t: dgx1, dgx_a100, dgx_h100, dgx_h200, "
+                  "dgx_b200 (with --nodes N, --gpus G); programs from files pay the MSCCL "
+                  "executor's per-step cost");
   cmd->add_option("-c,--collective", args->collective,
                   "collective (default: the input's; required with --baseline)");
   cmd->add_option("-C,--chunk-factor", args->chunk_factor, "chunks per rank buffer (algorithms)");
@@ -249,7 +356,9 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
                   "share every bandwidth relation this way instead of as the topology says: "
                   "fifo (one transfer after another) or fair (max-min fair)")
       ->check(CLI::IsMember({"fifo", "fair"}));
-  cmd->add_option("--channels", args->channels, "baseline channels")->check(CLI::Range(1, 32));
+  cmd->add_option("--channels", args->channels,
+                  "baseline channels on -t (default: NCCL's search), cycling its rings")
+      ->check(CLI::Range(1, 32));
   cmd->add_option("--trace", args->trace, "write a Chrome-trace timeline (one size only)");
   cmd->add_option("--csv", args->csv, "write the sweep as CSV");
   cmd->callback([&result, args] {

@@ -271,6 +271,20 @@ Topology dgx_h100() {
   return switched("dgx_h100", 8, 18, kNvlinkAlpha, BytesPerNs{18 * kNvlinkGbps});
 }
 
+// DGX B200: 8 B200 behind NVSwitch, 18 NVLink5 links of 50 GB/s per direction (900 GB/s).
+Topology dgx_b200() {
+  return switched("dgx_b200", 8, 18, kNvlinkAlpha, BytesPerNs{18 * 2 * kNvlinkGbps});
+}
+
+Expected<Topology> nvswitch_node(std::string name, int gpus, int links_per_gpu, double link_gbps) {
+  if (auto ok = require_at_least("NVSwitch GPU count", gpus, 2); !ok)
+    return tl::unexpected(ok.error());
+  if (links_per_gpu < 1 || !(link_gbps > 0))
+    return fail({}, "an NVSwitch node needs at least one NVLink of positive bandwidth per GPU");
+  return switched(std::move(name), gpus, links_per_gpu, kNvlinkAlpha,
+                  BytesPerNs{links_per_gpu * link_gbps});
+}
+
 // Azure NDv2: 8 V100 in the DGX-1 hybrid cube-mesh (TACCL's NDv2: NVLink at 50 and 25 GB/s for
 // doubled and single links) plus one 100 Gb/s InfiniBand NIC (12.5 GB/s, TE-CCL's NDv2).
 Topology ndv2() {
@@ -356,6 +370,7 @@ std::vector<TopologyLibraryEntry> topology_library() {
       {"amd8", "", "Gigabyte Z52 with 8 MI50 (SCCL's AMD8 weights)"},
       {"dgx_a100", "", "8 A100 behind NVSwitch, 12 NVLinks per GPU"},
       {"dgx_h100", "", "8 H100 behind NVSwitch, 18 NVLinks per GPU"},
+      {"dgx_b200", "", "8 B200 behind NVSwitch, 18 NVLinks of 50 GB/s per GPU"},
       {"ndv2", "", "Azure NDv2: DGX-1 NVLink mesh and one 100 Gb/s NIC"},
       {"multinode", "--nodes N --gpus G [--intra T] [--nics K] [--nic-bandwidth GBPS]",
        "N nodes of G GPUs (intra-node topology T, default fully_connected) joined by K NICs "
@@ -385,6 +400,7 @@ Expected<Topology> make_library_topology(std::string_view name, const TopologyPa
       {"amd8", {}},
       {"dgxa100", {}},
       {"dgxh100", {}},
+      {"dgxb200", {}},
       {"ndv2", {}},
       {"multinode", {.multinode = true}},
   };
@@ -491,6 +507,8 @@ Expected<Topology> make_library_topology(std::string_view name, const TopologyPa
     return dgx_a100();
   if (key == "dgxh100")
     return dgx_h100();
+  if (key == "dgxb200")
+    return dgx_b200();
   return ndv2();
 }
 

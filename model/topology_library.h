@@ -55,7 +55,13 @@ Topology amd4();
 Topology amd8();
 Topology dgx_a100();
 Topology dgx_h100();
+Topology dgx_b200();
 Topology ndv2();
+/// `gpus` GPUs behind an NVSwitch, each with `links_per_gpu` NVLinks of `link_gbps` per
+/// direction: a link between every pair at the port's bandwidth, and per GPU one relation
+/// capping what it sends and one what it receives (SCCL's HubAndSpoke, in NVLinks).
+[[nodiscard]] Expected<Topology> nvswitch_node(std::string name, int gpus, int links_per_gpu,
+                                               double link_gbps);
 /// `nodes` copies of `intra` (whose rank count is the GPUs per node) joined through NICs: every
 /// GPU can reach every GPU of another node over a link of the NIC's bandwidth, and each NIC's
 /// outgoing and incoming traffic is a bandwidth relation of capacity 1. GPU g of a node uses NIC

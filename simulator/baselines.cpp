@@ -63,37 +63,51 @@ std::optional<std::vector<RankId>> find_ring(const Topology &t) {
   return std::nullopt;
 }
 
-Expected<Program> nccl_ring_program(CollectiveKind kind, const std::vector<RankId> &ring,
-                                    int channels, Protocol protocol) {
-  const int n = static_cast<int>(ring.size());
-  if (n < 2)
-    return fail({}, "a ring needs at least 2 ranks");
+Expected<Program> nccl_ring_program(CollectiveKind kind,
+                                    const std::vector<std::vector<RankId>> &channel_rings,
+                                    Protocol protocol) {
+  const int channels = static_cast<int>(channel_rings.size());
   if (channels < 1 || channels > 32)
     return fail({}, fmt::format("channels must be in [1, 32], got {}", channels));
+  const int n = static_cast<int>(channel_rings.front().size());
+  if (n < 2)
+    return fail({}, "a ring needs at least 2 ranks");
+  if (kind != CollectiveKind::Allreduce && kind != CollectiveKind::Allgather &&
+      kind != CollectiveKind::ReduceScatter && kind != CollectiveKind::Broadcast)
+    return fail({}, fmt::format("NCCL has no ring {}", collective_kind_name(kind)));
+  // position[ch][rank]: where the rank sits on channel ch's ring.
+  std::vector<std::vector<int>> position(size_t(channels), std::vector<int>(size_t(n), -1));
+  for (int ch = 0; ch < channels; ++ch) {
+    const auto &ring = channel_rings[size_t(ch)];
+    if (int(ring.size()) != n)
+      return fail({}, "every channel's ring must hold every rank");
+    for (int i = 0; i < n; ++i) {
+      if (ring[size_t(i)].value() < 0 || ring[size_t(i)].value() >= n ||
+          position[size_t(ch)][ring[size_t(i)].index()] >= 0)
+        return fail({}, fmt::format("channel {}'s ring is not a permutation of the ranks", ch));
+      position[size_t(ch)][ring[size_t(i)].index()] = i;
+    }
+    if (kind == CollectiveKind::Broadcast && ring.front() != channel_rings.front().front())
+      return fail({}, "a broadcast's rings must all start at its root");
+  }
   ProgramDraft d;
   d.protocol = protocol;
   d.num_ranks = n;
   d.num_channels = channels;
   d.in_place = kind == CollectiveKind::Allreduce;
   d.out_of_place = !d.in_place;
-  std::vector<int> position(static_cast<size_t>(n));
-  for (int i = 0; i < n; ++i)
-    position[ring[size_t(i)].index()] = i;
   auto mod = [n](int a) { return ((a % n) + n) % n; };
-  // Ring positions rather than rank ids drive every schedule below.
-  auto rank_at = [&](int pos) { return ring[size_t(mod(pos))]; };
-  if (kind != CollectiveKind::Allreduce && kind != CollectiveKind::Allgather &&
-      kind != CollectiveKind::ReduceScatter && kind != CollectiveKind::Broadcast)
-    return fail({}, fmt::format("NCCL has no ring {}", collective_kind_name(kind)));
   d.collective = std::string(collective_traits(kind).executor_name);
   d.name = "nccl_ring_" + d.collective;
   // A broadcast moves one chunk per channel; the others one per rank and channel.
   d.chunks_per_loop = kind == CollectiveKind::Broadcast ? channels : n * channels;
   for (int r = 0; r < n; ++r) {
-    const int p = position[size_t(r)];
     RankProgram rp;
     rp.rank = RankId(r);
     for (int ch = 0; ch < channels; ++ch) {
+      const int p = position[size_t(ch)][size_t(r)];
+      // Ring positions rather than rank ids drive every schedule below.
+      auto rank_at = [&](int pos) { return channel_rings[size_t(ch)][size_t(mod(pos))]; };
       // A broadcast's last rank sends nowhere and its root receives from nobody.
       const bool last = kind == CollectiveKind::Broadcast && p == n - 1;
       const bool first = kind == CollectiveKind::Broadcast && p == 0;
@@ -168,12 +182,14 @@ std::optional<std::vector<int>> find_tree(const Topology &t, RankId root) {
 }
 
 Expected<Program> nccl_tree_allreduce_program(const std::vector<int> &parent, int chunks,
-                                              Protocol protocol) {
+                                              Protocol protocol, int channels) {
   const int n = static_cast<int>(parent.size());
   if (n < 2)
     return fail({}, "a tree needs at least 2 ranks");
   if (chunks < 1 || chunks > 64)
     return fail({}, fmt::format("pipeline chunks must be in [1, 64], got {}", chunks));
+  if (channels < 1 || channels > 32)
+    return fail({}, fmt::format("channels must be in [1, 32], got {}", channels));
   std::vector<std::vector<int>> children(static_cast<size_t>(n));
   for (int r = 0; r < n; ++r)
     if (parent[size_t(r)] >= 0)
@@ -183,72 +199,91 @@ Expected<Program> nccl_tree_allreduce_program(const std::vector<int> &parent, in
   d.collective = "allreduce";
   d.protocol = protocol;
   d.num_ranks = n;
-  d.num_channels = 1;
-  d.chunks_per_loop = chunks;
+  d.num_channels = channels;
+  d.chunks_per_loop = chunks * channels;
   d.in_place = true;
   d.out_of_place = false;
   for (int r = 0; r < n; ++r) {
     const auto &kids = children[size_t(r)];
-    RankProgram rp{RankId(r), chunks, chunks, int(kids.size()) * chunks, {}};
+    const int per_channel_scratch = int(kids.size()) * chunks;
+    RankProgram rp{
+        RankId(r), chunks * channels, chunks * channels, per_channel_scratch * channels, {}};
     std::vector<ThreadBlockBuilder> tbs;
-    auto add = [&](std::optional<RankId> send, std::optional<RankId> recv) {
-      tbs.emplace_back(TbId(int(tbs.size())), send, recv, ChannelId(0));
-      return int(tbs.size()) - 1;
-    };
-    auto step = [&](int tb, OpType op, BufferRef src, BufferRef dst, std::optional<Dependency> dep,
-                    bool has_dep) { return tbs[size_t(tb)].step(op, src, dst, 1, dep, has_dep); };
-    // Partials from each child into scratch.
-    std::vector<int> from_child;
-    for (size_t j = 0; j < kids.size(); ++j) {
-      from_child.push_back(add(std::nullopt, RankId(kids[j])));
-      for (int k = 0; k < chunks; ++k)
-        step(from_child.back(), OpType::Recv, in(k), {BufferKind::Scratch, int(j) * chunks + k},
-             std::nullopt, true);
-    }
-    // Reduce them into the buffer; the last reduction of chunk k publishes it.
-    std::vector<int> reduced(size_t(chunks), -1);
-    int reducer = -1;
-    if (!kids.empty()) {
-      reducer = add(std::nullopt, std::nullopt);
-      for (int k = 0; k < chunks; ++k)
-        for (size_t j = 0; j < kids.size(); ++j)
-          reduced[size_t(k)] =
-              step(reducer, OpType::Reduce, {BufferKind::Scratch, int(j) * chunks + k}, in(k),
-                   Dependency{TbId(from_child[j]), StepIndex(k)}, j + 1 == kids.size());
-    }
-    auto after_reduction = [&](int k) -> std::optional<Dependency> {
-      if (reducer < 0)
-        return std::nullopt;
-      return Dependency{TbId(reducer), StepIndex(reduced[size_t(k)])};
-    };
-    // Up to the parent and the result back from it.
-    int down_from_parent = -1;
-    if (parent[size_t(r)] >= 0) {
-      const RankId p(parent[size_t(r)]);
-      const int up = add(p, std::nullopt);
-      for (int k = 0; k < chunks; ++k)
-        step(up, OpType::Send, in(k), in(k), after_reduction(k), true);
-      down_from_parent = add(std::nullopt, p);
-      // The result overwrites the partial only after the partial has left.
-      for (int k = 0; k < chunks; ++k)
-        step(down_from_parent, OpType::Recv, in(k), in(k), Dependency{TbId(up), StepIndex(k)},
-             true);
-    }
-    // The result down to each child.
-    for (size_t j = 0; j < kids.size(); ++j) {
-      const int down = add(RankId(kids[j]), std::nullopt);
-      for (int k = 0; k < chunks; ++k)
-        step(down, OpType::Send, in(k), in(k),
-             down_from_parent >= 0
-                 ? std::optional<Dependency>(Dependency{TbId(down_from_parent), StepIndex(k)})
-                 : after_reduction(k),
-             false);
+    for (int ch = 0; ch < channels; ++ch) {
+      // Channel ch owns chunks [ch * chunks, (ch + 1) * chunks) and its own scratch.
+      auto chunk = [&](int k) { return in(ch * chunks + k); };
+      auto scratch = [&](size_t j, int k) {
+        return BufferRef{BufferKind::Scratch, ch * per_channel_scratch + int(j) * chunks + k};
+      };
+      auto add = [&](std::optional<RankId> send, std::optional<RankId> recv) {
+        tbs.emplace_back(TbId(int(tbs.size())), send, recv, ChannelId(ch));
+        return int(tbs.size()) - 1;
+      };
+      auto step = [&](int tb, OpType op, BufferRef src, BufferRef dst,
+                      std::optional<Dependency> dep,
+                      bool has_dep) { return tbs[size_t(tb)].step(op, src, dst, 1, dep, has_dep); };
+      // Partials from each child into scratch.
+      std::vector<int> from_child;
+      for (size_t j = 0; j < kids.size(); ++j) {
+        from_child.push_back(add(std::nullopt, RankId(kids[j])));
+        for (int k = 0; k < chunks; ++k)
+          step(from_child.back(), OpType::Recv, chunk(k), scratch(j, k), std::nullopt, true);
+      }
+      // Reduce them into the buffer; the last reduction of chunk k publishes it.
+      std::vector<int> reduced(size_t(chunks), -1);
+      int reducer = -1;
+      if (!kids.empty()) {
+        reducer = add(std::nullopt, std::nullopt);
+        for (int k = 0; k < chunks; ++k)
+          for (size_t j = 0; j < kids.size(); ++j)
+            reduced[size_t(k)] =
+                step(reducer, OpType::Reduce, scratch(j, k), chunk(k),
+                     Dependency{TbId(from_child[j]), StepIndex(k)}, j + 1 == kids.size());
+      }
+      auto after_reduction = [&](int k) -> std::optional<Dependency> {
+        if (reducer < 0)
+          return std::nullopt;
+        return Dependency{TbId(reducer), StepIndex(reduced[size_t(k)])};
+      };
+      // Up to the parent and the result back from it.
+      int down_from_parent = -1;
+      if (parent[size_t(r)] >= 0) {
+        const RankId p(parent[size_t(r)]);
+        const int up = add(p, std::nullopt);
+        for (int k = 0; k < chunks; ++k)
+          step(up, OpType::Send, chunk(k), chunk(k), after_reduction(k), true);
+        down_from_parent = add(std::nullopt, p);
+        // The result overwrites the partial only after the partial has left.
+        for (int k = 0; k < chunks; ++k)
+          step(down_from_parent, OpType::Recv, chunk(k), chunk(k),
+               Dependency{TbId(up), StepIndex(k)}, true);
+      }
+      // The result down to each child.
+      for (size_t j = 0; j < kids.size(); ++j) {
+        const int down = add(RankId(kids[j]), std::nullopt);
+        for (int k = 0; k < chunks; ++k)
+          step(down, OpType::Send, chunk(k), chunk(k),
+               down_from_parent >= 0
+                   ? std::optional<Dependency>(Dependency{TbId(down_from_parent), StepIndex(k)})
+                   : after_reduction(k),
+               false);
+      }
     }
     for (ThreadBlockBuilder &b : tbs)
       rp.thread_blocks.push_back(b.take());
     d.ranks.push_back(std::move(rp));
   }
   return Program::create(std::move(d));
+}
+
+std::vector<int> nccl_tree_parents(int nodes, int gpus) {
+  std::vector<int> parent(size_t(nodes) * size_t(gpus));
+  for (int node = 0; node < nodes; ++node)
+    for (int g = 0; g < gpus; ++g)
+      parent[size_t(node * gpus + g)] = g > 0      ? node * gpus + g - 1
+                                        : node > 0 ? (node - 1) / 2 * gpus
+                                                   : -1;
+  return parent;
 }
 
 double nccl_ring_time_us(CollectiveKind kind, double bytes, const NcclRingParameters &p) {

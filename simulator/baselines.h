@@ -19,11 +19,12 @@ namespace syncoll::simulator {
 std::optional<std::vector<RankId>> find_ring(const Topology &topology);
 
 /// NCCL's ring algorithm for `kind` (allreduce, allgather, reducescatter or broadcast from
-/// rank `ring[0]`) along `ring`, one thread block per rank and channel, channel c handling every
-/// c-th chunk. Allreduce is in place, the others out of place, as nccl-tests calls them.
-[[nodiscard]] Expected<Program> nccl_ring_program(CollectiveKind kind,
-                                                  const std::vector<RankId> &ring, int channels,
-                                                  Protocol protocol);
+/// the first rank of every ring) with one channel per entry of `channel_rings`, channel c along
+/// its own ring and handling every c-th chunk; one thread block per rank and channel. Allreduce
+/// is in place, the others out of place, as nccl-tests calls them.
+[[nodiscard]] Expected<Program>
+nccl_ring_program(CollectiveKind kind, const std::vector<std::vector<RankId>> &channel_rings,
+                  Protocol protocol);
 
 /// A spanning tree of the topology over links present in both directions, found breadth first
 /// from `root`, as each rank's parent (-1 for the root); none when the topology has no such tree.
@@ -33,9 +34,16 @@ std::optional<std::vector<int>> find_tree(const Topology &topology, RankId root)
 /// partials into its buffer and passes the result up, the root's result comes back down; the
 /// buffer is cut into `pipeline_chunks` chunks that flow up and down one after another. Separate
 /// thread blocks receive from and send to each neighbour, with dependencies ordering every
-/// access, so the program is race free in strict mode. In place.
+/// access, so the program is race free in strict mode. In place. With several channels, each
+/// runs the same tree over its own share of the buffer.
 [[nodiscard]] Expected<Program> nccl_tree_allreduce_program(const std::vector<int> &parent,
-                                                            int pipeline_chunks, Protocol protocol);
+                                                            int pipeline_chunks, Protocol protocol,
+                                                            int channels = 1);
+
+/// NCCL's tree shape on a machine of `nodes` x `gpus_per_node` ranks (node-major): a chain
+/// through each node's GPUs, and the nodes' first GPUs in a binary tree (the first of NCCL's
+/// double binary trees), as each rank's parent (-1 for rank 0).
+std::vector<int> nccl_tree_parents(int nodes, int gpus_per_node);
 
 /// NCCL 2.30's predicted time in microseconds for a ring collective on one node (docs/cost-model.md
 /// cost-models 3.1): base latency + steps x per-hop latency + bytes / algorithm bandwidth, with

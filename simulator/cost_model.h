@@ -41,6 +41,13 @@ struct CostModel {
   Switching switching = Switching::CutThrough;
   /// Start time of each rank (empty: all start at 0).
   std::vector<Picoseconds> start_skew;
+  /// Host-side cost of the call before any thread block runs (kernel launch): every rank starts
+  /// this late.
+  Picoseconds launch = 0;
+  /// Cost of each instruction step beyond its data movement, before the step moves anything: an
+  /// interpreting executor's primitive call, flag handling and dependency check (0 for NCCL's
+  /// own compiled kernels, whose per-hop cost is in `message_latency`).
+  Picoseconds step_overhead = 0;
 
   static size_t index(Protocol p) { return static_cast<size_t>(p); }
 };

@@ -61,9 +61,9 @@ public:
     if (auto ok = build(); !ok)
       return tl::unexpected(ok.error());
     for (size_t g = 0; g < tbs_.size(); ++g) {
-      const Picoseconds start = tbs_[g].rank.index() < o_.model.start_skew.size()
-                                    ? o_.model.start_skew[tbs_[g].rank.index()]
-                                    : 0;
+      const Picoseconds start = o_.model.launch + (tbs_[g].rank.index() < o_.model.start_skew.size()
+                                                       ? o_.model.start_skew[tbs_[g].rank.index()]
+                                                       : 0);
       if (tbs_[g].tb->steps.empty())
         tbs_[g].done = true;
       else
@@ -127,6 +127,7 @@ private:
     Picoseconds transfer_copy_end = 0; ///< when it started, and when its copy is done
     int64_t flag = -1;
     std::vector<int> flag_waiters;
+    bool step_started = false; ///< the step's executor overhead has been paid
   };
 
   const Program &p_;
@@ -255,6 +256,14 @@ private:
     if (tb.done || now < tb.busy_until)
       return;
     const Instruction &in = tb.tb->steps[size_t(tb.step)];
+    if (tb.message == 0 && o_.model.step_overhead > 0 && !tb.step_started) {
+      // The executor's per-step work comes first, then the step waits for what it needs.
+      tb.step_started = true;
+      tb.busy += o_.model.step_overhead;
+      tb.busy_until = now + o_.model.step_overhead;
+      wake(g, tb.busy_until);
+      return;
+    }
     if (tb.message == 0 && !dependency_met(tb, in)) {
       const RankProgram &rp = p_.rank(tb.rank);
       if (in.dependency->tb.index() < rp.thread_blocks.size())
@@ -369,6 +378,7 @@ private:
       return;
     }
     tb.message = 0;
+    tb.step_started = false;
     if (in.has_dep) {
       tb.flag = int64_t(tb.iteration) * (max_len_ + 1) + tb.step;
       for (int w : tb.flag_waiters)

@@ -68,7 +68,7 @@ TEST(EndToEndTest, SynthesizedAllgathersAgainstTheNcclRing) {
   const Topology t = dgx1();
   auto ring = simulator::find_ring(t);
   ASSERT_TRUE(ring);
-  auto nccl = simulator::nccl_ring_program(CollectiveKind::Allgather, *ring, 1, Protocol::Simple);
+  auto nccl = simulator::nccl_ring_program(CollectiveKind::Allgather, {*ring}, Protocol::Simple);
   ASSERT_TRUE(nccl);
   const Synthesized latency = synthesize_and_lower(CollectiveKind::Allgather, 2, 2, 3);
   const Synthesized bandwidth = synthesize_and_lower(CollectiveKind::Allgather, 6, 3, 7);

@@ -36,7 +36,7 @@ TEST(BaselinesTest, EveryRingBaselineVerifies) {
                     CollectiveKind::ReduceScatter, CollectiveKind::Broadcast})
     for (int channels : {1, 2, 4})
       for (auto proto : {Protocol::Simple, Protocol::LL128}) {
-        auto p = nccl_ring_program(kind, ring_order, channels, proto);
+        auto p = nccl_ring_program(kind, std::vector(size_t(channels), ring_order), proto);
         ASSERT_TRUE(p) << p.error().to_string();
         verifier::VerifyOptions o;
         o.root = ring_order.front().value();
@@ -65,7 +65,7 @@ TEST(BaselinesTest, TreeAllreduceVerifiesAndBeatsTheRingForSmallMessages) {
   // On the DGX-1 the tree's depth (2) beats the ring's 14 hops at 1 KiB.
   const Topology t = dgx1();
   auto tree = nccl_tree_allreduce_program(*find_tree(t, RankId(0)), 1, Protocol::Simple);
-  auto ring_p = nccl_ring_program(CollectiveKind::Allreduce, *find_ring(t), 1, Protocol::Simple);
+  auto ring_p = nccl_ring_program(CollectiveKind::Allreduce, {*find_ring(t)}, Protocol::Simple);
   ProgramSimOptions o;
   o.size_bytes = 1024;
   auto tree_sim = simulate_program(*tree, t, o);

@@ -32,7 +32,7 @@ Program ring_program(CollectiveKind kind, int n, int channels, Protocol proto) {
   std::vector<RankId> ring;
   for (int r = 0; r < n; ++r)
     ring.emplace_back(r);
-  auto p = simulator::nccl_ring_program(kind, ring, channels, proto);
+  auto p = simulator::nccl_ring_program(kind, std::vector(size_t(channels), ring), proto);
   SYNCOLL_INVARIANT(p.has_value(), "ring baseline failed validation");
   return *std::move(p);
 }

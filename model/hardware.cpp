@@ -1,0 +1,178 @@
+#include "model/hardware.h"
+
+#include "model/invariant.h"
+
+#include <cctype>
+#include <iterator>
+#include <string>
+
+namespace syncoll {
+namespace {
+
+// NCCL 2.30 search.cc: the speeds its ring and tree search tries per channel, GB/s.
+constexpr double kPreHopperIntra[] = {40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3};
+constexpr double kPreHopperInter[] = {48, 30, 28, 24, 20, 18,  15,  12,   10,  9,
+                                      7,  6,  5,  4,  3,  2.4, 1.2, 0.24, 0.12};
+constexpr double kHopperIntra[] = {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3};
+constexpr double kHopperInter[] = {48, 45, 42, 40, 30,  24,  22,   20,  17.5,
+                                   15, 12, 6,  3,  2.4, 1.2, 0.24, 0.12};
+constexpr double kBlackwellIntra[] = {90, 80, 70, 60, 50, 45, 40, 30, 24, 20, 19, 18};
+constexpr double kBlackwellInter[] = {96, 86,   80, 48, 45.1, 42, 40,  30,  24,   22,
+                                      20, 17.5, 15, 12, 6,    3,  2.4, 1.2, 0.24, 0.12};
+
+// Columns: generation, name, NVLink line rate; NCCL: graph NVLink rate, intra and inter speeds,
+// llMaxBw, perChMaxRingLL128Bw, perChMaxTreeBw, NVLS efficiency; calibrated: NVLink payload
+// share (Simple, LL, LL128), NVLink hop latency (Simple, LL, LL128), NIC payload share, network
+// hop, thread-block copy rate, NVLS payload share and latency, executor step.
+// The calibrated columns are fitted by bench/fidelity_bench (docs/cost-model.md, "Calibration").
+const GenerationTraits kGenerations[] = {
+    {GpuGeneration::Volta,
+     "Volta (V100)",
+     25,
+     20,
+     kPreHopperIntra,
+     kPreHopperInter,
+     39.0,
+     20,
+     26.5,
+     0,
+     {0.80, 0.40, 0.75},
+     {3.4, 0.6, 1.9},
+     0.80,
+     2.7,
+     20,
+     0,
+     0,
+     0.9},
+    {GpuGeneration::Ampere,
+     "Ampere (A100)",
+     25,
+     20,
+     kPreHopperIntra,
+     kPreHopperInter,
+     87.7,
+     20,
+     24.0,
+     0,
+     {0.80, 0.40, 0.75},
+     {3.4, 0.6, 1.9},
+     0.80,
+     2.7,
+     30,
+     0,
+     0,
+     0.9},
+    {GpuGeneration::Hopper,
+     "Hopper (H100, H200)",
+     25,
+     20.6,
+     kHopperIntra,
+     kHopperInter,
+     141.0,
+     36.7,
+     38.7,
+     0.85,
+     {0.82, 0.41, 0.77},
+     {3.4, 0.6, 1.9},
+     0.80,
+     2.7,
+     40,
+     0.7,
+     10,
+     0.9},
+    {GpuGeneration::Blackwell,
+     "Blackwell (B200)",
+     50,
+     40.1,
+     kBlackwellIntra,
+     kBlackwellInter,
+     282.0,
+     40,
+     70.0,
+     0.74,
+     {0.80, 0.40, 0.75},
+     {3.4, 0.6, 1.9},
+     0.80,
+     2.7,
+     60,
+     0.6,
+     10,
+     0.9},
+};
+static_assert(std::size(kGenerations) == size_t(GpuGeneration::Blackwell) + 1,
+              "one row per generation");
+
+const SystemPreset kSystems[] = {
+    {"dgx1", "DGX-1: 8 V100 SXM2 in the NVLink2 hybrid cube-mesh, 4 EDR 100 Gb/s NICs",
+     GpuGeneration::Volta, "dgx1", 8, 4, 12.5, 8,
+     "NVIDIA DGX-1 system architecture whitepaper; SCCL section 5.1.1"},
+    {"dgx_a100",
+     "DGX A100: 8 A100 SXM4, NVLink3 (12 links per GPU) + NVSwitch, 8 HDR 200 Gb/s NICs",
+     GpuGeneration::Ampere, "dgx_a100", 8, 8, 25, 8, "NVIDIA DGX A100 system architecture"},
+    {"dgx_h100",
+     "DGX H100: 8 H100 SXM5, NVLink4 (18 links per GPU) + NVSwitch with NVLS, 8 NDR 400 Gb/s "
+     "NICs",
+     GpuGeneration::Hopper, "dgx_h100", 8, 8, 50, 8, "NVIDIA DGX H100 user guide"},
+    {"dgx_h200", "DGX H200: as DGX H100, with H200 (141 GB HBM3e)", GpuGeneration::Hopper,
+     "dgx_h100", 8, 8, 50, 8, "NVIDIA DGX H200 user guide"},
+    {"dgx_b200", "DGX B200: 8 B200, NVLink5 (18 links of 50 GB/s per GPU) + NVSwitch",
+     GpuGeneration::Blackwell, "dgx_b200", 8, 8, 50, 8, "NVIDIA DGX B200 user guide"},
+    // Machines as measured (docs/cost-model.md, "Calibration"): the same hardware rows, and
+    // the host-side floor of the harness that measured them, fitted to its smallest message.
+    {"azure_nd_a100_v4",
+     "Azure ND A100 v4: 8 A100 80GB, NVLink3 + NVSwitch, 8 HDR 200 Gb/s NICs; nccl-tests",
+     GpuGeneration::Ampere, "dgx_a100", 8, 8, 25, 36,
+     "Azure/AI-benchmarking-guide ND_A100_v4_results.md (NCCL 2.18.5)"},
+    {"ndv4_mscclpp", "Azure NDv4 as the MSCCL++ authors measured it (nccl-tests, NCCL 2.17.1)",
+     GpuGeneration::Ampere, "dgx_a100", 8, 8, 25, 8.5, "microsoft/mscclpp performance notes"},
+    {"azure_nd_h100_v5",
+     "Azure ND H100 v5: 8 H100 80GB, NVLink4 + NVSwitch, 8 NDR 400 Gb/s NICs; nccl-tests",
+     GpuGeneration::Hopper, "dgx_h100", 8, 8, 50, 15.6,
+     "Azure/AI-benchmarking-guide ND_H100_v5_results.md (NCCL 2.18.5)"},
+    {"azure_nd_h200_v5", "Azure ND H200 v5: 8 H200 141GB, as ND H100 v5; nccl-tests",
+     GpuGeneration::Hopper, "dgx_h100", 8, 8, 50, 20,
+     "Azure/AI-benchmarking-guide ND_H200_v5_results.md (NCCL 2.20.5)"},
+    {"h200_nccl_tests", "8 H200 SXM (NV18), nccl-tests, NCCL 2.27.7", GpuGeneration::Hopper,
+     "dgx_h100", 8, 8, 50, 8, "stas00/ml-engineering network/README.md"},
+    {"h200_pytorch", "8 H200 SXM (NV18), torch.distributed.all_reduce, NCCL 2.27.7",
+     GpuGeneration::Hopper, "dgx_h100", 8, 8, 50, 31.6,
+     "stas00/ml-engineering all-reduce-8xH200.md"},
+    {"b200_nccl_tests", "8 B200 (AWS p6-b200), nccl-tests, NCCL 2.27.7", GpuGeneration::Blackwell,
+     "dgx_b200", 8, 8, 50, 8, "stas00/ml-engineering network/README.md"},
+    {"aws_p4de", "AWS p4de.24xlarge: 8 A100 80GB, NVSwitch, 4 x 100 Gb/s EFA; nccl-tests",
+     GpuGeneration::Ampere, "dgx_a100", 8, 4, 12.5, 150,
+     "aws-samples/awsome-distributed-training nccl-tests README"},
+};
+
+std::string normalize(std::string_view name) {
+  std::string out;
+  for (char c : name)
+    if (c != '_' && c != '-')
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+} // namespace
+
+const GenerationTraits &generation_traits(GpuGeneration generation) {
+  const GenerationTraits &row = kGenerations[static_cast<size_t>(generation)];
+  SYNCOLL_INVARIANT(row.generation == generation, "the generation table is out of order");
+  return row;
+}
+
+std::span<const GenerationTraits> all_generations() {
+  return kGenerations;
+}
+
+std::span<const SystemPreset> all_system_presets() {
+  return kSystems;
+}
+
+const SystemPreset *find_system_preset(std::string_view name) {
+  for (const SystemPreset &s : kSystems)
+    if (normalize(s.name) == normalize(name))
+      return &s;
+  return nullptr;
+}
+
+} // namespace syncoll

@@ -1,0 +1,87 @@
+// Hardware generations and the systems built from them, in two tables.
+//
+// A generation row holds what is true of every machine with that GPU: the NVLink line rate, the
+// constants NCCL's topology search and tuning model use for it (NCCL 2.30 src/graph/topo.h,
+// search.cc, tuning.cc), and the physical quantities syncoll's simulator was calibrated to once
+// against published measurements (docs/cost-model.md, "Calibration", says which and how). A
+// system row is a machine as measured: a generation, the intra-node topology, NICs, and the host
+// side's launch overhead. Nothing here is a correction per message size.
+#pragma once
+
+#include "model/program.h"
+
+#include <array>
+#include <span>
+#include <string_view>
+
+namespace syncoll {
+
+enum class GpuGeneration { Volta, Ampere, Hopper, Blackwell };
+
+struct GenerationTraits {
+  GpuGeneration generation;
+  std::string_view name;
+  /// One NVLink's line rate per direction, GB/s (V100, A100, H100: 25; B200: 50).
+  double nvlink_line_gbps;
+  /// NCCL's topology graph: bandwidth of one NVLink (topo.h: SM70 20, SM80 20, SM90 20.6,
+  /// SM100 40.1 GB/s).
+  double nccl_nvlink_gbps;
+  /// The per-channel speeds NCCL's search tries, highest first (search.cc).
+  std::span<const double> nccl_intra_speeds;
+  std::span<const double> nccl_inter_speeds;
+  /// NCCL's tuning caps for one node (tuning.cc): llMaxBw, perChMaxRingLL128Bw, perChMaxTreeBw.
+  double nccl_ll_max_gbps;
+  double nccl_ring_ll128_channel_gbps;
+  double nccl_tree_channel_gbps;
+  /// NVLink SHARP efficiency in NCCL's tuning model; 0 where the generation has no NVLS.
+  double nccl_nvls_efficiency;
+
+  // Calibrated against docs/cost-model.md's measurements, one set per generation.
+  /// Share of the NVLink line rate NCCL's copies move as payload, per protocol (Simple, LL,
+  /// LL128): the wire format's overhead together with the copy loop's.
+  std::array<double, 3> nvlink_payload_share;
+  /// Latency of one hop of a pipelined step over NVLink beyond the wire's, per protocol, in
+  /// microseconds: the flag round trip of a FIFO slot.
+  std::array<double, 3> nvlink_hop_us;
+  /// Share of the NIC's line rate a network transfer moves as payload (proxy, GPU Direct RDMA).
+  double nic_payload_share;
+  /// Latency of one network hop beyond the NIC's, microseconds.
+  double net_hop_us;
+  /// Bandwidth one CUDA block copies at, GB/s: the cap of one channel or thread block.
+  double thread_block_gbps;
+  /// NVLS: the share of the switch port's payload rate a multimem reduction or multicast
+  /// sustains, and its fixed latency in microseconds.
+  double nvls_payload_share;
+  double nvls_latency_us;
+  /// Per instruction step of an interpreting executor (MSCCL: one primitive call, its flags and
+  /// its dependency check), microseconds.
+  double executor_step_us;
+};
+
+/// The row of a generation; every generation has one.
+[[nodiscard]] const GenerationTraits &generation_traits(GpuGeneration generation);
+[[nodiscard]] std::span<const GenerationTraits> all_generations();
+
+/// A machine as it was measured: which GPUs, how they are joined, and the host side.
+struct SystemPreset {
+  std::string_view name;
+  std::string_view description;
+  GpuGeneration generation;
+  /// Intra-node topology in the library (dgx1, dgx_a100, dgx_h100, dgx_b200).
+  std::string_view node_topology;
+  int gpus_per_node;
+  int nics_per_node;
+  /// One NIC's line rate, GB/s.
+  double nic_gbps;
+  /// Host-side cost of one collective call: the kernel launch and the benchmark loop around it
+  /// (nccl-tests or a framework), microseconds.
+  double launch_us;
+  /// Where the description's numbers come from.
+  std::string_view source;
+};
+
+[[nodiscard]] std::span<const SystemPreset> all_system_presets();
+/// The preset of that name (case-insensitive, '-' and '_' ignored); none when unknown.
+[[nodiscard]] const SystemPreset *find_system_preset(std::string_view name);
+
+} // namespace syncoll

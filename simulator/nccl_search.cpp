@@ -1,0 +1,275 @@
+#include "simulator/nccl_search.h"
+
+#include "model/invariant.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <random>
+
+namespace syncoll::simulator {
+namespace {
+
+constexpr int kMaxGraphChannels = 16; // NCCL searches MAXCHANNELS / 2
+constexpr double kSplitAtGbps = 25;   // a faster channel is split in two (ncclTopoDupChannels)
+constexpr uint32_t kPlacementAttempts = 64;
+
+// Residual NCCL graph bandwidth of every link and relation while channels are placed.
+class Resources {
+public:
+  Resources(const Topology &t, const std::vector<double> &link_gbps) : t_(t), link_(link_gbps) {
+    relations_of_.resize(t.links().size());
+    for (size_t r = 0; r < t.relations().size(); ++r) {
+      const BandwidthRelation &rel = t.relations()[r];
+      double per_unit = 1e300;
+      for (LinkId l : rel.links) {
+        per_unit = std::min(per_unit, link_gbps[l.index()] / t.link(l).capacity);
+        relations_of_[l.index()].push_back(int(r));
+      }
+      relation_.push_back(per_unit * rel.capacity);
+    }
+  }
+  bool fits(LinkId l, double gbps) const {
+    if (link_[l.index()] + 1e-9 < gbps)
+      return false;
+    for (int r : relations_of_[l.index()])
+      if (relation_[size_t(r)] + 1e-9 < gbps)
+        return false;
+    return true;
+  }
+  void take(LinkId l, double gbps) {
+    link_[l.index()] -= gbps;
+    for (int r : relations_of_[l.index()])
+      relation_[size_t(r)] -= gbps;
+  }
+  double left(LinkId l) const { return link_[l.index()]; }
+  // The most channels at `gbps` that the ring's links and relations carry together.
+  int copies(const std::vector<LinkId> &ring, double gbps) const {
+    Resources probe = *this;
+    for (int n = 0; n < kMaxGraphChannels; ++n)
+      for (LinkId l : ring) {
+        if (!probe.fits(l, gbps))
+          return n;
+        probe.take(l, gbps);
+      }
+    return kMaxGraphChannels;
+  }
+
+private:
+  const Topology &t_;
+  std::vector<double> link_;
+  std::vector<double> relation_;
+  std::vector<std::vector<int>> relations_of_;
+};
+
+// A Hamiltonian cycle through `members` (in the topology's rank ids) whose every hop fits
+// `gbps`, depth first from members[0], trying the links with the most bandwidth left first.
+// Bounded in work, as NCCL's search is by its timeout.
+std::optional<std::vector<LinkId>> find_cycle(const Topology &t, Resources res,
+                                              const std::vector<int> &members, double gbps,
+                                              uint32_t shuffle = 0) {
+  const size_t n = members.size();
+  std::vector<int> member_index(size_t(t.num_ranks()), -1);
+  for (size_t i = 0; i < n; ++i)
+    member_index[size_t(members[i])] = int(i);
+  std::vector<std::vector<LinkId>> candidates(n);
+  for (size_t i = 0; i < n; ++i) {
+    for (LinkId l : t.out_links(RankId(members[i])))
+      if (member_index[t.link(l).dst.index()] >= 0)
+        candidates[i].push_back(l);
+  }
+  std::vector<LinkId> path;
+  std::vector<bool> used(n, false);
+  long budget = 200'000;
+  auto dfs = [&](auto &self, int at) -> bool {
+    if (--budget < 0)
+      return false;
+    if (path.size() + 1 == n) {
+      auto back = t.find_link(RankId(members[size_t(at)]), RankId(members[0]));
+      if (back && res.fits(*back, gbps)) {
+        path.push_back(*back);
+        return true;
+      }
+      return false;
+    }
+    std::vector<LinkId> next;
+    for (LinkId l : candidates[size_t(at)]) {
+      const int to = member_index[t.link(l).dst.index()];
+      if (!used[size_t(to)] && res.fits(l, gbps))
+        next.push_back(l);
+    }
+    if (shuffle != 0) {
+      std::mt19937 rng(shuffle + uint32_t(path.size()) * 7919u + uint32_t(at));
+      std::shuffle(next.begin(), next.end(), rng);
+    }
+    std::stable_sort(next.begin(), next.end(),
+                     [&](LinkId a, LinkId b) { return res.left(a) > res.left(b); });
+    for (LinkId l : next) {
+      const int to = member_index[t.link(l).dst.index()];
+      used[size_t(to)] = true;
+      res.take(l, gbps);
+      path.push_back(l);
+      if (self(self, to))
+        return true;
+      path.pop_back();
+      res.take(l, -gbps);
+      used[size_t(to)] = false;
+    }
+    return false;
+  };
+  used[0] = true;
+  if (n < 2 || !dfs(dfs, 0))
+    return std::nullopt;
+  return path;
+}
+
+std::vector<RankId> ranks_of(const Topology &t, const std::vector<LinkId> &cycle) {
+  std::vector<RankId> out;
+  for (LinkId l : cycle)
+    out.push_back(t.link(l).src);
+  return out;
+}
+
+// The most channels at `gbps` over `members`: the same ring repeated (tried first, as NCCL
+// does), or different rings placed one after another.
+std::vector<std::vector<LinkId>> place_channels(const Topology &t, const Resources &start,
+                                                const std::vector<int> &members, double gbps) {
+  std::vector<std::vector<LinkId>> same;
+  if (auto ring = find_cycle(t, start, members, gbps))
+    same.assign(size_t(start.copies(*ring, gbps)), *ring);
+  // Different rings, placed greedily; ties among equally loaded links are broken by a fixed
+  // sequence of shuffles, and the attempt that places the most rings wins (NCCL backtracks
+  // within a time budget instead; this is its deterministic stand-in).
+  // No rank sends more channels than its links carry: the bound attempts stop at.
+  size_t bound = kMaxGraphChannels;
+  for (int r : members) {
+    int fit = 0;
+    for (LinkId l : t.out_links(RankId(r)))
+      fit += int(std::floor(start.left(l) / gbps + 1e-9));
+    bound = std::min(bound, size_t(fit));
+  }
+  const uint32_t attempts = members.size() <= 16 ? kPlacementAttempts : 4;
+  std::vector<std::vector<LinkId>> different;
+  for (uint32_t attempt = 0; attempt < attempts && different.size() < bound; ++attempt) {
+    std::vector<std::vector<LinkId>> rings;
+    Resources res = start;
+    while (int(rings.size()) < kMaxGraphChannels) {
+      auto ring = find_cycle(t, res, members, gbps, attempt);
+      if (!ring)
+        break;
+      for (LinkId l : *ring)
+        res.take(l, gbps);
+      rings.push_back(std::move(*ring));
+    }
+    if (rings.size() > different.size())
+      different = std::move(rings);
+  }
+  return different.size() > same.size() ? different : same;
+}
+
+struct Found {
+  std::vector<std::vector<LinkId>> rings;
+  double gbps = 0;
+  double total() const { return double(rings.size()) * gbps; }
+};
+
+// Pass 1 of NCCL's search over one set of ranks, then the split of fast channels.
+std::optional<Found> search(const Topology &t, const std::vector<double> &link_gbps,
+                            std::span<const double> speeds, const std::vector<int> &members) {
+  const Resources res(t, link_gbps);
+  double widest = 0;
+  for (LinkId l{0}; l.index() < t.links().size(); l = LinkId(l.value() + 1))
+    widest = std::max(widest, link_gbps[l.index()]);
+  size_t i = 0;
+  while (i + 1 < speeds.size() && speeds[i] > widest)
+    ++i;
+  std::optional<Found> best;
+  for (; i < speeds.size(); ++i) {
+    if (best && speeds[i] / best->gbps <= 0.49)
+      break;
+    Found f{place_channels(t, res, members, speeds[i]), speeds[i]};
+    if (!f.rings.empty() && (!best || f.total() > best->total() + 1e-9))
+      best = std::move(f);
+  }
+  if (!best)
+    return std::nullopt;
+  if (best->gbps >= kSplitAtGbps) {
+    const size_t n = std::min<size_t>(best->rings.size() * 2, kMaxGraphChannels);
+    std::vector<std::vector<LinkId>> split;
+    for (size_t c = 0; c < n; ++c)
+      split.push_back(best->rings[c % best->rings.size()]);
+    best->gbps = best->total() / double(n);
+    best->rings = std::move(split);
+  }
+  return best;
+}
+
+} // namespace
+
+int NcclRingGraph::runtime_channels() const {
+  return std::min(32, 2 * channels());
+}
+
+std::vector<double> nccl_link_gbps(const Topology &t, const GenerationTraits &g) {
+  const int gpus = t.hierarchy().empty() ? t.num_ranks() : t.hierarchy().levels.back().size;
+  std::vector<double> out;
+  for (const Link &l : t.links()) {
+    const bool same_node = l.src.value() / gpus == l.dst.value() / gpus;
+    out.push_back(same_node ? l.bandwidth.value / g.nvlink_line_gbps * g.nccl_nvlink_gbps
+                            : l.bandwidth.value);
+  }
+  return out;
+}
+
+std::optional<NcclRingGraph> nccl_search_rings(const Topology &t, const GenerationTraits &g) {
+  const std::vector<double> link_gbps = nccl_link_gbps(t, g);
+  const Hierarchy &h = t.hierarchy();
+  const int gpus = h.empty() ? t.num_ranks() : h.levels.back().size;
+  const int nodes = t.num_ranks() / gpus;
+  std::vector<int> node0;
+  for (int r = 0; r < gpus; ++r)
+    node0.push_back(r);
+  NcclRingGraph graph;
+  graph.nodes = nodes;
+  if (gpus == 1) {
+    graph.rings.assign(size_t(std::max(1, h.nics_per_node)), {RankId(0)});
+    graph.intra_gbps = g.nccl_intra_speeds.front();
+  } else {
+    auto found = search(t, link_gbps, g.nccl_intra_speeds, node0);
+    if (!found)
+      return std::nullopt;
+    for (const auto &ring : found->rings)
+      graph.rings.push_back(ranks_of(t, ring));
+    graph.intra_gbps = found->gbps;
+  }
+  graph.inter_gbps = graph.intra_gbps;
+  if (nodes == 1)
+    return graph;
+  // Across nodes: channel c leaves and enters each node through NIC c mod NICs, as a chain that
+  // starts at a GPU of that NIC; each NIC's bandwidth is shared by the channels on it.
+  const int nics = std::max(1, h.nics_per_node);
+  const int per_nic = (graph.channels() + nics - 1) / nics;
+  const double nic_share = h.nic_bandwidth.value / per_nic;
+  double inter = g.nccl_inter_speeds.back();
+  for (double s : g.nccl_inter_speeds)
+    if (s <= nic_share + 1e-9) {
+      inter = s;
+      break;
+    }
+  graph.inter_gbps = std::min(inter, graph.intra_gbps);
+  for (int c = 0; c < graph.channels(); ++c) {
+    std::vector<RankId> &ring = graph.rings[size_t(c)];
+    const int first_gpu = (c % nics) * gpus / nics;
+    auto at = std::find(ring.begin(), ring.end(), RankId(first_gpu));
+    SYNCOLL_INVARIANT(at != ring.end(), "an intra-node ring misses a GPU");
+    std::rotate(ring.begin(), at, ring.end());
+    std::vector<RankId> global;
+    for (int node = 0; node < nodes; ++node)
+      for (RankId r : ring)
+        global.emplace_back(node * gpus + r.value());
+    ring = std::move(global);
+  }
+  return graph;
+}
+
+} // namespace syncoll::simulator

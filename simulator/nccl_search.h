@@ -1,0 +1,44 @@
+// NCCL's topology search on a syncoll topology: the rings (one per channel) and the per-channel
+// speed NCCL settles on, as src/graph/search.cc finds them.
+//
+// Every link and bandwidth relation is a resource with NCCL's graph bandwidth (NVLink: links x
+// the generation's graph rate per NVLink; a NIC: its line rate). A channel at speed s takes s
+// from every link its ring uses and from every relation over those links. Pass 1 walks the
+// generation's speed list from the highest one the topology can carry, trying at each speed the
+// same ring repeated and then different rings, and keeps the most total bandwidth (channels x
+// speed); it stops where the next speed is under half the best one found. A graph at 25 GB/s or
+// more per channel is then split into twice the channels at half the speed. Across nodes each
+// node's ring is cut into a chain that enters and leaves through the NICs, channel c on NIC
+// c mod NICs, and the per-channel speed is also capped by the NIC's share.
+#pragma once
+
+#include "model/hardware.h"
+#include "model/ids.h"
+#include "model/topology.h"
+
+#include <vector>
+
+namespace syncoll::simulator {
+
+struct NcclRingGraph {
+  /// Rank order of each channel's ring, graph channels (before NCCL's runtime doubles them).
+  std::vector<std::vector<RankId>> rings;
+  /// Per-channel speed inside a node and across nodes, GB/s (bwIntra, bwInter).
+  double intra_gbps = 0;
+  double inter_gbps = 0;
+  int nodes = 1;
+
+  int channels() const { return static_cast<int>(rings.size()); }
+  /// The channels NCCL runs: twice the graph's (ncclTopoPostset), at most 32.
+  int runtime_channels() const;
+};
+
+/// NCCL's graph bandwidth of each link of `topology`, GB/s: intra-node links in NVLinks x the
+/// generation's graph rate, inter-node links at their line rate (the NIC's speed).
+std::vector<double> nccl_link_gbps(const Topology &topology, const GenerationTraits &generation);
+
+/// The ring graph NCCL would build; none when the topology has no ring through every rank.
+std::optional<NcclRingGraph> nccl_search_rings(const Topology &topology,
+                                               const GenerationTraits &generation);
+
+} // namespace syncoll::simulator

@@ -1,0 +1,195 @@
+#include "simulator/nccl_tuning.h"
+
+#include "model/invariant.h"
+#include "model/runtime_constants.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <fmt/format.h>
+
+namespace syncoll::simulator {
+namespace {
+
+// tuning.cc constants beyond the protocol table's ring column: tree base and per-hop NVLink and
+// network latencies (LL, LL128, Simple in Protocol order: Simple, LL, LL128), NVLS and PAT.
+constexpr std::array<double, 3> kTreeBaseUs{8.4, 6.8, 14.0};
+constexpr std::array<double, 3> kTreeNvlinkHopUs{4.0, 0.6, 1.25};
+constexpr std::array<double, 3> kTreeNetHopUs{14.0, 5.0, 8.5};
+constexpr double kNvlsNvlinkUs = 25;
+constexpr double kPatBaseUs = 8.0;
+constexpr double kPatNetHopUs = 14.0;
+constexpr double kLlMaxMultiNodeGbps[2] = {39.0, 20.4}; // Intel CPUs: 2 nodes, 3 or more
+// Tree AllReduce bandwidth correction by log2(bytes / 64), 64 B to 256 MiB (Simple, LL, LL128).
+constexpr std::array<std::array<double, 24>, 3> kTreeCorrection{{
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
+     .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9},
+    {1., 1., 1., 1., .9, .8, .7, .7, .7, .7, .6, .5,
+     .4, .4, .5, .6, .7, .8, .9, 1., 1., 1., 1., 1.},
+    {1., 1., 1., 1., 1., .9, .8, .8, .8, .7, .6, .6,
+     .6, .6, .6, .6, .8, .9, .9, .9, .9, 1., 1., 1.},
+}};
+
+constexpr std::array<Protocol, 3> kProtocols{Protocol::LL, Protocol::LL128, Protocol::Simple};
+
+std::string_view collective_title(CollectiveKind kind) {
+  switch (kind) {
+  case CollectiveKind::Allreduce:
+    return "AllReduce";
+  case CollectiveKind::Allgather:
+    return "AllGather";
+  case CollectiveKind::ReduceScatter:
+    return "ReduceScatter";
+  case CollectiveKind::Broadcast:
+    return "Broadcast";
+  case CollectiveKind::Reduce:
+    return "Reduce";
+  case CollectiveKind::Alltoall:
+    return "AlltoAll";
+  case CollectiveKind::Gather:
+    return "Gather";
+  case CollectiveKind::Scatter:
+    return "Scatter";
+  case CollectiveKind::AllToNext:
+    return "AllToNext";
+  case CollectiveKind::Custom:
+    return "Custom";
+  }
+  SYNCOLL_UNREACHABLE("a collective kind without a title");
+}
+
+std::optional<NcclEstimate> ring(CollectiveKind kind, double bytes, Protocol p,
+                                 const NcclTuningInput &in) {
+  const int n = in.ranks;
+  const bool ar = kind == CollectiveKind::Allreduce;
+  const bool ag_rs = kind == CollectiveKind::Allgather || kind == CollectiveKind::ReduceScatter;
+  const bool rooted = kind == CollectiveKind::Broadcast || kind == CollectiveKind::Reduce;
+  if (!ar && !ag_rs && !rooted)
+    return std::nullopt;
+  const GenerationTraits &g = *in.generation;
+  const ProtocolTraits &proto = protocol_traits(p);
+  const size_t pi = static_cast<size_t>(p);
+  const int steps = ar ? 2 * (n - 1) : ag_rs ? n - 1 : n;
+  const int inter_steps = in.nodes == 1 ? 0 : ar ? 2 * (in.nodes - 1) : in.nodes - 1;
+  const double net_overhead = in.nodes == 1 ? 0 : (p == Protocol::Simple ? 3.0 : 1.0);
+  double lat = proto.nccl_ring_base_latency_us;
+  if (rooted)
+    lat += proto.nccl_ring_nvlink_hop_us;
+  else
+    lat += (steps - inter_steps) * std::max(proto.nccl_ring_nvlink_hop_us, net_overhead) +
+           inter_steps * proto.nccl_ring_net_hop_us;
+  const int channels = in.ring->channels();
+  double bus = channels * (in.nodes <= 2 ? in.ring->intra_gbps : in.ring->inter_gbps);
+  if (p == Protocol::LL)
+    bus =
+        std::min(in.nodes == 1 ? g.nccl_ll_max_gbps : kLlMaxMultiNodeGbps[in.nodes > 2], bus * 0.5);
+  if (p == Protocol::LL128)
+    bus = std::min(bus * proto.nccl_tuning_bandwidth_factor,
+                   channels * g.nccl_ring_ll128_channel_gbps);
+  if (ar && p == Protocol::Simple && in.nodes > 1 && bytes / (channels * n) >= 64)
+    lat *= g.generation >= GpuGeneration::Ampere ? 1.4 : 1.9;
+  (void)pi;
+  const double alg = rooted ? bus : bus * n / steps;
+  return NcclEstimate{NcclAlgorithm::Ring,       p, in.ring->runtime_channels(), lat, bus,
+                      lat + bytes / (1000 * alg)};
+}
+
+std::optional<NcclEstimate> tree(CollectiveKind kind, double bytes, Protocol p,
+                                 const NcclTuningInput &in) {
+  if (kind != CollectiveKind::Allreduce)
+    return std::nullopt;
+  const GenerationTraits &g = *in.generation;
+  const size_t pi = static_cast<size_t>(p);
+  const int ppn = in.ranks / in.nodes;
+  const double intra = kTreeNvlinkHopUs[pi], inter = kTreeNetHopUs[pi];
+  const double lat =
+      kTreeBaseUs[pi] + 2 * ((ppn - 1) * intra + std::log2(double(in.nodes)) * inter);
+  const int channels = in.ring->channels();
+  double bus = channels * (in.nodes <= 2 ? in.ring->intra_gbps : in.ring->inter_gbps);
+  bus = std::min(bus * 0.92, channels * g.nccl_tree_channel_gbps);
+  if (p == Protocol::LL)
+    bus =
+        std::min(bus / 3.8, in.nodes == 1 ? g.nccl_ll_max_gbps : kLlMaxMultiNodeGbps[in.nodes > 2]);
+  if (p == Protocol::LL128)
+    bus = std::min(bus * (in.nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
+                   channels * g.nccl_ring_ll128_channel_gbps);
+  const int bucket = std::clamp(int(std::floor(std::log2(std::max(1.0, bytes / 64)))), 0, 23);
+  const double alg = bus * 0.5 * kTreeCorrection[pi][size_t(bucket)];
+  return NcclEstimate{NcclAlgorithm::Tree,       p, in.ring->runtime_channels(), lat, bus,
+                      lat + bytes / (1000 * alg)};
+}
+
+std::optional<NcclEstimate> nvls(CollectiveKind kind, double bytes, Protocol p,
+                                 const NcclTuningInput &in) {
+  const bool ar = kind == CollectiveKind::Allreduce;
+  if (!in.nvls || in.nodes != 1 || p != Protocol::Simple ||
+      !(ar || kind == CollectiveKind::Allgather || kind == CollectiveKind::ReduceScatter))
+    return std::nullopt;
+  const GenerationTraits &g = *in.generation;
+  const int n = in.ranks;
+  const int channels = in.ring->channels();
+  const double per_channel = in.ring->intra_gbps * g.nccl_nvls_efficiency * (channels - 1.0) /
+                             channels * (ar ? 2.0 : (n - 1.0) / n);
+  const double bus = channels * per_channel;
+  const double alg = ar ? bus * n / (2.0 * (n - 1)) : bus;
+  return NcclEstimate{NcclAlgorithm::Nvls, p,   in.ring->runtime_channels(),
+                      kNvlsNvlinkUs,       bus, kNvlsNvlinkUs + bytes / (1000 * alg)};
+}
+
+std::optional<NcclEstimate> pat(CollectiveKind kind, double bytes, Protocol p,
+                                const NcclTuningInput &in) {
+  // NCCL runs PAT for AllGather and ReduceScatter with one GPU per node.
+  if ((kind != CollectiveKind::Allgather && kind != CollectiveKind::ReduceScatter) ||
+      in.ranks != in.nodes || in.nodes < 2 || p != Protocol::Simple)
+    return std::nullopt;
+  const double lat = kPatBaseUs + std::log2(double(in.nodes)) * kPatNetHopUs / 3.5 + in.ranks * 2.8;
+  const double bus = in.ring->channels() * in.ring->inter_gbps * 0.75;
+  return NcclEstimate{NcclAlgorithm::Pat,        p, in.ring->runtime_channels(), lat, bus,
+                      lat + bytes / (1000 * bus)};
+}
+
+} // namespace
+
+std::string_view nccl_algorithm_name(NcclAlgorithm algorithm) {
+  switch (algorithm) {
+  case NcclAlgorithm::Ring:
+    return "RING";
+  case NcclAlgorithm::Tree:
+    return "TREE";
+  case NcclAlgorithm::Nvls:
+    return "NVLS";
+  case NcclAlgorithm::Pat:
+    return "PAT";
+  }
+  SYNCOLL_UNREACHABLE("an NCCL algorithm without a name");
+}
+
+std::vector<NcclEstimate> nccl_estimates(CollectiveKind kind, double bytes,
+                                         const NcclTuningInput &in) {
+  SYNCOLL_INVARIANT(in.generation && in.ring && in.ranks >= 2 && in.nodes >= 1,
+                    "NCCL tuning without a machine");
+  std::vector<NcclEstimate> out;
+  for (auto estimate : {tree, ring, nvls, pat})
+    for (Protocol p : kProtocols)
+      if (auto e = estimate(kind, bytes, p, in))
+        out.push_back(*e);
+  return out;
+}
+
+std::optional<NcclEstimate> nccl_choose(CollectiveKind kind, double bytes,
+                                        const NcclTuningInput &in,
+                                        std::optional<NcclAlgorithm> only) {
+  std::optional<NcclEstimate> best;
+  for (const NcclEstimate &e : nccl_estimates(kind, bytes, in))
+    if ((!only || e.algorithm == *only) && (!best || e.time_us < best->time_us))
+      best = e;
+  return best;
+}
+
+std::string nccl_info_line(CollectiveKind kind, double bytes, const NcclEstimate &c) {
+  return fmt::format("{}: {:.0f} Bytes -> Algo {} proto {} channels {} time {:.2f}",
+                     collective_title(kind), bytes, nccl_algorithm_name(c.algorithm),
+                     protocol_traits(c.protocol).name, c.channels, c.time_us);
+}
+
+} // namespace syncoll::simulator

@@ -1,0 +1,54 @@
+// NCCL's choice: its tuning model (NCCL 2.30 src/graph/tuning.cc) predicts the time of every
+// enabled algorithm and protocol from the searched graph and picks the fastest, as the runtime
+// does for each call. docs/cost-model.md, "NCCL's choice", gives the formula.
+#pragma once
+
+#include "model/collective.h"
+#include "model/hardware.h"
+#include "model/program.h"
+#include "simulator/nccl_search.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace syncoll::simulator {
+
+enum class NcclAlgorithm { Ring, Tree, Nvls, Pat };
+
+std::string_view nccl_algorithm_name(NcclAlgorithm algorithm);
+
+/// What NCCL's tuning model predicts for one algorithm and protocol.
+struct NcclEstimate {
+  NcclAlgorithm algorithm = NcclAlgorithm::Ring;
+  Protocol protocol = Protocol::Simple;
+  int channels = 1;      ///< the channels the call runs on
+  double latency_us = 0; ///< the model's fixed part
+  double bus_gbps = 0;   ///< its bus bandwidth
+  double time_us = 0;    ///< latency + bytes / algorithm bandwidth
+};
+
+/// The machine as the tuning model sees it.
+struct NcclTuningInput {
+  const GenerationTraits *generation = nullptr;
+  const NcclRingGraph *ring = nullptr; ///< also stands for the tree graph (same channels)
+  int ranks = 0;
+  int nodes = 1;
+  bool nvls = false; ///< NVLink SHARP available on one node
+};
+
+/// Every algorithm and protocol NCCL has for `kind`, with its predicted time for `bytes`
+/// (nccl-tests' size), in the order NCCL's table lists them. Empty when NCCL has none.
+std::vector<NcclEstimate> nccl_estimates(CollectiveKind kind, double bytes,
+                                         const NcclTuningInput &in);
+
+/// The fastest of nccl_estimates, restricted to `only` when given; none when nothing is enabled.
+std::optional<NcclEstimate> nccl_choose(CollectiveKind kind, double bytes,
+                                        const NcclTuningInput &in,
+                                        std::optional<NcclAlgorithm> only = std::nullopt);
+
+/// The choice as NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING reports it:
+/// "AllReduce: 1048576 Bytes -> Algo RING proto LL128 channels 24 time 27.35".
+std::string nccl_info_line(CollectiveKind kind, double bytes, const NcclEstimate &choice);
+
+} // namespace syncoll::simulator

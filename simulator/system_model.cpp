@@ -1,0 +1,102 @@
+#include "simulator/system_model.h"
+
+#include "model/topology_library.h"
+
+#include <cmath>
+#include <fmt/format.h>
+
+namespace syncoll::simulator {
+namespace {
+
+Picoseconds us_to_ps(double us) {
+  return std::llround(us * 1e6);
+}
+
+Expected<Topology> node_topology(const SystemPreset &preset, int gpus) {
+  const GenerationTraits &g = generation_traits(preset.generation);
+  SYNCOLL_TRY(full, make_library_topology(preset.node_topology, {}));
+  if (gpus == full.num_ranks())
+    return full;
+  if (full.relations().empty())
+    return fail({}, fmt::format("system '{}' has a fixed NVLink mesh of {} GPUs; it cannot run "
+                                "{} of them",
+                                preset.name, full.num_ranks(), gpus));
+  // Behind an NVSwitch any subset is the same switch with fewer ports in use.
+  const int links_per_gpu = full.relations().front().capacity;
+  return nvswitch_node(std::string(preset.node_topology), gpus, links_per_gpu, g.nvlink_line_gbps);
+}
+
+} // namespace
+
+CostModel SystemModel::interpreted() const {
+  CostModel m = model;
+  m.step_overhead = us_to_ps(generation->executor_step_us);
+  return m;
+}
+
+Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, int gpus) {
+  const GenerationTraits &g = generation_traits(preset.generation);
+  if (gpus == 0)
+    gpus = preset.gpus_per_node;
+  if (gpus < 1 || gpus > preset.gpus_per_node)
+    return fail({}, fmt::format("system '{}' has {} GPUs per node, asked for {}", preset.name,
+                                preset.gpus_per_node, gpus));
+  if (nodes < 1)
+    return fail({}, fmt::format("a system needs at least one node, got {}", nodes));
+  if (nodes == 1 && gpus == 1)
+    return fail({}, "a collective needs at least two GPUs");
+  std::optional<Topology> node;
+  if (gpus > 1) {
+    SYNCOLL_TRY(t, node_topology(preset, gpus));
+    node = std::move(t);
+  } else {
+    SYNCOLL_TRY(t, line(2));
+    TopologyDraft single = t.to_draft();
+    single.num_ranks = 1;
+    single.links.clear();
+    single.name = "single_gpu";
+    SYNCOLL_TRY(one, Topology::create(std::move(single)));
+    node = std::move(one);
+  }
+  const double nic_gbps = preset.nic_gbps * g.nic_payload_share;
+  TopologyDraft draft;
+  if (nodes > 1) {
+    SYNCOLL_TRY(
+        t, multinode(nodes, *node, std::min(preset.nics_per_node, gpus), BytesPerNs{nic_gbps}));
+    draft = t.to_draft();
+  } else {
+    draft = node->to_draft();
+  }
+  // Payload rates and latencies of the system: NVLink at the Simple share, the NIC at its own.
+  const double simple_share = g.nvlink_payload_share[CostModel::index(Protocol::Simple)];
+  for (Link &l : draft.links) {
+    const bool same_node = l.src.value() / gpus == l.dst.value() / gpus;
+    if (same_node) {
+      l.bandwidth = BytesPerNs{l.bandwidth.value * simple_share};
+      l.alpha = Nanoseconds{0};
+    } else {
+      l.alpha = Nanoseconds{g.net_hop_us * 1000};
+    }
+  }
+  draft.name = nodes > 1 ? fmt::format("{}x{}_{}", nodes, gpus, preset.name)
+                         : fmt::format("{}_{}gpu", preset.name, gpus);
+  if (draft.hierarchy.empty())
+    draft.hierarchy = {{{"node", 1}, {"gpu", gpus}},
+                       preset.nics_per_node,
+                       BytesPerNs{preset.nic_gbps * g.nic_payload_share}};
+  SYNCOLL_TRY(topology, Topology::create(std::move(draft)));
+
+  CostModel m;
+  for (const ProtocolTraits &t : all_protocol_traits()) {
+    const size_t i = CostModel::index(t.protocol);
+    m.efficiency[i] = g.nvlink_payload_share[i] / simple_share;
+    m.message_latency[i] = us_to_ps(g.nvlink_hop_us[i]);
+  }
+  m.thread_block_gbps = g.thread_block_gbps;
+  m.launch = us_to_ps(preset.launch_us);
+  SystemModel s{&preset, &g, nodes, gpus, std::move(topology), m, false};
+  s.nvls = g.nccl_nvls_efficiency > 0 && !s.topology.relations().empty() && gpus > 1;
+  return s;
+}
+
+} // namespace syncoll::simulator

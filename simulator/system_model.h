@@ -1,0 +1,37 @@
+// A measured machine as the simulator sees it: the topology at the payload rates NCCL's copies
+// reach, and the cost model of its generation and host side (model/hardware.h's tables).
+#pragma once
+
+#include "model/diagnostics.h"
+#include "model/hardware.h"
+#include "model/topology.h"
+#include "simulator/cost_model.h"
+
+namespace syncoll::simulator {
+
+struct SystemModel {
+  const SystemPreset *preset = nullptr;
+  const GenerationTraits *generation = nullptr;
+  int nodes = 1;
+  int gpus_per_node = 0;
+  /// Links at the Simple protocol's payload rate (NVLink line rate x the generation's Simple
+  /// share, NICs at theirs); intra-node links carry no latency of their own, network links the
+  /// generation's network hop.
+  Topology topology;
+  /// Protocol efficiencies relative to Simple, per-hop latencies, the thread-block copy cap and
+  /// the launch; no executor step overhead (set it for interpreted programs: `interpreted`).
+  CostModel model;
+  /// Whether the GPUs share an NVSwitch with multimem support (NVLS).
+  bool nvls = false;
+
+  /// The cost model for a program run by an interpreting executor (MSCCL), which pays the
+  /// generation's per-step overhead that NCCL's compiled kernels do not.
+  CostModel interpreted() const;
+};
+
+/// `nodes` nodes of the preset, with `gpus_per_node` GPUs each (0: all of the node's; fewer
+/// only behind an NVSwitch).
+[[nodiscard]] Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes = 1,
+                                                      int gpus_per_node = 0);
+
+} // namespace syncoll::simulator
