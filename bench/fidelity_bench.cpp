@@ -5,6 +5,7 @@
 // the worst point of 1 MiB and up. Points syncoll cannot simulate yet are listed as such.
 //
 //   ./build/ci/bench/fidelity_bench [--summary]
+//   ./build/ci/bench/fidelity_bench --fit   # the calibration: refits model/hardware.cpp's rows
 #include "model/collective.h"
 #include "model/hardware.h"
 #include "simulator/nccl_run.h"
@@ -68,6 +69,107 @@ std::string size_text(int64_t b) {
   return std::to_string(b) + " " + units[u];
 }
 
+// The simulated time of a point, or why there is none.
+struct Outcome {
+  std::optional<double> us;
+  std::string note;
+};
+
+Outcome simulate_point(const Point &p, const GenerationTraits *generation = nullptr) {
+  const SystemPreset *preset = find_system_preset(p.system);
+  auto kind = parse_collective_kind(p.collective);
+  if (!preset || !kind)
+    return {std::nullopt, "unknown system or collective"};
+  auto system = generation ? simulator::make_system_model(*preset, p.nodes, p.gpus, *generation)
+                           : simulator::make_system_model(*preset, p.nodes, p.gpus);
+  if (!system)
+    return {std::nullopt, system.error().to_string()};
+  auto machine = simulator::nccl_machine(*system);
+  if (!machine)
+    return {std::nullopt, machine.error().to_string()};
+  simulator::NcclRunOptions o;
+  if (p.algorithm == "ring")
+    o.algorithm = simulator::NcclAlgorithm::Ring;
+  if (p.algorithm == "nvls")
+    o.algorithm = simulator::NcclAlgorithm::Nvls;
+  auto run = simulator::simulate_nccl(*kind, p.size, *system, *machine, o);
+  if (!run)
+    return {std::nullopt, "not simulated: " + run.error().to_string()};
+  return {double(run->result.completion) / 1e6,
+          run->info + (run->closed_form ? " (closed form)" : "")};
+}
+
+// The calibration's objective for one generation: the mean |ln(simulated / measured)|, plus
+// twice the mean excess of |error| over 20% at 1 MiB and up.
+double objective(const std::vector<const Point *> &points, const GenerationTraits &g) {
+  double sum = 0, excess = 0;
+  for (const Point *p : points) {
+    const Outcome o = simulate_point(*p, &g);
+    if (!o.us)
+      continue;
+    sum += std::fabs(std::log(*o.us / p->time_us));
+    if (p->size >= (int64_t(1) << 20))
+      excess += std::max(0.0, std::fabs(*o.us / p->time_us - 1) - 0.2);
+  }
+  return (sum + 2 * excess) / double(std::max<size_t>(1, points.size()));
+}
+
+// Coordinate descent over the calibrated columns of each generation that has measurements;
+// prints the fitted rows for model/hardware.cpp.
+void fit(const std::vector<Point> &points) {
+  for (const GenerationTraits &row : all_generations()) {
+    std::vector<const Point *> mine;
+    for (const Point &p : points) {
+      const SystemPreset *preset = find_system_preset(p.system);
+      if (preset && preset->generation == row.generation && p.size <= (int64_t(2) << 30))
+        mine.push_back(&p);
+    }
+    if (mine.empty())
+      continue;
+    GenerationTraits g = row;
+    std::vector<std::pair<const char *, double *>> knobs = {
+        {"Simple share", &g.nvlink_payload_share[0]},
+        {"LL share", &g.nvlink_payload_share[1]},
+        {"LL128 share", &g.nvlink_payload_share[2]},
+        {"Simple hop", &g.nvlink_hop_us[0]},
+        {"LL hop", &g.nvlink_hop_us[1]},
+        {"LL128 hop", &g.nvlink_hop_us[2]},
+        {"NIC share", &g.nic_payload_share},
+        {"net hop", &g.net_hop_us},
+        {"block GB/s", &g.thread_block_gbps},
+        {"NVLS share", &g.nvls_payload_share},
+        {"NVLS latency", &g.nvls_latency_us},
+        {"NVLS step", &g.nvls_step_kib}};
+    double best = objective(mine, g);
+    std::printf("%s: %zu points, start %.4f\n", std::string(g.name).c_str(), mine.size(), best);
+    for (int round = 0; round < 2; ++round)
+      for (auto &[name, value] : knobs) {
+        if (*value == 0)
+          continue;
+        for (double factor : {0.8, 0.9, 1.1, 1.25}) {
+          const double old = *value;
+          *value = old * factor;
+          // Shares stay at most 1, and LL and LL128 at most Simple's (they carry flags).
+          const bool valid = g.nvlink_payload_share[0] <= 1 && g.nic_payload_share <= 1 &&
+                             g.nvls_payload_share <= 1 &&
+                             g.nvlink_payload_share[1] <= g.nvlink_payload_share[0] &&
+                             g.nvlink_payload_share[2] <= g.nvlink_payload_share[0];
+          const double score = valid ? objective(mine, g) : 1e9;
+          if (score + 1e-6 < best) {
+            best = score;
+            std::printf("  %-13s %.3f -> %.3f  objective %.4f\n", name, old, *value, best);
+          } else {
+            *value = old;
+          }
+        }
+      }
+    std::printf("  fitted:");
+    for (auto &[name, value] : knobs)
+      std::printf(" %s %.3f;", name, *value);
+    std::printf("\n");
+  }
+}
+
 struct Summary {
   double log_error_sum = 0;
   int points = 0;
@@ -79,11 +181,16 @@ struct Summary {
 
 int main(int argc, char **argv) {
   const bool summary_only = argc > 1 && std::strcmp(argv[1], "--summary") == 0;
+  const bool fitting = argc > 1 && std::strcmp(argv[1], "--fit") == 0;
   const std::vector<Point> points =
       read_points(SYNCOLL_SOURCE_DIR "/bench/data/nccl_measurements.csv");
   if (points.empty()) {
     std::printf("no measurements found\n");
     return 1;
+  }
+  if (fitting) {
+    fit(points);
+    return 0;
   }
   std::map<std::string, Summary> by_group; // "set collective"
   std::map<std::string, Summary> by_set;
@@ -92,29 +199,9 @@ int main(int argc, char **argv) {
                 "collective", "algo", "size", "measured us", "simulated us", "error",
                 "NCCL choice");
   for (const Point &p : points) {
-    const SystemPreset *preset = find_system_preset(p.system);
-    auto kind = parse_collective_kind(p.collective);
-    std::string note;
-    std::optional<double> simulated;
-    if (!preset || !kind) {
-      note = "unknown system or collective";
-    } else if (auto system = simulator::make_system_model(*preset, p.nodes, p.gpus); !system) {
-      note = system.error().to_string();
-    } else if (auto machine = simulator::nccl_machine(*system); !machine) {
-      note = machine.error().to_string();
-    } else {
-      simulator::NcclRunOptions o;
-      if (p.algorithm == "ring")
-        o.algorithm = simulator::NcclAlgorithm::Ring;
-      if (p.algorithm == "nvls")
-        o.algorithm = simulator::NcclAlgorithm::Nvls;
-      if (auto run = simulator::simulate_nccl(*kind, p.size, *system, *machine, o); !run) {
-        note = "not simulated: " + run.error().to_string();
-      } else {
-        simulated = double(run->result.completion) / 1e6;
-        note = run->info + (run->closed_form ? " (closed form)" : "");
-      }
-    }
+    Outcome outcome = simulate_point(p);
+    std::optional<double> simulated = outcome.us;
+    std::string note = std::move(outcome.note);
     while (!note.empty() && note.back() == '\n')
       note.pop_back();
     const std::string group = p.set + " " + p.collective;

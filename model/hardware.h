@@ -49,10 +49,12 @@ struct GenerationTraits {
   double net_hop_us;
   /// Bandwidth one CUDA block copies at, GB/s: the cap of one channel or thread block.
   double thread_block_gbps;
-  /// NVLS: the share of the switch port's payload rate a multimem reduction or multicast
-  /// sustains, and its fixed latency in microseconds.
+  /// NVLS: the share of the switch port's line rate a multimem reduction or multicast sustains,
+  /// its fixed latency in microseconds, and the bytes one channel moves per pipeline step (the
+  /// pipeline's fill costs one step).
   double nvls_payload_share;
   double nvls_latency_us;
+  double nvls_step_kib;
   /// Per instruction step of an interpreting executor (MSCCL: one primitive call, its flags and
   /// its dependency check), microseconds.
   double executor_step_us;

@@ -183,17 +183,35 @@ std::optional<std::vector<int>> find_tree(const Topology &t, RankId root) {
 
 Expected<Program> nccl_tree_allreduce_program(const std::vector<int> &parent, int chunks,
                                               Protocol protocol, int channels) {
-  const int n = static_cast<int>(parent.size());
+  return nccl_tree_allreduce_program(std::vector(size_t(std::max(channels, 1)), parent), chunks,
+                                     protocol);
+}
+
+Expected<Program> nccl_tree_allreduce_program(const std::vector<std::vector<int>> &channel_trees,
+                                              int chunks, Protocol protocol) {
+  const int channels = static_cast<int>(channel_trees.size());
+  if (channels < 1 || channels > 32)
+    return fail({}, fmt::format("channels must be in [1, 32], got {}", channels));
+  const int n = static_cast<int>(channel_trees.front().size());
+  for (const auto &tree : channel_trees)
+    if (int(tree.size()) != n)
+      return fail({}, "every channel's tree must hold every rank");
   if (n < 2)
     return fail({}, "a tree needs at least 2 ranks");
   if (chunks < 1 || chunks > 64)
     return fail({}, fmt::format("pipeline chunks must be in [1, 64], got {}", chunks));
-  if (channels < 1 || channels > 32)
-    return fail({}, fmt::format("channels must be in [1, 32], got {}", channels));
-  std::vector<std::vector<int>> children(static_cast<size_t>(n));
-  for (int r = 0; r < n; ++r)
-    if (parent[size_t(r)] >= 0)
-      children[size_t(parent[size_t(r)])].push_back(r);
+  // children[ch][r]: rank r's children in channel ch's tree.
+  std::vector<std::vector<std::vector<int>>> children(static_cast<size_t>(channels));
+  for (auto &per_rank : children)
+    per_rank.resize(size_t(n));
+  for (int ch = 0; ch < channels; ++ch)
+    for (int r = 0; r < n; ++r) {
+      const int p = channel_trees[size_t(ch)][size_t(r)];
+      if (p < -1 || p >= n || p == r)
+        return fail({}, fmt::format("channel {}'s tree gives rank {} the parent {}", ch, r, p));
+      if (p >= 0)
+        children[size_t(ch)][size_t(p)].push_back(r);
+    }
   ProgramDraft d;
   d.name = "nccl_tree_allreduce";
   d.collective = "allreduce";
@@ -204,16 +222,20 @@ Expected<Program> nccl_tree_allreduce_program(const std::vector<int> &parent, in
   d.in_place = true;
   d.out_of_place = false;
   for (int r = 0; r < n; ++r) {
-    const auto &kids = children[size_t(r)];
-    const int per_channel_scratch = int(kids.size()) * chunks;
-    RankProgram rp{
-        RankId(r), chunks * channels, chunks * channels, per_channel_scratch * channels, {}};
+    // Scratch: each channel's partials from its children, one region after another.
+    std::vector<int> scratch_base(size_t(channels) + 1, 0);
+    for (int ch = 0; ch < channels; ++ch)
+      scratch_base[size_t(ch) + 1] =
+          scratch_base[size_t(ch)] + int(children[size_t(ch)][size_t(r)].size()) * chunks;
+    RankProgram rp{RankId(r), chunks * channels, chunks * channels, scratch_base.back(), {}};
     std::vector<ThreadBlockBuilder> tbs;
     for (int ch = 0; ch < channels; ++ch) {
+      const auto &kids = children[size_t(ch)][size_t(r)];
+      const std::vector<int> &parent = channel_trees[size_t(ch)];
       // Channel ch owns chunks [ch * chunks, (ch + 1) * chunks) and its own scratch.
       auto chunk = [&](int k) { return in(ch * chunks + k); };
       auto scratch = [&](size_t j, int k) {
-        return BufferRef{BufferKind::Scratch, ch * per_channel_scratch + int(j) * chunks + k};
+        return BufferRef{BufferKind::Scratch, scratch_base[size_t(ch)] + int(j) * chunks + k};
       };
       auto add = [&](std::optional<RankId> send, std::optional<RankId> recv) {
         tbs.emplace_back(TbId(int(tbs.size())), send, recv, ChannelId(ch));
@@ -276,14 +298,59 @@ Expected<Program> nccl_tree_allreduce_program(const std::vector<int> &parent, in
   return Program::create(std::move(d));
 }
 
-std::vector<int> nccl_tree_parents(int nodes, int gpus) {
+std::vector<int> nccl_tree_parents(int nodes, int gpus, int first_gpu) {
   std::vector<int> parent(size_t(nodes) * size_t(gpus));
+  // Within a node the chain runs first_gpu, first_gpu + 1, ... (wrapping); its head is the
+  // node's member of the tree across nodes.
+  auto rank = [&](int node, int k) { return node * gpus + (first_gpu + k) % gpus; };
   for (int node = 0; node < nodes; ++node)
-    for (int g = 0; g < gpus; ++g)
-      parent[size_t(node * gpus + g)] = g > 0      ? node * gpus + g - 1
-                                        : node > 0 ? (node - 1) / 2 * gpus
-                                                   : -1;
+    for (int k = 0; k < gpus; ++k)
+      parent[size_t(rank(node, k))] = k > 0      ? rank(node, k - 1)
+                                      : node > 0 ? rank((node - 1) / 2, 0)
+                                                 : -1;
   return parent;
+}
+
+Expected<Program> nccl_alltoall_program(int n, Protocol protocol, int channels) {
+  if (n < 2)
+    return fail({}, "an alltoall needs at least 2 ranks");
+  if (channels < 1 || channels > 32)
+    return fail({}, fmt::format("channels per peer must be in [1, 32], got {}", channels));
+  ProgramDraft d;
+  d.name = "nccl_p2p_alltoall";
+  d.collective = std::string(collective_traits(CollectiveKind::Alltoall).executor_name);
+  d.protocol = protocol;
+  d.num_ranks = n;
+  d.num_channels = channels;
+  d.chunks_per_loop = n * channels;
+  d.in_place = false;
+  d.out_of_place = true;
+  // Chunk ch of the part for (or from) rank j lives at j * channels + ch.
+  auto part = [channels](int j, int ch) { return j * channels + ch; };
+  for (int r = 0; r < n; ++r) {
+    RankProgram rp{RankId(r), n * channels, n * channels, 0, {}};
+    // One thread block per channel keeps the rank's own part; for each peer and channel one
+    // thread block sends and another receives, as NCCL's grouped send/receive runs them on
+    // separate warps.
+    for (int ch = 0; ch < channels; ++ch) {
+      ThreadBlockBuilder own(TbId(ch), std::nullopt, std::nullopt, ChannelId(ch));
+      own.step(OpType::Copy, in(part(r, ch)), out(part(r, ch)));
+      rp.thread_blocks.push_back(own.take());
+    }
+    for (int k = 1; k < n; ++k)
+      for (int ch = 0; ch < channels; ++ch) {
+        const int to = (r + k) % n, from = (r - k + n) % n;
+        const int id = int(rp.thread_blocks.size());
+        ThreadBlockBuilder send(TbId(id), RankId(to), std::nullopt, ChannelId(ch));
+        send.step(OpType::Send, in(part(to, ch)), out(part(r, ch)));
+        rp.thread_blocks.push_back(send.take());
+        ThreadBlockBuilder recv(TbId(id + 1), std::nullopt, RankId(from), ChannelId(ch));
+        recv.step(OpType::Recv, in(part(r, ch)), out(part(from, ch)));
+        rp.thread_blocks.push_back(recv.take());
+      }
+    d.ranks.push_back(std::move(rp));
+  }
+  return Program::create(std::move(d));
 }
 
 double nccl_ring_time_us(CollectiveKind kind, double bytes, const NcclRingParameters &p) {

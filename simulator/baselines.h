@@ -39,11 +39,22 @@ std::optional<std::vector<int>> find_tree(const Topology &topology, RankId root)
 [[nodiscard]] Expected<Program> nccl_tree_allreduce_program(const std::vector<int> &parent,
                                                             int pipeline_chunks, Protocol protocol,
                                                             int channels = 1);
+/// The same with its own tree per channel (each as `parent` above).
+[[nodiscard]] Expected<Program>
+nccl_tree_allreduce_program(const std::vector<std::vector<int>> &channel_trees, int pipeline_chunks,
+                            Protocol protocol);
 
 /// NCCL's tree shape on a machine of `nodes` x `gpus_per_node` ranks (node-major): a chain
-/// through each node's GPUs, and the nodes' first GPUs in a binary tree (the first of NCCL's
-/// double binary trees), as each rank's parent (-1 for rank 0).
-std::vector<int> nccl_tree_parents(int nodes, int gpus_per_node);
+/// through each node's GPUs from `first_gpu` on, and the chains' heads in a binary tree across
+/// nodes (the first of NCCL's double binary trees), as each rank's parent (-1 for the root).
+/// NCCL starts channel c's chains at a GPU of NIC c, so that the channels use every NIC.
+std::vector<int> nccl_tree_parents(int nodes, int gpus_per_node, int first_gpu = 0);
+
+/// NCCL's Alltoall: every rank sends part j of its input to rank j directly and receives rank
+/// j's part into output part j (grouped point-to-point), each part over `channels_per_peer`
+/// channels with a sending and a receiving thread block each.
+[[nodiscard]] Expected<Program> nccl_alltoall_program(int ranks, Protocol protocol,
+                                                      int channels_per_peer = 1);
 
 /// NCCL 2.30's predicted time in microseconds for a ring collective on one node (docs/cost-model.md
 /// cost-models 3.1): base latency + steps x per-hop latency + bytes / algorithm bandwidth, with

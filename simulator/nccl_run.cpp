@@ -23,14 +23,19 @@ double nvls_port_bytes(CollectiveKind kind, double bytes, int n) {
 }
 
 Expected<SimulationResult> nvls_closed_form(CollectiveKind kind, int64_t bytes,
-                                            const SystemModel &s) {
+                                            const SystemModel &s, int machine_channels) {
   const GenerationTraits &g = *s.generation;
   const int n = s.topology.num_ranks();
   const Link &port = s.topology.links().front();
   const double simple_share = g.nvlink_payload_share[CostModel::index(Protocol::Simple)];
   const double rate = port.bandwidth.value / simple_share * g.nvls_payload_share;
+  // Each of the channels moves its share in steps of at most nvls_step_kib; a step reduces in
+  // the switch and then multicasts, so the pipeline fills for one step.
+  const int channels = std::min(32, machine_channels);
+  const double share = nvls_port_bytes(kind, double(bytes), n) / channels;
+  const double steps = std::max(1.0, std::ceil(share / (g.nvls_step_kib * 1024)));
   const double ns = s.model.launch / 1000.0 + g.nvls_latency_us * 1000 +
-                    nvls_port_bytes(kind, double(bytes), n) / rate;
+                    nvls_port_bytes(kind, double(bytes), n) / rate * (steps + 1) / steps;
   SimulationResult r;
   r.size_bytes = bytes;
   r.completion = std::llround(ns * 1000);
@@ -44,10 +49,20 @@ Expected<Program> nccl_program(CollectiveKind kind, const NcclEstimate &choice,
                                const SystemModel &s, const NcclMachine &m) {
   const NcclRingGraph &graph = m.ring;
   const int channels = std::min(32, choice.channels);
-  if (choice.algorithm == NcclAlgorithm::Tree)
-    return nccl_tree_allreduce_program(nccl_tree_parents(s.nodes, s.gpus_per_node), 4,
-                                       choice.protocol, channels);
-  SYNCOLL_INVARIANT(choice.algorithm == NcclAlgorithm::Ring, "a program for a ring or tree only");
+  if (choice.algorithm == NcclAlgorithm::P2p)
+    // NCCL spreads its point-to-point channels over the peers (at least one each).
+    return nccl_alltoall_program(s.topology.num_ranks(), choice.protocol,
+                                 std::max(1, 32 / s.topology.num_ranks()));
+  if (choice.algorithm == NcclAlgorithm::Tree) {
+    const int nics = std::max(1, std::min(s.preset->nics_per_node, s.gpus_per_node));
+    std::vector<std::vector<int>> trees;
+    for (int c = 0; c < channels; ++c)
+      trees.push_back(
+          nccl_tree_parents(s.nodes, s.gpus_per_node, (c % nics) * s.gpus_per_node / nics));
+    return nccl_tree_allreduce_program(trees, 4, choice.protocol);
+  }
+  SYNCOLL_INVARIANT(choice.algorithm == NcclAlgorithm::Ring,
+                    "a program for a ring, tree or point-to-point only");
   std::vector<std::vector<RankId>> rings;
   for (int c = 0; c < channels; ++c)
     rings.push_back(graph.rings[size_t(c % graph.channels())]);
@@ -87,7 +102,7 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const System
   if (choice->algorithm == NcclAlgorithm::Nvls || choice->algorithm == NcclAlgorithm::Pat) {
     if (choice->algorithm == NcclAlgorithm::Pat)
       return fail({}, "PAT has no simulation yet");
-    SYNCOLL_TRY(r, nvls_closed_form(kind, bytes, s));
+    SYNCOLL_TRY(r, nvls_closed_form(kind, bytes, s, choice->channels));
     run.result = std::move(r);
     run.closed_form = true;
     return run;
@@ -97,7 +112,19 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const System
   // The executor's nBytes is nccl-tests' size for every collective NCCL runs as a ring or tree.
   po.size_bytes = bytes;
   po.model = s.model;
-  SYNCOLL_TRY(sim, simulate_program(program, s.topology, po));
+  // Point-to-point traffic to every peer at once shares each switch port max-min fairly, as the
+  // hardware does (first come first served leaves gaps where a transfer waits for both of its
+  // ports). A ring's or tree's channels send to one peer over one link, which carries one
+  // transfer at a time either way, so they keep the topology's first-come ports.
+  std::optional<Topology> fair;
+  if (choice->algorithm == NcclAlgorithm::P2p) {
+    TopologyDraft draft = s.topology.to_draft();
+    for (auto &relation : draft.relations)
+      relation.sharing = RelationSharing::Fair;
+    SYNCOLL_TRY(t, Topology::create(std::move(draft)));
+    fair = std::move(t);
+  }
+  SYNCOLL_TRY(sim, simulate_program(program, fair ? *fair : s.topology, po));
   SYNCOLL_INVARIANT(!sim.deadlocked, "an NCCL program deadlocked in the simulator");
   run.result = std::move(sim.result);
   run.result.size_bytes = bytes;

@@ -247,7 +247,10 @@ std::optional<NcclRingGraph> nccl_search_rings(const Topology &t, const Generati
     return graph;
   // Across nodes: channel c leaves and enters each node through NIC c mod NICs, as a chain that
   // starts at a GPU of that NIC; each NIC's bandwidth is shared by the channels on it.
+  // Channels come in whole rounds over the NICs, so that every NIC carries as many.
   const int nics = std::max(1, h.nics_per_node);
+  if (graph.channels() > nics)
+    graph.rings.resize(size_t(graph.channels() / nics * nics));
   const int per_nic = (graph.channels() + nics - 1) / nics;
   const double nic_share = h.nic_bandwidth.value / per_nic;
   double inter = g.nccl_inter_speeds.back();

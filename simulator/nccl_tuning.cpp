@@ -78,8 +78,9 @@ std::optional<NcclEstimate> ring(CollectiveKind kind, double bytes, Protocol p,
   else
     lat += (steps - inter_steps) * std::max(proto.nccl_ring_nvlink_hop_us, net_overhead) +
            inter_steps * proto.nccl_ring_net_hop_us;
+  // Across nodes a ring channel crosses a NIC at every node: its speed is the NIC's share.
   const int channels = in.ring->channels();
-  double bus = channels * (in.nodes <= 2 ? in.ring->intra_gbps : in.ring->inter_gbps);
+  double bus = channels * (in.nodes == 1 ? in.ring->intra_gbps : in.ring->inter_gbps);
   if (p == Protocol::LL)
     bus =
         std::min(in.nodes == 1 ? g.nccl_ll_max_gbps : kLlMaxMultiNodeGbps[in.nodes > 2], bus * 0.5);
@@ -148,6 +149,18 @@ std::optional<NcclEstimate> pat(CollectiveKind kind, double bytes, Protocol p,
                       lat + bytes / (1000 * bus)};
 }
 
+// NCCL's Alltoall is grouped point-to-point: LL up to NCCL_P2P_LL_THRESHOLD (16 KiB) per peer,
+// Simple above; the tuning model has no time for it, so it reports the wire time alone.
+std::optional<NcclEstimate> p2p(CollectiveKind kind, double bytes, Protocol p,
+                                const NcclTuningInput &in) {
+  if (kind != CollectiveKind::Alltoall)
+    return std::nullopt;
+  const bool ll = bytes / in.ranks <= 16384;
+  if (p != (ll ? Protocol::LL : Protocol::Simple))
+    return std::nullopt;
+  return NcclEstimate{NcclAlgorithm::P2p, p, 1, 0, 0, 0};
+}
+
 } // namespace
 
 std::string_view nccl_algorithm_name(NcclAlgorithm algorithm) {
@@ -160,6 +173,8 @@ std::string_view nccl_algorithm_name(NcclAlgorithm algorithm) {
     return "NVLS";
   case NcclAlgorithm::Pat:
     return "PAT";
+  case NcclAlgorithm::P2p:
+    return "P2P";
   }
   SYNCOLL_UNREACHABLE("an NCCL algorithm without a name");
 }
@@ -169,7 +184,7 @@ std::vector<NcclEstimate> nccl_estimates(CollectiveKind kind, double bytes,
   SYNCOLL_INVARIANT(in.generation && in.ring && in.ranks >= 2 && in.nodes >= 1,
                     "NCCL tuning without a machine");
   std::vector<NcclEstimate> out;
-  for (auto estimate : {tree, ring, nvls, pat})
+  for (auto estimate : {tree, ring, nvls, pat, p2p})
     for (Protocol p : kProtocols)
       if (auto e = estimate(kind, bytes, p, in))
         out.push_back(*e);

@@ -14,7 +14,9 @@
 
 namespace syncoll::simulator {
 
-enum class NcclAlgorithm { Ring, Tree, Nvls, Pat };
+/// NCCL's collective algorithms, and P2P: the grouped sends and receives of its Alltoall, which
+/// its tuning model does not cost.
+enum class NcclAlgorithm { Ring, Tree, Nvls, Pat, P2p };
 
 std::string_view nccl_algorithm_name(NcclAlgorithm algorithm);
 

@@ -228,6 +228,10 @@ private:
   bool tracking(const Tb &tb) const { return o_.collective && tb.iteration == 0; }
 
   // --- execution ---
+  // Bytes of each chunk an iteration moves: full pieces, and what is left in the last one.
+  int64_t piece_of(int iteration) const {
+    return std::min(piece_bytes_, chunk_bytes_ - int64_t(iteration) * piece_bytes_);
+  }
   int messages(const Instruction &in) const {
     if (!op_sends(in.op) && !op_receives(in.op))
       return 0;
@@ -273,9 +277,9 @@ private:
     }
     const int n = messages(in);
     Picoseconds end = now;
-    const int64_t bytes = int64_t(chunks_in_message(in, n)) * piece_bytes_;
+    const int64_t bytes = int64_t(chunks_in_message(in, n)) * piece_of(tb.iteration);
     if (n == 0) {
-      const int64_t local = int64_t(in.count) * piece_bytes_;
+      const int64_t local = int64_t(in.count) * piece_of(tb.iteration);
       if (in.op == OpType::Copy)
         end += copy_time(local);
       if (in.op == OpType::Reduce)

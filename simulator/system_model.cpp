@@ -35,7 +35,11 @@ CostModel SystemModel::interpreted() const {
 }
 
 Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, int gpus) {
-  const GenerationTraits &g = generation_traits(preset.generation);
+  return make_system_model(preset, nodes, gpus, generation_traits(preset.generation));
+}
+
+Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, int gpus,
+                                        const GenerationTraits &g) {
   if (gpus == 0)
     gpus = preset.gpus_per_node;
   if (gpus < 1 || gpus > preset.gpus_per_node)

@@ -33,5 +33,10 @@ struct SystemModel {
 /// only behind an NVSwitch).
 [[nodiscard]] Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes = 1,
                                                       int gpus_per_node = 0);
+/// The same with another row for the preset's generation (a calibration trying constants); the
+/// row must outlive the model.
+[[nodiscard]] Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes,
+                                                      int gpus_per_node,
+                                                      const GenerationTraits &generation);
 
 } // namespace syncoll::simulator

@@ -1,0 +1,161 @@
+// The SCCL paper's measured DGX-1 results, in simulation: its synthesized Allgather and
+// Allreduce (SCCL, section 6) against NCCL's own choice, both on the calibrated DGX-1 system
+// (model/hardware.h). The synthesized algorithms are lowered to thread-block programs and pay
+// the MSCCL executor's per-step cost; NCCL runs its ring or tree as NCCL would. Prints the
+// speedup per size, then the paper's figures beside ours: the best speedup at small sizes
+// (1 KiB to 64 KiB) and the speedup at 1 GiB.
+//
+//   ./build/ci/bench/sccl_bench
+#include "lowering/compile.h"
+#include "lowering/from_algorithm.h"
+#include "model/hardware.h"
+#include "model/topology_library.h"
+#include "simulator/nccl_run.h"
+#include "simulator/program_sim.h"
+#include "simulator/system_model.h"
+#include "synth/synthesize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace syncoll;
+
+struct Instance {
+  std::string name;
+  int chunks;
+  synth::StepsRounds sr;
+};
+
+struct Case {
+  CollectiveKind kind;
+  std::vector<Instance> instances;
+  double paper_small; ///< the paper's best speedup at small sizes
+  double paper_large; ///< and at large sizes
+};
+
+std::string size_text(int64_t b) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB"};
+  int u = 0;
+  while (u < 3 && b >= 1024 && b % 1024 == 0)
+    b /= 1024, ++u;
+  return std::to_string(b) + " " + units[u];
+}
+
+} // namespace
+
+int main() {
+  const SystemPreset *preset = find_system_preset("dgx1");
+  auto system = simulator::make_system_model(*preset);
+  auto machine = system ? simulator::nccl_machine(*system)
+                        : Expected<simulator::NcclMachine>(tl::unexpected(system.error()));
+  if (!machine) {
+    std::printf("no DGX-1 system: %s\n", machine.error().to_string().c_str());
+    return 1;
+  }
+  const Topology sccl_dgx1 = dgx1();
+  // SCCL's Table 4 instances on the DGX-1: Allgather latency- and bandwidth-optimal, and the
+  // Allreduces composed from them (ReduceScatter + Allgather, 8x the chunks, 2x steps and
+  // rounds); section 6 reports the speedups.
+  const std::vector<Case> cases = {
+      {CollectiveKind::Allgather,
+       {{"C1 S2 R2 (latency-optimal)", 1, {2, 2}}, {"C6 S3 R7 (bandwidth-optimal)", 6, {3, 7}}},
+       2.2,
+       1.14},
+      {CollectiveKind::Allreduce,
+       {{"C8 S4 R4 (latency-optimal)", 8, {4, 4}}, {"C48 S6 R14 (bandwidth-optimal)", 48, {6, 14}}},
+       1.8,
+       1.06},
+  };
+  std::vector<int64_t> sizes;
+  for (int64_t s = 1024; s <= (int64_t(1) << 30); s *= 4)
+    sizes.push_back(s);
+  std::printf("%-10s %-32s", "collective", "program");
+  for (int64_t s : sizes)
+    std::printf(" %9s", size_text(s).c_str());
+  std::printf("\n");
+  std::vector<std::array<double, 4>> summary; // ours small, paper small, ours large, paper large
+  for (const Case &c : cases) {
+    synth::Target target;
+    target.kind = c.kind;
+    std::vector<double> nccl_us;
+    for (int64_t size : sizes) {
+      auto run = simulator::simulate_nccl(c.kind, size, *system, *machine);
+      if (!run) {
+        std::printf("NCCL fails: %s\n", run.error().to_string().c_str());
+        return 1;
+      }
+      nccl_us.push_back(double(run->result.completion) / 1e6);
+    }
+    std::printf("%-10s %-32s", std::string(collective_kind_name(c.kind)).c_str(),
+                "NCCL's choice (us)");
+    for (double us : nccl_us)
+      std::printf(" %9.1f", us);
+    std::printf("\n");
+    std::vector<double> best(sizes.size(), 0);
+    for (const Instance &inst : c.instances) {
+      auto answer = synth::synthesize(sccl_dgx1, target, inst.chunks, inst.sr, {});
+      if (!answer || !answer->algorithm) {
+        std::printf("%s: no algorithm synthesized\n", inst.name.c_str());
+        return 1;
+      }
+      auto spec = target.collective(sccl_dgx1.num_ranks(), inst.chunks);
+      auto dsl = spec ? lowering::algorithm_to_dsl(*answer->algorithm, sccl_dgx1, *spec)
+                      : decltype(lowering::algorithm_to_dsl(*answer->algorithm, sccl_dgx1, *spec))(
+                            tl::unexpected(spec.error()));
+      // As a user deploys it: replicated 1, 2 or 4 times (GC3's instances), in the protocol that
+      // is fastest at each size (MSCCL registers a program per size range and protocol).
+      std::vector<Program> programs;
+      for (int instances : {1, 2, 4}) {
+        if (!dsl)
+          break;
+        auto lowered = lowering::lower(*dsl, {instances, 0, 0});
+        if (lowered && lowered->verified)
+          programs.push_back(lowered->program);
+      }
+      if (programs.empty()) {
+        std::printf("%s: lowering or verification failed\n", inst.name.c_str());
+        return 1;
+      }
+      std::printf("%-10s %-32s", "", inst.name.c_str());
+      for (size_t i = 0; i < sizes.size(); ++i) {
+        double fastest = 1e300;
+        for (const Program &program : programs)
+          for (Protocol protocol : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
+            simulator::ProgramSimOptions o;
+            o.size_bytes = sizes[i];
+            o.model = system->interpreted();
+            o.protocol = protocol;
+            auto sim = simulator::simulate_program(program, system->topology, o);
+            if (!sim || sim->deadlocked) {
+              std::printf("  simulation failed\n");
+              return 1;
+            }
+            fastest = std::min(fastest, double(sim->result.completion) / 1e6);
+          }
+        const double speedup = nccl_us[i] / fastest;
+        best[i] = std::max(best[i], speedup);
+        std::printf(" %8.2fx", speedup);
+      }
+      std::printf("\n");
+    }
+    double small = 0;
+    for (size_t i = 0; i < sizes.size(); ++i)
+      if (sizes[i] <= (int64_t(64) << 10))
+        small = std::max(small, best[i]);
+    summary.push_back({small, c.paper_small, best.back(), c.paper_large});
+  }
+  std::printf("\n%-10s %12s %12s %8s %12s %12s %8s\n", "collective", "small: ours", "paper",
+              "error", "1 GiB: ours", "paper", "error");
+  for (size_t k = 0; k < cases.size(); ++k) {
+    const auto &s = summary[k];
+    std::printf("%-10s %11.2fx %11.2fx %+7.1f%% %11.2fx %11.2fx %+7.1f%%\n",
+                std::string(collective_kind_name(cases[k].kind)).c_str(), s[0], s[1],
+                100 * (s[0] / s[1] - 1), s[2], s[3], 100 * (s[2] / s[3] - 1));
+  }
+  return 0;
+}

@@ -1,0 +1,277 @@
+#include "model/hardware.h"
+#include "model/topology_library.h"
+#include "simulator/baselines.h"
+#include "simulator/nccl_run.h"
+#include "simulator/nccl_search.h"
+#include "simulator/nccl_tuning.h"
+#include "simulator/program_sim.h"
+#include "simulator/system_model.h"
+#include "verifier/verify.h"
+
+#include <algorithm>
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+namespace syncoll::simulator {
+namespace {
+
+const GenerationTraits &generation_of(const char *system) {
+  return generation_traits(find_system_preset(system)->generation);
+}
+
+// Every channel's ring visits every rank once over links of the topology.
+void expect_rings(const Topology &t, const NcclRingGraph &g) {
+  for (const auto &ring : g.rings) {
+    ASSERT_EQ(int(ring.size()), t.num_ranks());
+    std::vector<RankId> sorted = ring;
+    std::sort(sorted.begin(), sorted.end());
+    for (int r = 0; r < t.num_ranks(); ++r)
+      EXPECT_EQ(sorted[size_t(r)], RankId(r));
+    for (size_t i = 0; i < ring.size(); ++i)
+      EXPECT_TRUE(t.find_link(ring[i], ring[(i + 1) % ring.size()]));
+  }
+}
+
+TEST(NcclSearchTest, Dgx1GetsSixRingsOverEveryNvlink) {
+  // The hybrid cube-mesh has 6 NVLinks per GPU at NCCL's 20 GB/s each: 6 rings at 20, one
+  // NVLink each way per GPU and ring, not one ring repeated.
+  const Topology t = dgx1();
+  auto g = nccl_search_rings(t, generation_traits(GpuGeneration::Volta));
+  ASSERT_TRUE(g);
+  expect_rings(t, *g);
+  EXPECT_EQ(g->channels(), 6);
+  EXPECT_DOUBLE_EQ(g->intra_gbps, 20);
+  EXPECT_EQ(g->runtime_channels(), 12);
+  // No NVLink lane carries two rings in one direction.
+  std::map<std::pair<int, int>, int> uses;
+  for (const auto &ring : g->rings)
+    for (size_t i = 0; i < ring.size(); ++i)
+      ++uses[{ring[i].value(), ring[(i + 1) % ring.size()].value()}];
+  for (const auto &[link, n] : uses)
+    EXPECT_LE(n, t.capacity(RankId(link.first), RankId(link.second)));
+}
+
+TEST(NcclSearchTest, NvswitchNodesSplitFastChannels) {
+  // A100: 12 NVLinks x 20 = 240 GB/s per port: 6 channels at 40, split into 12 at 20. H100:
+  // 18 x 20.6 = 370.8: 6 at 60, split into 12 at 30 (NCCL's 24 runtime channels).
+  auto a100 = nccl_search_rings(dgx_a100(), generation_of("dgx_a100"));
+  ASSERT_TRUE(a100);
+  EXPECT_EQ(a100->channels(), 12);
+  EXPECT_DOUBLE_EQ(a100->intra_gbps, 20);
+  auto h100 = nccl_search_rings(dgx_h100(), generation_of("dgx_h100"));
+  ASSERT_TRUE(h100);
+  EXPECT_EQ(h100->channels(), 12);
+  EXPECT_DOUBLE_EQ(h100->intra_gbps, 30);
+  EXPECT_EQ(h100->runtime_channels(), 24);
+}
+
+TEST(NcclSearchTest, MultiNodeRingsUseEveryNicAlike) {
+  auto system = make_system_model(*find_system_preset("dgx_a100"), 2);
+  ASSERT_TRUE(system);
+  auto g = nccl_search_rings(system->topology, *system->generation);
+  ASSERT_TRUE(g);
+  expect_rings(system->topology, *g);
+  EXPECT_EQ(g->channels() % 8, 0);
+  // Channel c enters each node at a GPU of NIC c mod 8: every GPU once per round of 8.
+  std::vector<int> entries(8, 0);
+  for (const auto &ring : g->rings)
+    ++entries[size_t(ring.front().value())];
+  for (int e : entries)
+    EXPECT_EQ(e, g->channels() / 8);
+  EXPECT_LE(g->inter_gbps, g->intra_gbps);
+}
+
+TEST(NcclSearchTest, NoRingNoGraph) {
+  EXPECT_FALSE(nccl_search_rings(*star(5), generation_traits(GpuGeneration::Ampere)));
+}
+
+TEST(NcclRingProgramTest, RingsPerChannelVerify) {
+  const Topology t = dgx1();
+  auto g = nccl_search_rings(t, generation_traits(GpuGeneration::Volta));
+  ASSERT_TRUE(g);
+  for (CollectiveKind kind :
+       {CollectiveKind::Allreduce, CollectiveKind::Allgather, CollectiveKind::ReduceScatter}) {
+    auto p = nccl_ring_program(kind, g->rings, Protocol::Simple);
+    ASSERT_TRUE(p) << p.error().to_string();
+    auto v = verifier::certify(*p, {});
+    EXPECT_TRUE(v) << collective_kind_name(kind) << "\n" << (v ? "" : v.error().to_text());
+  }
+  // A ring that is not a permutation is bad input, not a program.
+  auto bad = nccl_ring_program(CollectiveKind::Allgather,
+                               {{RankId(0), RankId(1), RankId(1), RankId(3)}}, Protocol::Simple);
+  EXPECT_FALSE(bad);
+}
+
+TEST(NcclRingProgramTest, TreesPerChannelAndAlltoallVerify) {
+  std::vector<std::vector<int>> trees;
+  for (int c = 0; c < 4; ++c)
+    trees.push_back(nccl_tree_parents(2, 4, c));
+  auto tree = nccl_tree_allreduce_program(trees, 2, Protocol::Simple);
+  ASSERT_TRUE(tree) << tree.error().to_string();
+  auto v = verifier::certify(*tree, {});
+  EXPECT_TRUE(v) << (v ? "" : v.error().to_text());
+  auto a2a = nccl_alltoall_program(6, Protocol::Simple, 2);
+  ASSERT_TRUE(a2a) << a2a.error().to_string();
+  auto w = verifier::certify(*a2a, {});
+  EXPECT_TRUE(w) << (w ? "" : w.error().to_text());
+}
+
+TEST(NcclSearchTest, ChannelsBeatOneChannelOnDgx1) {
+  // The question a co-design study asks: does NCCL use the cube-mesh's NVLinks? One channel
+  // runs one ring; NCCL's 12 run its 6 rings, several times faster.
+  const Topology t = dgx1();
+  auto g = nccl_search_rings(t, generation_traits(GpuGeneration::Volta));
+  ASSERT_TRUE(g);
+  auto busbw = [&](int channels) {
+    std::vector<std::vector<RankId>> rings;
+    for (int c = 0; c < channels; ++c)
+      rings.push_back(g->rings[size_t(c % g->channels())]);
+    auto p = nccl_ring_program(CollectiveKind::Allgather, rings, Protocol::Simple);
+    ProgramSimOptions o;
+    o.size_bytes = int64_t(1) << 30;
+    auto sim = simulate_program(*p, t, o);
+    return sim->result.busbw_gbps;
+  };
+  EXPECT_GT(busbw(12), 2.5 * busbw(1));
+}
+
+TEST(NcclTuningTest, ChoosesAsNcclDoesOnOneNode) {
+  auto system = make_system_model(*find_system_preset("dgx_h100"));
+  ASSERT_TRUE(system);
+  auto machine = nccl_machine(*system);
+  ASSERT_TRUE(machine);
+  NcclTuningInput in = machine->tuning;
+  in.ring = &machine->ring;
+  // Small AllReduce: ring LL; large: NVLS (Simple), as NCCL 2.27 picks on 8 H200.
+  auto small = nccl_choose(CollectiveKind::Allreduce, 64 << 10, in);
+  ASSERT_TRUE(small);
+  EXPECT_EQ(small->algorithm, NcclAlgorithm::Ring);
+  EXPECT_EQ(small->protocol, Protocol::LL);
+  auto large = nccl_choose(CollectiveKind::Allreduce, double(int64_t(1) << 30), in);
+  ASSERT_TRUE(large);
+  EXPECT_EQ(large->algorithm, NcclAlgorithm::Nvls);
+  EXPECT_EQ(large->protocol, Protocol::Simple);
+  // NVLS off (A100 has none): Simple ring at large sizes.
+  auto a100 = make_system_model(*find_system_preset("dgx_a100"));
+  auto a100_machine = nccl_machine(*a100);
+  NcclTuningInput ain = a100_machine->tuning;
+  ain.ring = &a100_machine->ring;
+  auto ring = nccl_choose(CollectiveKind::Allreduce, double(int64_t(1) << 30), ain);
+  EXPECT_EQ(ring->algorithm, NcclAlgorithm::Ring);
+  EXPECT_EQ(ring->protocol, Protocol::Simple);
+  EXPECT_EQ(
+      nccl_info_line(CollectiveKind::Allreduce, double(int64_t(1) << 30), *ring).substr(0, 56),
+      "AllReduce: 1073741824 Bytes -> Algo RING proto Simple ch");
+}
+
+TEST(NcclTuningTest, RingLatencyIsNcclsFormula) {
+  // One node, 8 ranks, ring AllReduce: 14 hops; LL 6.6 + 14 x 0.6 = 15.0 us before bytes.
+  auto system = make_system_model(*find_system_preset("dgx_a100"));
+  auto machine = nccl_machine(*system);
+  NcclTuningInput in = machine->tuning;
+  in.ring = &machine->ring;
+  int checked = 0;
+  for (const NcclEstimate &e : nccl_estimates(CollectiveKind::Allreduce, 1024, in)) {
+    if (e.algorithm != NcclAlgorithm::Ring || e.protocol != Protocol::LL)
+      continue;
+    EXPECT_NEAR(e.latency_us, 15.0, 1e-9);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 1);
+}
+
+TEST(NcclRunTest, ForcedAlgorithmsAndTheirLimits) {
+  auto system = make_system_model(*find_system_preset("dgx_a100"));
+  auto machine = nccl_machine(*system);
+  // A100 has no NVLS: forcing it is an error, not a silent fallback.
+  auto nvls = simulate_nccl(CollectiveKind::Allreduce, 1 << 20, *system, *machine,
+                            {NcclAlgorithm::Nvls, std::nullopt});
+  EXPECT_FALSE(nvls);
+  auto tree = simulate_nccl(CollectiveKind::Allreduce, 1 << 20, *system, *machine,
+                            {NcclAlgorithm::Tree, Protocol::Simple});
+  ASSERT_TRUE(tree) << tree.error().to_string();
+  EXPECT_EQ(tree->choice.algorithm, NcclAlgorithm::Tree);
+  EXPECT_GT(tree->result.completion, system->model.launch);
+}
+
+TEST(SystemModelTest, PresetsBuildAndRejectImpossibleShapes) {
+  for (const SystemPreset &preset : all_system_presets()) {
+    auto s = make_system_model(preset);
+    ASSERT_TRUE(s) << preset.name;
+    EXPECT_EQ(s->topology.num_ranks(), preset.gpus_per_node);
+    EXPECT_TRUE(nccl_machine(*s)) << preset.name;
+  }
+  EXPECT_FALSE(make_system_model(*find_system_preset("dgx1"), 1, 4)); // a fixed mesh
+  EXPECT_FALSE(make_system_model(*find_system_preset("dgx_h100"), 1, 9));
+  EXPECT_FALSE(make_system_model(*find_system_preset("dgx_h100"), 0));
+  EXPECT_TRUE(make_system_model(*find_system_preset("dgx_h100"), 1, 5));
+  EXPECT_EQ(find_system_preset("DGX-H100"), find_system_preset("dgx_h100"));
+  EXPECT_EQ(find_system_preset("nope"), nullptr);
+}
+
+// Upper bound on a collective's bus bandwidth: no rank sends or receives faster than its links
+// and the relations over them allow (the singleton cuts of the cut bound).
+double singleton_cut_bound(const Topology &t) {
+  double bound = 1e300;
+  for (int r = 0; r < t.num_ranks(); ++r)
+    for (bool out : {true, false}) {
+      const auto links = out ? t.out_links(RankId(r)) : t.in_links(RankId(r));
+      double sum = 0;
+      for (LinkId l : links)
+        sum += t.link(l).bandwidth.value;
+      double cut = sum;
+      for (const BandwidthRelation &rel : t.relations()) {
+        double per_unit = 1e300, inside = 0;
+        for (LinkId l : rel.links) {
+          per_unit = std::min(per_unit, t.link(l).bandwidth.value / t.link(l).capacity);
+          if (std::find(links.begin(), links.end(), l) != links.end())
+            inside += t.link(l).bandwidth.value;
+        }
+        cut = std::min(cut, sum - inside + std::min(inside, per_unit * rel.capacity));
+      }
+      bound = std::min(bound, cut);
+    }
+  return bound;
+}
+
+RC_GTEST_PROP(NcclProperty, BusBandwidthStaysUnderTheCutBoundAndGrowsWithChannels, ()) {
+  const std::vector<Topology> topologies = {
+      dgx1(), dgx_a100(), dgx_h100(), *ring(6), *torus2d(3, 3), *hypercube(3), *fully_connected(5)};
+  const Topology &t = *rc::gen::elementOf(topologies);
+  const auto kind = *rc::gen::element(CollectiveKind::Allgather, CollectiveKind::Allreduce);
+  const int64_t size = int64_t(1) << *rc::gen::inRange(20, 28);
+  auto graph = nccl_search_rings(t, generation_traits(GpuGeneration::Ampere));
+  RC_ASSERT(graph.has_value());
+  CostModel model;
+  model.thread_block_gbps = 20; // one channel is one CUDA block
+  const double bound = singleton_cut_bound(t);
+  RC_LOG() << t.name() << " " << collective_kind_name(kind) << " " << size << " B\n";
+  // Each of the searched rings added in turn, then NCCL's runtime doubling of all of them
+  // (other counts put two channels on some rings and not on others).
+  std::vector<int> counts;
+  for (int c = 1; c <= graph->channels(); ++c)
+    counts.push_back(c);
+  counts.push_back(graph->runtime_channels());
+  double previous = 0;
+  for (int channels : counts) {
+    std::vector<std::vector<RankId>> rings;
+    for (int c = 0; c < channels; ++c)
+      rings.push_back(graph->rings[size_t(c % graph->channels())]);
+    auto p = nccl_ring_program(kind, rings, Protocol::Simple);
+    RC_ASSERT(p.has_value());
+    ProgramSimOptions o;
+    o.size_bytes = size;
+    o.model = model;
+    auto sim = simulate_program(*p, t, o);
+    RC_ASSERT(sim.has_value() && !sim->deadlocked);
+    const double busbw = sim->result.busbw_gbps;
+    RC_ASSERT(busbw <= bound * (1 + 1e-9));
+    // More channels never lose more than the pipeline's rounding.
+    RC_LOG() << channels << " channels: " << busbw << " GB/s (bound " << bound << ")\n";
+    RC_ASSERT(busbw >= previous * 0.97);
+    previous = std::max(previous, busbw);
+  }
+}
+
+} // namespace
+} // namespace syncoll::simulator
