@@ -353,6 +353,66 @@ Expected<Program> nccl_alltoall_program(int n, Protocol protocol, int channels) 
   return Program::create(std::move(d));
 }
 
+Expected<Program> nccl_pat_allgather_program(int n, Protocol protocol) {
+  if (n < 2)
+    return fail({}, "an allgather needs at least 2 ranks");
+  ProgramDraft d;
+  d.name = "nccl_pat_allgather";
+  d.collective = std::string(collective_traits(CollectiveKind::Allgather).executor_name);
+  d.protocol = protocol;
+  d.num_ranks = n;
+  d.num_channels = 1;
+  d.chunks_per_loop = n;
+  d.in_place = false;
+  d.out_of_place = true;
+  auto mod = [n](int a) { return ((a % n) + n) % n; };
+  // The output slots [first, first + count) modulo n as contiguous ranges.
+  auto ranges = [&](int first, int count) {
+    std::vector<std::pair<int, int>> out;
+    first = mod(first);
+    const int head = std::min(count, n - first);
+    out.emplace_back(first, head);
+    if (count > head)
+      out.emplace_back(0, count - head);
+    return out;
+  };
+  for (int r = 0; r < n; ++r) {
+    RankProgram rp{RankId(r), 1, n, 0, {}};
+    // Step k moves the 2^k slots a rank holds (r, r + 1, ...) to the rank 2^k behind and takes
+    // the next 2^k from the rank 2^k ahead. Each step sends from one thread block and receives
+    // in another (a step's sends may split into more messages than a FIFO holds, and every rank
+    // sends before it receives). Receive thread blocks run in step order, the first one after
+    // the copy of the rank's own part; step k sends once step k - 1 has received.
+    std::optional<Dependency> ready;
+    int k = 0;
+    for (int dist = 1; dist < n; dist *= 2, ++k) {
+      const int count = std::min(dist, n - dist);
+      ThreadBlockBuilder send(TbId(2 * k), RankId(mod(r - dist)), std::nullopt, ChannelId(0));
+      if (k == 0) {
+        send.step(OpType::Send, in(0), out(r));
+      } else {
+        bool first = true;
+        for (auto [start, len] : ranges(r, count)) {
+          send.step(OpType::Send, out(start), out(start), len, first ? ready : std::nullopt, false);
+          first = false;
+        }
+      }
+      rp.thread_blocks.push_back(send.take());
+      ThreadBlockBuilder recv(TbId(2 * k + 1), std::nullopt, RankId(mod(r + dist)), ChannelId(0));
+      if (k == 0)
+        recv.step(OpType::Copy, in(0), out(r));
+      int last = -1;
+      for (auto [start, len] : ranges(r + dist, count))
+        last = recv.step(OpType::Recv, out(start), out(start), len, last < 0 ? ready : std::nullopt,
+                         true);
+      ready = Dependency{TbId(2 * k + 1), StepIndex(last)};
+      rp.thread_blocks.push_back(recv.take());
+    }
+    d.ranks.push_back(std::move(rp));
+  }
+  return Program::create(std::move(d));
+}
+
 double nccl_ring_time_us(CollectiveKind kind, double bytes, const NcclRingParameters &p) {
   const ProtocolTraits &proto = protocol_traits(p.protocol);
   const int n = p.ranks;

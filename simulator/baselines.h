@@ -56,6 +56,11 @@ std::vector<int> nccl_tree_parents(int nodes, int gpus_per_node, int first_gpu =
 [[nodiscard]] Expected<Program> nccl_alltoall_program(int ranks, Protocol protocol,
                                                       int channels_per_peer = 1);
 
+/// NCCL's PAT Allgather for one GPU per node, as logarithmic steps: at step k each rank sends the
+/// 2^k parts it holds to the rank 2^k behind it and receives the next 2^k from the rank 2^k
+/// ahead (Bruck's schedule, which PAT's aggregated trees follow for Allgather).
+[[nodiscard]] Expected<Program> nccl_pat_allgather_program(int ranks, Protocol protocol);
+
 /// NCCL 2.30's predicted time in microseconds for a ring collective on one node (docs/cost-model.md
 /// cost-models 3.1): base latency + steps x per-hop latency + bytes / algorithm bandwidth, with
 /// bus bandwidth nChannels x per-channel bandwidth scaled by the protocol's factor.

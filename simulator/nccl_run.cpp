@@ -49,6 +49,8 @@ Expected<Program> nccl_program(CollectiveKind kind, const NcclEstimate &choice,
                                const SystemModel &s, const NcclMachine &m) {
   const NcclRingGraph &graph = m.ring;
   const int channels = std::min(32, choice.channels);
+  if (choice.algorithm == NcclAlgorithm::Pat)
+    return nccl_pat_allgather_program(s.topology.num_ranks(), choice.protocol);
   if (choice.algorithm == NcclAlgorithm::P2p)
     // NCCL spreads its point-to-point channels over the peers (at least one each).
     return nccl_alltoall_program(s.topology.num_ranks(), choice.protocol,
@@ -75,7 +77,7 @@ Expected<Program> nccl_program(CollectiveKind kind, const NcclEstimate &choice,
 } // namespace
 
 Expected<NcclMachine> nccl_machine(const SystemModel &s) {
-  auto ring = nccl_search_rings(s.topology, *s.generation);
+  auto ring = nccl_search_rings(s.line_topology, *s.generation);
   if (!ring)
     return fail({}, fmt::format("NCCL's search finds no ring on '{}'", s.topology.name()));
   NcclMachine m{std::move(*ring), {}};
@@ -99,9 +101,10 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const System
                                 o.protocol ? protocol_traits(*o.protocol).name : "",
                                 collective_kind_name(kind), s.topology.name()));
   NcclRun run{*choice, nccl_info_line(kind, double(bytes), *choice), {}, false};
-  if (choice->algorithm == NcclAlgorithm::Nvls || choice->algorithm == NcclAlgorithm::Pat) {
-    if (choice->algorithm == NcclAlgorithm::Pat)
-      return fail({}, "PAT has no simulation yet");
+  if (choice->algorithm == NcclAlgorithm::Pat && kind != CollectiveKind::Allgather)
+    return fail({}, nccl_info_line(kind, double(bytes), *choice) +
+                        ": PAT ReduceScatter has no simulation yet");
+  if (choice->algorithm == NcclAlgorithm::Nvls) {
     SYNCOLL_TRY(r, nvls_closed_form(kind, bytes, s, choice->channels));
     run.result = std::move(r);
     run.closed_form = true;

@@ -71,6 +71,10 @@ Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, i
   } else {
     draft = node->to_draft();
   }
+  TopologyDraft line_draft = draft;
+  for (Link &l : line_draft.links)
+    if (l.src.value() / gpus != l.dst.value() / gpus)
+      l.bandwidth = BytesPerNs{preset.nic_gbps};
   // Payload rates and latencies of the system: NVLink at the Simple share, the NIC at its own.
   const double simple_share = g.nvlink_payload_share[CostModel::index(Protocol::Simple)];
   for (Link &l : draft.links) {
@@ -88,7 +92,11 @@ Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, i
     draft.hierarchy = {{{"node", 1}, {"gpu", gpus}},
                        preset.nics_per_node,
                        BytesPerNs{preset.nic_gbps * g.nic_payload_share}};
+  line_draft.name = draft.name;
+  line_draft.hierarchy = draft.hierarchy;
+  line_draft.hierarchy.nic_bandwidth = BytesPerNs{preset.nic_gbps};
   SYNCOLL_TRY(topology, Topology::create(std::move(draft)));
+  SYNCOLL_TRY(line_topology, Topology::create(std::move(line_draft)));
 
   CostModel m;
   for (const ProtocolTraits &t : all_protocol_traits()) {
@@ -98,7 +106,7 @@ Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, i
   }
   m.thread_block_gbps = g.thread_block_gbps;
   m.launch = us_to_ps(preset.launch_us);
-  SystemModel s{&preset, &g, nodes, gpus, std::move(topology), m, false};
+  SystemModel s{&preset, &g, nodes, gpus, std::move(topology), std::move(line_topology), m, false};
   s.nvls = g.nccl_nvls_efficiency > 0 && !s.topology.relations().empty() && gpus > 1;
   return s;
 }

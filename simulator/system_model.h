@@ -18,6 +18,8 @@ struct SystemModel {
   /// share, NICs at theirs); intra-node links carry no latency of their own, network links the
   /// generation's network hop.
   Topology topology;
+  /// The same links at their line rates: what NCCL's topology search sees.
+  Topology line_topology;
   /// Protocol efficiencies relative to Simple, per-hop latencies, the thread-block copy cap and
   /// the launch; no executor step overhead (set it for interpreted programs: `interpreted`).
   CostModel model;

@@ -138,8 +138,9 @@ TEST(CliTest, IrShowSummarizes) {
   EXPECT_NE(run.out.find("s rrs rrs rrcs rcs rcs r"), std::string::npos);
 }
 
-// The end-to-end tour: the frontier synthesized, lowered, verified and simulated against the
-// NCCL ring; every file written, and the latency-optimal Allgather ahead at 1 KiB.
+// The end-to-end tour: the frontier synthesized, lowered, verified and simulated against NCCL's
+// own choice on the DGX-1 system; every file written, and the latency-optimal Allgather ahead at
+// 1 KiB.
 TEST(CliTest, DemoRunsEndToEnd) {
   const auto dir =
       std::filesystem::temp_directory_path() / ("syncoll-demo-" + std::to_string(::getpid()));
@@ -147,6 +148,9 @@ TEST(CliTest, DemoRunsEndToEnd) {
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_NE(run.out.find("Pareto frontier: 2 points"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("(ahead)"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("NCCL's choice: AllGather: 1024 Bytes -> Algo RING proto LL"),
+            std::string::npos)
+      << run.out;
   EXPECT_NE(run.err.find("lowering and verifying allgather_c6_s3_r7"), std::string::npos);
   for (const char *file :
        {"allgather_c2_s2_r3.xml", "allgather_c6_s3_r7.xml", "nccl_ring_allgather.xml",

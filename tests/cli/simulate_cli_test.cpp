@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 namespace syncoll::testing {
 namespace {
@@ -85,6 +86,62 @@ TEST(SimulateCliTest, SharingOverridesEveryRelation) {
                     "--sharing fast")
                 .exit_code,
             2);
+}
+
+// NCCL's own choice on a calibrated system, reported per size as NCCL_DEBUG=INFO would.
+TEST(SimulateCliTest, NcclChoiceOnASystem) {
+  CliRun run =
+      run_cli("simulate --system dgx_h100 --baseline nccl -c allreduce --sizes 64KiB..256MiB");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("system dgx_h100"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("NCCL INFO AllReduce: 65536 Bytes -> Algo RING proto LL channels 24"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("NCCL INFO AllReduce: 268435456 Bytes -> Algo NVLS proto Simple"),
+            std::string::npos)
+      << run.out;
+  // Forced algorithms, and two nodes through the NICs.
+  CliRun tree = run_cli("simulate --system dgx_a100 --nodes 2 --baseline nccl-tree -c allreduce "
+                        "-s 64MiB");
+  ASSERT_EQ(tree.exit_code, 0) << tree.err;
+  EXPECT_NE(tree.out.find("Algo TREE"), std::string::npos) << tree.out;
+  CliRun a2a = run_cli("simulate --system dgx_a100 --baseline nccl -c alltoall -s 1MiB");
+  ASSERT_EQ(a2a.exit_code, 0) << a2a.err;
+  EXPECT_NE(a2a.out.find("Algo P2P"), std::string::npos) << a2a.out;
+}
+
+TEST(SimulateCliTest, SystemMistakesAreBadInput) {
+  CliRun unknown = run_cli("simulate --system dgx9 --baseline nccl -c allreduce");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("unknown system 'dgx9' (known: dgx1, dgx_a100"), std::string::npos)
+      << unknown.err;
+  // A100 has no NVLS; DGX-1's cube-mesh cannot be cut to 4 GPUs; topology and system are two
+  // answers to one question; NCCL's own choice needs a machine.
+  EXPECT_EQ(run_cli("simulate --system dgx_a100 --baseline nccl-nvls -c allreduce").exit_code, 2);
+  EXPECT_EQ(run_cli("simulate --system dgx1 --gpus 4 --baseline nccl -c allreduce").exit_code, 2);
+  EXPECT_EQ(run_cli("simulate --system dgx1 -t dgx1 --baseline nccl -c allreduce").exit_code, 2);
+  EXPECT_EQ(run_cli("simulate -t dgx1 --baseline nccl -c allreduce").exit_code, 2);
+  EXPECT_EQ(run_cli("simulate --system dgx1 --baseline nccl -c allreduce --channels 4").exit_code,
+            2);
+}
+
+// The co-design question behind the search: NCCL on a DGX-1 runs several rings, so more
+// channels move more (one channel is one ring).
+TEST(SimulateCliTest, ChannelsUseMoreRingsOnDgx1) {
+  auto busbw = [](int channels) {
+    CliRun run = run_cli("simulate --baseline nccl-ring -c allgather -t dgx1 --sizes 1GiB "
+                         "--channels " +
+                         std::to_string(channels) + " --csv -");
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    const auto line = run.out.find("\n1073741824,");
+    EXPECT_NE(line, std::string::npos) << run.out;
+    std::stringstream fields(run.out.substr(line + 1));
+    std::string field;
+    for (int i = 0; i < 4; ++i)
+      std::getline(fields, field, ',');
+    return std::stod(field);
+  };
+  EXPECT_GT(busbw(12), 2.5 * busbw(1));
 }
 
 } // namespace

@@ -68,7 +68,7 @@ TEST(NcclSearchTest, NvswitchNodesSplitFastChannels) {
 TEST(NcclSearchTest, MultiNodeRingsUseEveryNicAlike) {
   auto system = make_system_model(*find_system_preset("dgx_a100"), 2);
   ASSERT_TRUE(system);
-  auto g = nccl_search_rings(system->topology, *system->generation);
+  auto g = nccl_search_rings(system->line_topology, *system->generation);
   ASSERT_TRUE(g);
   expect_rings(system->topology, *g);
   EXPECT_EQ(g->channels() % 8, 0);
@@ -102,7 +102,7 @@ TEST(NcclRingProgramTest, RingsPerChannelVerify) {
   EXPECT_FALSE(bad);
 }
 
-TEST(NcclRingProgramTest, TreesPerChannelAndAlltoallVerify) {
+TEST(NcclRingProgramTest, TreesPatAndAlltoallVerify) {
   std::vector<std::vector<int>> trees;
   for (int c = 0; c < 4; ++c)
     trees.push_back(nccl_tree_parents(2, 4, c));
@@ -110,6 +110,12 @@ TEST(NcclRingProgramTest, TreesPerChannelAndAlltoallVerify) {
   ASSERT_TRUE(tree) << tree.error().to_string();
   auto v = verifier::certify(*tree, {});
   EXPECT_TRUE(v) << (v ? "" : v.error().to_text());
+  for (int n = 2; n <= 9; ++n) {
+    auto pat = nccl_pat_allgather_program(n, Protocol::Simple);
+    ASSERT_TRUE(pat) << pat.error().to_string();
+    auto checked = verifier::certify(*pat, {});
+    EXPECT_TRUE(checked) << n << " ranks\n" << (checked ? "" : checked.error().to_text());
+  }
   auto a2a = nccl_alltoall_program(6, Protocol::Simple, 2);
   ASSERT_TRUE(a2a) << a2a.error().to_string();
   auto w = verifier::certify(*a2a, {});
