@@ -131,12 +131,15 @@ void fit(const std::vector<Point> &points, const std::string &only) {
   for (const GenerationTraits &row : all_generations()) {
     if (!only.empty() && std::string(row.name).find(only) == std::string::npos)
       continue;
-    std::vector<const Point *> mine;
+    // Points up to 2 GiB keep a fit quick; a generation measured only above that uses them all.
+    std::vector<const Point *> mine, large;
     for (const Point &p : points) {
       const SystemPreset *preset = find_system_preset(p.system);
-      if (preset && preset->generation == row.generation && p.size <= (int64_t(2) << 30))
-        mine.push_back(&p);
+      if (preset && preset->generation == row.generation)
+        (p.size <= (int64_t(2) << 30) ? mine : large).push_back(&p);
     }
+    if (mine.empty())
+      mine = large;
     if (mine.empty())
       continue;
     GenerationTraits g = row;

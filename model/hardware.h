@@ -78,6 +78,10 @@ struct SystemPreset {
   /// Host-side cost of one collective call: the kernel launch and the benchmark loop around it
   /// (nccl-tests or a framework), microseconds.
   double launch_us;
+  /// GPUs of one node without an NVLink between them reach each other through host memory
+  /// across the CPU sockets' interconnect, at this rate per direction for the whole node (GB/s;
+  /// 0: every pair is linked). DGX-1: NCCL's Broadwell QPI figure, 6 GB/s.
+  double host_path_gbps;
   /// Where the description's numbers come from.
   std::string_view source;
 };

@@ -17,7 +17,7 @@ constexpr uint32_t kPlacementAttempts = 64;
 // Residual NCCL graph bandwidth of every link and relation while channels are placed.
 class Resources {
 public:
-  Resources(const Topology &t, const std::vector<double> &link_gbps) : t_(t), link_(link_gbps) {
+  Resources(const Topology &t, const std::vector<double> &link_gbps) : link_(link_gbps) {
     relations_of_.resize(t.links().size());
     for (size_t r = 0; r < t.relations().size(); ++r) {
       const BandwidthRelation &rel = t.relations()[r];
@@ -56,7 +56,6 @@ public:
   }
 
 private:
-  const Topology &t_;
   std::vector<double> link_;
   std::vector<double> relation_;
   std::vector<std::vector<int>> relations_of_;

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <fmt/format.h>
+#include <set>
 
 namespace syncoll::simulator {
 namespace {
@@ -24,6 +25,34 @@ Expected<Topology> node_topology(const SystemPreset &preset, int gpus) {
   // Behind an NVSwitch any subset is the same switch with fewer ports in use.
   const int links_per_gpu = full.relations().front().capacity;
   return nvswitch_node(std::string(preset.node_topology), gpus, links_per_gpu, g.nvlink_line_gbps);
+}
+
+// GPUs of a node without an NVLink between them: a link through host memory for each such pair,
+// and per direction between the two CPU sockets (the first and second half of the node's GPUs)
+// one relation that all of them share.
+void add_host_paths(TopologyDraft &draft, int nodes, int gpus, double gbps) {
+  if (gbps <= 0)
+    return;
+  std::set<std::pair<int, int>> linked;
+  for (const Link &l : draft.links)
+    linked.emplace(l.src.value(), l.dst.value());
+  for (int node = 0; node < nodes; ++node) {
+    TopologyDraft::Relation across[2] = {{fmt::format("node{}.socket0to1", node), {}, 1},
+                                         {fmt::format("node{}.socket1to0", node), {}, 1}};
+    for (int a = 0; a < gpus; ++a)
+      for (int b = 0; b < gpus; ++b) {
+        const int src = node * gpus + a, dst = node * gpus + b;
+        if (a == b || linked.count({src, dst}))
+          continue;
+        // PCIe latency on each side of the host (NCCL's PCIe hop, 1 us).
+        draft.links.push_back({RankId(src), RankId(dst), 1, Nanoseconds{1000}, BytesPerNs{gbps}});
+        if (a / (gpus / 2) != b / (gpus / 2))
+          across[a < b ? 0 : 1].links.emplace_back(RankId(src), RankId(dst));
+      }
+    for (auto &relation : across)
+      if (!relation.links.empty())
+        draft.relations.push_back(std::move(relation));
+  }
 }
 
 } // namespace
@@ -86,6 +115,8 @@ Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, i
       l.alpha = Nanoseconds{g.net_hop_us * 1000};
     }
   }
+  add_host_paths(draft, nodes, gpus, preset.host_path_gbps);
+  add_host_paths(line_draft, nodes, gpus, preset.host_path_gbps);
   draft.name = nodes > 1 ? fmt::format("{}x{}_{}", nodes, gpus, preset.name)
                          : fmt::format("{}_{}gpu", preset.name, gpus);
   if (draft.hierarchy.empty())
