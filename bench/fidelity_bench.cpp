@@ -78,7 +78,8 @@ struct Outcome {
 // Constants a calibration tries instead of the tables' rows.
 struct Trial {
   const GenerationTraits *generation = nullptr;
-  std::map<std::string, double> launch_us; ///< by system
+  std::map<std::string, double> launch_us;    ///< by system
+  std::map<std::string, double> nic_extra_us; ///< by system, for those with several nodes
 };
 
 Outcome simulate_point(const Point &p, const Trial &trial = {}) {
@@ -89,6 +90,8 @@ Outcome simulate_point(const Point &p, const Trial &trial = {}) {
   SystemPreset preset = *found;
   if (auto it = trial.launch_us.find(p.system); it != trial.launch_us.end())
     preset.launch_us = it->second;
+  if (auto it = trial.nic_extra_us.find(p.system); it != trial.nic_extra_us.end())
+    preset.nic_extra_latency_us = it->second;
   auto system = simulator::make_system_model(
       preset, p.nodes, p.gpus,
       trial.generation ? *trial.generation : generation_traits(preset.generation));
@@ -156,15 +159,24 @@ void fit(const std::vector<Point> &points, const std::string &only) {
         {"NVLS share", &g.nvls_payload_share},
         {"NVLS latency", &g.nvls_latency_us},
         {"NVLS step", &g.nvls_step_kib}};
-    Trial trial{&g, {}};
-    for (const Point *p : mine)
-      trial.launch_us.emplace(p->system, find_system_preset(p->system)->launch_us);
+    Trial trial{&g, {}, {}};
+    for (const Point *p : mine) {
+      const SystemPreset *preset = find_system_preset(p->system);
+      trial.launch_us.emplace(p->system, preset->launch_us);
+      // The extra NIC latency starts at 1 us so that a factor can move it.
+      if (p->nodes > 1)
+        trial.nic_extra_us.emplace(p->system, std::max(1.0, preset->nic_extra_latency_us));
+    }
     std::vector<std::string> names;
     for (auto &[system, launch] : trial.launch_us)
       names.push_back("launch " + system);
+    for (auto &[system, extra] : trial.nic_extra_us)
+      names.push_back("NIC extra " + system);
     size_t k = 0;
     for (auto &[system, launch] : trial.launch_us)
       knobs.emplace_back(names[k++].c_str(), &launch);
+    for (auto &[system, extra] : trial.nic_extra_us)
+      knobs.emplace_back(names[k++].c_str(), &extra);
     double best = objective(mine, trial);
     std::printf("%s: %zu points, start %.4f\n", std::string(g.name).c_str(), mine.size(), best);
     for (int round = 0; round < 2; ++round)

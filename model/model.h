@@ -13,6 +13,8 @@
 //   algorithm.h            k-synchronous algorithms and their independent checker
 //   program.h              the thread-block IR (one-to-one with MSCCL-IR) and the step-type table
 //   runtime_constants.h    one row per protocol: FIFO depth, payload share, NCCL's constants
+//   hardware.h             one row per GPU generation (NCCL's constants, calibrated physics) and
+//                          per system (DGX presets and machines as measured)
 //   mscclir.h              MSCCL-IR XML and its JSON form; read_program_file reads either
 //   json_document.h        JSON with text positions, for located errors
 //
@@ -25,6 +27,7 @@
 #include "model/collective.h"
 #include "model/collective_traits.h"
 #include "model/diagnostics.h"
+#include "model/hardware.h"
 #include "model/ids.h"
 #include "model/invariant.h"
 #include "model/json_document.h"

@@ -11,6 +11,7 @@
 #include "model/program.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <iterator>
 #include <span>
@@ -45,18 +46,22 @@ struct ProtocolTraits {
   double nccl_ring_nvlink_hop_us;
   double nccl_ring_pci_hop_us;
   double nccl_ring_net_hop_us;
+  /// The same for the tree algorithm: base latency, NVLink hop, network hop.
+  double nccl_tree_base_latency_us;
+  double nccl_tree_nvlink_hop_us;
+  double nccl_tree_net_hop_us;
 };
 
 // The table, in Protocol order. Columns: protocol, name, FIFO messages, payload fraction, NCCL
 // tuning factor, FIFO buffer, executor tile, simulator piece; NCCL ring latencies: base, NVLink
-// hop, PCIe hop, network hop.
+// hop, PCIe hop, network hop; NCCL tree latencies: base, NVLink hop, network hop.
 inline constexpr ProtocolTraits kProtocolTable[] = {
     {Protocol::Simple, "Simple", 2, 1.0, 1.0, int64_t(4) << 20, int64_t(2) << 20, int64_t(1) << 20,
-     8.4, 3.4, 5.7, 14.0},
+     8.4, 3.4, 5.7, 14.0, 8.4, 4.0, 14.0},
     {Protocol::LL, "LL", 8, 0.5, 0.5, int64_t(512) << 10, int64_t(32) << 10, int64_t(32) << 10, 6.6,
-     0.6, 1.0, 2.7},
+     0.6, 1.0, 2.7, 6.8, 0.6, 5.0},
     {Protocol::LL128, "LL128", 8, 120.0 / 128.0, 0.92, 4'915'200, 576'000, int64_t(576) << 10, 14.0,
-     1.9, 2.5, 4.0},
+     1.9, 2.5, 4.0, 14.0, 1.25, 8.5},
 };
 static_assert(std::size(kProtocolTable) == size_t(Protocol::LL128) + 1, "one row per protocol");
 static_assert(kProtocolTable[size_t(Protocol::Simple)].protocol == Protocol::Simple &&
@@ -88,6 +93,26 @@ static_assert(kProtocolTable[size_t(Protocol::Simple)].protocol == Protocol::Sim
     return 1;
   return protocol_traits(protocol).executor_tile_bytes / (m + 1) + 1;
 }
+
+/// NCCL 2.30's tuning constants of its other algorithms (microseconds): NVLS's NVLink latency
+/// (Simple only), PAT's base latency, network hop and per-rank cost, and llMaxBw across nodes
+/// (Intel CPUs: 2 nodes, 3 or more; GB/s).
+inline constexpr double kNcclNvlsLatencyUs = 25;
+inline constexpr double kNcclPatBaseUs = 8.0;
+inline constexpr double kNcclPatNetHopUs = 14.0;
+inline constexpr double kNcclPatPerRankUs = 2.8;
+inline constexpr double kNcclLlMaxMultiNodeGbps[2] = {39.0, 20.4};
+
+/// NCCL's tree AllReduce bandwidth correction by log2(bytes / 64), 64 B to 256 MiB (Simple, LL,
+/// LL128).
+inline constexpr std::array<std::array<double, 24>, 3> kNcclTreeCorrection{{
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
+     .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9},
+    {1., 1., 1., 1., .9, .8, .7, .7, .7, .7, .6, .5,
+     .4, .4, .5, .6, .7, .8, .9, 1., 1., 1., 1., 1.},
+    {1., 1., 1., 1., 1., .9, .8, .8, .8, .7, .6, .6,
+     .6, .6, .6, .6, .8, .9, .9, .9, .9, 1., 1., 1.},
+}};
 
 /// NCCL's per-channel NVLink bandwidth on Volta and Ampere (GB/s), the speed one thread block
 /// (one channel) copies at in NCCL's topology search.

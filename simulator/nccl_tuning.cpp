@@ -11,25 +11,6 @@
 namespace syncoll::simulator {
 namespace {
 
-// tuning.cc constants beyond the protocol table's ring column: tree base and per-hop NVLink and
-// network latencies (LL, LL128, Simple in Protocol order: Simple, LL, LL128), NVLS and PAT.
-constexpr std::array<double, 3> kTreeBaseUs{8.4, 6.8, 14.0};
-constexpr std::array<double, 3> kTreeNvlinkHopUs{4.0, 0.6, 1.25};
-constexpr std::array<double, 3> kTreeNetHopUs{14.0, 5.0, 8.5};
-constexpr double kNvlsNvlinkUs = 25;
-constexpr double kPatBaseUs = 8.0;
-constexpr double kPatNetHopUs = 14.0;
-constexpr double kLlMaxMultiNodeGbps[2] = {39.0, 20.4}; // Intel CPUs: 2 nodes, 3 or more
-// Tree AllReduce bandwidth correction by log2(bytes / 64), 64 B to 256 MiB (Simple, LL, LL128).
-constexpr std::array<std::array<double, 24>, 3> kTreeCorrection{{
-    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
-     .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9},
-    {1., 1., 1., 1., .9, .8, .7, .7, .7, .7, .6, .5,
-     .4, .4, .5, .6, .7, .8, .9, 1., 1., 1., 1., 1.},
-    {1., 1., 1., 1., 1., .9, .8, .8, .8, .7, .6, .6,
-     .6, .6, .6, .6, .8, .9, .9, .9, .9, 1., 1., 1.},
-}};
-
 constexpr std::array<Protocol, 3> kProtocols{Protocol::LL, Protocol::LL128, Protocol::Simple};
 
 std::string_view collective_title(CollectiveKind kind) {
@@ -68,7 +49,6 @@ std::optional<NcclEstimate> ring(CollectiveKind kind, double bytes, Protocol p,
     return std::nullopt;
   const GenerationTraits &g = *in.generation;
   const ProtocolTraits &proto = protocol_traits(p);
-  const size_t pi = static_cast<size_t>(p);
   const int steps = ar ? 2 * (n - 1) : ag_rs ? n - 1 : n;
   const int inter_steps = in.nodes == 1 ? 0 : ar ? 2 * (in.nodes - 1) : in.nodes - 1;
   const double net_overhead = in.nodes == 1 ? 0 : (p == Protocol::Simple ? 3.0 : 1.0);
@@ -82,14 +62,13 @@ std::optional<NcclEstimate> ring(CollectiveKind kind, double bytes, Protocol p,
   const int channels = in.ring->channels();
   double bus = channels * (in.nodes == 1 ? in.ring->intra_gbps : in.ring->inter_gbps);
   if (p == Protocol::LL)
-    bus =
-        std::min(in.nodes == 1 ? g.nccl_ll_max_gbps : kLlMaxMultiNodeGbps[in.nodes > 2], bus * 0.5);
+    bus = std::min(in.nodes == 1 ? g.nccl_ll_max_gbps : kNcclLlMaxMultiNodeGbps[in.nodes > 2],
+                   bus * 0.5);
   if (p == Protocol::LL128)
     bus = std::min(bus * proto.nccl_tuning_bandwidth_factor,
                    channels * g.nccl_ring_ll128_channel_gbps);
   if (ar && p == Protocol::Simple && in.nodes > 1 && bytes / (channels * n) >= 64)
     lat *= g.generation >= GpuGeneration::Ampere ? 1.4 : 1.9;
-  (void)pi;
   const double alg = rooted ? bus : bus * n / steps;
   return NcclEstimate{NcclAlgorithm::Ring,       p, in.ring->runtime_channels(), lat, bus,
                       lat + bytes / (1000 * alg)};
@@ -101,21 +80,22 @@ std::optional<NcclEstimate> tree(CollectiveKind kind, double bytes, Protocol p,
     return std::nullopt;
   const GenerationTraits &g = *in.generation;
   const size_t pi = static_cast<size_t>(p);
+  const ProtocolTraits &proto = protocol_traits(p);
   const int ppn = in.ranks / in.nodes;
-  const double intra = kTreeNvlinkHopUs[pi], inter = kTreeNetHopUs[pi];
-  const double lat =
-      kTreeBaseUs[pi] + 2 * ((ppn - 1) * intra + std::log2(double(in.nodes)) * inter);
+  const double intra = proto.nccl_tree_nvlink_hop_us, inter = proto.nccl_tree_net_hop_us;
+  const double lat = proto.nccl_tree_base_latency_us +
+                     2 * ((ppn - 1) * intra + std::log2(double(in.nodes)) * inter);
   const int channels = in.ring->channels();
   double bus = channels * (in.nodes <= 2 ? in.ring->intra_gbps : in.ring->inter_gbps);
   bus = std::min(bus * 0.92, channels * g.nccl_tree_channel_gbps);
   if (p == Protocol::LL)
-    bus =
-        std::min(bus / 3.8, in.nodes == 1 ? g.nccl_ll_max_gbps : kLlMaxMultiNodeGbps[in.nodes > 2]);
+    bus = std::min(bus / 3.8,
+                   in.nodes == 1 ? g.nccl_ll_max_gbps : kNcclLlMaxMultiNodeGbps[in.nodes > 2]);
   if (p == Protocol::LL128)
     bus = std::min(bus * (in.nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
                    channels * g.nccl_ring_ll128_channel_gbps);
   const int bucket = std::clamp(int(std::floor(std::log2(std::max(1.0, bytes / 64)))), 0, 23);
-  const double alg = bus * 0.5 * kTreeCorrection[pi][size_t(bucket)];
+  const double alg = bus * 0.5 * kNcclTreeCorrection[pi][size_t(bucket)];
   return NcclEstimate{NcclAlgorithm::Tree,       p, in.ring->runtime_channels(), lat, bus,
                       lat + bytes / (1000 * alg)};
 }
@@ -134,7 +114,7 @@ std::optional<NcclEstimate> nvls(CollectiveKind kind, double bytes, Protocol p,
   const double bus = channels * per_channel;
   const double alg = ar ? bus * n / (2.0 * (n - 1)) : bus;
   return NcclEstimate{NcclAlgorithm::Nvls, p,   in.ring->runtime_channels(),
-                      kNvlsNvlinkUs,       bus, kNvlsNvlinkUs + bytes / (1000 * alg)};
+                      kNcclNvlsLatencyUs,  bus, kNcclNvlsLatencyUs + bytes / (1000 * alg)};
 }
 
 std::optional<NcclEstimate> pat(CollectiveKind kind, double bytes, Protocol p,
@@ -143,7 +123,8 @@ std::optional<NcclEstimate> pat(CollectiveKind kind, double bytes, Protocol p,
   if ((kind != CollectiveKind::Allgather && kind != CollectiveKind::ReduceScatter) ||
       in.ranks != in.nodes || in.nodes < 2 || p != Protocol::Simple)
     return std::nullopt;
-  const double lat = kPatBaseUs + std::log2(double(in.nodes)) * kPatNetHopUs / 3.5 + in.ranks * 2.8;
+  const double lat = kNcclPatBaseUs + std::log2(double(in.nodes)) * kNcclPatNetHopUs / 3.5 +
+                     in.ranks * kNcclPatPerRankUs;
   const double bus = in.ring->channels() * in.ring->inter_gbps * 0.75;
   return NcclEstimate{NcclAlgorithm::Pat,        p, in.ring->runtime_channels(), lat, bus,
                       lat + bytes / (1000 * bus)};

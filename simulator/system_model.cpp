@@ -112,7 +112,7 @@ Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, i
       l.bandwidth = BytesPerNs{l.bandwidth.value * simple_share};
       l.alpha = Nanoseconds{0};
     } else {
-      l.alpha = Nanoseconds{g.net_hop_us * 1000};
+      l.alpha = Nanoseconds{(g.net_hop_us + preset.nic_extra_latency_us) * 1000};
     }
   }
   add_host_paths(draft, nodes, gpus, preset.host_path_gbps);
