@@ -413,6 +413,70 @@ Expected<Program> nccl_pat_allgather_program(int n, Protocol protocol) {
   return Program::create(std::move(d));
 }
 
+Expected<Program> nccl_pat_reducescatter_program(int n, Protocol protocol) {
+  if (n < 2)
+    return fail({}, "a reducescatter needs at least 2 ranks");
+  ProgramDraft d;
+  d.name = "nccl_pat_reducescatter";
+  d.collective = std::string(collective_traits(CollectiveKind::ReduceScatter).executor_name);
+  d.protocol = protocol;
+  d.num_ranks = n;
+  d.num_channels = 1;
+  d.chunks_per_loop = n;
+  d.in_place = false;
+  d.out_of_place = true;
+  auto mod = [n](int a) { return ((a % n) + n) % n; };
+  auto ranges = [&](int first, int count) {
+    std::vector<std::pair<int, int>> out;
+    first = mod(first);
+    const int head = std::min(count, n - first);
+    out.emplace_back(first, head);
+    if (count > head)
+      out.emplace_back(0, count - head);
+    return out;
+  };
+  auto scratch = [](int k) { return BufferRef{BufferKind::Scratch, k}; };
+  std::vector<int> distances;
+  for (int dist = 1; dist < n; dist *= 2)
+    distances.push_back(dist);
+  for (int r = 0; r < n; ++r) {
+    RankProgram rp{RankId(r), n, 1, n, {}};
+    // The Allgather's schedule transposed: steps from the farthest distance down, each rank
+    // sending the partial sums of the parts the rank `dist` ahead gathers and reducing the parts
+    // it gathers itself from the rank `dist` behind. Partials live in scratch (the input copied
+    // there first); the last step leaves the rank's own part complete.
+    std::optional<Dependency> ready;
+    for (size_t i = distances.size(); i-- > 0;) {
+      const int dist = distances[i];
+      const int count = std::min(dist, n - dist);
+      const int tb = 2 * int(distances.size() - 1 - i);
+      const bool first_step = i + 1 == distances.size();
+      ThreadBlockBuilder send(TbId(tb), RankId(mod(r + dist)), std::nullopt, ChannelId(0));
+      bool first = true;
+      for (auto [start, len] : ranges(r + dist, count)) {
+        // Before any reduction, a part's partial is the rank's own input.
+        const BufferRef from = first_step ? in(start) : scratch(start);
+        send.step(OpType::Send, from, scratch(start), len, first ? ready : std::nullopt, false);
+        first = false;
+      }
+      rp.thread_blocks.push_back(send.take());
+      ThreadBlockBuilder recv(TbId(tb + 1), std::nullopt, RankId(mod(r - dist)), ChannelId(0));
+      if (first_step)
+        recv.step(OpType::Copy, in(0), scratch(0), n);
+      int last = -1;
+      for (auto [start, len] : ranges(r, count))
+        last = recv.step(OpType::RecvReduceCopy, scratch(start), scratch(start), len,
+                         last < 0 && !first_step ? ready : std::nullopt, true);
+      if (i == 0)
+        last = recv.step(OpType::Copy, scratch(r), out(0), 1, std::nullopt, true);
+      ready = Dependency{TbId(tb + 1), StepIndex(last)};
+      rp.thread_blocks.push_back(recv.take());
+    }
+    d.ranks.push_back(std::move(rp));
+  }
+  return Program::create(std::move(d));
+}
+
 double nccl_ring_time_us(CollectiveKind kind, double bytes, const NcclRingParameters &p) {
   const ProtocolTraits &proto = protocol_traits(p.protocol);
   const int n = p.ranks;

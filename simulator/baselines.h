@@ -1,7 +1,9 @@
 // NCCL's algorithms as thread-block programs, so that syncoll compares like with like: ring
-// Allreduce, Allgather, ReduceScatter and Broadcast over any topology with a ring (NCCL;
-// the step shapes are those msccl-tools emits for rings), and NCCL's analytic cost
-// formula (docs/cost-model.md, "NCCL baselines") as a separate function.
+// Allreduce, Allgather, ReduceScatter and Broadcast with a ring per channel (the step shapes are
+// those msccl-tools emits for rings), tree Allreduce with a tree per channel, PAT Allgather and
+// ReduceScatter, and the grouped point-to-point of Alltoall; and NCCL's analytic ring formula
+// (docs/cost-model.md, "NCCL baselines") as a separate function. Every program is verified in
+// the tests.
 #pragma once
 
 #include "model/collective.h"
@@ -60,6 +62,10 @@ std::vector<int> nccl_tree_parents(int nodes, int gpus_per_node, int first_gpu =
 /// 2^k parts it holds to the rank 2^k behind it and receives the next 2^k from the rank 2^k
 /// ahead (Bruck's schedule, which PAT's aggregated trees follow for Allgather).
 [[nodiscard]] Expected<Program> nccl_pat_allgather_program(int ranks, Protocol protocol);
+
+/// NCCL's PAT ReduceScatter for one GPU per node: the PAT Allgather's steps transposed, from
+/// the farthest distance down, partial sums in scratch and reduced on receipt.
+[[nodiscard]] Expected<Program> nccl_pat_reducescatter_program(int ranks, Protocol protocol);
 
 /// NCCL 2.30's predicted time in microseconds for a ring collective on one node (docs/cost-model.md
 /// cost-models 3.1): base latency + steps x per-hop latency + bytes / algorithm bandwidth, with

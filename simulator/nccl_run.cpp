@@ -50,7 +50,9 @@ Expected<Program> nccl_program(CollectiveKind kind, const NcclEstimate &choice,
   const NcclRingGraph &graph = m.ring;
   const int channels = std::min(32, choice.channels);
   if (choice.algorithm == NcclAlgorithm::Pat)
-    return nccl_pat_allgather_program(s.topology.num_ranks(), choice.protocol);
+    return kind == CollectiveKind::Allgather
+               ? nccl_pat_allgather_program(s.topology.num_ranks(), choice.protocol)
+               : nccl_pat_reducescatter_program(s.topology.num_ranks(), choice.protocol);
   if (choice.algorithm == NcclAlgorithm::P2p)
     // NCCL spreads its point-to-point channels over the peers (at least one each).
     return nccl_alltoall_program(s.topology.num_ranks(), choice.protocol,
@@ -101,9 +103,6 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const System
                                 o.protocol ? protocol_traits(*o.protocol).name : "",
                                 collective_kind_name(kind), s.topology.name()));
   NcclRun run{*choice, nccl_info_line(kind, double(bytes), *choice), {}, false};
-  if (choice->algorithm == NcclAlgorithm::Pat && kind != CollectiveKind::Allgather)
-    return fail({}, nccl_info_line(kind, double(bytes), *choice) +
-                        ": PAT ReduceScatter has no simulation yet");
   if (choice->algorithm == NcclAlgorithm::Nvls) {
     SYNCOLL_TRY(r, nvls_closed_form(kind, bytes, s, choice->channels));
     run.result = std::move(r);

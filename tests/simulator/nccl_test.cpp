@@ -111,10 +111,13 @@ TEST(NcclRingProgramTest, TreesPatAndAlltoallVerify) {
   auto v = verifier::certify(*tree, {});
   EXPECT_TRUE(v) << (v ? "" : v.error().to_text());
   for (int n = 2; n <= 9; ++n) {
-    auto pat = nccl_pat_allgather_program(n, Protocol::Simple);
-    ASSERT_TRUE(pat) << pat.error().to_string();
-    auto checked = verifier::certify(*pat, {});
-    EXPECT_TRUE(checked) << n << " ranks\n" << (checked ? "" : checked.error().to_text());
+    for (auto build : {nccl_pat_allgather_program, nccl_pat_reducescatter_program}) {
+      auto pat = build(n, Protocol::Simple);
+      ASSERT_TRUE(pat) << pat.error().to_string();
+      auto checked = verifier::certify(*pat, {});
+      EXPECT_TRUE(checked) << pat->name() << " on " << n << " ranks\n"
+                           << (checked ? "" : checked.error().to_text());
+    }
   }
   auto a2a = nccl_alltoall_program(6, Protocol::Simple, 2);
   ASSERT_TRUE(a2a) << a2a.error().to_string();
