@@ -1,12 +1,14 @@
 // Fidelity: every published measurement of bench/data/nccl_measurements.csv against syncoll's
 // simulation of the same system, collective, algorithm and size. NCCL runs as it would there
-// (search, tuning choice, program; simulator/nccl_run.h). Prints one row per point, then per
+// (search, tuning choice, program; simulator/nccl_run.h). Prints one row per point (times, error,
+// bus bandwidths, NCCL's choice), then per
 // set and collective the geometric-mean error, exp(mean |ln(simulated / measured)|) - 1, and
 // the worst point of 1 MiB and up. Points syncoll cannot simulate yet are listed as such.
 //
 //   ./build/ci/bench/fidelity_bench [--summary | --quick]
 //   ./build/ci/bench/fidelity_bench --fit [Ampere]   # the calibration (model/hardware.cpp's rows)
 #include "model/collective.h"
+#include "model/collective_traits.h"
 #include "model/hardware.h"
 #include "simulator/nccl_run.h"
 #include "simulator/system_model.h"
@@ -235,9 +237,9 @@ int main(int argc, char **argv) {
   std::map<std::string, Summary> by_group; // "set collective"
   std::map<std::string, Summary> by_set;
   if (!summary_only)
-    std::printf("%-14s %-16s %5s %-13s %-7s %9s %12s %12s %8s  %s\n", "set", "system", "gpus",
-                "collective", "algo", "size", "measured us", "simulated us", "error",
-                "NCCL choice");
+    std::printf("%-14s %-16s %5s %-13s %-7s %9s %12s %12s %8s %9s %9s  %s\n", "set", "system",
+                "gpus", "collective", "algo", "size", "measured us", "simulated us", "error",
+                "busbw", "sim busbw", "NCCL choice");
   for (const Point &p : points) {
     if (quick && p.size > (int64_t(16) << 20))
       continue;
@@ -261,15 +263,23 @@ int main(int argc, char **argv) {
     if (summary_only)
       continue;
     const std::string gpus = std::to_string(p.nodes) + "x" + std::to_string(p.gpus);
+    // nccl-tests' bus bandwidth of a time, GB/s.
+    const auto kind = parse_collective_kind(p.collective);
+    auto busbw = [&](double us) {
+      return double(p.size) / (us * 1000) *
+             (kind ? bus_bandwidth_factor(*kind, p.nodes * p.gpus) : 1.0);
+    };
     if (simulated)
-      std::printf("%-14s %-16s %5s %-13s %-7s %9s %12.1f %12.1f %+7.1f%%  %s\n", p.set.c_str(),
-                  p.system.c_str(), gpus.c_str(), p.collective.c_str(), p.algorithm.c_str(),
-                  size_text(p.size).c_str(), p.time_us, *simulated,
-                  100 * (*simulated / p.time_us - 1), note.c_str());
+      std::printf("%-14s %-16s %5s %-13s %-7s %9s %12.1f %12.1f %+7.1f%% %9.2f %9.2f  %s\n",
+                  p.set.c_str(), p.system.c_str(), gpus.c_str(), p.collective.c_str(),
+                  p.algorithm.c_str(), size_text(p.size).c_str(), p.time_us, *simulated,
+                  100 * (*simulated / p.time_us - 1), busbw(p.time_us), busbw(*simulated),
+                  note.c_str());
     else
-      std::printf("%-14s %-16s %5s %-13s %-7s %9s %12.1f %12s %8s  %s\n", p.set.c_str(),
+      std::printf("%-14s %-16s %5s %-13s %-7s %9s %12.1f %12s %8s %9.2f %9s  %s\n", p.set.c_str(),
                   p.system.c_str(), gpus.c_str(), p.collective.c_str(), p.algorithm.c_str(),
-                  size_text(p.size).c_str(), p.time_us, "-", "-", note.c_str());
+                  size_text(p.size).c_str(), p.time_us, "-", "-", busbw(p.time_us), "-",
+                  note.c_str());
   }
   auto print = [](const char *title, const std::map<std::string, Summary> &groups) {
     std::printf("\n%-28s %7s %10s %16s %9s\n", title, "points", "geomean", "worst >= 1 MiB",
