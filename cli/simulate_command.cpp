@@ -135,7 +135,7 @@ Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topolo
   std::vector<std::vector<RankId>> rings;
   for (int c = 0; c < channels; ++c)
     rings.push_back(graph->rings[size_t(c % graph->channels())]);
-  if (*kind == CollectiveKind::Broadcast)
+  if (*kind == CollectiveKind::Broadcast || *kind == CollectiveKind::Reduce)
     for (auto &ring : rings)
       std::rotate(ring.begin(), std::find(ring.begin(), ring.end(), RankId(a.root.value_or(0))),
                   ring.end());

@@ -73,8 +73,10 @@ Expected<Program> nccl_ring_program(CollectiveKind kind,
   if (n < 2)
     return fail({}, "a ring needs at least 2 ranks");
   if (kind != CollectiveKind::Allreduce && kind != CollectiveKind::Allgather &&
-      kind != CollectiveKind::ReduceScatter && kind != CollectiveKind::Broadcast)
+      kind != CollectiveKind::ReduceScatter && kind != CollectiveKind::Broadcast &&
+      kind != CollectiveKind::Reduce)
     return fail({}, fmt::format("NCCL has no ring {}", collective_kind_name(kind)));
+  const bool rooted = kind == CollectiveKind::Broadcast || kind == CollectiveKind::Reduce;
   // position[ch][rank]: where the rank sits on channel ch's ring.
   std::vector<std::vector<int>> position(size_t(channels), std::vector<int>(size_t(n), -1));
   for (int ch = 0; ch < channels; ++ch) {
@@ -87,8 +89,8 @@ Expected<Program> nccl_ring_program(CollectiveKind kind,
         return fail({}, fmt::format("channel {}'s ring is not a permutation of the ranks", ch));
       position[size_t(ch)][ring[size_t(i)].index()] = i;
     }
-    if (kind == CollectiveKind::Broadcast && ring.front() != channel_rings.front().front())
-      return fail({}, "a broadcast's rings must all start at its root");
+    if (rooted && ring.front() != channel_rings.front().front())
+      return fail({}, "a rooted collective's rings must all start at its root");
   }
   ProgramDraft d;
   d.protocol = protocol;
@@ -100,7 +102,7 @@ Expected<Program> nccl_ring_program(CollectiveKind kind,
   d.collective = std::string(collective_traits(kind).executor_name);
   d.name = "nccl_ring_" + d.collective;
   // A broadcast moves one chunk per channel; the others one per rank and channel.
-  d.chunks_per_loop = kind == CollectiveKind::Broadcast ? channels : n * channels;
+  d.chunks_per_loop = rooted ? channels : n * channels;
   for (int r = 0; r < n; ++r) {
     RankProgram rp;
     rp.rank = RankId(r);
@@ -108,12 +110,15 @@ Expected<Program> nccl_ring_program(CollectiveKind kind,
       const int p = position[size_t(ch)][size_t(r)];
       // Ring positions rather than rank ids drive every schedule below.
       auto rank_at = [&](int pos) { return channel_rings[size_t(ch)][size_t(mod(pos))]; };
-      // A broadcast's last rank sends nowhere and its root receives from nobody.
-      const bool last = kind == CollectiveKind::Broadcast && p == n - 1;
-      const bool first = kind == CollectiveKind::Broadcast && p == 0;
-      ThreadBlockBuilder b(TbId(ch), last ? std::nullopt : std::optional(rank_at(p + 1)),
-                           first ? std::nullopt : std::optional(rank_at(p - 1)), ChannelId(ch));
-      // NCCL runs rings for these four collectives only (checked above): a new collective kind
+      // A broadcast's last rank sends nowhere and its root receives from nobody; a reduce runs
+      // from the rank after the root around to the root, which sends nowhere.
+      const bool no_send = (kind == CollectiveKind::Broadcast && p == n - 1) ||
+                           (kind == CollectiveKind::Reduce && p == 0);
+      const bool no_recv = (kind == CollectiveKind::Broadcast && p == 0) ||
+                           (kind == CollectiveKind::Reduce && p == 1);
+      ThreadBlockBuilder b(TbId(ch), no_send ? std::nullopt : std::optional(rank_at(p + 1)),
+                           no_recv ? std::nullopt : std::optional(rank_at(p - 1)), ChannelId(ch));
+      // NCCL runs rings for these five collectives only (checked above): a new collective kind
       // has nothing to add here.
       if (kind == CollectiveKind::Allreduce) {
         rp.input_chunks = rp.output_chunks = n * channels;
@@ -144,6 +149,14 @@ Expected<Program> nccl_ring_program(CollectiveKind kind,
         for (int k = 1; k <= n - 2; ++k)
           b.step(OpType::RecvReduceSend, slot(p - k - 1), slot(p - k - 1));
         b.step(OpType::RecvReduceCopy, slot(p), out(ch));
+      } else if (kind == CollectiveKind::Reduce) {
+        rp.input_chunks = rp.output_chunks = channels;
+        if (p == 1)
+          b.step(OpType::Send, in(ch), in(ch));
+        else if (p > 1)
+          b.step(OpType::RecvReduceSend, in(ch), in(ch));
+        else
+          b.step(OpType::RecvReduceCopy, in(ch), out(ch));
       } else {
         SYNCOLL_INVARIANT(kind == CollectiveKind::Broadcast, "a ring the check above let through");
         rp.input_chunks = rp.output_chunks = channels;

@@ -1,9 +1,9 @@
 // NCCL's algorithms as thread-block programs, so that syncoll compares like with like: ring
-// Allreduce, Allgather, ReduceScatter and Broadcast with a ring per channel (the step shapes are
-// those msccl-tools emits for rings), tree Allreduce with a tree per channel, PAT Allgather and
-// ReduceScatter, and the grouped point-to-point of Alltoall; and NCCL's analytic ring formula
-// (docs/cost-model.md, "NCCL baselines") as a separate function. Every program is verified in
-// the tests.
+// Allreduce, Allgather, ReduceScatter, Broadcast and Reduce with a ring per channel (the step
+// shapes are those msccl-tools emits for rings), tree Allreduce with a tree per channel, PAT
+// Allgather and ReduceScatter, and the grouped point-to-point of Alltoall; and NCCL's analytic ring
+// formula (docs/cost-model.md, "NCCL baselines") as a separate function. Every program is verified
+// in the tests.
 #pragma once
 
 #include "model/collective.h"
@@ -20,10 +20,10 @@ namespace syncoll::simulator {
 /// 0, 1, ..., n-1 when it is one. Searches with a step limit; none when it finds no ring.
 std::optional<std::vector<RankId>> find_ring(const Topology &topology);
 
-/// NCCL's ring algorithm for `kind` (allreduce, allgather, reducescatter or broadcast from
-/// the first rank of every ring) with one channel per entry of `channel_rings`, channel c along
-/// its own ring and handling every c-th chunk; one thread block per rank and channel. Allreduce
-/// is in place, the others out of place, as nccl-tests calls them.
+/// NCCL's ring algorithm for `kind` (allreduce, allgather, reducescatter, or broadcast and reduce
+/// rooted at the first rank of every ring) with one channel per entry of `channel_rings`, channel c
+/// along its own ring and handling every c-th chunk; one thread block per rank and channel.
+/// Allreduce is in place, the others out of place, as nccl-tests calls them.
 [[nodiscard]] Expected<Program>
 nccl_ring_program(CollectiveKind kind, const std::vector<std::vector<RankId>> &channel_rings,
                   Protocol protocol);

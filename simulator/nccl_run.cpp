@@ -70,7 +70,7 @@ Expected<Program> nccl_program(CollectiveKind kind, const NcclEstimate &choice,
   std::vector<std::vector<RankId>> rings;
   for (int c = 0; c < channels; ++c)
     rings.push_back(graph.rings[size_t(c % graph.channels())]);
-  if (kind == CollectiveKind::Broadcast)
+  if (kind == CollectiveKind::Broadcast || kind == CollectiveKind::Reduce)
     for (auto &ring : rings)
       std::rotate(ring.begin(), std::find(ring.begin(), ring.end(), RankId(0)), ring.end());
   return nccl_ring_program(kind, rings, choice.protocol);

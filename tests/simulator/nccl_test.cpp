@@ -90,8 +90,13 @@ TEST(NcclRingProgramTest, RingsPerChannelVerify) {
   auto g = nccl_search_rings(t, generation_traits(GpuGeneration::Volta));
   ASSERT_TRUE(g);
   for (CollectiveKind kind :
-       {CollectiveKind::Allreduce, CollectiveKind::Allgather, CollectiveKind::ReduceScatter}) {
-    auto p = nccl_ring_program(kind, g->rings, Protocol::Simple);
+       {CollectiveKind::Allreduce, CollectiveKind::Allgather, CollectiveKind::ReduceScatter,
+        CollectiveKind::Broadcast, CollectiveKind::Reduce}) {
+    // Rooted collectives start every channel's ring at the root, rank 0.
+    auto rings = g->rings;
+    for (auto &ring : rings)
+      std::rotate(ring.begin(), std::find(ring.begin(), ring.end(), RankId(0)), ring.end());
+    auto p = nccl_ring_program(kind, rings, Protocol::Simple);
     ASSERT_TRUE(p) << p.error().to_string();
     auto v = verifier::certify(*p, {});
     EXPECT_TRUE(v) << collective_kind_name(kind) << "\n" << (v ? "" : v.error().to_text());
