@@ -1,6 +1,7 @@
 // `syncoll topo list` and `syncoll topo show`.
 #include "cli/cli_support.h"
 #include "cli/commands.h"
+#include "model/hardware.h"
 #include "model/json_document.h"
 #include "model/topology_json.h"
 
@@ -77,11 +78,15 @@ void add_topo_commands(CLI::App &app, RunResult &result) {
   CLI::App *topo = app.add_subcommand("topo", "list and show topologies");
   topo->require_subcommand(1);
 
-  CLI::App *list = topo->add_subcommand("list", "list the library topologies");
+  CLI::App *list = topo->add_subcommand(
+      "list", "list the library topologies and the calibrated systems (simulate --system)");
   list->callback([&result] {
     fmt::print("{:<16} {:<48} {}\n", "name", "parameters", "description");
     for (const auto &e : topology_library())
       fmt::print("{:<16} {:<48} {}\n", e.name, e.parameters, e.description);
+    fmt::print("\n{:<18} {:<20} {}\n", "system", "generation", "description");
+    for (const SystemPreset &s : all_system_presets())
+      fmt::print("{:<18} {:<20} {}\n", s.name, generation_traits(s.generation).name, s.description);
     result.exit_code = kSuccess;
   });
 

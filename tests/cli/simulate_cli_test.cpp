@@ -1,3 +1,4 @@
+#include "model/hardware.h"
 #include "tests/cli/run_cli.h"
 
 #include <filesystem>
@@ -108,6 +109,14 @@ TEST(SimulateCliTest, NcclChoiceOnASystem) {
   CliRun a2a = run_cli("simulate --system dgx_a100 --baseline nccl -c alltoall -s 1MiB");
   ASSERT_EQ(a2a.exit_code, 0) << a2a.err;
   EXPECT_NE(a2a.out.find("Algo P2P"), std::string::npos) << a2a.out;
+}
+
+TEST(SimulateCliTest, TopoListNamesTheSystems) {
+  CliRun run = run_cli("topo list");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  for (const SystemPreset &s : all_system_presets())
+    EXPECT_NE(run.out.find(std::string(s.name) + " "), std::string::npos) << s.name;
+  EXPECT_NE(run.out.find("Hopper (H100, H200)"), std::string::npos) << run.out;
 }
 
 TEST(SimulateCliTest, SystemMistakesAreBadInput) {
