@@ -6,7 +6,8 @@
 // the worst point of 1 MiB and up. Points syncoll cannot simulate yet are listed as such.
 //
 //   ./build/ci/bench/fidelity_bench [--summary | --quick]
-//   ./build/ci/bench/fidelity_bench --fit [Ampere]   # the calibration (model/hardware.cpp's rows)
+//   ./build/ci/bench/fidelity_bench --fit [Ampere [SET]]   # the calibration (model/hardware.cpp);
+//                                                          # SET: sets held out, then predicted
 #include "model/collective.h"
 #include "model/collective_traits.h"
 #include "model/hardware.h"
@@ -132,15 +133,21 @@ double objective(const std::vector<const Point *> &points, const Trial &trial) {
 // Coordinate descent over the calibrated columns of each generation that has measurements (or
 // the one named), and the launch cost of each of its systems; prints the fitted values for
 // model/hardware.cpp.
-void fit(const std::vector<Point> &points, const std::string &only) {
+// With `holdout`, the sets named so are left out of the fit, and their error under the fitted
+// values is printed at the end: the model predicting a machine it was not fitted to.
+void fit(const std::vector<Point> &points, const std::string &only, const std::string &holdout) {
   for (const GenerationTraits &row : all_generations()) {
     if (!only.empty() && std::string(row.name).find(only) == std::string::npos)
       continue;
     // Points up to 2 GiB keep a fit quick; a generation measured only above that uses them all.
-    std::vector<const Point *> mine, large;
+    std::vector<const Point *> mine, large, held;
     for (const Point &p : points) {
       const SystemPreset *preset = find_system_preset(p.system);
-      if (preset && preset->generation == row.generation)
+      if (!preset || preset->generation != row.generation)
+        continue;
+      if (!holdout.empty() && p.set.rfind(holdout, 0) == 0)
+        held.push_back(&p);
+      else
         (p.size <= (int64_t(2) << 30) ? mine : large).push_back(&p);
     }
     if (mine.empty())
@@ -206,6 +213,22 @@ void fit(const std::vector<Point> &points, const std::string &only) {
     for (auto &[name, value] : knobs)
       std::printf(" %s %.3f;", name, *value);
     std::printf("\n");
+    if (held.empty())
+      continue;
+    // Held-out machines keep their table launch: nothing of theirs was fitted.
+    auto geomean = [&](const Trial &t) {
+      double sum = 0;
+      int n = 0;
+      for (const Point *p : held)
+        if (auto o = simulate_point(*p, t); o.us) {
+          sum += std::fabs(std::log(*o.us / p->time_us));
+          ++n;
+        }
+      return n ? std::exp(sum / n) - 1 : 0.0;
+    };
+    std::printf("  held out %s (%zu points): geomean error %.1f%% fitted without them, %.1f%% "
+                "with the table's row\n",
+                holdout.c_str(), held.size(), 100 * geomean(trial), 100 * geomean(Trial{}));
   }
 }
 
@@ -231,7 +254,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (fitting) {
-    fit(points, argc > 2 ? argv[2] : "");
+    fit(points, argc > 2 ? argv[2] : "", argc > 3 ? argv[3] : "");
     return 0;
   }
   std::map<std::string, Summary> by_group; // "set collective"
