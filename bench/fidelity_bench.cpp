@@ -11,6 +11,7 @@
 #include "model/collective.h"
 #include "model/collective_traits.h"
 #include "model/hardware.h"
+#include "model/text.h"
 #include "simulator/nccl_run.h"
 #include "simulator/system_model.h"
 
@@ -64,14 +65,6 @@ std::vector<Point> read_points(const std::string &path) {
   return points;
 }
 
-std::string size_text(int64_t b) {
-  const char *units[] = {"B", "KiB", "MiB", "GiB"};
-  int u = 0;
-  while (u < 3 && b >= 1024 && b % 1024 == 0)
-    b /= 1024, ++u;
-  return std::to_string(b) + " " + units[u];
-}
-
 // The simulated time of a point, or why there is none.
 struct Outcome {
   std::optional<double> us;
@@ -81,8 +74,7 @@ struct Outcome {
 // Constants a calibration tries instead of the tables' rows.
 struct Trial {
   const GenerationTraits *generation = nullptr;
-  std::map<std::string, double> launch_us;    ///< by system
-  std::map<std::string, double> nic_extra_us; ///< by system, for those with several nodes
+  std::map<std::string, double> launch_us; ///< by system
 };
 
 Outcome simulate_point(const Point &p, const Trial &trial = {}) {
@@ -93,8 +85,6 @@ Outcome simulate_point(const Point &p, const Trial &trial = {}) {
   SystemPreset preset = *found;
   if (auto it = trial.launch_us.find(p.system); it != trial.launch_us.end())
     preset.launch_us = it->second;
-  if (auto it = trial.nic_extra_us.find(p.system); it != trial.nic_extra_us.end())
-    preset.nic_extra_latency_us = it->second;
   auto system = simulator::make_system_model(
       preset, p.nodes, p.gpus,
       trial.generation ? *trial.generation : generation_traits(preset.generation));
@@ -168,24 +158,16 @@ void fit(const std::vector<Point> &points, const std::string &only, const std::s
         {"NVLS share", &g.nvls_payload_share},
         {"NVLS latency", &g.nvls_latency_us},
         {"NVLS step", &g.nvls_step_kib}};
-    Trial trial{&g, {}, {}};
-    for (const Point *p : mine) {
-      const SystemPreset *preset = find_system_preset(p->system);
-      trial.launch_us.emplace(p->system, preset->launch_us);
-      // The extra NIC latency starts at 1 us so that a factor can move it.
-      if (p->nodes > 1)
-        trial.nic_extra_us.emplace(p->system, std::max(1.0, preset->nic_extra_latency_us));
-    }
+    Trial trial{&g, {}};
+    for (const Point *p : mine)
+      trial.launch_us.emplace(p->system, find_system_preset(p->system)->launch_us);
+    // The launch knobs' names outlive the descent.
     std::vector<std::string> names;
     for (auto &[system, launch] : trial.launch_us)
       names.push_back("launch " + system);
-    for (auto &[system, extra] : trial.nic_extra_us)
-      names.push_back("NIC extra " + system);
     size_t k = 0;
     for (auto &[system, launch] : trial.launch_us)
       knobs.emplace_back(names[k++].c_str(), &launch);
-    for (auto &[system, extra] : trial.nic_extra_us)
-      knobs.emplace_back(names[k++].c_str(), &extra);
     double best = objective(mine, trial);
     std::printf("%s: %zu points, start %.4f\n", std::string(g.name).c_str(), mine.size(), best);
     for (int round = 0; round < 2; ++round)
@@ -295,13 +277,13 @@ int main(int argc, char **argv) {
     if (simulated)
       std::printf("%-14s %-16s %5s %-13s %-7s %9s %12.1f %12.1f %+7.1f%% %9.2f %9.2f  %s\n",
                   p.set.c_str(), p.system.c_str(), gpus.c_str(), p.collective.c_str(),
-                  p.algorithm.c_str(), size_text(p.size).c_str(), p.time_us, *simulated,
+                  p.algorithm.c_str(), format_size(p.size).c_str(), p.time_us, *simulated,
                   100 * (*simulated / p.time_us - 1), busbw(p.time_us), busbw(*simulated),
                   note.c_str());
     else
       std::printf("%-14s %-16s %5s %-13s %-7s %9s %12.1f %12s %8s %9.2f %9s  %s\n", p.set.c_str(),
                   p.system.c_str(), gpus.c_str(), p.collective.c_str(), p.algorithm.c_str(),
-                  size_text(p.size).c_str(), p.time_us, "-", "-", busbw(p.time_us), "-",
+                  format_size(p.size).c_str(), p.time_us, "-", "-", busbw(p.time_us), "-",
                   note.c_str());
   }
   auto print = [](const char *title, const std::map<std::string, Summary> &groups) {

@@ -9,6 +9,7 @@
 #include "lowering/compile.h"
 #include "lowering/from_algorithm.h"
 #include "model/hardware.h"
+#include "model/text.h"
 #include "model/topology_library.h"
 #include "simulator/nccl_run.h"
 #include "simulator/program_sim.h"
@@ -37,14 +38,6 @@ struct Case {
   double paper_small; ///< the paper's best speedup at small sizes
   double paper_large; ///< and at large sizes
 };
-
-std::string size_text(int64_t b) {
-  const char *units[] = {"B", "KiB", "MiB", "GiB"};
-  int u = 0;
-  while (u < 3 && b >= 1024 && b % 1024 == 0)
-    b /= 1024, ++u;
-  return std::to_string(b) + " " + units[u];
-}
 
 } // namespace
 
@@ -84,7 +77,7 @@ int main(int argc, char **argv) {
     sizes.push_back(s);
   std::printf("%-10s %-32s", "collective", "program");
   for (int64_t s : sizes)
-    std::printf(" %9s", size_text(s).c_str());
+    std::printf(" %9s", format_size(s).c_str());
   std::printf("\n");
   std::vector<std::array<double, 4>> summary; // ours small, paper small, ours large, paper large
   for (const Case &c : cases) {

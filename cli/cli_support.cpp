@@ -158,14 +158,6 @@ Expected<std::vector<int64_t>> parse_size_range(const std::string &text) {
   return sizes;
 }
 
-std::string format_size(int64_t bytes) {
-  static constexpr const char *kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int unit = 0;
-  while (unit < 4 && bytes >= 1024 && bytes % 1024 == 0)
-    bytes /= 1024, ++unit;
-  return fmt::format("{} {}", bytes, kUnits[unit]);
-}
-
 Expected<AlgorithmInput> read_algorithm_input(const std::string &path, TopologyOptions topology,
                                               const std::string &collective,
                                               std::optional<int> chunk_factor,

@@ -5,6 +5,7 @@
 #include "model/algorithm.h"
 #include "model/collective.h"
 #include "model/diagnostics.h"
+#include "model/text.h"
 #include "model/topology.h"
 #include "model/topology_library.h"
 
@@ -66,7 +67,5 @@ struct AlgorithmInput {
 [[nodiscard]] Expected<int64_t> parse_size(const std::string &text);
 /// "A..B": the powers-of-two sweep from A to B (nccl-tests' -b A -e B -f 2); or one size.
 [[nodiscard]] Expected<std::vector<int64_t>> parse_size_range(const std::string &text);
-/// 1 KiB, 64 MiB, 1000 B: the largest unit that divides the size.
-std::string format_size(int64_t bytes);
 
 } // namespace syncoll::cli

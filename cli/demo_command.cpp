@@ -79,9 +79,7 @@ Expected<int> run_demo(const std::filesystem::path &dir) {
   SYNCOLL_TRY(system, simulator::make_system_model(*find_system_preset("dgx1")));
   SYNCOLL_TRY(machine, simulator::nccl_machine(system));
   std::vector<Entry> entries;
-  std::vector<std::vector<RankId>> rings;
-  for (int c = 0; c < machine.ring.runtime_channels(); ++c)
-    rings.push_back(machine.ring.rings[size_t(c % machine.ring.channels())]);
+  const auto rings = machine.ring.channel_rings(machine.ring.runtime_channels());
   SYNCOLL_TRY(nccl,
               simulator::nccl_ring_program(CollectiveKind::Allgather, rings, Protocol::Simple));
   auto ring_checked = verifier::certify(nccl, {});

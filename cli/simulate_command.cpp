@@ -58,15 +58,6 @@ std::optional<simulator::NcclAlgorithm> forced_algorithm(const std::string &base
   return std::nullopt;
 }
 
-// The generation whose NCCL constants a plain topology is searched with: the system whose node
-// it is, else Ampere's (NVLink at 20 of its 25 GB/s in NCCL's graph).
-const GenerationTraits &generation_for(const Topology &topology) {
-  for (const SystemPreset &s : all_system_presets())
-    if (s.node_topology == topology.name())
-      return generation_traits(s.generation);
-  return generation_traits(GpuGeneration::Ampere);
-}
-
 // The topology, with every bandwidth relation's sharing overridden when asked.
 Expected<Topology> topology_for(SimulateArgs &a) {
   SYNCOLL_TRY(topology, resolve_topology(a.topology));
@@ -114,7 +105,7 @@ Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topolo
   if (!forced || *forced == simulator::NcclAlgorithm::Nvls ||
       *forced == simulator::NcclAlgorithm::Pat)
     return fail({}, fmt::format("--baseline {} needs a machine: give --system", a.baseline));
-  auto graph = simulator::nccl_search_rings(topology, generation_for(topology));
+  auto graph = simulator::nccl_search_rings(topology, simulator::nccl_generation_for(topology));
   if (!graph)
     return fail({},
                 fmt::format("topology '{}' has no ring for the NCCL baseline", topology.name()));
@@ -132,13 +123,9 @@ Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topolo
         std::move(p), std::nullopt,
         fmt::format("NCCL tree allreduce (4 pipelined chunks, {} channel(s))", channels)};
   }
-  std::vector<std::vector<RankId>> rings;
-  for (int c = 0; c < channels; ++c)
-    rings.push_back(graph->rings[size_t(c % graph->channels())]);
-  if (*kind == CollectiveKind::Broadcast || *kind == CollectiveKind::Reduce)
-    for (auto &ring : rings)
-      std::rotate(ring.begin(), std::find(ring.begin(), ring.end(), RankId(a.root.value_or(0))),
-                  ring.end());
+  const auto rings = graph->channel_rings(channels, collective_traits(*kind).rooted
+                                                        ? std::optional(RankId(a.root.value_or(0)))
+                                                        : std::nullopt);
   SYNCOLL_TRY(p, simulator::nccl_ring_program(*kind, rings, protocol.value_or(Protocol::Simple)));
   return Subject{std::move(p), std::nullopt,
                  fmt::format("NCCL ring {} ({} channel(s) over {} searched ring(s) at {} GB/s)",

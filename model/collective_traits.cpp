@@ -1,9 +1,9 @@
 #include "model/collective_traits.h"
 
 #include "model/invariant.h"
+#include "model/text.h"
 
 #include <algorithm>
-#include <cctype>
 #include <fmt/format.h>
 #include <iterator>
 
@@ -21,28 +21,29 @@ constexpr BufferKind Out = BufferKind::Output;
 // One row per kind, in CollectiveKind order. The executor facts (names, sizeMultiplier, which
 // buffer `count` measures, in-place pointer binding) are MSCCL's; the size and bus bandwidth
 // conventions are nccl-tests'. docs/semantics.md, "Collectives", gives the reasoning per column.
-//  kind                          name             executor         rooted standard
+//  kind                          name             executor   NCCL   rooted standard
 //  input   output  in place                      multiplier loop size bus factor
 constexpr CollectiveTraits kTraits[] = {
-    {CollectiveKind::Allgather, "allgather", "allgather", false, true, //
+    {CollectiveKind::Allgather, "allgather", "allgather", "AllGather", false, true, //
      One, Ranks, InPlaceKind::InputInOutput, Ranks, Out, Out, RingShare},
-    {CollectiveKind::Alltoall, "alltoall", "alltoall", false, true, //
+    {CollectiveKind::Alltoall, "alltoall", "alltoall", "AlltoAll", false, true, //
      Ranks, Ranks, InPlaceKind::Same, Ranks, In, In, RingShare},
-    {CollectiveKind::Broadcast, "broadcast", "broadcast", true, true, //
+    {CollectiveKind::Broadcast, "broadcast", "broadcast", "Broadcast", true, true, //
      One, One, InPlaceKind::Same, One, In, In, Unit},
-    {CollectiveKind::Gather, "gather", "gather", true, true, //
+    {CollectiveKind::Gather, "gather", "gather", "Gather", true, true, //
      One, Ranks, InPlaceKind::InputInOutput, One, In, Out, Unit},
-    {CollectiveKind::Scatter, "scatter", "scatter", true, true, //
+    {CollectiveKind::Scatter, "scatter", "scatter", "Scatter", true, true, //
      Ranks, One, InPlaceKind::OutputInInput, One, Out, In, Unit},
-    {CollectiveKind::Reduce, "reduce", "reduce", true, true, //
+    {CollectiveKind::Reduce, "reduce", "reduce", "Reduce", true, true, //
      One, One, InPlaceKind::Same, One, In, In, Unit},
-    {CollectiveKind::ReduceScatter, "reducescatter", "reducescatter", false, true, //
+    {CollectiveKind::ReduceScatter, "reducescatter", "reducescatter", "ReduceScatter", false,
+     true, //
      Ranks, One, InPlaceKind::OutputInInput, Ranks, In, In, RingShare},
-    {CollectiveKind::Allreduce, "allreduce", "allreduce", false, true, //
+    {CollectiveKind::Allreduce, "allreduce", "allreduce", "AllReduce", false, true, //
      One, One, InPlaceKind::Same, One, In, In, TwiceRingShare},
-    {CollectiveKind::AllToNext, "alltonext", "custom", false, true, //
+    {CollectiveKind::AllToNext, "alltonext", "custom", "", false, true, //
      One, One, InPlaceKind::None, One, In, In, Unit},
-    {CollectiveKind::Custom, "custom", "custom", false, false, //
+    {CollectiveKind::Custom, "custom", "custom", "", false, false, //
      One, One, InPlaceKind::None, One, In, In, Unit},
 };
 static_assert(std::size(kTraits) == size_t(CollectiveKind::Custom) + 1, "one row per kind");
@@ -64,10 +65,7 @@ std::string_view collective_kind_name(CollectiveKind kind) {
 }
 
 std::optional<CollectiveKind> parse_collective_kind(std::string_view name) {
-  std::string key;
-  for (char c : name)
-    if (c != '_' && c != '-')
-      key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string key = name_key(name);
   for (const CollectiveTraits &t : kTraits)
     if (t.name == key)
       return t.kind;

@@ -28,6 +28,7 @@ struct CollectiveTraits {
   CollectiveKind kind;
   std::string_view name;          ///< our spelling (CLI, JSON)
   std::string_view executor_name; ///< MSCCL-IR `coll`; "custom" where the executor has no name
+  std::string_view nccl_name;     ///< NCCL's spelling in its logs; empty where NCCL has none
   bool rooted;                    ///< takes a root rank
   bool standard;                  ///< make_collective builds it from ranks, chunk factor, root
   PerRank input_chunks;           ///< per-rank input buffer of the standard specification

@@ -1,8 +1,9 @@
 #include "model/hardware.h"
 
 #include "model/invariant.h"
+#include "model/text.h"
 
-#include <cctype>
+#include <array>
 #include <iterator>
 #include <string>
 
@@ -20,9 +21,18 @@ constexpr double kBlackwellIntra[] = {90, 80, 70, 60, 50, 45, 40, 30, 24, 20, 19
 constexpr double kBlackwellInter[] = {96, 86,   80, 48, 45.1, 42, 40,  30,  24,   22,
                                       20, 17.5, 15, 12, 6,    3,  2.4, 1.2, 0.24, 0.12};
 
+// Ampere's fitted NVLink and network columns, which Volta shares: it has no measurements of its
+// own (docs/cost-model.md, "Calibration").
+constexpr struct {
+  std::array<double, 3> nvlink_payload_share{0.80, 0.40, 0.75};
+  std::array<double, 3> nvlink_hop_us{23.0, 0.575, 5.43};
+  double nic_payload_share = 0.80;
+  double net_hop_us = 8.48;
+  double thread_block_gbps = 33;
+} kAmpereFit;
+
 // The calibrated columns (from nvlink_payload_share on) are fitted by
-// `bench/fidelity_bench --fit` (docs/cost-model.md, "Calibration"); Volta has no measurements
-// of its own and keeps Ampere's physical values.
+// `bench/fidelity_bench --fit` (docs/cost-model.md, "Calibration").
 const GenerationTraits kGenerations[] = {
     {.generation = GpuGeneration::Volta,
      .name = "Volta (V100)",
@@ -34,11 +44,11 @@ const GenerationTraits kGenerations[] = {
      .nccl_ring_ll128_channel_gbps = 20,
      .nccl_tree_channel_gbps = 26.5,
      .nccl_nvls_efficiency = 0,
-     .nvlink_payload_share = {0.80, 0.40, 0.75},
-     .nvlink_hop_us = {23.0, 0.575, 5.43},
-     .nic_payload_share = 0.80,
-     .net_hop_us = 8.48,
-     .thread_block_gbps = 33,
+     .nvlink_payload_share = kAmpereFit.nvlink_payload_share,
+     .nvlink_hop_us = kAmpereFit.nvlink_hop_us,
+     .nic_payload_share = kAmpereFit.nic_payload_share,
+     .net_hop_us = kAmpereFit.net_hop_us,
+     .thread_block_gbps = kAmpereFit.thread_block_gbps,
      .nvls_payload_share = 0,
      .nvls_latency_us = 0,
      .nvls_step_kib = 0,
@@ -53,11 +63,11 @@ const GenerationTraits kGenerations[] = {
      .nccl_ring_ll128_channel_gbps = 20,
      .nccl_tree_channel_gbps = 24.0,
      .nccl_nvls_efficiency = 0,
-     .nvlink_payload_share = {0.80, 0.40, 0.75},
-     .nvlink_hop_us = {23.0, 0.575, 5.43},
-     .nic_payload_share = 0.80,
-     .net_hop_us = 8.48,
-     .thread_block_gbps = 33,
+     .nvlink_payload_share = kAmpereFit.nvlink_payload_share,
+     .nvlink_hop_us = kAmpereFit.nvlink_hop_us,
+     .nic_payload_share = kAmpereFit.nic_payload_share,
+     .net_hop_us = kAmpereFit.net_hop_us,
+     .thread_block_gbps = kAmpereFit.thread_block_gbps,
      .nvls_payload_share = 0,
      .nvls_latency_us = 0,
      .nvls_step_kib = 0,
@@ -106,54 +116,45 @@ static_assert(std::size(kGenerations) == size_t(GpuGeneration::Blackwell) + 1,
 
 const SystemPreset kSystems[] = {
     {"dgx1", "DGX-1: 8 V100 SXM2 in the NVLink2 hybrid cube-mesh, 4 EDR 100 Gb/s NICs",
-     GpuGeneration::Volta, "dgx1", 8, 4, 12.5, 8, 6, 0,
+     GpuGeneration::Volta, "dgx1", 8, 4, 12.5, 8, 6,
      "NVIDIA DGX-1 system architecture whitepaper; SCCL section 5.1.1"},
     {"dgx_a100",
      "DGX A100: 8 A100 SXM4, NVLink3 (12 links per GPU) + NVSwitch, 8 HDR 200 Gb/s NICs",
-     GpuGeneration::Ampere, "dgx_a100", 8, 8, 25, 8, 0, 0, "NVIDIA DGX A100 system architecture"},
+     GpuGeneration::Ampere, "dgx_a100", 8, 8, 25, 8, 0, "NVIDIA DGX A100 system architecture"},
     {"dgx_h100",
      "DGX H100: 8 H100 SXM5, NVLink4 (18 links per GPU) + NVSwitch with NVLS, 8 NDR 400 Gb/s "
      "NICs",
-     GpuGeneration::Hopper, "dgx_h100", 8, 8, 50, 8, 0, 0, "NVIDIA DGX H100 user guide"},
+     GpuGeneration::Hopper, "dgx_h100", 8, 8, 50, 8, 0, "NVIDIA DGX H100 user guide"},
     {"dgx_h200", "DGX H200: as DGX H100, with H200 (141 GB HBM3e)", GpuGeneration::Hopper,
-     "dgx_h100", 8, 8, 50, 8, 0, 0, "NVIDIA DGX H200 user guide"},
+     "dgx_h100", 8, 8, 50, 8, 0, "NVIDIA DGX H200 user guide"},
     {"dgx_b200", "DGX B200: 8 B200, NVLink5 (18 links of 50 GB/s per GPU) + NVSwitch",
-     GpuGeneration::Blackwell, "dgx_b200", 8, 8, 50, 8, 0, 0, "NVIDIA DGX B200 user guide"},
+     GpuGeneration::Blackwell, "dgx_b200", 8, 8, 50, 8, 0, "NVIDIA DGX B200 user guide"},
     // Machines as measured (docs/cost-model.md, "Calibration"): the same hardware rows, and
     // the host-side floor of the harness that measured them, fitted to its smallest message.
     {"azure_nd_a100_v4",
      "Azure ND A100 v4: 8 A100 80GB, NVLink3 + NVSwitch, 8 HDR 200 Gb/s NICs; nccl-tests",
-     GpuGeneration::Ampere, "dgx_a100", 8, 8, 25, 36, 0, 0,
+     GpuGeneration::Ampere, "dgx_a100", 8, 8, 25, 36, 0,
      "Azure/AI-benchmarking-guide ND_A100_v4_results.md (NCCL 2.18.5)"},
     {"ndv4_mscclpp", "Azure NDv4 as the MSCCL++ authors measured it (nccl-tests, NCCL 2.17.1)",
-     GpuGeneration::Ampere, "dgx_a100", 8, 8, 25, 8.34, 0, 0,
-     "microsoft/mscclpp performance notes"},
+     GpuGeneration::Ampere, "dgx_a100", 8, 8, 25, 8.34, 0, "microsoft/mscclpp performance notes"},
     {"azure_nd_h100_v5",
      "Azure ND H100 v5: 8 H100 80GB, NVLink4 + NVSwitch, 8 NDR 400 Gb/s NICs; nccl-tests",
-     GpuGeneration::Hopper, "dgx_h100", 8, 8, 50, 21.45, 0, 0,
+     GpuGeneration::Hopper, "dgx_h100", 8, 8, 50, 21.45, 0,
      "Azure/AI-benchmarking-guide ND_H100_v5_results.md (NCCL 2.18.5)"},
     {"azure_nd_h200_v5", "Azure ND H200 v5: 8 H200 141GB, as ND H100 v5; nccl-tests",
-     GpuGeneration::Hopper, "dgx_h100", 8, 8, 50, 20, 0, 0,
+     GpuGeneration::Hopper, "dgx_h100", 8, 8, 50, 20, 0,
      "Azure/AI-benchmarking-guide ND_H200_v5_results.md (NCCL 2.20.5)"},
     {"h200_nccl_tests", "8 H200 SXM (NV18), nccl-tests, NCCL 2.27.7", GpuGeneration::Hopper,
-     "dgx_h100", 8, 8, 50, 8, 0, 0, "stas00/ml-engineering network/README.md"},
+     "dgx_h100", 8, 8, 50, 8, 0, "stas00/ml-engineering network/README.md"},
     {"h200_pytorch", "8 H200 SXM (NV18), torch.distributed.all_reduce, NCCL 2.27.7",
-     GpuGeneration::Hopper, "dgx_h100", 8, 8, 50, 31.6, 0, 0,
+     GpuGeneration::Hopper, "dgx_h100", 8, 8, 50, 31.6, 0,
      "stas00/ml-engineering all-reduce-8xH200.md"},
     {"b200_nccl_tests", "8 B200 (AWS p6-b200), nccl-tests, NCCL 2.27.7", GpuGeneration::Blackwell,
-     "dgx_b200", 8, 8, 50, 7.92, 0, 0, "stas00/ml-engineering network/README.md"},
+     "dgx_b200", 8, 8, 50, 7.92, 0, "stas00/ml-engineering network/README.md"},
     {"aws_p4de", "AWS p4de.24xlarge: 8 A100 80GB, NVSwitch, 4 x 100 Gb/s EFA; nccl-tests",
-     GpuGeneration::Ampere, "dgx_a100", 8, 4, 12.5, 148.5, 0, 0,
+     GpuGeneration::Ampere, "dgx_a100", 8, 4, 12.5, 148.5, 0,
      "aws-samples/awsome-distributed-training nccl-tests README"},
 };
-
-std::string normalize(std::string_view name) {
-  std::string out;
-  for (char c : name)
-    if (c != '_' && c != '-')
-      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 } // namespace
 
@@ -173,7 +174,7 @@ std::span<const SystemPreset> all_system_presets() {
 
 const SystemPreset *find_system_preset(std::string_view name) {
   for (const SystemPreset &s : kSystems)
-    if (normalize(s.name) == normalize(name))
+    if (name_key(s.name) == name_key(name))
       return &s;
   return nullptr;
 }

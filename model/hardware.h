@@ -82,9 +82,6 @@ struct SystemPreset {
   /// across the CPU sockets' interconnect, at this rate per direction for the whole node (GB/s;
   /// 0: every pair is linked). DGX-1: NCCL's Broadwell QPI figure, 6 GB/s.
   double host_path_gbps;
-  /// Latency a network hop adds beyond the generation's (the NIC and fabric: 0 for InfiniBand,
-  /// more for AWS EFA's SRD), microseconds.
-  double nic_extra_latency_us;
   /// Where the description's numbers come from.
   std::string_view source;
 };

@@ -114,8 +114,4 @@ inline constexpr std::array<std::array<double, 24>, 3> kNcclTreeCorrection{{
      .6, .6, .6, .6, .8, .9, .9, .9, .9, 1., 1., 1.},
 }};
 
-/// NCCL's per-channel NVLink bandwidth on Volta and Ampere (GB/s), the speed one thread block
-/// (one channel) copies at in NCCL's topology search.
-inline constexpr double kNcclChannelNvlinkGbps = 20;
-
 } // namespace syncoll

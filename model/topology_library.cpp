@@ -2,10 +2,10 @@
 
 #include "model/invariant.h"
 #include "model/runtime_constants.h"
+#include "model/text.h"
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <fmt/format.h>
 #include <map>
 #include <set>
@@ -102,14 +102,6 @@ Topology switched(std::string name, int n, int port_capacity, Nanoseconds alpha,
     d.relations.push_back(std::move(in));
   }
   return build(std::move(d));
-}
-
-std::string normalize(std::string_view name) {
-  std::string out;
-  for (char c : name)
-    if (c != '_' && c != '-')
-      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 } // namespace
@@ -379,7 +371,7 @@ std::vector<TopologyLibraryEntry> topology_library() {
 }
 
 Expected<Topology> make_library_topology(std::string_view name, const TopologyParams &p) {
-  const std::string key = normalize(name);
+  const std::string key = name_key(name);
   // Which parameters each topology takes; any other that was given is a usage error.
   struct Uses {
     bool n = false, dims = false, shape = false, multinode = false, direction = false;
@@ -480,10 +472,10 @@ Expected<Topology> make_library_topology(std::string_view name, const TopologyPa
     if (!gpus)
       return tl::unexpected(gpus.error());
     std::string intra_name = p.intra.value_or("fully_connected");
-    if (normalize(intra_name) == "multinode")
+    if (name_key(intra_name) == "multinode")
       return fail({}, "multinode cannot nest another multinode topology");
     TopologyParams intra_params;
-    const auto &intra_uses = kUses.find(normalize(intra_name));
+    const auto &intra_uses = kUses.find(name_key(intra_name));
     if (intra_uses != kUses.end() && intra_uses->second.n)
       intra_params.n = *gpus;
     auto intra = make_library_topology(intra_name, intra_params);

@@ -17,6 +17,31 @@ BufferRef out(int k) {
   return {BufferKind::Output, k};
 }
 
+// The header every NCCL program shares; the caller adds the ranks.
+ProgramDraft nccl_draft(std::string name, CollectiveKind kind, Protocol protocol, int ranks,
+                        int channels, int chunks_per_loop, bool in_place) {
+  ProgramDraft d;
+  d.name = std::move(name);
+  d.collective = std::string(collective_traits(kind).executor_name);
+  d.protocol = protocol;
+  d.num_ranks = ranks;
+  d.num_channels = channels;
+  d.chunks_per_loop = chunks_per_loop;
+  d.in_place = in_place;
+  d.out_of_place = !in_place;
+  return d;
+}
+
+// The slots [first, first + count) modulo n, as contiguous (start, length) ranges.
+std::vector<std::pair<int, int>> wrapped_ranges(int n, int first, int count) {
+  first = ((first % n) + n) % n;
+  const int head = std::min(count, n - first);
+  std::vector<std::pair<int, int>> ranges{{first, head}};
+  if (count > head)
+    ranges.emplace_back(0, count - head);
+  return ranges;
+}
+
 } // namespace
 
 std::optional<std::vector<RankId>> find_ring(const Topology &t) {
@@ -92,17 +117,11 @@ Expected<Program> nccl_ring_program(CollectiveKind kind,
     if (rooted && ring.front() != channel_rings.front().front())
       return fail({}, "a rooted collective's rings must all start at its root");
   }
-  ProgramDraft d;
-  d.protocol = protocol;
-  d.num_ranks = n;
-  d.num_channels = channels;
-  d.in_place = kind == CollectiveKind::Allreduce;
-  d.out_of_place = !d.in_place;
+  // A rooted collective moves one chunk per channel; the others one per rank and channel.
+  ProgramDraft d =
+      nccl_draft("nccl_ring_" + std::string(collective_traits(kind).executor_name), kind, protocol,
+                 n, channels, rooted ? channels : n * channels, kind == CollectiveKind::Allreduce);
   auto mod = [n](int a) { return ((a % n) + n) % n; };
-  d.collective = std::string(collective_traits(kind).executor_name);
-  d.name = "nccl_ring_" + d.collective;
-  // A broadcast moves one chunk per channel; the others one per rank and channel.
-  d.chunks_per_loop = rooted ? channels : n * channels;
   for (int r = 0; r < n; ++r) {
     RankProgram rp;
     rp.rank = RankId(r);
@@ -225,15 +244,8 @@ Expected<Program> nccl_tree_allreduce_program(const std::vector<std::vector<int>
       if (p >= 0)
         children[size_t(ch)][size_t(p)].push_back(r);
     }
-  ProgramDraft d;
-  d.name = "nccl_tree_allreduce";
-  d.collective = "allreduce";
-  d.protocol = protocol;
-  d.num_ranks = n;
-  d.num_channels = channels;
-  d.chunks_per_loop = chunks * channels;
-  d.in_place = true;
-  d.out_of_place = false;
+  ProgramDraft d = nccl_draft("nccl_tree_allreduce", CollectiveKind::Allreduce, protocol, n,
+                              channels, chunks * channels, true);
   for (int r = 0; r < n; ++r) {
     // Scratch: each channel's partials from its children, one region after another.
     std::vector<int> scratch_base(size_t(channels) + 1, 0);
@@ -329,15 +341,8 @@ Expected<Program> nccl_alltoall_program(int n, Protocol protocol, int channels) 
     return fail({}, "an alltoall needs at least 2 ranks");
   if (channels < 1 || channels > 32)
     return fail({}, fmt::format("channels per peer must be in [1, 32], got {}", channels));
-  ProgramDraft d;
-  d.name = "nccl_p2p_alltoall";
-  d.collective = std::string(collective_traits(CollectiveKind::Alltoall).executor_name);
-  d.protocol = protocol;
-  d.num_ranks = n;
-  d.num_channels = channels;
-  d.chunks_per_loop = n * channels;
-  d.in_place = false;
-  d.out_of_place = true;
+  ProgramDraft d = nccl_draft("nccl_p2p_alltoall", CollectiveKind::Alltoall, protocol, n, channels,
+                              n * channels, false);
   // Chunk ch of the part for (or from) rank j lives at j * channels + ch.
   auto part = [channels](int j, int ch) { return j * channels + ch; };
   for (int r = 0; r < n; ++r) {
@@ -369,26 +374,10 @@ Expected<Program> nccl_alltoall_program(int n, Protocol protocol, int channels) 
 Expected<Program> nccl_pat_allgather_program(int n, Protocol protocol) {
   if (n < 2)
     return fail({}, "an allgather needs at least 2 ranks");
-  ProgramDraft d;
-  d.name = "nccl_pat_allgather";
-  d.collective = std::string(collective_traits(CollectiveKind::Allgather).executor_name);
-  d.protocol = protocol;
-  d.num_ranks = n;
-  d.num_channels = 1;
-  d.chunks_per_loop = n;
-  d.in_place = false;
-  d.out_of_place = true;
+  ProgramDraft d =
+      nccl_draft("nccl_pat_allgather", CollectiveKind::Allgather, protocol, n, 1, n, false);
   auto mod = [n](int a) { return ((a % n) + n) % n; };
-  // The output slots [first, first + count) modulo n as contiguous ranges.
-  auto ranges = [&](int first, int count) {
-    std::vector<std::pair<int, int>> out;
-    first = mod(first);
-    const int head = std::min(count, n - first);
-    out.emplace_back(first, head);
-    if (count > head)
-      out.emplace_back(0, count - head);
-    return out;
-  };
+  auto ranges = [n](int first, int count) { return wrapped_ranges(n, first, count); };
   for (int r = 0; r < n; ++r) {
     RankProgram rp{RankId(r), 1, n, 0, {}};
     // Step k moves the 2^k slots a rank holds (r, r + 1, ...) to the rank 2^k behind and takes
@@ -429,25 +418,10 @@ Expected<Program> nccl_pat_allgather_program(int n, Protocol protocol) {
 Expected<Program> nccl_pat_reducescatter_program(int n, Protocol protocol) {
   if (n < 2)
     return fail({}, "a reducescatter needs at least 2 ranks");
-  ProgramDraft d;
-  d.name = "nccl_pat_reducescatter";
-  d.collective = std::string(collective_traits(CollectiveKind::ReduceScatter).executor_name);
-  d.protocol = protocol;
-  d.num_ranks = n;
-  d.num_channels = 1;
-  d.chunks_per_loop = n;
-  d.in_place = false;
-  d.out_of_place = true;
+  ProgramDraft d =
+      nccl_draft("nccl_pat_reducescatter", CollectiveKind::ReduceScatter, protocol, n, 1, n, false);
   auto mod = [n](int a) { return ((a % n) + n) % n; };
-  auto ranges = [&](int first, int count) {
-    std::vector<std::pair<int, int>> out;
-    first = mod(first);
-    const int head = std::min(count, n - first);
-    out.emplace_back(first, head);
-    if (count > head)
-      out.emplace_back(0, count - head);
-    return out;
-  };
+  auto ranges = [n](int first, int count) { return wrapped_ranges(n, first, count); };
   auto scratch = [](int k) { return BufferRef{BufferKind::Scratch, k}; };
   std::vector<int> distances;
   for (int dist = 1; dist < n; dist *= 2)

@@ -1,5 +1,7 @@
 #include "simulator/cost_model.h"
 
+#include "model/hardware.h"
+
 #include <cmath>
 
 namespace syncoll::simulator {
@@ -12,7 +14,8 @@ CostModel nccl_preset() {
   for (const ProtocolTraits &t : all_protocol_traits())
     m.message_latency[CostModel::index(t.protocol)] =
         std::llround((t.nccl_ring_nvlink_hop_us - link_alpha_us) * 1e6);
-  m.thread_block_gbps = kNcclChannelNvlinkGbps;
+  // NCCL's graph speed of one NVLink before Hopper: what one channel is given in its search.
+  m.thread_block_gbps = generation_traits(GpuGeneration::Ampere).nccl_nvlink_gbps;
   m.memory_gbps = 900;
   return m;
 }

@@ -54,7 +54,7 @@ struct CostModel {
 
 /// NCCL-like preset: per-message latencies from NCCL 2.30's per-hop ring NVLink latencies minus
 /// the link alpha already paid, and a per-thread-block (channel) copy cap of NCCL's per-channel
-/// NVLink speed (both from model/runtime_constants.h).
+/// NVLink speed (model/runtime_constants.h and model/hardware.h).
 CostModel nccl_preset();
 
 } // namespace syncoll::simulator

@@ -22,8 +22,8 @@ double nvls_port_bytes(CollectiveKind kind, double bytes, int n) {
   return bytes * (n - 1.0) / n;
 }
 
-Expected<SimulationResult> nvls_closed_form(CollectiveKind kind, int64_t bytes,
-                                            const SystemModel &s, int machine_channels) {
+SimulationResult nvls_closed_form(CollectiveKind kind, int64_t bytes, const SystemModel &s,
+                                  int machine_channels) {
   const GenerationTraits &g = *s.generation;
   const int n = s.topology.num_ranks();
   const Link &port = s.topology.links().front();
@@ -31,11 +31,11 @@ Expected<SimulationResult> nvls_closed_form(CollectiveKind kind, int64_t bytes,
   const double rate = port.bandwidth.value / simple_share * g.nvls_payload_share;
   // Each of the channels moves its share in steps of at most nvls_step_kib; a step reduces in
   // the switch and then multicasts, so the pipeline fills for one step.
-  const int channels = std::min(32, machine_channels);
-  const double share = nvls_port_bytes(kind, double(bytes), n) / channels;
+  const double port_bytes = nvls_port_bytes(kind, double(bytes), n);
+  const double share = port_bytes / std::min(32, machine_channels);
   const double steps = std::max(1.0, std::ceil(share / (g.nvls_step_kib * 1024)));
-  const double ns = s.model.launch / 1000.0 + g.nvls_latency_us * 1000 +
-                    nvls_port_bytes(kind, double(bytes), n) / rate * (steps + 1) / steps;
+  const double ns =
+      s.model.launch / 1000.0 + g.nvls_latency_us * 1000 + port_bytes / rate * (steps + 1) / steps;
   SimulationResult r;
   r.size_bytes = bytes;
   r.completion = std::llround(ns * 1000);
@@ -47,17 +47,17 @@ Expected<SimulationResult> nvls_closed_form(CollectiveKind kind, int64_t bytes,
 
 Expected<Program> nccl_program(CollectiveKind kind, const NcclEstimate &choice,
                                const SystemModel &s, const NcclMachine &m) {
-  const NcclRingGraph &graph = m.ring;
+  const int ranks = s.topology.num_ranks();
   const int channels = std::min(32, choice.channels);
-  if (choice.algorithm == NcclAlgorithm::Pat)
-    return kind == CollectiveKind::Allgather
-               ? nccl_pat_allgather_program(s.topology.num_ranks(), choice.protocol)
-               : nccl_pat_reducescatter_program(s.topology.num_ranks(), choice.protocol);
-  if (choice.algorithm == NcclAlgorithm::P2p)
-    // NCCL spreads its point-to-point channels over the peers (at least one each).
-    return nccl_alltoall_program(s.topology.num_ranks(), choice.protocol,
-                                 std::max(1, 32 / s.topology.num_ranks()));
-  if (choice.algorithm == NcclAlgorithm::Tree) {
+  switch (choice.algorithm) {
+  case NcclAlgorithm::Ring: {
+    const bool rooted = collective_traits(kind).rooted;
+    return nccl_ring_program(
+        kind, m.ring.channel_rings(channels, rooted ? std::optional(RankId(0)) : std::nullopt),
+        choice.protocol);
+  }
+  case NcclAlgorithm::Tree: {
+    // Channel c's chains start at a GPU of NIC c, so that the channels use every NIC.
     const int nics = std::max(1, std::min(s.preset->nics_per_node, s.gpus_per_node));
     std::vector<std::vector<int>> trees;
     for (int c = 0; c < channels; ++c)
@@ -65,15 +65,17 @@ Expected<Program> nccl_program(CollectiveKind kind, const NcclEstimate &choice,
           nccl_tree_parents(s.nodes, s.gpus_per_node, (c % nics) * s.gpus_per_node / nics));
     return nccl_tree_allreduce_program(trees, 4, choice.protocol);
   }
-  SYNCOLL_INVARIANT(choice.algorithm == NcclAlgorithm::Ring,
-                    "a program for a ring, tree or point-to-point only");
-  std::vector<std::vector<RankId>> rings;
-  for (int c = 0; c < channels; ++c)
-    rings.push_back(graph.rings[size_t(c % graph.channels())]);
-  if (kind == CollectiveKind::Broadcast || kind == CollectiveKind::Reduce)
-    for (auto &ring : rings)
-      std::rotate(ring.begin(), std::find(ring.begin(), ring.end(), RankId(0)), ring.end());
-  return nccl_ring_program(kind, rings, choice.protocol);
+  case NcclAlgorithm::Pat:
+    return kind == CollectiveKind::Allgather
+               ? nccl_pat_allgather_program(ranks, choice.protocol)
+               : nccl_pat_reducescatter_program(ranks, choice.protocol);
+  case NcclAlgorithm::P2p:
+    // NCCL spreads its point-to-point channels over the peers (at least one each).
+    return nccl_alltoall_program(ranks, choice.protocol, std::max(1, 32 / ranks));
+  case NcclAlgorithm::Nvls:
+    SYNCOLL_UNREACHABLE("NVLS has no program; it runs as its closed form");
+  }
+  SYNCOLL_UNREACHABLE("an NCCL algorithm without a program");
 }
 
 } // namespace
@@ -104,8 +106,7 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const System
                                 collective_kind_name(kind), s.topology.name()));
   NcclRun run{*choice, nccl_info_line(kind, double(bytes), *choice), {}, false};
   if (choice->algorithm == NcclAlgorithm::Nvls) {
-    SYNCOLL_TRY(r, nvls_closed_form(kind, bytes, s, choice->channels));
-    run.result = std::move(r);
+    run.result = nvls_closed_form(kind, bytes, s, choice->channels);
     run.closed_form = true;
     return run;
   }

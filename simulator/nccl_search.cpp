@@ -205,8 +205,27 @@ std::optional<Found> search(const Topology &t, const std::vector<double> &link_g
 
 } // namespace
 
+const GenerationTraits &nccl_generation_for(const Topology &topology) {
+  for (const SystemPreset &s : all_system_presets())
+    if (s.node_topology == topology.name())
+      return generation_traits(s.generation);
+  return generation_traits(GpuGeneration::Ampere);
+}
+
 int NcclRingGraph::runtime_channels() const {
   return std::min(32, 2 * channels());
+}
+
+std::vector<std::vector<RankId>> NcclRingGraph::channel_rings(int count,
+                                                              std::optional<RankId> root) const {
+  std::vector<std::vector<RankId>> out;
+  for (int c = 0; c < count; ++c) {
+    out.push_back(rings[size_t(c % channels())]);
+    if (root)
+      std::rotate(out.back().begin(), std::find(out.back().begin(), out.back().end(), *root),
+                  out.back().end());
+  }
+  return out;
 }
 
 std::vector<double> nccl_link_gbps(const Topology &t, const GenerationTraits &g) {

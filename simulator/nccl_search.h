@@ -16,6 +16,7 @@
 #include "model/ids.h"
 #include "model/topology.h"
 
+#include <optional>
 #include <vector>
 
 namespace syncoll::simulator {
@@ -31,11 +32,20 @@ struct NcclRingGraph {
   int channels() const { return static_cast<int>(rings.size()); }
   /// The channels NCCL runs: twice the graph's (ncclTopoPostset), at most 32.
   int runtime_channels() const;
+  /// The ring of each of `channels` channels, channel c on ring c mod the graph's; for a rooted
+  /// collective each ring turned to start at `root`.
+  std::vector<std::vector<RankId>> channel_rings(int channels,
+                                                 std::optional<RankId> root = std::nullopt) const;
 };
 
 /// NCCL's graph bandwidth of each link of `topology`, GB/s: intra-node links in NVLinks x the
 /// generation's graph rate, inter-node links at their line rate (the NIC's speed).
 std::vector<double> nccl_link_gbps(const Topology &topology, const GenerationTraits &generation);
+
+/// The generation whose NCCL constants a plain topology is searched with: that of the system whose
+/// node it is (dgx1: Volta, dgx_h100: Hopper, ...), else Ampere's (NVLink at 20 of its 25 GB/s in
+/// NCCL's graph).
+const GenerationTraits &nccl_generation_for(const Topology &topology);
 
 /// The ring graph NCCL would build; none when the topology has no ring through every rank.
 std::optional<NcclRingGraph> nccl_search_rings(const Topology &topology,

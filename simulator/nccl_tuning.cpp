@@ -1,5 +1,6 @@
 #include "simulator/nccl_tuning.h"
 
+#include "model/collective_traits.h"
 #include "model/invariant.h"
 #include "model/runtime_constants.h"
 
@@ -12,32 +13,6 @@ namespace syncoll::simulator {
 namespace {
 
 constexpr std::array<Protocol, 3> kProtocols{Protocol::LL, Protocol::LL128, Protocol::Simple};
-
-std::string_view collective_title(CollectiveKind kind) {
-  switch (kind) {
-  case CollectiveKind::Allreduce:
-    return "AllReduce";
-  case CollectiveKind::Allgather:
-    return "AllGather";
-  case CollectiveKind::ReduceScatter:
-    return "ReduceScatter";
-  case CollectiveKind::Broadcast:
-    return "Broadcast";
-  case CollectiveKind::Reduce:
-    return "Reduce";
-  case CollectiveKind::Alltoall:
-    return "AlltoAll";
-  case CollectiveKind::Gather:
-    return "Gather";
-  case CollectiveKind::Scatter:
-    return "Scatter";
-  case CollectiveKind::AllToNext:
-    return "AllToNext";
-  case CollectiveKind::Custom:
-    return "Custom";
-  }
-  SYNCOLL_UNREACHABLE("a collective kind without a title");
-}
 
 std::optional<NcclEstimate> ring(CollectiveKind kind, double bytes, Protocol p,
                                  const NcclTuningInput &in) {
@@ -183,9 +158,11 @@ std::optional<NcclEstimate> nccl_choose(CollectiveKind kind, double bytes,
 }
 
 std::string nccl_info_line(CollectiveKind kind, double bytes, const NcclEstimate &c) {
+  const CollectiveTraits &traits = collective_traits(kind);
   return fmt::format("{}: {:.0f} Bytes -> Algo {} proto {} channels {} time {:.2f}",
-                     collective_title(kind), bytes, nccl_algorithm_name(c.algorithm),
-                     protocol_traits(c.protocol).name, c.channels, c.time_us);
+                     traits.nccl_name.empty() ? traits.name : traits.nccl_name, bytes,
+                     nccl_algorithm_name(c.algorithm), protocol_traits(c.protocol).name, c.channels,
+                     c.time_us);
 }
 
 } // namespace syncoll::simulator

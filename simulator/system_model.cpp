@@ -83,12 +83,8 @@ Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, i
     SYNCOLL_TRY(t, node_topology(preset, gpus));
     node = std::move(t);
   } else {
-    SYNCOLL_TRY(t, line(2));
-    TopologyDraft single = t.to_draft();
-    single.num_ranks = 1;
-    single.links.clear();
-    single.name = "single_gpu";
-    SYNCOLL_TRY(one, Topology::create(std::move(single)));
+    // One GPU per node: a node of one rank and no links.
+    SYNCOLL_TRY(one, Topology::create({"single_gpu", 1, {}, {}, {}}));
     node = std::move(one);
   }
   const double nic_gbps = preset.nic_gbps * g.nic_payload_share;
@@ -112,7 +108,7 @@ Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, i
       l.bandwidth = BytesPerNs{l.bandwidth.value * simple_share};
       l.alpha = Nanoseconds{0};
     } else {
-      l.alpha = Nanoseconds{(g.net_hop_us + preset.nic_extra_latency_us) * 1000};
+      l.alpha = Nanoseconds{g.net_hop_us * 1000};
     }
   }
   add_host_paths(draft, nodes, gpus, preset.host_path_gbps);

@@ -1,3 +1,4 @@
+#include "model/collective_traits.h"
 #include "model/hardware.h"
 #include "model/topology_library.h"
 #include "simulator/baselines.h"
@@ -93,9 +94,8 @@ TEST(NcclRingProgramTest, RingsPerChannelVerify) {
        {CollectiveKind::Allreduce, CollectiveKind::Allgather, CollectiveKind::ReduceScatter,
         CollectiveKind::Broadcast, CollectiveKind::Reduce}) {
     // Rooted collectives start every channel's ring at the root, rank 0.
-    auto rings = g->rings;
-    for (auto &ring : rings)
-      std::rotate(ring.begin(), std::find(ring.begin(), ring.end(), RankId(0)), ring.end());
+    const auto rings = g->channel_rings(
+        g->channels(), collective_traits(kind).rooted ? std::optional(RankId(0)) : std::nullopt);
     auto p = nccl_ring_program(kind, rings, Protocol::Simple);
     ASSERT_TRUE(p) << p.error().to_string();
     auto v = verifier::certify(*p, {});
@@ -137,10 +137,8 @@ TEST(NcclSearchTest, ChannelsBeatOneChannelOnDgx1) {
   auto g = nccl_search_rings(t, generation_traits(GpuGeneration::Volta));
   ASSERT_TRUE(g);
   auto busbw = [&](int channels) {
-    std::vector<std::vector<RankId>> rings;
-    for (int c = 0; c < channels; ++c)
-      rings.push_back(g->rings[size_t(c % g->channels())]);
-    auto p = nccl_ring_program(CollectiveKind::Allgather, rings, Protocol::Simple);
+    auto p =
+        nccl_ring_program(CollectiveKind::Allgather, g->channel_rings(channels), Protocol::Simple);
     ProgramSimOptions o;
     o.size_bytes = int64_t(1) << 30;
     auto sim = simulate_program(*p, t, o);
@@ -268,10 +266,7 @@ RC_GTEST_PROP(NcclProperty, BusBandwidthStaysUnderTheCutBoundAndGrowsWithChannel
   counts.push_back(graph->runtime_channels());
   double previous = 0;
   for (int channels : counts) {
-    std::vector<std::vector<RankId>> rings;
-    for (int c = 0; c < channels; ++c)
-      rings.push_back(graph->rings[size_t(c % graph->channels())]);
-    auto p = nccl_ring_program(kind, rings, Protocol::Simple);
+    auto p = nccl_ring_program(kind, graph->channel_rings(channels), Protocol::Simple);
     RC_ASSERT(p.has_value());
     ProgramSimOptions o;
     o.size_bytes = size;

@@ -42,6 +42,44 @@ RC_GTEST_PROP(ProgramSimProperty, RingAllreduceMatchesTheFormula, ()) {
   RC_ASSERT(sim->result.total_link_bytes() == int64_t(n) * 2 * (n - 1) * per_chunk);
 }
 
+// The host's launch delays everything by itself; the executor's per-step cost adds at least one
+// step's worth and at most one per step a thread block runs (2N-1 steps per pipeline iteration
+// in ring Allreduce: the critical path runs through every step of some thread block, waiting on
+// others in between).
+RC_GTEST_PROP(ProgramSimProperty, LaunchAndStepOverheadAddWhatTheyCharge, ()) {
+  const int n = *rc::gen::inRange(2, 9);
+  const Program p = testing::ring_allreduce_program(n, 1);
+  const Topology t = ring_with(n, 700, 25);
+  ProgramSimOptions o;
+  o.size_bytes = int64_t(1000) * *rc::gen::inRange(1, 4000);
+  const auto plain = simulate_program(p, t, o);
+  o.model.launch = *rc::gen::inRange(0, 50'000'000);
+  const auto launched = simulate_program(p, t, o);
+  RC_ASSERT(plain && launched && !launched->deadlocked);
+  RC_ASSERT(launched->result.completion == plain->result.completion + o.model.launch);
+  o.model.launch = 0;
+  o.model.step_overhead = *rc::gen::inRange(1, 5'000'000);
+  const auto interpreted = simulate_program(p, t, o);
+  RC_ASSERT(interpreted && !interpreted->deadlocked);
+  const Picoseconds extra = interpreted->result.completion - plain->result.completion;
+  RC_LOG() << n << " ranks, " << o.size_bytes << " B, plain " << plain->result.completion
+           << " ps, step " << o.model.step_overhead << " ps, extra " << extra << " ps\n";
+  RC_ASSERT(extra >= o.model.step_overhead);
+  RC_ASSERT(extra <= (2 * n - 1) * interpreted->iterations * o.model.step_overhead);
+}
+
+TEST(ProgramSimTest, LastIterationMovesOnlyTheRemainder) {
+  // 4 ranks of 1.5 MiB chunks: a full 1 MiB piece, then half of one; the links carry exactly
+  // each rank's 2(N-1) chunks.
+  const Program p = testing::ring_allreduce_program(4, 1);
+  ProgramSimOptions o;
+  o.size_bytes = 4 * (int64_t(3) << 19);
+  auto sim = simulate_program(p, ring_with(4, 1000, 20), o);
+  ASSERT_TRUE(sim && !sim->deadlocked);
+  EXPECT_EQ(sim->iterations, 2);
+  EXPECT_EQ(sim->result.total_link_bytes(), int64_t(4) * 2 * 3 * (int64_t(3) << 19));
+}
+
 TEST(ProgramSimTest, ProtocolEfficiencyAndPipelining) {
   const Program p = testing::ring_allreduce_program(4, 1);
   const Topology t = ring_with(4, 1000, 20);
