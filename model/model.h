@@ -3,6 +3,7 @@
 //
 // In the order data flows:
 //   ids.h, diagnostics.h   strong ids and units; Expected<T> and located Diagnostics for bad input
+//   text.h                 how names match (name_key) and sizes print (format_size)
 //   invariant.h            always-on checks for syncoll's own bugs (never for input)
 //   topology.h             ranks, links (capacity, alpha, bandwidth), bandwidth relations
 //   topology_library.h     DGX-1, DGX-2, DGX A100/H100, AMD boxes, multi-node, regular shapes
@@ -34,6 +35,7 @@
 #include "model/mscclir.h"
 #include "model/program.h"
 #include "model/runtime_constants.h"
+#include "model/text.h"
 #include "model/topology.h"
 #include "model/topology_json.h"
 #include "model/topology_library.h"
