@@ -142,13 +142,13 @@ Expected<std::vector<Row>> simulate_nccl_sizes(const SimulateArgs &a,
   auto kind = parse_collective_kind(a.collective);
   if (!kind)
     return fail({}, fmt::format("unknown collective '{}'", a.collective));
-  if (a.channels > 0)
-    return fail({}, "--channels is NCCL's own on a --system; drop it or use -t");
   SYNCOLL_TRY(machine, simulator::nccl_machine(system));
   std::vector<Row> rows;
   for (int64_t size : sizes) {
-    SYNCOLL_TRY(run, simulator::simulate_nccl(*kind, size, system, machine,
-                                              {forced_algorithm(a.baseline), protocol}));
+    SYNCOLL_TRY(
+        run, simulator::simulate_nccl(*kind, size, system, machine,
+                                      {forced_algorithm(a.baseline), protocol,
+                                       a.channels > 0 ? std::optional(a.channels) : std::nullopt}));
     rows.push_back(
         {size, std::move(run.result), false, run.info + (run.closed_form ? " (closed form)" : "")});
   }
@@ -343,8 +343,10 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
                   "share every bandwidth relation this way instead of as the topology says: "
                   "fifo (one transfer after another) or fair (max-min fair)")
       ->check(CLI::IsMember({"fifo", "fair"}));
-  cmd->add_option("--channels", args->channels,
-                  "baseline channels on -t (default: NCCL's search), cycling its rings")
+  cmd->add_option(
+         "--channels", args->channels,
+         "baseline channels (default: NCCL's search), cycling its rings; on a --system, as "
+         "NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS set it")
       ->check(CLI::Range(1, 32));
   cmd->add_option("--trace", args->trace, "write a Chrome-trace timeline (one size only)");
   cmd->add_option("--csv", args->csv, "write the sweep as CSV");

@@ -71,7 +71,7 @@ Expected<Program> nccl_program(CollectiveKind kind, const NcclEstimate &choice,
                : nccl_pat_reducescatter_program(ranks, choice.protocol);
   case NcclAlgorithm::P2p:
     // NCCL spreads its point-to-point channels over the peers (at least one each).
-    return nccl_alltoall_program(ranks, choice.protocol, std::max(1, 32 / ranks));
+    return nccl_alltoall_program(ranks, choice.protocol, std::max(1, channels / ranks));
   case NcclAlgorithm::Nvls:
     SYNCOLL_UNREACHABLE("NVLS has no program; it runs as its closed form");
   }
@@ -104,6 +104,11 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const System
                                 o.protocol ? " with protocol " : "",
                                 o.protocol ? protocol_traits(*o.protocol).name : "",
                                 collective_kind_name(kind), s.topology.name()));
+  if (o.channels) {
+    if (*o.channels < 1)
+      return fail({}, fmt::format("NCCL runs on at least one channel, not {}", *o.channels));
+    choice->channels = std::min(32, *o.channels);
+  }
   NcclRun run{*choice, nccl_info_line(kind, double(bytes), *choice), {}, false};
   if (choice->algorithm == NcclAlgorithm::Nvls) {
     run.result = nvls_closed_form(kind, bytes, s, choice->channels);

@@ -19,6 +19,9 @@ namespace syncoll::simulator {
 struct NcclRunOptions {
   std::optional<NcclAlgorithm> algorithm; ///< force one, as NCCL_ALGO does
   std::optional<Protocol> protocol;       ///< force one, as NCCL_PROTO does
+  /// Run on this many channels, as NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS do (NCCL caps it at
+  /// 32); the tuning model still chooses the algorithm and protocol for its own count.
+  std::optional<int> channels;
 };
 
 struct NcclRun {

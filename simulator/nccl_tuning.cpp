@@ -105,16 +105,19 @@ std::optional<NcclEstimate> pat(CollectiveKind kind, double bytes, Protocol p,
                       lat + bytes / (1000 * bus)};
 }
 
-// NCCL's Alltoall is grouped point-to-point: LL up to NCCL_P2P_LL_THRESHOLD (16 KiB) per peer,
-// Simple above; the tuning model has no time for it, so it reports the wire time alone.
+// NCCL's Alltoall is grouped point-to-point on its 32 point-to-point channels, which the tuning
+// model does not cost. A connection uses LL up to NCCL_P2P_LL_THRESHOLD (16 KiB) per peer and
+// Simple above; network connections have no LL buffers (NCCL_ALLOC_P2P_NET_LL_BUFFERS is off), so
+// across nodes the call runs Simple at every size. Simple is always listed, after LL, so that
+// NCCL_PROTO=Simple still finds it while the default takes LL where NCCL would.
 std::optional<NcclEstimate> p2p(CollectiveKind kind, double bytes, Protocol p,
                                 const NcclTuningInput &in) {
   if (kind != CollectiveKind::Alltoall)
     return std::nullopt;
-  const bool ll = bytes / in.ranks <= 16384;
-  if (p != (ll ? Protocol::LL : Protocol::Simple))
+  const bool ll = in.nodes == 1 && bytes / in.ranks <= 16384;
+  if (p == Protocol::LL128 || (p == Protocol::LL && !ll))
     return std::nullopt;
-  return NcclEstimate{NcclAlgorithm::P2p, p, 1, 0, 0, 0};
+  return NcclEstimate{NcclAlgorithm::P2p, p, 32, 0, 0, 0};
 }
 
 } // namespace

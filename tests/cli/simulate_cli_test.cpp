@@ -109,6 +109,11 @@ TEST(SimulateCliTest, NcclChoiceOnASystem) {
   CliRun a2a = run_cli("simulate --system dgx_a100 --baseline nccl -c alltoall -s 1MiB");
   ASSERT_EQ(a2a.exit_code, 0) << a2a.err;
   EXPECT_NE(a2a.out.find("Algo P2P"), std::string::npos) << a2a.out;
+  // NCCL_PROTO and NCCL_MIN/MAX_NCHANNELS, as the SCCL paper's baseline set them.
+  CliRun pinned = run_cli("simulate --system dgx1 --baseline nccl -c allgather -s 1KiB "
+                          "--protocol Simple --channels 4");
+  ASSERT_EQ(pinned.exit_code, 0) << pinned.err;
+  EXPECT_NE(pinned.out.find("proto Simple channels 4 "), std::string::npos) << pinned.out;
 }
 
 TEST(SimulateCliTest, TopoListNamesTheSystems) {
@@ -130,7 +135,7 @@ TEST(SimulateCliTest, SystemMistakesAreBadInput) {
   EXPECT_EQ(run_cli("simulate --system dgx1 --gpus 4 --baseline nccl -c allreduce").exit_code, 2);
   EXPECT_EQ(run_cli("simulate --system dgx1 -t dgx1 --baseline nccl -c allreduce").exit_code, 2);
   EXPECT_EQ(run_cli("simulate -t dgx1 --baseline nccl -c allreduce").exit_code, 2);
-  EXPECT_EQ(run_cli("simulate --system dgx1 --baseline nccl -c allreduce --channels 4").exit_code,
+  EXPECT_EQ(run_cli("simulate --system dgx1 --baseline nccl -c allreduce --channels 0").exit_code,
             2);
 }
 

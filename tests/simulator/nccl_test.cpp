@@ -10,6 +10,7 @@
 #include "verifier/verify.h"
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -197,13 +198,52 @@ TEST(NcclRunTest, ForcedAlgorithmsAndTheirLimits) {
   auto machine = nccl_machine(*system);
   // A100 has no NVLS: forcing it is an error, not a silent fallback.
   auto nvls = simulate_nccl(CollectiveKind::Allreduce, 1 << 20, *system, *machine,
-                            {NcclAlgorithm::Nvls, std::nullopt});
+                            {NcclAlgorithm::Nvls, std::nullopt, std::nullopt});
   EXPECT_FALSE(nvls);
   auto tree = simulate_nccl(CollectiveKind::Allreduce, 1 << 20, *system, *machine,
-                            {NcclAlgorithm::Tree, Protocol::Simple});
+                            {NcclAlgorithm::Tree, Protocol::Simple, std::nullopt});
   ASSERT_TRUE(tree) << tree.error().to_string();
   EXPECT_EQ(tree->choice.algorithm, NcclAlgorithm::Tree);
   EXPECT_GT(tree->result.completion, system->model.launch);
+  EXPECT_FALSE(simulate_nccl(CollectiveKind::Allreduce, 1 << 20, *system, *machine,
+                             {std::nullopt, std::nullopt, 0}));
+}
+
+TEST(NcclRunTest, ForcedChannelsRunOnThatManyAndCapAt32) {
+  auto system = make_system_model(*find_system_preset("dgx1"));
+  auto machine = nccl_machine(*system);
+  ASSERT_TRUE(machine);
+  auto time_on = [&](int channels) {
+    auto run = simulate_nccl(CollectiveKind::Allgather, int64_t(1) << 28, *system, *machine,
+                             {NcclAlgorithm::Ring, Protocol::Simple, channels});
+    EXPECT_TRUE(run) << run.error().to_string();
+    EXPECT_EQ(run->choice.channels, std::min(channels, 32));
+    EXPECT_NE(run->info.find(fmt::format("channels {} ", std::min(channels, 32))),
+              std::string::npos)
+        << run->info;
+    return run->result.completion;
+  };
+  // One channel runs one ring over one NVLink per GPU; the searched rings' count covers them all.
+  EXPECT_GT(time_on(1), 3 * time_on(machine->ring.runtime_channels()));
+  EXPECT_EQ(time_on(64), time_on(32));
+}
+
+TEST(NcclRunTest, AlltoallAcrossNodesRunsSimpleAsNetworkConnectionsHaveNoLlBuffers) {
+  auto one = make_system_model(*find_system_preset("dgx_a100"), 1, 8);
+  auto two = make_system_model(*find_system_preset("dgx_a100"), 2, 8);
+  ASSERT_TRUE(one && two);
+  auto m1 = nccl_machine(*one);
+  auto m2 = nccl_machine(*two);
+  auto intra = simulate_nccl(CollectiveKind::Alltoall, 1024, *one, *m1);
+  auto inter = simulate_nccl(CollectiveKind::Alltoall, 1024, *two, *m2);
+  ASSERT_TRUE(intra && inter);
+  EXPECT_EQ(intra->choice.protocol, Protocol::LL);
+  EXPECT_EQ(inter->choice.protocol, Protocol::Simple);
+  // NCCL_PROTO=Simple reaches the point-to-point path on one node too.
+  auto forced = simulate_nccl(CollectiveKind::Alltoall, 1024, *one, *m1,
+                              {std::nullopt, Protocol::Simple, std::nullopt});
+  ASSERT_TRUE(forced) << forced.error().to_string();
+  EXPECT_EQ(forced->choice.protocol, Protocol::Simple);
 }
 
 TEST(SystemModelTest, PresetsBuildAndRejectImpossibleShapes) {
