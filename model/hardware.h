@@ -79,9 +79,11 @@ struct SystemPreset {
   /// (nccl-tests or a framework), microseconds.
   double launch_us;
   /// GPUs of one node without an NVLink between them reach each other through host memory
-  /// across the CPU sockets' interconnect, at this rate per direction for the whole node (GB/s;
-  /// 0: every pair is linked). DGX-1: NCCL's Broadwell QPI figure, 6 GB/s.
+  /// across the CPU sockets' interconnect: one path's rate per direction (GB/s; 0: every pair
+  /// is linked), and how many such links join the sockets. DGX-1: NCCL's Broadwell QPI figure
+  /// of 6 GB/s per path, over the two QPI links of its two Xeon E5-2698 v4.
   double host_path_gbps;
+  int socket_links;
   /// Where the description's numbers come from.
   std::string_view source;
 };

@@ -29,16 +29,18 @@ Expected<Topology> node_topology(const SystemPreset &preset, int gpus) {
 
 // GPUs of a node without an NVLink between them: a link through host memory for each such pair,
 // and per direction between the two CPU sockets (the first and second half of the node's GPUs)
-// one relation that all of them share.
-void add_host_paths(TopologyDraft &draft, int nodes, int gpus, double gbps) {
+// one relation that all of them share, as wide as the links joining the sockets.
+void add_host_paths(TopologyDraft &draft, int nodes, int gpus, const SystemPreset &preset) {
+  const double gbps = preset.host_path_gbps;
   if (gbps <= 0)
     return;
   std::set<std::pair<int, int>> linked;
   for (const Link &l : draft.links)
     linked.emplace(l.src.value(), l.dst.value());
   for (int node = 0; node < nodes; ++node) {
-    TopologyDraft::Relation across[2] = {{fmt::format("node{}.socket0to1", node), {}, 1},
-                                         {fmt::format("node{}.socket1to0", node), {}, 1}};
+    TopologyDraft::Relation across[2] = {
+        {fmt::format("node{}.socket0to1", node), {}, preset.socket_links},
+        {fmt::format("node{}.socket1to0", node), {}, preset.socket_links}};
     for (int a = 0; a < gpus; ++a)
       for (int b = 0; b < gpus; ++b) {
         const int src = node * gpus + a, dst = node * gpus + b;
@@ -111,8 +113,8 @@ Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, i
       l.alpha = Nanoseconds{g.net_hop_us * 1000};
     }
   }
-  add_host_paths(draft, nodes, gpus, preset.host_path_gbps);
-  add_host_paths(line_draft, nodes, gpus, preset.host_path_gbps);
+  add_host_paths(draft, nodes, gpus, preset);
+  add_host_paths(line_draft, nodes, gpus, preset);
   draft.name = nodes > 1 ? fmt::format("{}x{}_{}", nodes, gpus, preset.name)
                          : fmt::format("{}_{}gpu", preset.name, gpus);
   if (draft.hierarchy.empty())
