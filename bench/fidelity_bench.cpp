@@ -154,7 +154,9 @@ void fit(const std::vector<Point> &points, const std::string &only, const std::s
         {"LL128 hop", &g.nvlink_hop_us[2]},
         {"NIC share", &g.nic_payload_share},
         {"net hop", &g.net_hop_us},
-        {"block GB/s", &g.thread_block_gbps},
+        {"Simple block GB/s", &g.thread_block_gbps[0]},
+        {"LL block GB/s", &g.thread_block_gbps[1]},
+        {"LL128 block GB/s", &g.thread_block_gbps[2]},
         {"NVLS share", &g.nvls_payload_share},
         {"NVLS latency", &g.nvls_latency_us},
         {"NVLS step", &g.nvls_step_kib}};

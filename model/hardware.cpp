@@ -27,7 +27,7 @@ constexpr struct {
   std::array<double, 3> nvlink_hop_us{23.0, 0.575, 5.43};
   double nic_payload_share = 0.80;
   double net_hop_us = 8.48;
-  double thread_block_gbps = 33;
+  std::array<double, 3> thread_block_gbps{33, 33, 33};
 } kAmpereFit;
 
 // The calibrated columns (from nvlink_payload_share on) are fitted by
@@ -89,7 +89,7 @@ const GenerationTraits kGenerations[] = {
      .nvlink_hop_us = {3.4, 0.528, 1.9},
      .nic_payload_share = 0.80,
      .net_hop_us = 2.7,
-     .thread_block_gbps = 75.6,
+     .thread_block_gbps = {75.6, 75.6, 75.6},
      .nvls_payload_share = 0.7,
      .nvls_latency_us = 9.9,
      .nvls_step_kib = 737,
@@ -108,7 +108,7 @@ const GenerationTraits kGenerations[] = {
      .nvlink_hop_us = {6.43, 0.6, 1.9},
      .nic_payload_share = 0.80,
      .net_hop_us = 2.7,
-     .thread_block_gbps = 31.1,
+     .thread_block_gbps = {31.1, 31.1, 31.1},
      .nvls_payload_share = 0.6,
      .nvls_latency_us = 5.18,
      .nvls_step_kib = 531,

@@ -47,8 +47,10 @@ struct GenerationTraits {
   double nic_payload_share;
   /// Latency of one network hop beyond the NIC's, microseconds.
   double net_hop_us;
-  /// Bandwidth one CUDA block copies at, GB/s: the cap of one channel or thread block.
-  double thread_block_gbps;
+  /// Bandwidth one CUDA block copies at per protocol (Simple, LL, LL128), GB/s: the cap of one
+  /// channel or thread block. LL and LL128 store a flag with every line and the receiver polls
+  /// them, so a block moves less in them than in Simple's bulk copies.
+  std::array<double, 3> thread_block_gbps;
   /// NVLS: the share of the switch port's line rate a multimem reduction or multicast sustains,
   /// its fixed latency in microseconds, and the bytes one channel moves per pipeline step (the
   /// pipeline's fill costs one step).

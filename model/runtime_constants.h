@@ -50,18 +50,24 @@ struct ProtocolTraits {
   double nccl_tree_base_latency_us;
   double nccl_tree_nvlink_hop_us;
   double nccl_tree_net_hop_us;
+  /// NCCL's channel count for a small call (enqueue.cc): while the call's bytes are under
+  /// channels x threads x this threshold, it drops a channel (the ring's LL threshold is this times
+  /// the rank count). Bytes per thread, and the protocol's most threads per channel.
+  int nccl_thread_threshold;
+  int nccl_max_threads;
 };
 
 // The table, in Protocol order. Columns: protocol, name, FIFO messages, payload fraction, NCCL
 // tuning factor, FIFO buffer, executor tile, simulator piece; NCCL ring latencies: base, NVLink
-// hop, PCIe hop, network hop; NCCL tree latencies: base, NVLink hop, network hop.
+// hop, PCIe hop, network hop; NCCL tree latencies: base, NVLink hop, network hop; NCCL thread
+// threshold and most threads per channel.
 inline constexpr ProtocolTraits kProtocolTable[] = {
     {Protocol::Simple, "Simple", 2, 1.0, 1.0, int64_t(4) << 20, int64_t(2) << 20, int64_t(1) << 20,
-     8.4, 3.4, 5.7, 14.0, 8.4, 4.0, 14.0},
+     8.4, 3.4, 5.7, 14.0, 8.4, 4.0, 14.0, 64, 512},
     {Protocol::LL, "LL", 8, 0.5, 0.5, int64_t(512) << 10, int64_t(32) << 10, int64_t(32) << 10, 6.6,
-     0.6, 1.0, 2.7, 6.8, 0.6, 5.0},
+     0.6, 1.0, 2.7, 6.8, 0.6, 5.0, 8, 512},
     {Protocol::LL128, "LL128", 8, 120.0 / 128.0, 0.92, 4'915'200, 576'000, int64_t(576) << 10, 14.0,
-     1.9, 2.5, 4.0, 14.0, 1.25, 8.5},
+     1.9, 2.5, 4.0, 14.0, 1.25, 8.5, 8, 640},
 };
 static_assert(std::size(kProtocolTable) == size_t(Protocol::LL128) + 1, "one row per protocol");
 static_assert(kProtocolTable[size_t(Protocol::Simple)].protocol == Protocol::Simple &&

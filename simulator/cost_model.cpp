@@ -15,7 +15,7 @@ CostModel nccl_preset() {
     m.message_latency[CostModel::index(t.protocol)] =
         std::llround((t.nccl_ring_nvlink_hop_us - link_alpha_us) * 1e6);
   // NCCL's graph speed of one NVLink before Hopper: what one channel is given in its search.
-  m.thread_block_gbps = generation_traits(GpuGeneration::Ampere).nccl_nvlink_gbps;
+  m.thread_block_gbps.fill(generation_traits(GpuGeneration::Ampere).nccl_nvlink_gbps);
   m.memory_gbps = 900;
   return m;
 }

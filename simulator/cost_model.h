@@ -33,8 +33,8 @@ struct CostModel {
   std::array<int64_t, 3> iteration_bytes = per_protocol(&ProtocolTraits::iteration_bytes);
   /// Messages a connection holds, per protocol.
   std::array<int, 3> fifo_capacity = per_protocol(&ProtocolTraits::fifo_messages);
-  /// Most bytes per nanosecond one thread block copies or reduces (0: unlimited).
-  double thread_block_gbps = 0;
+  /// Most bytes per nanosecond one thread block copies or reduces, per protocol (0: unlimited).
+  std::array<double, 3> thread_block_gbps{0, 0, 0};
   /// Memory bandwidth a reduction uses, reading two operands and writing one (0: free).
   double memory_gbps = 0;
   /// How transfers cross intermediate ranks when two ranks have no direct link.

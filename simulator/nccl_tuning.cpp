@@ -14,6 +14,20 @@ namespace {
 
 constexpr std::array<Protocol, 3> kProtocols{Protocol::LL, Protocol::LL128, Protocol::Simple};
 
+// The channels a ring or tree call runs on (enqueue.cc): the tuning model prices every channel,
+// then a small call drops channels while its bytes stay under channels x threads x the protocol's
+// per-thread threshold, so that each thread has enough to move.
+int call_channels(NcclAlgorithm algorithm, Protocol p, double bytes, const NcclTuningInput &in) {
+  const ProtocolTraits &proto = protocol_traits(p);
+  const bool ring_ll = algorithm == NcclAlgorithm::Ring && p == Protocol::LL;
+  const double per_channel =
+      double(proto.nccl_max_threads) * proto.nccl_thread_threshold * (ring_ll ? in.ranks : 1);
+  int channels = in.ring->runtime_channels();
+  while (channels > 1 && bytes < channels * per_channel)
+    --channels;
+  return channels;
+}
+
 std::optional<NcclEstimate> ring(CollectiveKind kind, double bytes, Protocol p,
                                  const NcclTuningInput &in) {
   const int n = in.ranks;
@@ -45,8 +59,9 @@ std::optional<NcclEstimate> ring(CollectiveKind kind, double bytes, Protocol p,
   if (ar && p == Protocol::Simple && in.nodes > 1 && bytes / (channels * n) >= 64)
     lat *= g.generation >= GpuGeneration::Ampere ? 1.4 : 1.9;
   const double alg = rooted ? bus : bus * n / steps;
-  return NcclEstimate{NcclAlgorithm::Ring,       p, in.ring->runtime_channels(), lat, bus,
-                      lat + bytes / (1000 * alg)};
+  return NcclEstimate{
+      NcclAlgorithm::Ring,       p, call_channels(NcclAlgorithm::Ring, p, bytes, in), lat, bus,
+      lat + bytes / (1000 * alg)};
 }
 
 std::optional<NcclEstimate> tree(CollectiveKind kind, double bytes, Protocol p,
@@ -71,8 +86,9 @@ std::optional<NcclEstimate> tree(CollectiveKind kind, double bytes, Protocol p,
                    channels * g.nccl_ring_ll128_channel_gbps);
   const int bucket = std::clamp(int(std::floor(std::log2(std::max(1.0, bytes / 64)))), 0, 23);
   const double alg = bus * 0.5 * kNcclTreeCorrection[pi][size_t(bucket)];
-  return NcclEstimate{NcclAlgorithm::Tree,       p, in.ring->runtime_channels(), lat, bus,
-                      lat + bytes / (1000 * alg)};
+  return NcclEstimate{
+      NcclAlgorithm::Tree,       p, call_channels(NcclAlgorithm::Tree, p, bytes, in), lat, bus,
+      lat + bytes / (1000 * alg)};
 }
 
 std::optional<NcclEstimate> nvls(CollectiveKind kind, double bytes, Protocol p,

@@ -238,8 +238,9 @@ private:
     return split_ ? std::max(1, in.count) : 1;
   }
   int chunks_in_message(const Instruction &in, int n) const { return n <= 1 ? in.count : 1; }
+  double block_gbps() const { return o_.model.thread_block_gbps[CostModel::index(proto_)]; }
   Picoseconds copy_time(int64_t bytes) const {
-    return o_.model.thread_block_gbps > 0 ? transfer_ps(bytes, o_.model.thread_block_gbps) : 0;
+    return block_gbps() > 0 ? transfer_ps(bytes, block_gbps()) : 0;
   }
   Picoseconds reduce_time(int64_t bytes) const {
     return o_.model.memory_gbps > 0 ? transfer_ps(3 * bytes, o_.model.memory_gbps) : 0;
@@ -312,7 +313,7 @@ private:
       if (out_fifo) {
         const std::span<const LinkId> route = out_fifo->route;
         const auto t = network_.start(route, bytes, now, o_.model.switching, uint32_t(tb.send_fifo),
-                                      o_.model.thread_block_gbps);
+                                      block_gbps());
         if (!t) {
           // Fair-shared: the thread block holds its link until the network says it is done.
           out_fifo->messages.push_back({kNever, std::move(sent)});

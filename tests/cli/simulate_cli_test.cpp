@@ -95,7 +95,12 @@ TEST(SimulateCliTest, NcclChoiceOnASystem) {
       run_cli("simulate --system dgx_h100 --baseline nccl -c allreduce --sizes 64KiB..256MiB");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("system dgx_h100"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("NCCL INFO AllReduce: 65536 Bytes -> Algo RING proto LL channels 24"),
+  // A small ring LL call runs on a channel per 32 KiB (512 threads x 8 B x 8 ranks), a large one
+  // on all 24.
+  EXPECT_NE(run.out.find("NCCL INFO AllReduce: 65536 Bytes -> Algo RING proto LL channels 2 "),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("NCCL INFO AllReduce: 1048576 Bytes -> Algo RING proto LL channels 24 "),
             std::string::npos)
       << run.out;
   EXPECT_NE(run.out.find("NCCL INFO AllReduce: 268435456 Bytes -> Algo NVLS proto Simple"),

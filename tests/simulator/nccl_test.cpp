@@ -177,6 +177,29 @@ TEST(NcclTuningTest, ChoosesAsNcclDoesOnOneNode) {
       "AllReduce: 1073741824 Bytes -> Algo RING proto Simple ch");
 }
 
+TEST(NcclTuningTest, SmallCallsRunOnFewerChannelsLargeOnesOnAll) {
+  auto system = make_system_model(*find_system_preset("dgx_a100"));
+  auto machine = nccl_machine(*system);
+  ASSERT_TRUE(machine);
+  NcclTuningInput in = machine->tuning;
+  in.ring = &machine->ring;
+  const int all = machine->ring.runtime_channels();
+  auto channels = [&](double bytes, NcclAlgorithm a, Protocol p) {
+    for (const NcclEstimate &e : nccl_estimates(CollectiveKind::Allreduce, bytes, in))
+      if (e.algorithm == a && e.protocol == p)
+        return e.channels;
+    ADD_FAILURE() << "no estimate";
+    return 0;
+  };
+  // Ring LL: 512 threads x 8 B x 8 ranks = 32 KiB per channel; tree LL: 4 KiB; Simple: 32 KiB.
+  EXPECT_EQ(channels(1024, NcclAlgorithm::Ring, Protocol::LL), 1);
+  EXPECT_EQ(channels(65536, NcclAlgorithm::Ring, Protocol::LL), 2);
+  EXPECT_EQ(channels(32768, NcclAlgorithm::Tree, Protocol::LL), 8);
+  EXPECT_EQ(channels(65537, NcclAlgorithm::Ring, Protocol::Simple), 2);
+  EXPECT_EQ(channels(double(int64_t(1) << 30), NcclAlgorithm::Ring, Protocol::LL128), all);
+  EXPECT_EQ(channels(double(int64_t(1) << 30), NcclAlgorithm::Tree, Protocol::Simple), all);
+}
+
 TEST(NcclTuningTest, RingLatencyIsNcclsFormula) {
   // One node, 8 ranks, ring AllReduce: 14 hops; LL 6.6 + 14 x 0.6 = 15.0 us before bytes.
   auto system = make_system_model(*find_system_preset("dgx_a100"));
@@ -295,7 +318,7 @@ RC_GTEST_PROP(NcclProperty, BusBandwidthStaysUnderTheCutBoundAndGrowsWithChannel
   auto graph = nccl_search_rings(t, generation_traits(GpuGeneration::Ampere));
   RC_ASSERT(graph.has_value());
   CostModel model;
-  model.thread_block_gbps = 20; // one channel is one CUDA block
+  model.thread_block_gbps.fill(20); // one channel is one CUDA block
   const double bound = singleton_cut_bound(t);
   RC_LOG() << t.name() << " " << collective_kind_name(kind) << " " << size << " B\n";
   // Each of the searched rings added in turn, then NCCL's runtime doubling of all of them
