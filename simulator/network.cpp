@@ -53,6 +53,7 @@ Network::Network(const Topology &topology, double efficiency)
     links_.push_back(state);
     every_link_.push_back(LinkId(static_cast<int32_t>(l)));
   }
+  via_.resize(size_t(topology.num_ranks()));
   if (has_fair_) {
     holder_.assign(n, -1);
     waiting_.resize(n);
@@ -90,36 +91,21 @@ TransferTimes Network::reserve(LinkId link, int64_t bytes, Picoseconds ready) {
 
 namespace syncoll::simulator {
 
-TransferTimes Network::reserve_route(std::span<const LinkId> route, int64_t bytes,
-                                     Picoseconds ready, Switching switching) {
-  SYNCOLL_INVARIANT(!route.empty(), "transfer over an empty route");
-  TransferTimes first = reserve(route.front(), bytes, ready);
-  TransferTimes last = first;
-  for (size_t i = 1; i < route.size(); ++i) {
-    // The previous hop's first bytes reach the switch after its latency; all of them after its
-    // latency plus serialization.
-    const Picoseconds previous_alpha = links_[route[i - 1].index()].alpha;
-    const Picoseconds forward =
-        switching == Switching::CutThrough ? last.start + previous_alpha : last.arrival;
-    last = reserve(route[i], bytes, forward);
-  }
-  return {first.start, last.arrival};
-}
-
 std::span<const LinkId> Network::route(RankId src, RankId dst) {
   if (auto direct = topology_.find_link(src, dst))
     return {&every_link_[direct->index()], 1};
-  auto key = std::make_pair(src.value(), dst.value());
+  const uint64_t key = uint64_t(src.index()) * uint64_t(topology_.num_ranks()) + dst.index();
   if (auto it = routes_.find(key); it != routes_.end())
     return it->second;
-  std::vector<LinkId> path;
-  {
+  // One breadth-first search per source serves all of its destinations.
+  std::vector<int32_t> &via = via_[src.index()];
+  if (via.empty()) {
     const size_t n = size_t(topology_.num_ranks());
-    std::vector<int> via(n, -1); // the link that first reached each rank
+    via.assign(n, -1); // the link that first reached each rank
     std::vector<int> queue{src.value()};
     std::vector<bool> seen(n, false);
     seen[src.index()] = true;
-    for (size_t i = 0; i < queue.size() && !seen[dst.index()]; ++i)
+    for (size_t i = 0; i < queue.size(); ++i)
       for (LinkId id : topology_.out_links(RankId(queue[i]))) {
         const RankId to = topology_.link(id).dst;
         if (!seen[to.index()]) {
@@ -128,9 +114,12 @@ std::span<const LinkId> Network::route(RankId src, RankId dst) {
           queue.push_back(to.value());
         }
       }
-    if (seen[dst.index()])
-      for (RankId at = dst; at != src; at = topology_.link(LinkId(via[at.index()])).src)
-        path.insert(path.begin(), LinkId(via[at.index()]));
+  }
+  std::vector<LinkId> path;
+  if (via[dst.index()] >= 0) {
+    for (RankId at = dst; at != src; at = topology_.link(LinkId(via[at.index()])).src)
+      path.push_back(LinkId(via[at.index()]));
+    std::reverse(path.begin(), path.end());
   }
   return routes_.emplace(key, std::move(path)).first->second;
 }
@@ -149,10 +138,12 @@ std::optional<TransferTimes> Network::start(std::span<const LinkId> route, int64
   if (has_fair_)
     for (LinkId l : route)
       fluid = fluid || links_[l.index()].fair;
-  if (!fluid)
-    return route.size() == 1 ? reserve(route.front(), bytes, ready)
-                             : reserve_route(route, bytes, ready, switching);
-  SYNCOLL_INVARIANT(ready >= now_, "a fair-shared transfer starts before the network's present");
+  if (!fluid && route.size() == 1)
+    return reserve(route.front(), bytes, ready);
+  // A multi-hop or fair-shared transfer takes each hop when it gets there, in the order the
+  // transfers get there: booking the whole route up front would hold links far ahead of the
+  // transfer and keep later transfers out of the gaps before it.
+  SYNCOLL_INVARIANT(ready >= now_, "a multi-hop transfer starts before the network's present");
   int32_t x;
   if (free_transfers_.empty()) {
     x = static_cast<int32_t>(transfers_.size());
@@ -176,21 +167,28 @@ int32_t Network::new_hop(int32_t transfer, int32_t index) {
     h = free_hops_.back();
     free_hops_.pop_back();
   }
-  hops_[size_t(h)] = Hop{transfer, index, 0, 0, 0, kNever};
+  hops_[size_t(h)] =
+      Hop{transfer, index, transfers_[size_t(transfer)].route[size_t(index)], 0, 0, 0, kNever};
   return h;
 }
 
 void Network::hop_ready(int32_t h, Picoseconds at) {
   const Hop &hop = hops_[size_t(h)];
   const FluidTransfer &t = transfers_[size_t(hop.transfer)];
-  const LinkId link = t.route[size_t(hop.index)];
+  const LinkId link = hop.link;
   const LinkState &s = links_[link.index()];
   if (!s.fair) {
-    // A FIFO link on a fair-shared route: its times are fixed when the hop reaches it.
+    // A FIFO link: the hop's times are fixed when the transfer reaches it. Only the last hop
+    // needs an event for its end (the delivery); the others are done when they are booked.
     const TransferTimes times = reserve(link, t.bytes, at);
+    const Picoseconds end = times.arrival - s.alpha;
+    const bool last = size_t(hop.index) + 1 == t.route.size();
     hops_[size_t(h)].start = times.start;
-    hop_started(h, times.start);
-    fluid_queue_.push(times.arrival - s.alpha, kHopEnd, uint32_t(h));
+    hop_started(h, times.start); // may grow hops_: `hop` is not used after it
+    if (last)
+      fluid_queue_.push(end, kHopEnd, uint32_t(h));
+    else
+      hop_booked(h, end);
     return;
   }
   if (holder_[link.index()] >= 0) {
@@ -232,15 +230,37 @@ void Network::hop_started(int32_t h, Picoseconds at) {
     t.start = at;
   // Cut-through: the next hop starts forwarding when the first bytes are through this one.
   if (t.switching == Switching::CutThrough && size_t(hop.index) + 1 < t.route.size())
-    fluid_queue_.push(at + links_[t.route[size_t(hop.index)].index()].alpha, kHopReady,
-                      uint32_t(new_hop(hop.transfer, hop.index + 1)));
+    reach(hop.transfer, hop.index + 1, at + links_[hop.link.index()].alpha);
+}
+
+void Network::reach(int32_t transfer, int32_t index, Picoseconds at) {
+  const int32_t h = new_hop(transfer, index);
+  // When nothing queued comes earlier and the caller lets the network run that far, nothing can
+  // reach the hop's FIFO link before this transfer: take it now instead of through the queue.
+  if (!links_[hops_[size_t(h)].link.index()].fair && active_.empty() && at <= until_ &&
+      (fluid_queue_.empty() || at < fluid_queue_.top().time))
+    hop_ready(h, at);
+  else
+    fluid_queue_.push(at, kHopReady, uint32_t(h));
+}
+
+void Network::hop_booked(int32_t h, Picoseconds end) {
+  const Hop hop = hops_[size_t(h)];
+  free_hops_.push_back(h);
+  FluidTransfer &t = transfers_[size_t(hop.transfer)];
+  if (hop.index == 0)
+    t.first_hop_end = end;
+  t.last_end = std::max(t.last_end, end);
+  ++t.hops_done;
+  if (t.switching == Switching::StoreAndForward)
+    reach(hop.transfer, hop.index + 1, end + links_[hop.link.index()].alpha);
 }
 
 void Network::hop_ended(int32_t h, Picoseconds at, std::vector<Delivery> &delivered) {
   const Hop hop = hops_[size_t(h)];
   free_hops_.push_back(h);
   FluidTransfer &t = transfers_[size_t(hop.transfer)];
-  const LinkId link = t.route[size_t(hop.index)];
+  const LinkId link = hop.link;
   if (links_[link.index()].fair) {
     usage_[link.index()].bytes += t.bytes;
     usage_[link.index()].busy += at - hop.start;
@@ -255,8 +275,7 @@ void Network::hop_ended(int32_t h, Picoseconds at, std::vector<Delivery> &delive
     t.first_hop_end = at;
   t.last_end = std::max(t.last_end, at);
   if (t.switching == Switching::StoreAndForward && size_t(hop.index) + 1 < t.route.size())
-    fluid_queue_.push(at + links_[link.index()].alpha, kHopReady,
-                      uint32_t(new_hop(hop.transfer, hop.index + 1)));
+    reach(hop.transfer, hop.index + 1, at + links_[link.index()].alpha);
   if (size_t(++t.hops_done) == t.route.size()) {
     delivered.push_back(
         {t.tag, {t.start, t.last_end + links_[t.route.back().index()].alpha}, t.first_hop_end});
@@ -273,15 +292,13 @@ void Network::share_bandwidth() {
     share_left_[r] = relation_bytes_per_ns_[r] * efficiency_;
   share_frozen_.assign(active_.size(), 0);
   auto fair_relations = [&](int32_t h) {
-    const FluidTransfer &t = transfers_[size_t(hops_[size_t(h)].transfer)];
-    const LinkState &s = links_[t.route[size_t(hops_[size_t(h)].index)].index()];
+    const LinkState &s = links_[hops_[size_t(h)].link.index()];
     return std::span<const int32_t>(relation_ids_.data() + s.relations_begin,
                                     size_t(s.relations_end - s.relations_begin));
   };
   auto cap = [&](int32_t h) {
     const FluidTransfer &t = transfers_[size_t(hops_[size_t(h)].transfer)];
-    const double link =
-        topology_.link(t.route[size_t(hops_[size_t(h)].index)]).bandwidth.value * efficiency_;
+    const double link = topology_.link(hops_[size_t(h)].link).bandwidth.value * efficiency_;
     return t.rate_cap > 0 ? std::min(link, t.rate_cap) : link;
   };
   for (int32_t h : active_)
@@ -341,6 +358,7 @@ void Network::refresh_next_event() {
 }
 
 void Network::advance(Picoseconds until, std::vector<Delivery> &delivered) {
+  until_ = until;
   for (;;) {
     Picoseconds first_end = kNever;
     for (int32_t h : active_)

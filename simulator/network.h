@@ -5,6 +5,9 @@
 // alpha(l) after it started plus its serialization time (cut-through: latency and serialization
 // overlap along the path, so they add once).
 //
+// A transfer over several links takes each when it gets there (hop by hop, in the order
+// transfers reach the link), so shared links interleave transfers as hardware does.
+//
 // A link in a max-min fair relation is a fluid resource instead (SimGrid's LMM; reference
 // cost-models.md 7.2): it still carries one transfer at a time, in arrival order, but the
 // transfers on the links of a fair relation share its bandwidth max-min fairly while they
@@ -18,9 +21,9 @@
 #include <cstdint>
 #include <deque>
 #include <limits>
-#include <map>
 #include <optional>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 namespace syncoll::simulator {
@@ -57,20 +60,17 @@ public:
 
   /// Reserves link `link` for `bytes`, no earlier than `ready`.
   TransferTimes reserve(LinkId link, int64_t bytes, Picoseconds ready);
-  /// Reserves every link of a route in turn; each hop starts when the previous hop has
-  /// delivered enough (its latency under cut-through, latency and serialization under
-  /// store-and-forward) and its own link is free.
-  TransferTimes reserve_route(std::span<const LinkId> route, int64_t bytes, Picoseconds ready,
-                              Switching switching);
   /// The links of a shortest route from src to dst (breadth first, lowest rank ids first), the
   /// direct link when there is one; empty when dst cannot be reached. Cached per pair.
   std::span<const LinkId> route(RankId src, RankId dst);
 
   /// Starts a transfer of `bytes` over `route` at `ready` (no earlier than the last `advance`).
-  /// When the route crosses no max-min fair relation its times are fixed now and returned.
+  /// A one-link route outside max-min fair relations has its times fixed now, and returned.
   /// Otherwise they depend on transfers that start later: it returns nullopt, and `advance`
-  /// reports the times under `tag`. `rate_cap` (bytes/ns, 0 for none) bounds a fair-shared
-  /// transfer's speed, as a slow sender does.
+  /// reports the times under `tag`. Each hop is taken when the transfer reaches it (after the
+  /// previous hop's latency under cut-through, its latency and serialization under
+  /// store-and-forward), in the order transfers reach the link. `rate_cap` (bytes/ns, 0 for none)
+  /// bounds a fair-shared transfer's speed, as a slow sender does.
   std::optional<TransferTimes> start(std::span<const LinkId> route, int64_t bytes,
                                      Picoseconds ready, Switching switching, uint32_t tag,
                                      double rate_cap = 0);
@@ -113,6 +113,7 @@ private:
   struct Hop {
     int32_t transfer = 0;
     int32_t index = 0;    ///< position on the route
+    LinkId link;          ///< the route's link there, read while the route is in cache
     double remaining = 0; ///< bytes
     double rate = 0;      ///< bytes/ns
     Picoseconds start = 0;
@@ -123,6 +124,8 @@ private:
   void hop_ready(int32_t hop, Picoseconds at);
   void hop_started(int32_t hop, Picoseconds at);
   void activate(int32_t hop, Picoseconds at);
+  void hop_booked(int32_t hop, Picoseconds end); ///< a FIFO hop short of the last, booked
+  void reach(int32_t transfer, int32_t index, Picoseconds at); ///< hop `index` is ready
   void hop_ended(int32_t hop, Picoseconds at, std::vector<Delivery> &delivered);
   void share_bandwidth(); ///< max-min fair rates of the active hops, and their projected ends
   void refresh_next_event();
@@ -136,7 +139,8 @@ private:
   std::vector<double> relation_bytes_per_ns_;
   std::vector<LinkUsage> usage_;
   std::vector<LinkId> every_link_; ///< link i at index i: one-link routes are spans of it
-  std::map<std::pair<int, int>, std::vector<LinkId>> routes_; ///< multi-hop routes, by ends
+  std::unordered_map<uint64_t, std::vector<LinkId>> routes_; ///< multi-hop routes, by ends
+  std::vector<std::vector<int32_t>> via_; ///< per source: the link that reached each rank
 
   // The fluid engine (links of fair relations); slots are reused, so it allocates only while
   // the number of transfers in flight grows.
@@ -151,6 +155,7 @@ private:
   std::vector<int32_t> active_;              ///< hops now carried by a fair link, in start order
   EventQueue fluid_queue_;
   Picoseconds now_ = 0;
+  Picoseconds until_ = 0; ///< how far the running `advance` may go
   Picoseconds next_event_ = kNever;
   uint64_t fluid_completions_ = 0;
   bool rates_stale_ = false;

@@ -202,5 +202,28 @@ TEST(AlgorithmSimTest, TwoHopsThroughASwitchCostOneLatencyOrOneSerialization) {
   }
 }
 
+TEST(AlgorithmSimTest, TransfersTakeEachHopWhenTheyReachIt) {
+  // star(3), all sent at once in this order: C 1 -> 0, then A 1 -> 2 through rank 0, then B
+  // 0 -> 2. A waits behind C on link 1 -> 0 and reaches link 0 -> 2 only at ser + alpha; B is
+  // there at 0 and goes first. Booking A's whole route when it started would have held 0 -> 2
+  // for A and kept B waiting behind it until 2 ser + alpha.
+  const Topology t = *star(3);
+  auto bc = make_collective(CollectiveKind::Broadcast, 3, 1, 1);
+  Algorithm a{"gap",
+              {},
+              {{1,
+                {{ChunkId(0), RankId(1), RankId(0)},
+                 {ChunkId(0), RankId(1), RankId(2)},
+                 {ChunkId(0), RankId(0), RankId(2)}}}}};
+  const int64_t mb = 1'000'000;
+  const Picoseconds alpha = 500'000, ser = 20'000'000;
+  for (auto timing : {AlgorithmTiming::StepSynchronous, AlgorithmTiming::Dataflow}) {
+    auto r = simulate_algorithm(a, t, *bc, mb, {timing, 1.0, false, Switching::CutThrough});
+    ASSERT_TRUE(r) << r.error().to_string();
+    // A: 1 -> 0 over [ser, 2 ser], 0 -> 2 over [ser + alpha, 2 ser + alpha], in at 2 ser + 2 alpha.
+    EXPECT_EQ(r->completion, 2 * ser + 2 * alpha);
+  }
+}
+
 } // namespace
 } // namespace syncoll::simulator
