@@ -83,7 +83,7 @@ Expected<SimulationResult> run_steps(const StepSource &source, const Topology &t
                                     send.src.value(), send.dst.value(), send.chunk.value()));
       const auto t = network.start(route, chunk_bytes, step_start, switching, uint32_t(i));
       if (!t)
-        continue; // fair-shared: its times come from the network below
+        continue; // multi-hop or fair-shared: its times come from the network below
       queue.push(t->arrival, kArrival, uint32_t(route.front().value()));
       record(send, route.front(), *t);
     }
@@ -195,7 +195,7 @@ Expected<SimulationResult> simulate_algorithm(const Algorithm &algorithm, const 
     for (;;) {
       const Picoseconds queued = queue.empty() ? kNever : queue.top().time;
       if (network.next_event() <= queued && network.next_event() != kNever) {
-        // Fair-shared transfers first: a link they free is there for sends ready now.
+        // Network-run transfers first: a link they free is there for sends ready now.
         delivered.clear();
         network.advance(network.next_event(), delivered);
         for (const Delivery &d : delivered) {

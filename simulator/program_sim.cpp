@@ -33,7 +33,7 @@ struct Fifo {
   std::deque<Message> messages;  ///< in flight or arrived, not yet popped
   int pusher = -1;               ///< thread block blocked pushing (global index), -1 none
   int popper = -1;               ///< thread block blocked popping
-  int sender = -1; ///< thread block whose fair-shared transfer is under way (arrival kNever)
+  int sender = -1; ///< thread block whose network-run transfer is under way (arrival kNever)
 };
 
 enum EventKind : uint32_t { kWake = 0 };
@@ -73,7 +73,7 @@ public:
     for (;;) {
       const Picoseconds queued = queue_.empty() ? kNever : queue_.top().time;
       if (network_.next_event() <= queued && network_.next_event() != kNever) {
-        // Fair-shared transfers first: a link they free is there for a send at the same time.
+        // Network-run transfers first: a link they free is there for a send at the same time.
         delivered_.clear();
         network_.advance(network_.next_event(), delivered_);
         for (const Delivery &d : delivered_)
@@ -315,7 +315,8 @@ private:
         const auto t = network_.start(route, bytes, now, o_.model.switching, uint32_t(tb.send_fifo),
                                       block_gbps());
         if (!t) {
-          // Fair-shared: the thread block holds its link until the network says it is done.
+          // Fair-shared or multi-hop: the thread block holds its connection until the network
+          // says the message is in.
           out_fifo->messages.push_back({kNever, std::move(sent)});
           out_fifo->sender = g;
           tb.transfer_began = now;
@@ -349,14 +350,14 @@ private:
            arrival - start});
   }
 
-  // A fair-shared transfer of connection `d.tag` has arrived: its message can be received, and
-  // its sender goes on.
+  // A network-run (fair-shared or multi-hop) transfer of connection `d.tag` has arrived: its
+  // message can be received, and its sender goes on.
   void transfer_arrived(const Delivery &d) {
     Fifo &fifo = fifos_[d.tag];
     auto pending = std::find_if(fifo.messages.begin(), fifo.messages.end(),
                                 [](const Message &m) { return m.arrival == kNever; });
     SYNCOLL_INVARIANT(pending != fifo.messages.end() && fifo.sender >= 0,
-                      "a fair-shared transfer arrived on a connection without one");
+                      "a network-run transfer arrived on a connection without one");
     pending->arrival = d.times.arrival + o_.model.message_latency[CostModel::index(proto_)];
     if (fifo.popper >= 0 && pending == fifo.messages.begin())
       wake(std::exchange(fifo.popper, -1), pending->arrival);
