@@ -200,7 +200,7 @@ Expected<JsonDocument> JsonDocument::parse(std::string_view text, std::string fi
   } catch (const nlohmann::json::parse_error &e) {
     return tl::unexpected(Diagnostics(parse_error_diagnostic(e, doc.file_)));
   }
-  PositionScanner(text, doc.positions_).run();
+  doc.text_ = std::string(text);
   return doc;
 }
 
@@ -210,9 +210,13 @@ Expected<JsonDocument> JsonDocument::read_file(const std::string &path) {
 }
 
 SourceLocation JsonDocument::location(const std::string &pointer) const {
+  if (!positions_) {
+    positions_.emplace();
+    PositionScanner(text_, *positions_).run();
+  }
   std::string p = pointer;
   while (true) {
-    if (auto it = positions_.find(p); it != positions_.end())
+    if (auto it = positions_->find(p); it != positions_->end())
       return {file_, it->second.first, it->second.second};
     if (p.empty())
       return {file_, 0, 0};

@@ -2,8 +2,10 @@
 //
 // nlohmann::json (3.11, Debian 12) keeps no positions, yet a semantic error found after parsing
 // ("capacity must be positive" at /links/3/capacity) must still be reported as file:line:col.
-// JsonDocument parses with nlohmann and then walks the same text once to map each JSON pointer to
-// its line and column; JsonView gives typed, located access for the readers in model/.
+// JsonDocument parses with nlohmann and keeps the text; the first time a location is asked for
+// (an error is being reported) it walks the text once to map each JSON pointer to its line and
+// column. A file read without errors never pays for the map. JsonView gives typed, located
+// access for the readers in model/.
 #pragma once
 
 #include "model/diagnostics.h"
@@ -34,8 +36,10 @@ public:
 
 private:
   std::string file_;
+  std::string text_;
   nlohmann::json root_;
-  std::map<std::string, std::pair<int, int>> positions_;
+  /// Built by the first `location` call: a cache, not part of the document's value.
+  mutable std::optional<std::map<std::string, std::pair<int, int>>> positions_;
 };
 
 /// A located, read-only view of one value of a JsonDocument.
