@@ -35,6 +35,9 @@ struct GenerationTraits {
   double nccl_tree_channel_gbps;
   /// NVLink SHARP efficiency in NCCL's tuning model; 0 where the generation has no NVLS.
   double nccl_nvls_efficiency;
+  /// Channels an NVLS call runs on (NVLS_NCHANNELS's default: 16 on Hopper, 24 on one Blackwell
+  /// node); 0 without NVLS.
+  int nccl_nvls_channels;
 
   // Calibrated against docs/cost-model.md's measurements, one set per generation.
   /// Share of the NVLink line rate NCCL's copies move as payload, per protocol (Simple, LL,

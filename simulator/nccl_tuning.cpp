@@ -104,7 +104,7 @@ std::optional<NcclEstimate> nvls(CollectiveKind kind, double bytes, Protocol p,
                              channels * (ar ? 2.0 : (n - 1.0) / n);
   const double bus = channels * per_channel;
   const double alg = ar ? bus * n / (2.0 * (n - 1)) : bus;
-  return NcclEstimate{NcclAlgorithm::Nvls, p,   in.ring->runtime_channels(),
+  return NcclEstimate{NcclAlgorithm::Nvls, p,   g.nccl_nvls_channels,
                       kNcclNvlsLatencyUs,  bus, kNcclNvlsLatencyUs + bytes / (1000 * alg)};
 }
 

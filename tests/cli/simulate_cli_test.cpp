@@ -103,8 +103,9 @@ TEST(SimulateCliTest, NcclChoiceOnASystem) {
   EXPECT_NE(run.out.find("NCCL INFO AllReduce: 1048576 Bytes -> Algo RING proto LL channels 24 "),
             std::string::npos)
       << run.out;
-  EXPECT_NE(run.out.find("NCCL INFO AllReduce: 268435456 Bytes -> Algo NVLS proto Simple"),
-            std::string::npos)
+  EXPECT_NE(
+      run.out.find("NCCL INFO AllReduce: 268435456 Bytes -> Algo NVLS proto Simple channels 16 "),
+      std::string::npos)
       << run.out;
   // Forced algorithms, and two nodes through the NICs.
   CliRun tree = run_cli("simulate --system dgx_a100 --nodes 2 --baseline nccl-tree -c allreduce "
