@@ -4,6 +4,7 @@
 // symmetric algorithms on vertex-transitive topologies finish every rank together.
 #include "model/topology_library.h"
 #include "simulator/algorithm_sim.h"
+#include "simulator/network.h"
 
 #include <gtest/gtest.h>
 #include <map>
@@ -200,6 +201,46 @@ TEST(AlgorithmSimTest, TwoHopsThroughASwitchCostOneLatencyOrOneSerialization) {
     // Both links of the route carried the chunk.
     EXPECT_EQ(two_cut->total_link_bytes(), 2 * mb);
   }
+}
+
+// Every rank sends one chunk to every other in one step.
+class DirectAlltoall final : public StepSource {
+public:
+  explicit DirectAlltoall(int n) : n_(n) {}
+  int num_steps() const override { return 1; }
+  void sends(int, std::vector<Send> &out) const override {
+    out.clear();
+    for (int r = 0; r < n_; ++r)
+      for (int k = 1; k < n_; ++k)
+        out.push_back({ChunkId(0), RankId(r), RankId((r + k) % n_)});
+  }
+
+private:
+  int n_;
+};
+
+RC_GTEST_PROP(AlgorithmSimProperty, HopByHopAlltoallOnARingTakesItsBusiestLinksLoad, ()) {
+  // All chunks start at once over shortest routes of a bidirectional ring. Taking each hop when
+  // it gets there keeps the busiest links busy from the start to their last chunk, which then
+  // arrives one latency later: the busiest link's load is the whole time.
+  const int n = *rc::gen::inRange(3, 33);
+  // Chunks long enough that a link's queue outlasts a route's latencies.
+  const int64_t chunk = *rc::gen::inRange<int64_t>(1 << 16, 1 << 22);
+  const double alpha_ns = *rc::gen::element(0.0, 500.0);
+  const double gbps = *rc::gen::element(25.0, 50.0, 53.687);
+  TopologyDraft draft = ring(n)->to_draft();
+  for (Link &link : draft.links) {
+    link.alpha = Nanoseconds{alpha_ns};
+    link.bandwidth = BytesPerNs{gbps};
+  }
+  const Topology t = *Topology::create(draft);
+  auto r = simulate_steps(DirectAlltoall(n), t, chunk, 1.0);
+  RC_ASSERT(r.has_value());
+  int64_t busiest = 0;
+  for (const LinkReport &link : r->links)
+    busiest = std::max(busiest, link.bytes);
+  RC_ASSERT(r->completion ==
+            (busiest / chunk) * transfer_ps(chunk, gbps) + std::llround(alpha_ns * 1000));
 }
 
 TEST(AlgorithmSimTest, TransfersTakeEachHopWhenTheyReachIt) {
