@@ -113,15 +113,14 @@ int main(int argc, char **argv) {
     int ranks;
     RelationSharing sharing;
   };
-  // Max-min fair sharing recomputes the rates of every concurrent fair transfer at each start
-  // and end, so it is run on the smaller sizes only (docs/cost-model.md).
+  // Max-min fair sharing recomputes the rates of every concurrent fair transfer once per instant
+  // at which transfers start or end (docs/cost-model.md).
   const std::vector<Congested> congested =
       quick ? std::vector<Congested>{{16, RelationSharing::Fifo}, {16, RelationSharing::Fair}}
-            : std::vector<Congested>{{64, RelationSharing::Fifo},
-                                     {256, RelationSharing::Fifo},
-                                     {1024, RelationSharing::Fifo},
-                                     {32, RelationSharing::Fair},
-                                     {64, RelationSharing::Fair}};
+            : std::vector<Congested>{{64, RelationSharing::Fifo},   {256, RelationSharing::Fifo},
+                                     {1024, RelationSharing::Fifo}, {32, RelationSharing::Fair},
+                                     {64, RelationSharing::Fair},   {256, RelationSharing::Fair},
+                                     {1024, RelationSharing::Fair}};
   for (const Congested &c : congested) {
     TopologyDraft draft = hub_and_spoke(c.ranks)->to_draft();
     for (auto &relation : draft.relations)

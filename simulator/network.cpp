@@ -360,9 +360,15 @@ void Network::refresh_next_event() {
 void Network::advance(Picoseconds until, std::vector<Delivery> &delivered) {
   until_ = until;
   for (;;) {
+    // Rates are shared out again once everything due at this time has happened: a burst of
+    // starts or ends at one time costs one sharing, not one each. Until then the projected ends
+    // are stale, and only events at the present can come next.
+    if (rates_stale_ && (fluid_queue_.empty() || fluid_queue_.top().time > now_))
+      share_bandwidth();
     Picoseconds first_end = kNever;
-    for (int32_t h : active_)
-      first_end = std::min(first_end, hops_[size_t(h)].end);
+    if (!rates_stale_)
+      for (int32_t h : active_)
+        first_end = std::min(first_end, hops_[size_t(h)].end);
     const Picoseconds first_queued = fluid_queue_.empty() ? kNever : fluid_queue_.top().time;
     const Picoseconds t = std::min(first_end, first_queued);
     if (t == kNever || t > until)
@@ -399,9 +405,9 @@ void Network::advance(Picoseconds until, std::vector<Delivery> &delivered) {
       else
         hop_ended(h, t, delivered);
     }
-    if (rates_stale_)
-      share_bandwidth();
   }
+  if (rates_stale_)
+    share_bandwidth();
   refresh_next_event();
 }
 
