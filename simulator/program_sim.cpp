@@ -5,7 +5,6 @@
 #include "simulator/network.h"
 
 #include <algorithm>
-#include <deque>
 #include <fmt/format.h>
 #include <map>
 
@@ -28,9 +27,32 @@ struct Message {
   Payload data;
 };
 
+// The messages of one connection in flight or arrived, oldest first: a ring over as many slots as
+// the connection holds, so pushing and popping never allocate.
+class MessageRing {
+public:
+  explicit MessageRing(int capacity) : slots_(size_t(std::max(1, capacity))) {}
+  bool empty() const { return count_ == 0; }
+  size_t size() const { return count_; }
+  Message &at(size_t i) { return slots_[(head_ + i) % slots_.size()]; }
+  Message &front() { return at(0); }
+  void pop_front() {
+    head_ = (head_ + 1) % slots_.size();
+    --count_;
+  }
+  void push_back(Message m) {
+    SYNCOLL_INVARIANT(count_ < slots_.size(), "a connection took more messages than it holds");
+    at(count_++) = std::move(m);
+  }
+
+private:
+  std::vector<Message> slots_;
+  size_t head_ = 0, count_ = 0;
+};
+
 struct Fifo {
   std::span<const LinkId> route; ///< the link, or a route through other ranks
-  std::deque<Message> messages;  ///< in flight or arrived, not yet popped
+  MessageRing messages;          ///< in flight or arrived, not yet popped
   int pusher = -1;               ///< thread block blocked pushing (global index), -1 none
   int popper = -1;               ///< thread block blocked popping
   int sender = -1; ///< thread block whose network-run transfer is under way (arrival kNever)
@@ -162,7 +184,7 @@ private:
                                       "has no route {}->{}",
                                       s.value(), r.value(), c.value(), t_.name(), s.value(),
                                       r.value()));
-        fifos_.push_back({route, {}, -1, -1});
+        fifos_.push_back({route, MessageRing(capacity_), -1, -1});
       }
       return it->second;
     };
@@ -354,17 +376,19 @@ private:
   // message can be received, and its sender goes on.
   void transfer_arrived(const Delivery &d) {
     Fifo &fifo = fifos_[d.tag];
-    auto pending = std::find_if(fifo.messages.begin(), fifo.messages.end(),
-                                [](const Message &m) { return m.arrival == kNever; });
-    SYNCOLL_INVARIANT(pending != fifo.messages.end() && fifo.sender >= 0,
+    size_t index = 0;
+    while (index < fifo.messages.size() && fifo.messages.at(index).arrival != kNever)
+      ++index;
+    SYNCOLL_INVARIANT(index < fifo.messages.size() && fifo.sender >= 0,
                       "a network-run transfer arrived on a connection without one");
-    pending->arrival = d.times.arrival + o_.model.message_latency[CostModel::index(proto_)];
-    if (fifo.popper >= 0 && pending == fifo.messages.begin())
-      wake(std::exchange(fifo.popper, -1), pending->arrival);
+    Message &pending = fifo.messages.at(index);
+    pending.arrival = d.times.arrival + o_.model.message_latency[CostModel::index(proto_)];
+    if (fifo.popper >= 0 && index == 0)
+      wake(std::exchange(fifo.popper, -1), pending.arrival);
     const int g = std::exchange(fifo.sender, -1);
     Tb &tb = tbs_[size_t(g)];
     const Instruction &in = tb.tb->steps[size_t(tb.step)];
-    trace_transfer(tb, in, fifo.route.front(), d.times.start, pending->arrival);
+    trace_transfer(tb, in, fifo.route.front(), d.times.start, pending.arrival);
     tb.busy_until = 0;
     complete(g, tb.transfer_began, std::max(tb.transfer_copy_end, d.first_hop_end), messages(in));
   }
