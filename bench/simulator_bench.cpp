@@ -108,9 +108,8 @@ int main(int argc, char **argv) {
   // The peer's hop-by-hop network on the same problem: every rank sends 1 MiB to every other over
   // shortest routes of a bidirectional ring of 500 ns, 50 GiB/s links, all injected at t = 0
   // (docs/references.md). The busiest link carries 8256 chunks: 161.25 ms is also the bound.
-  std::printf(
-      "\ndirect Alltoall over shortest routes, bidirectional ring, 1 MiB chunks, 500 ns and "
-      "50 GiB/s links, hop-by-hop booking\n\n");
+  std::printf("direct Alltoall over shortest routes, bidirectional ring, 1 MiB chunks, 500 ns and "
+              "50 GiB/s links, hop-by-hop booking\n\n");
   std::printf("%6s %12s %14s %14s %8s %10s %10s %8s %10s\n", "ranks", "transfers", "simulated ms",
               "peer ms", "error", "wall s", "peer s", "speedup", "peak MiB");
   struct RingPeer {
