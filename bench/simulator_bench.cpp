@@ -131,10 +131,14 @@ int main(int argc, char **argv) {
     if (!r)
       return 1;
     const double ms = double(r->completion) / 1e9;
-    std::printf("%6d %12.0f %14.3f %14.2f %+7.2f%% %10.3f %10.1f %8.1f %10.1f\n", c.ranks,
-                double(c.ranks) * (c.ranks - 1), ms, c.peer_ms,
-                c.peer_ms > 0 ? 100 * (ms / c.peer_ms - 1) : 0.0, wall, c.peer_seconds,
-                c.peer_seconds > 0 ? c.peer_seconds / wall : 0.0, double(peak_rss_kib()) / 1024.0);
+    if (c.peer_ms > 0)
+      std::printf("%6d %12.0f %14.3f %14.2f %+7.2f%% %10.3f %10.1f %8.1f %10.1f\n", c.ranks,
+                  double(c.ranks) * (c.ranks - 1), ms, c.peer_ms, 100 * (ms / c.peer_ms - 1), wall,
+                  c.peer_seconds, c.peer_seconds / wall, double(peak_rss_kib()) / 1024.0);
+    else // the quick run: no peer figure at this size
+      std::printf("%6d %12.0f %14.3f %14s %8s %10.3f %10s %8s %10.1f\n", c.ranks,
+                  double(c.ranks) * (c.ranks - 1), ms, "-", "-", wall, "-", "-",
+                  double(peak_rss_kib()) / 1024.0);
   }
   std::printf("\n");
   std::printf("congested direct Alltoall, 1 MiB chunks, hub_and_spoke (one chunk per round in "
