@@ -196,49 +196,50 @@ Expected<Program> Program::create(ProgramDraft d) {
       bool pending_nop_dependency = false;
       for (size_t k = 0; k < tb.steps.size(); ++k) {
         const Instruction &in = tb.steps[k];
-        const std::string sat = fmt::format("{}/steps/{}", tat, k);
+        // Built only for an error: a well-formed program of millions of steps formats nothing.
+        const auto sat = [&] { return fmt::format("{}/steps/{}", tat, k); };
         const auto where = [&] {
           return fmt::format("rank {} tb {} step {}", me, tb.id.value(), k);
         };
         if (in.declared_index < 0)
-          diag.error_at(sat + "/s",
+          diag.error_at(sat() + "/s",
                         fmt::format("{}: s {} must not be negative", where(), in.declared_index));
         if (in.count < 0)
-          diag.error_at(sat + "/cnt",
+          diag.error_at(sat() + "/cnt",
                         fmt::format("{}: cnt {} must not be negative", where(), in.count));
         if (op_sends(in.op) && !tb.send_peer)
-          diag.error_at(sat + "/type",
+          diag.error_at(sat() + "/type",
                         fmt::format("{}: '{}' sends, but the thread block has no send peer",
                                     where(), op_type_name(in.op)));
         if (op_receives(in.op) && !tb.recv_peer)
-          diag.error_at(sat + "/type",
+          diag.error_at(sat() + "/type",
                         fmt::format("{}: '{}' receives, but the thread block has no recv peer",
                                     where(), op_type_name(in.op)));
         for (auto [ref, checked, buf_attr, off_attr] :
              {std::tuple{in.src, op_traits(in.op).parser_checks_src, "srcbuf", "srcoff"},
               std::tuple{in.dst, op_traits(in.op).parser_checks_dst, "dstbuf", "dstoff"}}) {
           if (ref.offset < -1)
-            diag.error_at(sat + "/" + off_attr, fmt::format("{}: {} {} must be at least -1",
-                                                            where(), off_attr, ref.offset));
+            diag.error_at(sat() + "/" + off_attr, fmt::format("{}: {} {} must be at least -1",
+                                                              where(), off_attr, ref.offset));
           else if (checked && ref.offset >= rp.chunks(ref.buffer))
-            diag.error_at(sat + "/" + off_attr,
+            diag.error_at(sat() + "/" + off_attr,
                           fmt::format("{}: {} {} is past the end of buffer '{}' ({} chunks)",
                                       where(), off_attr, ref.offset, buffer_kind_name(ref.buffer),
                                       rp.chunks(ref.buffer)));
           else if (checked && ref.offset < 0)
-            diag.error_at(sat + "/" + off_attr,
+            diag.error_at(sat() + "/" + off_attr,
                           fmt::format("{}: '{}' needs a {} of at least 0", where(),
                                       op_type_name(in.op), off_attr));
           (void)buf_attr;
         }
         if (in.dependency) {
           if (in.dependency->tb.value() < 0)
-            diag.error_at(sat + "/depid", fmt::format("{}: depid {} must be at least -1", where(),
-                                                      in.dependency->tb.value()));
+            diag.error_at(sat() + "/depid", fmt::format("{}: depid {} must be at least -1", where(),
+                                                        in.dependency->tb.value()));
           if (in.dependency->step.value() < 0)
-            diag.error_at(sat + "/deps", fmt::format("{}: deps {} must be at least 0 when depid "
-                                                     "is set",
-                                                     where(), in.dependency->step.value()));
+            diag.error_at(sat() + "/deps", fmt::format("{}: deps {} must be at least 0 when depid "
+                                                       "is set",
+                                                       where(), in.dependency->step.value()));
         }
         // The executor folds a nop's dependency into the next real step and rejects a chain of
         // them that ends on a step without its own dependency (docs/semantics.md, "Dependencies").
@@ -246,7 +247,7 @@ Expected<Program> Program::create(ProgramDraft d) {
           pending_nop_dependency = pending_nop_dependency || in.dependency.has_value();
         } else {
           if (pending_nop_dependency && !in.dependency)
-            diag.error_at(sat + "/depid",
+            diag.error_at(sat() + "/depid",
                           fmt::format("{}: a chain of nop dependencies must end on a step with "
                                       "its own depid, as the executor requires",
                                       where()));
