@@ -105,6 +105,12 @@ public:
       if (queue_.empty())
         break;
       const Event e = queue_.pop();
+      if (!queue_.empty()) {
+        // The next block's instruction is far from this one's in memory: start fetching it
+        // while this event runs.
+        const Tb &next = tbs_[queue_.top().target];
+        __builtin_prefetch(next.tb->steps.data() + next.step);
+      }
       advance(int(e.target), e.time);
     }
     ProgramSimulation sim;
