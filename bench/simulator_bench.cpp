@@ -107,55 +107,6 @@ int main(int argc, char **argv) {
               "here a link's free time is a number, not an event, so there is one event per "
               "traversal. traversals/s compares like with like.)\n\n");
 
-  // The same ring Allreduce as `syncoll simulate --baseline nccl-ring --channels 1` runs it: NCCL's
-  // ring as a thread-block program, built and then simulated by the program engine.
-  std::printf("NCCL ring Allreduce as a thread-block program (the CLI's path), one channel, same "
-              "ring and size\n\n");
-  std::printf("%6s %14s %12s %10s %10s %8s %10s %10s\n", "ranks", "instructions", "events",
-              "build s", "sim s", "peer s", "ratio", "peak MiB");
-  struct ProgramPeer {
-    int ranks;
-    double peer_seconds;
-  };
-  const std::vector<ProgramPeer> program_peers =
-      quick ? std::vector<ProgramPeer>{{64, 0}}
-            : std::vector<ProgramPeer>{{1024, 0.36}, {2048, 1.42}, {4096, 6.11}};
-  for (const ProgramPeer &c : program_peers) {
-    const Topology t = *ring(c.ranks);
-    std::vector<std::vector<RankId>> one_ring(1);
-    for (int r = 0; r < c.ranks; ++r)
-      one_ring[0].push_back(RankId(r));
-    auto start = std::chrono::steady_clock::now();
-    auto program =
-        simulator::nccl_ring_program(CollectiveKind::Allreduce, one_ring, Protocol::Simple);
-    const double build =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!program)
-      return 1;
-    simulator::ProgramSimOptions o;
-    o.size_bytes = kBytes;
-    start = std::chrono::steady_clock::now();
-    auto r = simulator::simulate_program(*program, t, o);
-    const double sim =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!r || r->deadlocked)
-      return 1;
-    size_t instructions = 0;
-    for (const RankProgram &rp : program->ranks())
-      for (const ThreadBlock &tb : rp.thread_blocks)
-        instructions += tb.steps.size();
-    if (c.peer_seconds > 0)
-      std::printf("%6d %14zu %12llu %10.3f %10.3f %8.2f %9.2fx %10.1f\n", c.ranks, instructions,
-                  static_cast<unsigned long long>(r->result.events), build, sim, c.peer_seconds,
-                  (build + sim) / c.peer_seconds, double(peak_rss_kib()) / 1024.0);
-    else // the quick run: no peer figure at this size
-      std::printf("%6d %14zu %12llu %10.3f %10.3f %8s %10s %10.1f\n", c.ranks, instructions,
-                  static_cast<unsigned long long>(r->result.events), build, sim, "-", "-",
-                  double(peak_rss_kib()) / 1024.0);
-  }
-  std::printf("\n(ratio: our build and simulation over the peer's wall time; above 1 is slower.)"
-              "\n\n");
-
   // The peer's hop-by-hop network on the same problem: every rank sends 1 MiB to every other over
   // shortest routes of a bidirectional ring of 500 ns, 50 GiB/s links, all injected at t = 0
   // (docs/references.md). The busiest link carries 8256 chunks: 161.25 ms is also the bound.
@@ -225,6 +176,56 @@ int main(int argc, char **argv) {
                 double(r->completion) / 1e9, wall, transfers / wall,
                 double(peak_rss_kib()) / 1024.0);
   }
+
+  std::printf("\n");
+  // The same ring Allreduce as `syncoll simulate --baseline nccl-ring --channels 1` runs it: NCCL's
+  // ring as a thread-block program, built and then simulated by the program engine.
+  std::printf("NCCL ring Allreduce as a thread-block program (the CLI's path), one channel, same "
+              "ring and size\n\n");
+  std::printf("%6s %14s %12s %10s %10s %8s %10s %10s\n", "ranks", "instructions", "events",
+              "build s", "sim s", "peer s", "ratio", "peak MiB");
+  struct ProgramPeer {
+    int ranks;
+    double peer_seconds;
+  };
+  const std::vector<ProgramPeer> program_peers =
+      quick ? std::vector<ProgramPeer>{{64, 0}}
+            : std::vector<ProgramPeer>{{1024, 0.36}, {2048, 1.42}, {4096, 6.11}};
+  for (const ProgramPeer &c : program_peers) {
+    const Topology t = *ring(c.ranks);
+    std::vector<std::vector<RankId>> one_ring(1);
+    for (int r = 0; r < c.ranks; ++r)
+      one_ring[0].push_back(RankId(r));
+    auto start = std::chrono::steady_clock::now();
+    auto program =
+        simulator::nccl_ring_program(CollectiveKind::Allreduce, one_ring, Protocol::Simple);
+    const double build =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!program)
+      return 1;
+    simulator::ProgramSimOptions o;
+    o.size_bytes = kBytes;
+    start = std::chrono::steady_clock::now();
+    auto r = simulator::simulate_program(*program, t, o);
+    const double sim =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!r || r->deadlocked)
+      return 1;
+    size_t instructions = 0;
+    for (const RankProgram &rp : program->ranks())
+      for (const ThreadBlock &tb : rp.thread_blocks)
+        instructions += tb.steps.size();
+    if (c.peer_seconds > 0)
+      std::printf("%6d %14zu %12llu %10.3f %10.3f %8.2f %9.2fx %10.1f\n", c.ranks, instructions,
+                  static_cast<unsigned long long>(r->result.events), build, sim, c.peer_seconds,
+                  (build + sim) / c.peer_seconds, double(peak_rss_kib()) / 1024.0);
+    else // the quick run: no peer figure at this size
+      std::printf("%6d %14zu %12llu %10.3f %10.3f %8s %10s %10.1f\n", c.ranks, instructions,
+                  static_cast<unsigned long long>(r->result.events), build, sim, "-", "-",
+                  double(peak_rss_kib()) / 1024.0);
+  }
+  std::printf(
+      "\n(ratio: our build and simulation over the peer's wall time; above 1 is slower.)\n");
 
   return 0;
 }
