@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,74 @@ struct Case {
   double paper_small; ///< the paper's best speedup at small sizes
   double paper_large; ///< and at large sizes
 };
+
+// NCCL as the paper's baseline ran it: NCCL_PROTO=Simple, at its best channel count; none when
+// NCCL fails (the message printed).
+std::optional<double> nccl_simple_us(CollectiveKind kind, int64_t size,
+                                     const simulator::SystemModel &system,
+                                     const simulator::NcclMachine &machine) {
+  double fastest = 1e300;
+  for (int channels : {1, 2, 4, 8, 12, 16, 24, 32}) {
+    simulator::NcclRunOptions o;
+    o.protocol = Protocol::Simple;
+    o.channels = channels;
+    auto run = simulator::simulate_nccl(kind, size, system, machine, o);
+    if (!run) {
+      std::printf("NCCL fails: %s\n", run.error().to_string().c_str());
+      return std::nullopt;
+    }
+    fastest = std::min(fastest, double(run->result.completion) / 1e6);
+  }
+  return fastest;
+}
+
+// The instance synthesized, lowered and verified, replicated 1, 2 or 4 times (GC3's instances);
+// empty when any stage fails (the message printed).
+std::vector<Program> sccl_programs(const Topology &topology, const synth::Target &target,
+                                   const Instance &inst) {
+  auto answer = synth::synthesize(topology, target, inst.chunks, inst.sr, {});
+  if (!answer || !answer->algorithm) {
+    std::printf("%s: no algorithm synthesized\n", inst.name.c_str());
+    return {};
+  }
+  auto spec = target.collective(topology.num_ranks(), inst.chunks);
+  if (!spec) {
+    std::printf("%s: %s\n", inst.name.c_str(), spec.error().to_string().c_str());
+    return {};
+  }
+  auto dsl = lowering::algorithm_to_dsl(*answer->algorithm, topology, *spec);
+  std::vector<Program> programs;
+  for (int instances : {1, 2, 4}) {
+    if (!dsl)
+      break;
+    auto lowered = lowering::lower(*dsl, {instances, 0, 0});
+    if (lowered && lowered->verified)
+      programs.push_back(lowered->program);
+  }
+  if (programs.empty())
+    std::printf("%s: lowering or verification failed\n", inst.name.c_str());
+  return programs;
+}
+
+// The fastest of the programs at `size`, in Simple, as the MSCCL executor runs them; none when
+// a simulation fails.
+std::optional<double> fastest_program_us(const std::vector<Program> &programs, int64_t size,
+                                         const simulator::SystemModel &system) {
+  double fastest = 1e300;
+  for (const Program &program : programs) {
+    simulator::ProgramSimOptions o;
+    o.size_bytes = size;
+    o.model = system.interpreted();
+    o.protocol = Protocol::Simple;
+    auto sim = simulator::simulate_program(program, system.topology, o);
+    if (!sim || sim->deadlocked) {
+      std::printf("  simulation failed\n");
+      return std::nullopt;
+    }
+    fastest = std::min(fastest, double(sim->result.completion) / 1e6);
+  }
+  return fastest;
+}
 
 } // namespace
 
@@ -87,20 +156,10 @@ int main(int argc, char **argv) {
     target.kind = c.kind;
     std::vector<double> nccl_us;
     for (int64_t size : sizes) {
-      // The paper's baseline: NCCL_PROTO=Simple, at its best channel count.
-      double fastest = 1e300;
-      for (int channels : {1, 2, 4, 8, 12, 16, 24, 32}) {
-        simulator::NcclRunOptions o;
-        o.protocol = Protocol::Simple;
-        o.channels = channels;
-        auto run = simulator::simulate_nccl(c.kind, size, *system, *machine, o);
-        if (!run) {
-          std::printf("NCCL fails: %s\n", run.error().to_string().c_str());
-          return 1;
-        }
-        fastest = std::min(fastest, double(run->result.completion) / 1e6);
-      }
-      nccl_us.push_back(fastest);
+      const auto us = nccl_simple_us(c.kind, size, *system, *machine);
+      if (!us)
+        return 1;
+      nccl_us.push_back(*us);
     }
     std::printf("%-10s %-32s", std::string(collective_kind_name(c.kind)).c_str(),
                 "NCCL Simple (us)");
@@ -109,44 +168,15 @@ int main(int argc, char **argv) {
     std::printf("\n");
     std::vector<double> best(sizes.size(), 0);
     for (const Instance &inst : c.instances) {
-      auto answer = synth::synthesize(sccl_dgx1, target, inst.chunks, inst.sr, {});
-      if (!answer || !answer->algorithm) {
-        std::printf("%s: no algorithm synthesized\n", inst.name.c_str());
+      const std::vector<Program> programs = sccl_programs(sccl_dgx1, target, inst);
+      if (programs.empty())
         return 1;
-      }
-      auto spec = target.collective(sccl_dgx1.num_ranks(), inst.chunks);
-      auto dsl = spec ? lowering::algorithm_to_dsl(*answer->algorithm, sccl_dgx1, *spec)
-                      : decltype(lowering::algorithm_to_dsl(*answer->algorithm, sccl_dgx1, *spec))(
-                            tl::unexpected(spec.error()));
-      // Replicated 1, 2 or 4 times (GC3's instances), the fastest at each size, in Simple.
-      std::vector<Program> programs;
-      for (int instances : {1, 2, 4}) {
-        if (!dsl)
-          break;
-        auto lowered = lowering::lower(*dsl, {instances, 0, 0});
-        if (lowered && lowered->verified)
-          programs.push_back(lowered->program);
-      }
-      if (programs.empty()) {
-        std::printf("%s: lowering or verification failed\n", inst.name.c_str());
-        return 1;
-      }
       std::printf("%-10s %-32s", "", inst.name.c_str());
       for (size_t i = 0; i < sizes.size(); ++i) {
-        double fastest = 1e300;
-        for (const Program &program : programs) {
-          simulator::ProgramSimOptions o;
-          o.size_bytes = sizes[i];
-          o.model = system->interpreted();
-          o.protocol = Protocol::Simple;
-          auto sim = simulator::simulate_program(program, system->topology, o);
-          if (!sim || sim->deadlocked) {
-            std::printf("  simulation failed\n");
-            return 1;
-          }
-          fastest = std::min(fastest, double(sim->result.completion) / 1e6);
-        }
-        const double speedup = nccl_us[i] / fastest;
+        const auto us = fastest_program_us(programs, sizes[i], *system);
+        if (!us)
+          return 1;
+        const double speedup = nccl_us[i] / *us;
         best[i] = std::max(best[i], speedup);
         std::printf(" %8.2fx", speedup);
       }

@@ -1,7 +1,10 @@
-// Simulator speed: ring Allreduce of 256 MiB per rank over 8 to 4096 ranks on a
+// Simulator speed, four tables: ring Allreduce of 256 MiB per rank over 8 to 4096 ranks on a
 // bidirectional ring of 50 GB/s, 500 ns links, the setting in which ASTRA-sim's analytical
-// backend was measured on this machine kind (docs/references.md, ASTRA-sim:
-// 9.0 s and 67 M events for 4096 ranks), and a congestion-heavy direct Alltoall through a switch.
+// backend was measured on this machine kind (docs/references.md, ASTRA-sim: 9.0 s and 67 M events
+// for 4096 ranks); a direct Alltoall routed hop by hop against the same peer; a congestion-heavy
+// direct Alltoall through a switch; and the ring Allreduce as a thread-block program.
+//
+//   ./build/ci/bench/simulator_bench [--quick]
 #include "model/topology_library.h"
 #include "simulator/algorithm_sim.h"
 #include "simulator/baselines.h"
@@ -26,6 +29,19 @@ long peak_rss_kib() {
       return std::stol(line.substr(6));
   return -1;
 }
+
+// Wall seconds of `run()`.
+template <typename F> double seconds(F &&run) {
+  const auto start = std::chrono::steady_clock::now();
+  run();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+double peak_mib() {
+  return double(peak_rss_kib()) / 1024.0;
+}
+
+constexpr int64_t kBytes = int64_t(256) << 20;
 
 // Ring Allreduce, generated step by step: reduce-scatter then allgather, rank r sending to r+1.
 class RingAllreduce final : public simulator::StepSource {
@@ -63,21 +79,15 @@ private:
   int n_;
 };
 
-} // namespace
-
-int main(int argc, char **argv) {
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+// ASTRA-sim's analytical backend on the same ring Allreduce (docs/references.md).
+bool ring_allreduce_table(bool quick) {
   struct Peer {
     int ranks;
     double astra_seconds;
-    double astra_events;
   };
-  // ASTRA-sim analytical backend, same machine kind (docs/references.md).
-  std::vector<Peer> cases = {
-      {8, 0.0005, 224}, {64, 0.003, 16128}, {512, 0.12, 1.05e6}, {4096, 9.0, 67.1e6}};
-  if (quick)
-    cases = {{8, 0.0005, 224}, {64, 0.003, 16128}};
-  constexpr int64_t kBytes = int64_t(256) << 20;
+  const std::vector<Peer> cases =
+      quick ? std::vector<Peer>{{8, 0.0005}, {64, 0.003}}
+            : std::vector<Peer>{{8, 0.0005}, {64, 0.003}, {512, 0.12}, {4096, 9.0}};
   std::printf("ring Allreduce, 256 MiB per rank, ring of 50 GB/s and 500 ns links "
               "(step-synchronous; ASTRA-sim wall times for <1 ms runs shown as 0.0005 s)\n\n");
   std::printf("%6s %12s %12s %14s %6s %10s %10s %8s %14s %14s %10s\n", "ranks", "traversals",
@@ -86,12 +96,11 @@ int main(int argc, char **argv) {
   for (const Peer &c : cases) {
     const Topology t = *ring(c.ranks);
     const int64_t chunk = kBytes / c.ranks;
-    auto start = std::chrono::steady_clock::now();
-    auto r = simulator::simulate_steps(RingAllreduce(c.ranks), t, chunk, 1.0);
+    Expected<simulator::SimulationResult> r = tl::unexpected(Diagnostics{});
     const double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        seconds([&] { r = simulator::simulate_steps(RingAllreduce(c.ranks), t, chunk, 1.0); });
     if (!r)
-      return 1;
+      return false;
     // 2(N-1)(alpha + chunk / B), alpha = 500 ns, B = 50 GB/s.
     const simulator::Picoseconds hop = 500'000 + simulator::transfer_ps(chunk, 50.0);
     const bool exact = r->completion == 2 * (c.ranks - 1) * hop;
@@ -99,50 +108,58 @@ int main(int argc, char **argv) {
     std::printf("%6d %12.0f %12llu %14.3f %6s %10.3f %10.4f %8.1f %14.3g %14.3g %10.1f\n", c.ranks,
                 traversals, static_cast<unsigned long long>(r->events), double(r->completion) / 1e9,
                 exact ? "yes" : "NO", wall, c.astra_seconds, c.astra_seconds / wall,
-                traversals / wall, double(r->events) / wall, double(peak_rss_kib()) / 1024.0);
+                traversals / wall, double(r->events) / wall, peak_mib());
     if (!exact)
-      return 1;
+      return false;
   }
   std::printf("\n(ASTRA-sim counts two events per traversal, an arrival and a link-free event; "
               "here a link's free time is a number, not an event, so there is one event per "
               "traversal. traversals/s compares like with like.)\n\n");
+  return true;
+}
 
-  // The peer's hop-by-hop network on the same problem: every rank sends 1 MiB to every other over
-  // shortest routes of a bidirectional ring of 500 ns, 50 GiB/s links, all injected at t = 0
-  // (docs/references.md). The busiest link carries 8256 chunks: 161.25 ms is also the bound.
+// The peer's hop-by-hop network on the same problem: every rank sends 1 MiB to every other over
+// shortest routes of a bidirectional ring of 500 ns, 50 GiB/s links, all injected at t = 0
+// (docs/references.md). The busiest link carries 8256 chunks: 161.25 ms is also the bound.
+bool ring_alltoall_table(bool quick) {
   std::printf("direct Alltoall over shortest routes, bidirectional ring, 1 MiB chunks, 500 ns and "
               "50 GiB/s links, hop-by-hop booking\n\n");
   std::printf("%6s %12s %14s %14s %8s %10s %10s %8s %10s\n", "ranks", "transfers", "simulated ms",
               "peer ms", "error", "wall s", "peer s", "speedup", "peak MiB");
   struct RingPeer {
     int ranks;
-    double peer_ms;
+    double peer_ms; ///< 0: no peer figure (the quick run)
     double peer_seconds;
   };
   const std::vector<RingPeer> ring_peers =
       quick ? std::vector<RingPeer>{{16, 0, 0}} : std::vector<RingPeer>{{256, 161.25, 3.1}};
+  constexpr double kGiBps = 1.073741824; // GB/s per GiB/s
   for (const RingPeer &c : ring_peers) {
     TopologyDraft draft = ring(c.ranks)->to_draft();
     for (Link &link : draft.links)
-      link.bandwidth = BytesPerNs{50.0 * 1.073741824}; // 50 GiB/s
+      link.bandwidth = BytesPerNs{50.0 * kGiBps};
     const Topology t = *Topology::create(draft);
-    auto start = std::chrono::steady_clock::now();
-    auto r = simulator::simulate_steps(DirectAlltoall(c.ranks), t, 1 << 20, 1.0);
+    Expected<simulator::SimulationResult> r = tl::unexpected(Diagnostics{});
     const double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        seconds([&] { r = simulator::simulate_steps(DirectAlltoall(c.ranks), t, 1 << 20, 1.0); });
     if (!r)
-      return 1;
+      return false;
     const double ms = double(r->completion) / 1e9;
+    const double transfers = double(c.ranks) * (c.ranks - 1);
     if (c.peer_ms > 0)
       std::printf("%6d %12.0f %14.3f %14.2f %+7.2f%% %10.3f %10.1f %8.1f %10.1f\n", c.ranks,
-                  double(c.ranks) * (c.ranks - 1), ms, c.peer_ms, 100 * (ms / c.peer_ms - 1), wall,
-                  c.peer_seconds, c.peer_seconds / wall, double(peak_rss_kib()) / 1024.0);
-    else // the quick run: no peer figure at this size
-      std::printf("%6d %12.0f %14.3f %14s %8s %10.3f %10s %8s %10.1f\n", c.ranks,
-                  double(c.ranks) * (c.ranks - 1), ms, "-", "-", wall, "-", "-",
-                  double(peak_rss_kib()) / 1024.0);
+                  transfers, ms, c.peer_ms, 100 * (ms / c.peer_ms - 1), wall, c.peer_seconds,
+                  c.peer_seconds / wall, peak_mib());
+    else
+      std::printf("%6d %12.0f %14.3f %14s %8s %10.3f %10s %8s %10.1f\n", c.ranks, transfers, ms,
+                  "-", "-", wall, "-", "-", peak_mib());
   }
   std::printf("\n");
+  return true;
+}
+
+// Every rank's chunks queue at one switch's ports, FIFO or max-min fair.
+bool congested_alltoall_table(bool quick) {
   std::printf("congested direct Alltoall, 1 MiB chunks, hub_and_spoke (one chunk per round in "
               "and out of each rank)\n\n");
   std::printf("%6s %8s %12s %14s %10s %14s %10s\n", "ranks", "sharing", "transfers", "simulated ms",
@@ -164,29 +181,30 @@ int main(int argc, char **argv) {
     for (auto &relation : draft.relations)
       relation.sharing = c.sharing;
     const Topology t = *Topology::create(draft);
-    auto start = std::chrono::steady_clock::now();
-    auto r = simulator::simulate_steps(DirectAlltoall(c.ranks), t, 1 << 20, 1.0);
+    Expected<simulator::SimulationResult> r = tl::unexpected(Diagnostics{});
     const double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        seconds([&] { r = simulator::simulate_steps(DirectAlltoall(c.ranks), t, 1 << 20, 1.0); });
     if (!r)
-      return 1;
+      return false;
     const double transfers = double(c.ranks) * (c.ranks - 1);
     std::printf("%6d %8s %12.0f %14.3f %10.3f %14.3g %10.1f\n", c.ranks,
                 c.sharing == RelationSharing::Fair ? "fair" : "fifo", transfers,
-                double(r->completion) / 1e9, wall, transfers / wall,
-                double(peak_rss_kib()) / 1024.0);
+                double(r->completion) / 1e9, wall, transfers / wall, peak_mib());
   }
-
   std::printf("\n");
-  // The same ring Allreduce as `syncoll simulate --baseline nccl-ring --channels 1` runs it: NCCL's
-  // ring as a thread-block program, built and then simulated by the program engine.
+  return true;
+}
+
+// The ring Allreduce as `syncoll simulate --baseline nccl-ring --channels 1` runs it: NCCL's ring
+// as a thread-block program, built and then simulated by the program engine.
+bool ring_program_table(bool quick) {
   std::printf("NCCL ring Allreduce as a thread-block program (the CLI's path), one channel, same "
               "ring and size\n\n");
   std::printf("%6s %14s %12s %10s %10s %8s %10s %10s\n", "ranks", "instructions", "events",
               "build s", "sim s", "peer s", "ratio", "peak MiB");
   struct ProgramPeer {
     int ranks;
-    double peer_seconds;
+    double peer_seconds; ///< 0: no peer figure (the quick run)
   };
   const std::vector<ProgramPeer> program_peers =
       quick ? std::vector<ProgramPeer>{{64, 0}}
@@ -196,36 +214,41 @@ int main(int argc, char **argv) {
     std::vector<std::vector<RankId>> one_ring(1);
     for (int r = 0; r < c.ranks; ++r)
       one_ring[0].push_back(RankId(r));
-    auto start = std::chrono::steady_clock::now();
-    auto program =
-        simulator::nccl_ring_program(CollectiveKind::Allreduce, one_ring, Protocol::Simple);
-    const double build =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    Expected<Program> program = tl::unexpected(Diagnostics{});
+    const double build = seconds([&] {
+      program = simulator::nccl_ring_program(CollectiveKind::Allreduce, one_ring, Protocol::Simple);
+    });
     if (!program)
-      return 1;
+      return false;
     simulator::ProgramSimOptions o;
     o.size_bytes = kBytes;
-    start = std::chrono::steady_clock::now();
-    auto r = simulator::simulate_program(*program, t, o);
-    const double sim =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    Expected<simulator::ProgramSimulation> r = tl::unexpected(Diagnostics{});
+    const double sim = seconds([&] { r = simulator::simulate_program(*program, t, o); });
     if (!r || r->deadlocked)
-      return 1;
+      return false;
     size_t instructions = 0;
     for (const RankProgram &rp : program->ranks())
       for (const ThreadBlock &tb : rp.thread_blocks)
         instructions += tb.steps.size();
+    const auto events = static_cast<unsigned long long>(r->result.events);
     if (c.peer_seconds > 0)
       std::printf("%6d %14zu %12llu %10.3f %10.3f %8.2f %9.2fx %10.1f\n", c.ranks, instructions,
-                  static_cast<unsigned long long>(r->result.events), build, sim, c.peer_seconds,
-                  (build + sim) / c.peer_seconds, double(peak_rss_kib()) / 1024.0);
-    else // the quick run: no peer figure at this size
-      std::printf("%6d %14zu %12llu %10.3f %10.3f %8s %10s %10.1f\n", c.ranks, instructions,
-                  static_cast<unsigned long long>(r->result.events), build, sim, "-", "-",
-                  double(peak_rss_kib()) / 1024.0);
+                  events, build, sim, c.peer_seconds, (build + sim) / c.peer_seconds, peak_mib());
+    else
+      std::printf("%6d %14zu %12llu %10.3f %10.3f %8s %10s %10.1f\n", c.ranks, instructions, events,
+                  build, sim, "-", "-", peak_mib());
   }
   std::printf(
       "\n(ratio: our build and simulation over the peer's wall time; above 1 is slower.)\n");
+  return true;
+}
 
-  return 0;
+} // namespace
+
+int main(int argc, char **argv) {
+  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  // The peer comparisons run first, on a fresh heap; the largest runs last.
+  const bool ok = ring_allreduce_table(quick) && ring_alltoall_table(quick) &&
+                  congested_alltoall_table(quick) && ring_program_table(quick);
+  return ok ? 0 : 1;
 }

@@ -184,11 +184,14 @@ void Network::hop_ready(int32_t h, Picoseconds at) {
     const Picoseconds end = times.arrival - s.alpha;
     const bool last = size_t(hop.index) + 1 == t.route.size();
     hops_[size_t(h)].start = times.start;
+    const Hop booked = hops_[size_t(h)];
     hop_started(h, times.start); // may grow hops_: `hop` is not used after it
-    if (last)
+    if (last) {
       fluid_queue_.push(end, kHopEnd, uint32_t(h));
-    else
-      hop_booked(h, end);
+    } else {
+      free_hops_.push_back(h);
+      hop_done(booked, end);
+    }
     return;
   }
   if (holder_[link.index()] >= 0) {
@@ -244,16 +247,14 @@ void Network::reach(int32_t transfer, int32_t index, Picoseconds at) {
     fluid_queue_.push(at, kHopReady, uint32_t(h));
 }
 
-void Network::hop_booked(int32_t h, Picoseconds end) {
-  const Hop hop = hops_[size_t(h)];
-  free_hops_.push_back(h);
+bool Network::hop_done(const Hop &hop, Picoseconds end) {
   FluidTransfer &t = transfers_[size_t(hop.transfer)];
   if (hop.index == 0)
     t.first_hop_end = end;
   t.last_end = std::max(t.last_end, end);
-  ++t.hops_done;
-  if (t.switching == Switching::StoreAndForward)
+  if (t.switching == Switching::StoreAndForward && size_t(hop.index) + 1 < t.route.size())
     reach(hop.transfer, hop.index + 1, end + links_[hop.link.index()].alpha);
+  return size_t(++t.hops_done) == t.route.size();
 }
 
 void Network::hop_ended(int32_t h, Picoseconds at, std::vector<Delivery> &delivered) {
@@ -271,12 +272,7 @@ void Network::hop_ended(int32_t h, Picoseconds at, std::vector<Delivery> &delive
       hop_ready(next, at);
     }
   }
-  if (hop.index == 0)
-    t.first_hop_end = at;
-  t.last_end = std::max(t.last_end, at);
-  if (t.switching == Switching::StoreAndForward && size_t(hop.index) + 1 < t.route.size())
-    reach(hop.transfer, hop.index + 1, at + links_[link.index()].alpha);
-  if (size_t(++t.hops_done) == t.route.size()) {
+  if (hop_done(hop, at)) {
     delivered.push_back(
         {t.tag, {t.start, t.last_end + links_[t.route.back().index()].alpha}, t.first_hop_end});
     free_transfers_.push_back(hop.transfer);

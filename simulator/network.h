@@ -124,7 +124,9 @@ private:
   void hop_ready(int32_t hop, Picoseconds at);
   void hop_started(int32_t hop, Picoseconds at);
   void activate(int32_t hop, Picoseconds at);
-  void hop_booked(int32_t hop, Picoseconds end); ///< a FIFO hop short of the last, booked
+  /// `hop` finished carrying its transfer at `end`: recorded, and under store-and-forward the
+  /// transfer goes on. True when it was the transfer's last hop.
+  bool hop_done(const Hop &hop, Picoseconds end);
   void reach(int32_t transfer, int32_t index, Picoseconds at); ///< hop `index` is ready
   void hop_ended(int32_t hop, Picoseconds at, std::vector<Delivery> &delivered);
   void share_bandwidth(); ///< max-min fair rates of the active hops, and their projected ends
