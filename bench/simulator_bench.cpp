@@ -195,6 +195,45 @@ bool congested_alltoall_table(bool quick) {
   return true;
 }
 
+// A cluster's fabric: direct Alltoall across nodes of 8 GPUs whose 8 NICs of 50 GB/s hang off a
+// fat tree (switch vertices; routes spread over the spines as ECMP spreads flows), each chunk
+// booked link by link as it crosses the fabric.
+bool fat_tree_alltoall_table(bool quick) {
+  std::printf("direct Alltoall on a fat tree, 1 MiB chunks: nodes of 8 GPUs (NVSwitch inside), 8 "
+              "NICs of 50 GB/s per node, leaves of 4 nodes, every chunk injected at once\n\n");
+  std::printf("%6s %6s %6s %9s %12s %14s %10s %10s %10s\n", "ranks", "tiers", "oversub", "switches",
+              "transfers", "simulated ms", "wall s", "limit s", "peak MiB");
+  struct Case {
+    int nodes, tiers;
+    double oversubscription;
+  };
+  const std::vector<Case> cases =
+      quick ? std::vector<Case>{{4, 2, 1.0}}
+            : std::vector<Case>{{16, 2, 1.0}, {128, 2, 1.0}, {128, 2, 4.0}, {128, 3, 1.0}};
+  for (const Case &c : cases) {
+    FatTree fabric;
+    fabric.nics_per_node = 8;
+    fabric.nic_bandwidth = BytesPerNs{50};
+    fabric.tiers = c.tiers;
+    fabric.leaves_per_pod = 8;
+    fabric.oversubscription = c.oversubscription;
+    auto t = fat_tree(c.nodes, dgx_h100(), fabric);
+    if (!t)
+      return false;
+    Expected<simulator::SimulationResult> r = tl::unexpected(Diagnostics{});
+    const int ranks = t->num_ranks();
+    const double wall =
+        seconds([&] { r = simulator::simulate_steps(DirectAlltoall(ranks), *t, 1 << 20, 1.0); });
+    if (!r)
+      return false;
+    std::printf("%6d %6d %6.0f %9d %12.0f %14.3f %10.3f %10.1f %10.1f\n", ranks, c.tiers,
+                c.oversubscription, t->num_switches(), double(ranks) * (ranks - 1),
+                double(r->completion) / 1e9, wall, 10.0, peak_mib());
+  }
+  std::printf("\n");
+  return true;
+}
+
 // The ring Allreduce as `syncoll simulate --baseline nccl-ring --channels 1` runs it: NCCL's ring
 // as a thread-block program, built and then simulated by the program engine.
 bool ring_program_table(bool quick) {
@@ -249,6 +288,7 @@ int main(int argc, char **argv) {
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   // The peer comparisons run first, on a fresh heap; the largest runs last.
   const bool ok = ring_allreduce_table(quick) && ring_alltoall_table(quick) &&
-                  congested_alltoall_table(quick) && ring_program_table(quick);
+                  congested_alltoall_table(quick) && fat_tree_alltoall_table(quick) &&
+                  ring_program_table(quick);
   return ok ? 0 : 1;
 }

@@ -32,11 +32,18 @@ void TopologyOptions::add_to(CLI::App &command, bool positional, bool required) 
                      "hub_and_spoke)");
   command.add_option("--dims", params.dims, "hypercube dimension");
   command.add_option("--shape", shape, "grid shape WxH (mesh2d, torus2d) or XxYxZ (torus3d)");
-  command.add_option("--nodes", params.nodes, "multinode: number of nodes");
-  command.add_option("--gpus", params.gpus, "multinode: GPUs per node");
-  command.add_option("--intra", params.intra, "multinode: intra-node topology name");
-  command.add_option("--nics", params.nics, "multinode: NICs per node");
-  command.add_option("--nic-bandwidth", params.nic_bandwidth_gbps, "multinode: GB/s per NIC");
+  command.add_option("--nodes", params.nodes, "multinode, fat_tree: number of nodes");
+  command.add_option("--gpus", params.gpus, "multinode, fat_tree: GPUs per node");
+  command.add_option("--intra", params.intra, "multinode, fat_tree: intra-node topology name");
+  command.add_option("--nics", params.nics, "multinode, fat_tree: NICs per node");
+  command.add_option("--nic-bandwidth", params.nic_bandwidth_gbps,
+                     "multinode, fat_tree: GB/s per NIC");
+  command.add_option("--tiers", params.tiers, "fat_tree: switch tiers, 2 or 3");
+  command.add_option("--nodes-per-leaf", params.nodes_per_leaf, "fat_tree: nodes per leaf switch");
+  command.add_option("--leaves-per-pod", params.leaves_per_pod,
+                     "fat_tree: leaves per pod (3 tiers)");
+  command.add_option("--oversubscription", params.oversubscription,
+                     "fat_tree: a leaf's NIC bandwidth over its uplink bandwidth");
   command.add_flag("--unidirectional", params.unidirectional, "ring: links in one direction");
 }
 
@@ -64,7 +71,8 @@ Expected<Topology> resolve_topology(TopologyOptions &options) {
   if (is_file) {
     const TopologyParams &p = options.params;
     if (p.n || p.dims || p.shape || p.nodes || p.gpus || p.intra || p.nics ||
-        p.nic_bandwidth_gbps || p.unidirectional)
+        p.nic_bandwidth_gbps || p.unidirectional || p.tiers || p.nodes_per_leaf ||
+        p.leaves_per_pod || p.oversubscription)
       return fail({}, fmt::format("size options apply to library topologies, not to the file "
                                   "'{}'",
                                   spec));

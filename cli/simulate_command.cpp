@@ -113,7 +113,13 @@ Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topolo
   if (*forced == simulator::NcclAlgorithm::Tree) {
     if (*kind != CollectiveKind::Allreduce)
       return fail({}, "the NCCL tree baseline is an allreduce");
-    auto parent = simulator::find_tree(topology, RankId(0));
+    // Across nodes, NCCL's shape: a chain through each node's GPUs and the chains' heads in a
+    // binary tree; on one node, a tree over the topology's links.
+    const Hierarchy &h = topology.hierarchy();
+    const bool across_nodes = h.levels.size() == 2 && h.levels.front().size > 1;
+    auto parent = across_nodes ? std::optional(simulator::nccl_tree_parents(h.levels.front().size,
+                                                                            h.levels.back().size))
+                               : simulator::find_tree(topology, RankId(0));
     if (!parent)
       return fail(
           {}, fmt::format("topology '{}' has no tree over bidirectional links", topology.name()));

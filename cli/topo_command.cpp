@@ -22,7 +22,8 @@ std::string format_number(double v) {
 }
 
 void print_topology(const Topology &t) {
-  fmt::print("topology {}: {} ranks, {} links, {} bandwidth relations\n", t.name(), t.num_ranks(),
+  fmt::print("topology {}: {} ranks, {}{} links, {} bandwidth relations\n", t.name(), t.num_ranks(),
+             t.num_switches() > 0 ? fmt::format("{} switches, ", t.num_switches()) : "",
              t.links().size(), t.relations().size());
   const Hierarchy &h = t.hierarchy();
   if (!h.empty()) {

@@ -125,8 +125,9 @@ Expected<ChunkRef> DslProgram::copy(const ChunkRef &src, int dst_rank, const Buf
                                     int index, const CopyOptions &options) {
   SYNCOLL_CHECK(check_current(src, "source"));
   SYNCOLL_CHECK(check_range(dst_rank, buffer, index, src.count));
-  if (dst_rank != src.rank.value() && !topology_.find_link(src.rank, RankId(dst_rank)))
-    return fail({}, fmt::format("{}: copy from rank {} to rank {}: the topology has no such link",
+  if (dst_rank != src.rank.value() && !topology_.reaches(src.rank, RankId(dst_rank)))
+    return fail({}, fmt::format("{}: copy from rank {} to rank {}: the topology has no such link "
+                                "or switched route",
                                 where(), src.rank.value(), dst_rank));
   if (options.channel && (*options.channel < 0 || *options.channel > kMaxChannelIndex))
     return fail({}, fmt::format("{}: channel {} out of range 0..{}", where(), *options.channel,
@@ -154,9 +155,9 @@ Expected<ChunkRef> DslProgram::reduce(const ChunkRef &dst, const ChunkRef &other
   if (dst.count != other.count)
     return fail({},
                 fmt::format("{}: reduce of {} chunks into {}", where(), other.count, dst.count));
-  if (dst.rank != other.rank && !topology_.find_link(other.rank, dst.rank))
+  if (dst.rank != other.rank && !topology_.reaches(other.rank, dst.rank))
     return fail({}, fmt::format("{}: reduce from rank {} into rank {}: the topology has no such "
-                                "link",
+                                "link or switched route",
                                 where(), other.rank.value(), dst.rank.value()));
   if (options.channel && (*options.channel < 0 || *options.channel > kMaxChannelIndex))
     return fail({}, fmt::format("{}: channel {} out of range 0..{}", where(), *options.channel,

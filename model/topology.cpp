@@ -18,21 +18,39 @@ Expected<Topology> Topology::create(TopologyDraft draft) {
         "/ranks", fmt::format("rank count {} is out of range [1, {}]", draft.num_ranks, kMaxRanks));
     return tl::unexpected(diagnostics);
   }
-  auto in_range = [&](RankId r) { return r.value() >= 0 && r.value() < draft.num_ranks; };
+  const int max_switches = kMaxRanks;
+  if (draft.switches.size() > size_t(max_switches)) {
+    diagnostics.error_at("/switches", fmt::format("switch count {} is out of range [0, {}]",
+                                                  draft.switches.size(), max_switches));
+    return tl::unexpected(diagnostics);
+  }
+  const int vertices = draft.num_ranks + static_cast<int>(draft.switches.size());
+  auto in_range = [&](RankId r) { return r.value() >= 0 && r.value() < vertices; };
+  std::set<std::string_view> switch_names;
+  for (size_t i = 0; i < draft.switches.size(); ++i) {
+    if (draft.switches[i].empty())
+      diagnostics.error_at(fmt::format("/switches/{}", i), "switch name must not be empty");
+    else if (!switch_names.insert(draft.switches[i]).second)
+      diagnostics.error_at(fmt::format("/switches/{}", i),
+                           fmt::format("duplicate switch '{}'", draft.switches[i]));
+  }
 
   std::map<std::pair<RankId, RankId>, size_t> first_link;
   for (size_t i = 0; i < draft.links.size(); ++i) {
     const Link &l = draft.links[i];
     std::string at = fmt::format("/links/{}", i);
     if (!in_range(l.src))
-      diagnostics.error_at(at + "/src", fmt::format("link source rank {} is out of range [0, {})",
-                                                    l.src.value(), draft.num_ranks));
+      diagnostics.error_at(at + "/src",
+                           fmt::format("link source {} is out of range [0, {}) (ranks, then "
+                                       "switches)",
+                                       l.src.value(), vertices));
     if (!in_range(l.dst))
       diagnostics.error_at(at + "/dst",
-                           fmt::format("link destination rank {} is out of range [0, {})",
-                                       l.dst.value(), draft.num_ranks));
+                           fmt::format("link destination {} is out of range [0, {}) (ranks, then "
+                                       "switches)",
+                                       l.dst.value(), vertices));
     if (l.src == l.dst)
-      diagnostics.error_at(at + "/dst", fmt::format("link {}->{} connects a rank to itself",
+      diagnostics.error_at(at + "/dst", fmt::format("link {}->{} connects a vertex to itself",
                                                     l.src.value(), l.dst.value()));
     if (l.capacity < 1)
       diagnostics.error_at(at + "/capacity",
@@ -57,15 +75,17 @@ Expected<Topology> Topology::create(TopologyDraft draft) {
   Topology t;
   t.name_ = std::move(draft.name);
   t.num_ranks_ = draft.num_ranks;
+  t.switches_ = std::move(draft.switches);
   t.links_ = std::move(draft.links);
   std::sort(t.links_.begin(), t.links_.end(), [](const Link &a, const Link &b) {
     return std::tie(a.src, a.dst) < std::tie(b.src, b.dst);
   });
-  t.out_begin_.assign(static_cast<size_t>(t.num_ranks_) + 1, 0);
+  t.out_begin_.assign(static_cast<size_t>(vertices) + 1, 0);
   for (const Link &l : t.links_)
     ++t.out_begin_[l.src.index() + 1];
-  for (size_t r = 0; r < static_cast<size_t>(t.num_ranks_); ++r)
+  for (size_t r = 0; r < static_cast<size_t>(vertices); ++r)
     t.out_begin_[r + 1] += t.out_begin_[r];
+  t.number_fabrics();
 
   std::set<std::string> relation_names;
   for (size_t i = 0; i < draft.relations.size(); ++i) {
@@ -134,13 +154,65 @@ Expected<Topology> Topology::create(TopologyDraft draft) {
   return t;
 }
 
+// Switches joined by links in either direction form one fabric; union-find over switch links.
+void Topology::number_fabrics() {
+  std::vector<int32_t> parent(switches_.size());
+  for (size_t i = 0; i < parent.size(); ++i)
+    parent[i] = static_cast<int32_t>(i);
+  auto root = [&](int32_t i) {
+    while (parent[size_t(i)] != i)
+      i = parent[size_t(i)] = parent[size_t(parent[size_t(i)])];
+    return i;
+  };
+  for (const Link &l : links_)
+    if (is_switch(l.src) && is_switch(l.dst))
+      parent[size_t(root(l.src.value() - num_ranks_))] = root(l.dst.value() - num_ranks_);
+  fabric_of_switch_.assign(switches_.size(), -1);
+  std::vector<int32_t> number(switches_.size(), -1);
+  int32_t fabrics = 0;
+  for (size_t i = 0; i < switches_.size(); ++i) {
+    int32_t &n = number[size_t(root(static_cast<int32_t>(i)))];
+    if (n < 0)
+      n = fabrics++;
+    fabric_of_switch_[i] = n;
+  }
+  enters_.assign(size_t(num_ranks_), {});
+  leaves_.assign(size_t(num_ranks_), {});
+  auto add = [](std::vector<int32_t> &to, int32_t fabric) {
+    if (std::find(to.begin(), to.end(), fabric) == to.end())
+      to.push_back(fabric);
+  };
+  for (const Link &l : links_) {
+    if (!is_switch(l.src) && is_switch(l.dst))
+      add(enters_[l.src.index()], fabric_of_switch_[size_t(l.dst.value() - num_ranks_)]);
+    if (is_switch(l.src) && !is_switch(l.dst))
+      add(leaves_[l.dst.index()], fabric_of_switch_[size_t(l.src.value() - num_ranks_)]);
+  }
+}
+
+std::string Topology::vertex_name(RankId vertex) const {
+  if (is_switch(vertex))
+    return switches_.at(size_t(vertex.value() - num_ranks_));
+  return std::to_string(vertex.value());
+}
+
+bool Topology::reaches(RankId src, RankId dst) const {
+  if (find_link(src, dst))
+    return true;
+  if (switches_.empty())
+    return false;
+  const std::vector<int32_t> &in = enters_[src.index()];
+  const std::vector<int32_t> &out = leaves_[dst.index()];
+  return std::find_first_of(in.begin(), in.end(), out.begin(), out.end()) != in.end();
+}
+
 const Link &Topology::link(LinkId id) const {
   SYNCOLL_INVARIANT(id.value() >= 0 && id.index() < links_.size(), "link id out of range");
   return links_[id.index()];
 }
 
 std::optional<LinkId> Topology::find_link(RankId src, RankId dst) const {
-  if (src.value() < 0 || src.value() >= num_ranks_)
+  if (src.value() < 0 || src.value() >= num_vertices())
     return std::nullopt;
   auto begin = links_.begin() + out_begin_[src.index()];
   auto end = links_.begin() + out_begin_[src.index() + 1];
@@ -151,7 +223,7 @@ std::optional<LinkId> Topology::find_link(RankId src, RankId dst) const {
 }
 
 std::vector<LinkId> Topology::out_links(RankId rank) const {
-  SYNCOLL_INVARIANT(rank.value() >= 0 && rank.value() < num_ranks_, "rank out of range");
+  SYNCOLL_INVARIANT(rank.value() >= 0 && rank.value() < num_vertices(), "vertex out of range");
   std::vector<LinkId> out;
   for (int32_t i = out_begin_[rank.index()]; i < out_begin_[rank.index() + 1]; ++i)
     out.emplace_back(i);
@@ -175,6 +247,7 @@ TopologyDraft Topology::to_draft() const {
   TopologyDraft d;
   d.name = name_;
   d.num_ranks = num_ranks_;
+  d.switches = switches_;
   d.links = links_;
   for (const auto &rel : relations_) {
     TopologyDraft::Relation r{rel.name, {}, rel.capacity, rel.sharing};

@@ -4,6 +4,11 @@
 // simulator: a link carries `capacity` chunks per round (its multiplicity; DGX-1's doubled NVLinks
 // have capacity 2), a relation caps the sum over its links (a switch port, a shared PCIe root, a
 // NIC). Link multiplicity is a capacity, never parallel edges.
+//
+// A cluster's fabric has vertices that are not ranks: switches. They are numbered after the ranks
+// (vertex num_ranks + i is switch i), links may start or end at them, and a transfer between two
+// ranks crosses them on its route. Synthesis counts chunks on rank-to-rank links only and needs a
+// topology without switches; the simulators route through them.
 #pragma once
 
 #include "model/diagnostics.h"
@@ -15,6 +20,7 @@
 
 namespace syncoll {
 
+/// A directed link between two vertices: ranks, or switches (vertex num_ranks + switch index).
 struct Link {
   RankId src;
   RankId dst;
@@ -75,6 +81,7 @@ struct TopologyDraft {
   };
   std::string name;
   int num_ranks = 0;
+  std::vector<std::string> switches; ///< vertex num_ranks + i is switches[i]
   std::vector<Link> links;
   std::vector<Relation> relations;
   Hierarchy hierarchy;
@@ -82,7 +89,8 @@ struct TopologyDraft {
 
 class Topology {
 public:
-  /// Validates a draft: ranks in range, no self or duplicate links, positive capacities and
+  /// Validates a draft: link ends in range (ranks, then switches), unique switch names, no self or
+  /// duplicate links, positive capacities and
   /// bandwidths, non-negative latencies, relations over existing links, a hierarchy whose sizes
   /// multiply to the rank count. Diagnostics carry JSON pointers into the draft's JSON form
   /// ("/links/3/capacity"). Links are stored sorted by (src, dst), so equal topologies compare
@@ -91,13 +99,24 @@ public:
 
   const std::string &name() const { return name_; }
   int num_ranks() const { return num_ranks_; }
+  /// Switch vertices: switch i is vertex num_ranks() + i.
+  const std::vector<std::string> &switches() const { return switches_; }
+  int num_switches() const { return static_cast<int>(switches_.size()); }
+  int num_vertices() const { return num_ranks_ + num_switches(); }
+  bool is_switch(RankId vertex) const { return vertex.value() >= num_ranks_; }
+  /// A rank's number, or a switch's name.
+  std::string vertex_name(RankId vertex) const;
+  /// Whether a transfer from rank `src` can reach rank `dst`: a direct link, or a link into a
+  /// switch fabric (switches connected by links) that has a link out to `dst`.
+  bool reaches(RankId src, RankId dst) const;
   const std::vector<Link> &links() const { return links_; }
   const Link &link(LinkId id) const;
   std::optional<LinkId> find_link(RankId src, RankId dst) const;
   const std::vector<BandwidthRelation> &relations() const { return relations_; }
   const Hierarchy &hierarchy() const { return hierarchy_; }
-  std::vector<LinkId> out_links(RankId rank) const;
-  std::vector<LinkId> in_links(RankId rank) const;
+  /// Links out of and into a vertex (a rank or a switch).
+  std::vector<LinkId> out_links(RankId vertex) const;
+  std::vector<LinkId> in_links(RankId vertex) const;
   /// Capacity of the link src->dst, 0 where there is none.
   int capacity(RankId src, RankId dst) const;
   /// The draft this topology round-trips through (relations by endpoints).
@@ -107,12 +126,19 @@ public:
 
 private:
   Topology() = default;
+  void number_fabrics();
   std::string name_;
   int num_ranks_ = 0;
+  std::vector<std::string> switches_;
   std::vector<Link> links_;
   std::vector<BandwidthRelation> relations_;
   Hierarchy hierarchy_;
-  std::vector<int32_t> out_begin_; ///< CSR offsets into links_ by source rank.
+  std::vector<int32_t> out_begin_; ///< CSR offsets into links_ by source vertex.
+  /// Per switch: its fabric (the switches it is connected to through switches), numbered from 0.
+  std::vector<int32_t> fabric_of_switch_;
+  /// Per rank: the fabrics it has a link into, and those with a link out to it.
+  std::vector<std::vector<int32_t>> enters_;
+  std::vector<std::vector<int32_t>> leaves_;
 };
 
 } // namespace syncoll

@@ -17,7 +17,9 @@ Expected<std::pair<RankId, RankId>> read_link_ends(const JsonView &v) {
 } // namespace
 
 Expected<Topology> topology_from_json(const JsonView &root) {
-  if (auto ok = root.only_keys({"format", "name", "ranks", "links", "relations", "hierarchy"}); !ok)
+  if (auto ok = root.only_keys(
+          {"format", "name", "ranks", "switches", "links", "relations", "hierarchy"});
+      !ok)
     return tl::unexpected(ok.error());
   if (auto format = root.optional_member("format")) {
     SYNCOLL_TRY(f, format->as_string());
@@ -31,6 +33,13 @@ Expected<Topology> topology_from_json(const JsonView &root) {
   SYNCOLL_TRY(ranks_view, root.member("ranks"));
   SYNCOLL_TRY(ranks, ranks_view.as_int(INT32_MIN, INT32_MAX));
   d.num_ranks = static_cast<int>(ranks);
+  if (auto switches_view = root.optional_member("switches")) {
+    SYNCOLL_TRY(switches, switches_view->elements());
+    for (const auto &sv : switches) {
+      SYNCOLL_TRY(switch_name, sv.as_string());
+      d.switches.emplace_back(switch_name);
+    }
+  }
 
   SYNCOLL_TRY(links_view, root.member("links"));
   SYNCOLL_TRY(links, links_view.elements());
@@ -138,6 +147,8 @@ nlohmann::ordered_json topology_to_json(const Topology &t) {
   j["format"] = "syncoll-topology";
   j["name"] = t.name();
   j["ranks"] = t.num_ranks();
+  if (t.num_switches() > 0)
+    j["switches"] = t.switches();
   auto links = nlohmann::ordered_json::array();
   for (const Link &l : t.links()) {
     nlohmann::ordered_json lj;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <fmt/format.h>
 #include <map>
 #include <set>
@@ -27,6 +28,9 @@ constexpr Nanoseconds kNvlinkAlpha{kLL.nccl_ring_nvlink_hop_us * 1000};
 constexpr double kNvlinkGbps = 25;
 constexpr Nanoseconds kPcieAlpha{kLL.nccl_ring_pci_hop_us * 1000};
 constexpr Nanoseconds kNetAlpha{kLL.nccl_ring_net_hop_us * 1000};
+// A fat tree splits the network hop between the two NICs and adds 100 ns per switch-to-switch
+// cable, the order of an InfiniBand switch's port-to-port latency.
+constexpr Nanoseconds kSwitchAlpha{100};
 
 Topology build(TopologyDraft draft) {
   auto t = Topology::create(std::move(draft));
@@ -112,7 +116,7 @@ Expected<Topology> line(int n) {
   LinkSet links;
   for (int i = 0; i + 1 < n; ++i)
     links.both(i, i + 1, 1, kGenericAlpha, kGenericBandwidth);
-  return build({fmt::format("line{}", n), n, links.take(), {}, {}});
+  return build({fmt::format("line{}", n), n, {}, links.take(), {}, {}});
 }
 
 Expected<Topology> ring(int n, bool bidirectional) {
@@ -125,7 +129,8 @@ Expected<Topology> ring(int n, bool bidirectional) {
     else
       links.one(i, (i + 1) % n, 1, kGenericAlpha, kGenericBandwidth);
   }
-  return build({(bidirectional ? "ring" : "uniring") + std::to_string(n), n, links.take(), {}, {}});
+  return build(
+      {(bidirectional ? "ring" : "uniring") + std::to_string(n), n, {}, links.take(), {}, {}});
 }
 
 Expected<Topology> fully_connected(int n) {
@@ -135,7 +140,7 @@ Expected<Topology> fully_connected(int n) {
   for (int a = 0; a < n; ++a)
     for (int b = a + 1; b < n; ++b)
       links.both(a, b, 1, kGenericAlpha, kGenericBandwidth);
-  return build({fmt::format("fully_connected{}", n), n, links.take(), {}, {}});
+  return build({fmt::format("fully_connected{}", n), n, {}, links.take(), {}, {}});
 }
 
 Expected<Topology> star(int n) {
@@ -144,7 +149,7 @@ Expected<Topology> star(int n) {
   LinkSet links;
   for (int i = 1; i < n; ++i)
     links.both(0, i, 1, kGenericAlpha, kGenericBandwidth);
-  return build({fmt::format("star{}", n), n, links.take(), {}, {}});
+  return build({fmt::format("star{}", n), n, {}, links.take(), {}, {}});
 }
 
 Expected<Topology> hub_and_spoke(int n) {
@@ -161,7 +166,7 @@ Expected<Topology> hypercube(int dims) {
   for (int r = 0; r < n; ++r)
     for (int d = 0; d < dims; ++d)
       links.both(r, r ^ (1 << d), 1, kGenericAlpha, kGenericBandwidth);
-  return build({fmt::format("hypercube{}", dims), n, links.take(), {}, {}});
+  return build({fmt::format("hypercube{}", dims), n, {}, links.take(), {}, {}});
 }
 
 namespace {
@@ -194,7 +199,7 @@ Expected<Topology> grid(const std::string &kind, std::vector<int> shape, bool wr
   std::string name = kind;
   for (size_t i = 0; i < shape.size(); ++i)
     name += (i ? "x" : "") + std::to_string(shape[i]);
-  return build({name, static_cast<int>(n), links.take(), {}, {}});
+  return build({name, static_cast<int>(n), {}, links.take(), {}, {}});
 }
 } // namespace
 
@@ -286,38 +291,55 @@ Topology ndv2() {
   return build(std::move(d));
 }
 
-Expected<Topology> multinode(int nodes, const Topology &intra, int nics_per_node,
-                             BytesPerNs nic_bandwidth) {
+namespace {
+
+Expected<void> check_nodes(std::string_view what, int nodes, int gpus, int nics_per_node,
+                           BytesPerNs nic_bandwidth) {
   if (nodes < 1)
-    return fail({}, fmt::format("multinode needs at least 1 node, got {}", nodes));
-  const int gpus = intra.num_ranks();
+    return fail({}, fmt::format("{} needs at least 1 node, got {}", what, nodes));
   if (int64_t(nodes) * gpus > kMaxRanks)
-    return fail({}, fmt::format("multinode has {} ranks; at most {} are supported",
+    return fail({}, fmt::format("{} has {} ranks; at most {} are supported", what,
                                 int64_t(nodes) * gpus, kMaxRanks));
   if (nics_per_node < 1 || nics_per_node > gpus)
     return fail({}, fmt::format("NICs per node must be in [1, {}] (the GPUs per node), got {}",
                                 gpus, nics_per_node));
   if (!(nic_bandwidth.value > 0))
     return fail({}, "NIC bandwidth must be positive");
-  TopologyDraft d;
-  d.name = fmt::format("multinode{}x{}_{}", nodes, gpus, intra.name());
-  d.num_ranks = nodes * gpus;
-  d.hierarchy = {{{"node", nodes}, {"gpu", gpus}}, nics_per_node, nic_bandwidth};
-  TopologyDraft local = intra.to_draft();
+  return {};
+}
+
+// `nodes` copies of `intra`, rank node * gpus + gpu, each relation renamed after its node.
+void add_nodes(TopologyDraft &d, int nodes, const Topology &intra) {
+  const int gpus = intra.num_ranks();
+  const TopologyDraft local = intra.to_draft();
   for (int node = 0; node < nodes; ++node) {
-    int base = node * gpus;
+    const int base = node * gpus;
     for (Link l : local.links) {
       l.src = RankId(l.src.value() + base);
       l.dst = RankId(l.dst.value() + base);
       d.links.push_back(l);
     }
     for (const auto &rel : local.relations) {
-      TopologyDraft::Relation r{fmt::format("node{}.{}", node, rel.name), {}, rel.capacity};
+      TopologyDraft::Relation r{
+          fmt::format("node{}.{}", node, rel.name), {}, rel.capacity, rel.sharing};
       for (auto [s, t] : rel.links)
         r.links.emplace_back(RankId(s.value() + base), RankId(t.value() + base));
       d.relations.push_back(std::move(r));
     }
   }
+}
+
+} // namespace
+
+Expected<Topology> multinode(int nodes, const Topology &intra, int nics_per_node,
+                             BytesPerNs nic_bandwidth) {
+  const int gpus = intra.num_ranks();
+  SYNCOLL_CHECK(check_nodes("multinode", nodes, gpus, nics_per_node, nic_bandwidth));
+  TopologyDraft d;
+  d.name = fmt::format("multinode{}x{}_{}", nodes, gpus, intra.name());
+  d.num_ranks = nodes * gpus;
+  d.hierarchy = {{{"node", nodes}, {"gpu", gpus}}, nics_per_node, nic_bandwidth};
+  add_nodes(d, nodes, intra);
   if (nodes > 1) {
     auto nic_of = [&](int gpu) { return gpu * nics_per_node / gpus; };
     std::vector<TopologyDraft::Relation> out(size_t(nodes) * nics_per_node),
@@ -345,6 +367,95 @@ Expected<Topology> multinode(int nodes, const Topology &intra, int nics_per_node
   return Topology::create(std::move(d));
 }
 
+Expected<Topology> fat_tree(int nodes, const Topology &intra, const FatTree &fabric) {
+  const int gpus = intra.num_ranks();
+  const int nics = fabric.nics_per_node;
+  SYNCOLL_CHECK(check_nodes("fat_tree", nodes, gpus, nics, fabric.nic_bandwidth));
+  if (fabric.tiers != 2 && fabric.tiers != 3)
+    return fail({}, fmt::format("a fat tree has 2 or 3 tiers of switches, got {}", fabric.tiers));
+  if (fabric.nodes_per_leaf < 1)
+    return fail(
+        {}, fmt::format("nodes per leaf switch must be at least 1, got {}", fabric.nodes_per_leaf));
+  if (fabric.leaves_per_pod < 1)
+    return fail({},
+                fmt::format("leaves per pod must be at least 1, got {}", fabric.leaves_per_pod));
+  if (!(fabric.oversubscription >= 1) || fabric.oversubscription > 1024)
+    return fail(
+        {}, fmt::format("oversubscription must be in [1, 1024], got {}", fabric.oversubscription));
+  TopologyDraft d;
+  d.name = fmt::format("fat_tree{}x{}_{}", nodes, gpus, intra.name());
+  d.num_ranks = nodes * gpus;
+  d.hierarchy = {{{"node", nodes}, {"gpu", gpus}}, nics, fabric.nic_bandwidth};
+  add_nodes(d, nodes, intra);
+
+  // Leaf l serves nodes [l * nodes_per_leaf, ...); its NIC ports' bandwidth leaves it over
+  // `uplinks` links, one to each switch of the next tier, divided by the oversubscription.
+  const int leaves = (nodes + fabric.nodes_per_leaf - 1) / fabric.nodes_per_leaf;
+  const int down_ports = fabric.nodes_per_leaf * nics;
+  const int uplinks =
+      std::max(1, static_cast<int>(std::ceil(double(down_ports) / fabric.oversubscription - 1e-9)));
+  const BytesPerNs uplink_bandwidth{double(down_ports) * fabric.nic_bandwidth.value /
+                                    fabric.oversubscription / uplinks};
+  // A single leaf needs nothing above it, and a single pod no core.
+  const int pods = leaves == 1 || fabric.tiers == 2
+                       ? 1
+                       : (leaves + fabric.leaves_per_pod - 1) / fabric.leaves_per_pod;
+  const int tiers = leaves == 1 ? 1 : pods == 1 ? 2 : 3;
+  auto vertex = [&](int switch_index) { return RankId(d.num_ranks + switch_index); };
+  auto cable = [&](RankId a, RankId b, Nanoseconds alpha, BytesPerNs bandwidth) {
+    d.links.push_back({a, b, 1, alpha, bandwidth});
+    d.links.push_back({b, a, 1, alpha, bandwidth});
+  };
+  for (int l = 0; l < leaves; ++l)
+    d.switches.push_back(fmt::format("leaf{}", l));
+  // Tier 2: spines (2 tiers), or per pod one aggregation switch per leaf uplink (3 tiers).
+  const int first_tier2 = leaves;
+  for (int pod = 0; pod < pods && tiers >= 2; ++pod)
+    for (int u = 0; u < uplinks; ++u)
+      d.switches.push_back(fabric.tiers == 2 ? fmt::format("spine{}", u)
+                                             : fmt::format("pod{}.agg{}", pod, u));
+  // Tier 3: core group u joins aggregation switch u of every pod, one core per pod leaf slot,
+  // so an aggregation switch has as many links up as down.
+  const int first_core = static_cast<int>(d.switches.size());
+  const int cores_per_group = tiers == 3 ? fabric.leaves_per_pod : 0;
+  for (int u = 0; u < uplinks && tiers == 3; ++u)
+    for (int c = 0; c < cores_per_group; ++c)
+      d.switches.push_back(fmt::format("core{}.{}", u, c));
+
+  // NICs: GPU g of a node uses NIC g * nics / gpus; GPUs that share a NIC share its two
+  // directions as relations.
+  const Nanoseconds nic_alpha{kNetAlpha.count / 2};
+  for (int node = 0; node < nodes; ++node) {
+    const RankId leaf = vertex(node / fabric.nodes_per_leaf);
+    for (int g = 0; g < gpus; ++g)
+      cable(RankId(node * gpus + g), leaf, nic_alpha, fabric.nic_bandwidth);
+    if (gpus == nics)
+      continue;
+    for (int nic = 0; nic < nics; ++nic) {
+      TopologyDraft::Relation out{fmt::format("node{}.nic{}.out", node, nic), {}, 1};
+      TopologyDraft::Relation in{fmt::format("node{}.nic{}.in", node, nic), {}, 1};
+      for (int g = 0; g < gpus; ++g)
+        if (g * nics / gpus == nic) {
+          out.links.emplace_back(RankId(node * gpus + g), leaf);
+          in.links.emplace_back(leaf, RankId(node * gpus + g));
+        }
+      d.relations.push_back(std::move(out));
+      d.relations.push_back(std::move(in));
+    }
+  }
+  for (int l = 0; l < leaves && tiers >= 2; ++l) {
+    const int pod = fabric.tiers == 2 ? 0 : l / fabric.leaves_per_pod;
+    for (int u = 0; u < uplinks; ++u)
+      cable(vertex(l), vertex(first_tier2 + pod * uplinks + u), kSwitchAlpha, uplink_bandwidth);
+  }
+  for (int pod = 0; pod < pods && tiers == 3; ++pod)
+    for (int u = 0; u < uplinks; ++u)
+      for (int c = 0; c < cores_per_group; ++c)
+        cable(vertex(first_tier2 + pod * uplinks + u), vertex(first_core + u * cores_per_group + c),
+              kSwitchAlpha, uplink_bandwidth);
+  return Topology::create(std::move(d));
+}
+
 std::vector<TopologyLibraryEntry> topology_library() {
   return {
       {"line", "-n N", "N ranks in a line, bidirectional links"},
@@ -367,6 +478,13 @@ std::vector<TopologyLibraryEntry> topology_library() {
       {"multinode", "--nodes N --gpus G [--intra T] [--nics K] [--nic-bandwidth GBPS]",
        "N nodes of G GPUs (intra-node topology T, default fully_connected) joined by K NICs "
        "per node (default 1) of GBPS GB/s each (default 25)"},
+      {"fat_tree",
+       "--nodes N --gpus G [--intra T] [--nics K] [--nic-bandwidth GBPS] [--tiers 2|3] "
+       "[--nodes-per-leaf L] [--leaves-per-pod P] [--oversubscription R]",
+       "N nodes of G GPUs whose K NICs each (default 1, GBPS default 25) hang off a fat tree of "
+       "switches: leaves of L nodes (default 4), spines (2 tiers, the default) or pods of P "
+       "leaves (default 16) under a core (3 tiers); uplinks carry a leaf's NIC bandwidth / R "
+       "(default 1)"},
   };
 }
 
@@ -374,7 +492,8 @@ Expected<Topology> make_library_topology(std::string_view name, const TopologyPa
   const std::string key = name_key(name);
   // Which parameters each topology takes; any other that was given is a usage error.
   struct Uses {
-    bool n = false, dims = false, shape = false, multinode = false, direction = false;
+    bool n = false, dims = false, shape = false, multinode = false, direction = false,
+         fabric = false;
   };
   static const std::map<std::string, Uses> kUses = {
       {"line", {.n = true}},
@@ -395,6 +514,7 @@ Expected<Topology> make_library_topology(std::string_view name, const TopologyPa
       {"dgxb200", {}},
       {"ndv2", {}},
       {"multinode", {.multinode = true}},
+      {"fattree", {.multinode = true, .fabric = true}},
   };
   auto it = kUses.find(key);
   if (it == kUses.end()) {
@@ -417,7 +537,11 @@ Expected<Topology> make_library_topology(std::string_view name, const TopologyPa
         reject(p.intra.has_value(), uses.multinode, "--intra"),
         reject(p.nics.has_value(), uses.multinode, "--nics"),
         reject(p.nic_bandwidth_gbps.has_value(), uses.multinode, "--nic-bandwidth"),
-        reject(p.unidirectional, uses.direction, "--unidirectional")})
+        reject(p.unidirectional, uses.direction, "--unidirectional"),
+        reject(p.tiers.has_value(), uses.fabric, "--tiers"),
+        reject(p.nodes_per_leaf.has_value(), uses.fabric, "--nodes-per-leaf"),
+        reject(p.leaves_per_pod.has_value(), uses.fabric, "--leaves-per-pod"),
+        reject(p.oversubscription.has_value(), uses.fabric, "--oversubscription")})
     if (!check)
       return tl::unexpected(check.error());
 
@@ -472,8 +596,8 @@ Expected<Topology> make_library_topology(std::string_view name, const TopologyPa
     if (!gpus)
       return tl::unexpected(gpus.error());
     std::string intra_name = p.intra.value_or("fully_connected");
-    if (name_key(intra_name) == "multinode")
-      return fail({}, "multinode cannot nest another multinode topology");
+    if (name_key(intra_name) == "multinode" || name_key(intra_name) == "fattree")
+      return fail({}, fmt::format("{} cannot nest a multi-node topology", name));
     TopologyParams intra_params;
     const auto &intra_uses = kUses.find(name_key(intra_name));
     if (intra_uses != kUses.end() && intra_uses->second.n)
@@ -484,6 +608,16 @@ Expected<Topology> make_library_topology(std::string_view name, const TopologyPa
     if (intra->num_ranks() != *gpus)
       return fail({}, fmt::format("intra-node topology '{}' has {} ranks, but --gpus is {}",
                                   intra_name, intra->num_ranks(), *gpus));
+    if (uses.fabric) {
+      FatTree fabric;
+      fabric.nics_per_node = p.nics.value_or(1);
+      fabric.nic_bandwidth = BytesPerNs{p.nic_bandwidth_gbps.value_or(25.0)};
+      fabric.tiers = p.tiers.value_or(fabric.tiers);
+      fabric.nodes_per_leaf = p.nodes_per_leaf.value_or(fabric.nodes_per_leaf);
+      fabric.leaves_per_pod = p.leaves_per_pod.value_or(fabric.leaves_per_pod);
+      fabric.oversubscription = p.oversubscription.value_or(fabric.oversubscription);
+      return fat_tree(*nodes, *intra, fabric);
+    }
     return multinode(*nodes, *intra, p.nics.value_or(1),
                      BytesPerNs{p.nic_bandwidth_gbps.value_or(25.0)});
   }

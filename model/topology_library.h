@@ -22,6 +22,10 @@ struct TopologyParams {
   std::optional<std::string> intra;         ///< multinode: intra-node topology name
   std::optional<int> nics;                  ///< multinode: NICs per node
   std::optional<double> nic_bandwidth_gbps; ///< multinode: bandwidth of one NIC
+  std::optional<int> tiers;                 ///< fat_tree: switch tiers (2 or 3)
+  std::optional<int> nodes_per_leaf;        ///< fat_tree: nodes per leaf switch
+  std::optional<int> leaves_per_pod;        ///< fat_tree: leaves per pod (3 tiers)
+  std::optional<double> oversubscription;   ///< fat_tree: leaf down/up bandwidth ratio
   bool unidirectional = false;              ///< ring: one direction only
 };
 
@@ -68,5 +72,24 @@ Topology ndv2();
 /// g * nics / gpus. Ranks are numbered node * gpus + gpu.
 [[nodiscard]] Expected<Topology> multinode(int nodes, const Topology &intra, int nics_per_node,
                                            BytesPerNs nic_bandwidth);
+
+/// The switch fabric of a cluster.
+struct FatTree {
+  int nics_per_node = 1;
+  BytesPerNs nic_bandwidth{25};
+  int tiers = 2;                 ///< leaves and spines, or leaves, pod aggregation and core
+  int nodes_per_leaf = 4;        ///< nodes whose NICs one leaf switch serves
+  int leaves_per_pod = 16;       ///< 3 tiers: leaves under one pod's aggregation switches
+  double oversubscription = 1.0; ///< a leaf's NIC bandwidth over its uplink bandwidth
+};
+
+/// `nodes` copies of `intra` whose NICs hang off a fat tree of switches (switch vertices, so
+/// links grow with nodes, not with their square). GPU g of a node uses NIC g * nics / gpus, a
+/// cable to its node's leaf switch (GPUs sharing a NIC share it as relations). Each leaf has
+/// ceil(NIC ports / oversubscription) uplinks carrying the ports' bandwidth divided by the
+/// oversubscription, one to each spine (2 tiers) or to each aggregation switch of its pod (3
+/// tiers, each joined to its own group of core switches, non-blocking above the leaves). A fabric
+/// of one leaf has no switches above it, and one of one pod no core.
+[[nodiscard]] Expected<Topology> fat_tree(int nodes, const Topology &intra, const FatTree &fabric);
 
 } // namespace syncoll

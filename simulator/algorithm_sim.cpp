@@ -93,6 +93,8 @@ Expected<SimulationResult> run_steps(const StepSource &source, const Topology &t
     delivered.clear();
     network.advance(kNever, delivered);
     for (const Delivery &d : delivered) {
+      if (!d.arrived)
+        continue; // the step waits for arrivals only
       step_start = std::max(step_start, d.times.arrival);
       const Send &send = sends[d.tag];
       record(send, network.route(send.src, send.dst).front(), d.times);
@@ -199,6 +201,8 @@ Expected<SimulationResult> simulate_algorithm(const Algorithm &algorithm, const 
         delivered.clear();
         network.advance(network.next_event(), delivered);
         for (const Delivery &d : delivered) {
+          if (!d.arrived)
+            continue; // a send depends on arrivals only
           times[d.tag] = d.times;
           record(sends[d.tag], d.times);
           queue.push(d.times.arrival, kArrival, d.tag);

@@ -62,7 +62,9 @@ std::optional<std::vector<RankId>> find_ring(const Topology &t) {
   used[0] = true;
   std::vector<std::vector<LinkId>> out_links(static_cast<size_t>(n));
   for (int r = 0; r < n; ++r)
-    out_links[size_t(r)] = t.out_links(RankId(r));
+    for (LinkId l : t.out_links(RankId(r)))
+      if (!t.is_switch(t.link(l).dst)) // a ring of ranks: hops between ranks only
+        out_links[size_t(r)].push_back(l);
   std::vector<size_t> next(size_t(n), 0);
   long budget = 2'000'000;
   while (!path.empty() && budget-- > 0) {
@@ -203,7 +205,7 @@ std::optional<std::vector<int>> find_tree(const Topology &t, RankId root) {
   for (size_t i = 0; i < queue.size(); ++i)
     for (LinkId id : t.out_links(RankId(queue[i]))) {
       const RankId to = t.link(id).dst;
-      if (parent[to.index()] == -2 && t.find_link(to, RankId(queue[i]))) {
+      if (!t.is_switch(to) && parent[to.index()] == -2 && t.find_link(to, RankId(queue[i]))) {
         parent[to.index()] = queue[i];
         queue.push_back(to.value());
       }

@@ -68,7 +68,7 @@ std::optional<std::vector<LinkId>> find_cycle(const Topology &t, Resources res,
                                               const std::vector<int> &members, double gbps,
                                               uint32_t shuffle = 0) {
   const size_t n = members.size();
-  std::vector<int> member_index(size_t(t.num_ranks()), -1);
+  std::vector<int> member_index(size_t(t.num_vertices()), -1);
   for (size_t i = 0; i < n; ++i)
     member_index[size_t(members[i])] = int(i);
   std::vector<std::vector<LinkId>> candidates(n);
@@ -144,7 +144,8 @@ std::vector<std::vector<LinkId>> place_channels(const Topology &t, const Resourc
   for (int r : members) {
     int fit = 0;
     for (LinkId l : t.out_links(RankId(r)))
-      fit += int(std::floor(start.left(l) / gbps + 1e-9));
+      if (!t.is_switch(t.link(l).dst))
+        fit += int(std::floor(start.left(l) / gbps + 1e-9));
     bound = std::min(bound, size_t(fit));
   }
   const uint32_t attempts = members.size() <= 16 ? kPlacementAttempts : 4;
@@ -232,7 +233,8 @@ std::vector<double> nccl_link_gbps(const Topology &t, const GenerationTraits &g)
   const int gpus = t.hierarchy().empty() ? t.num_ranks() : t.hierarchy().levels.back().size;
   std::vector<double> out;
   for (const Link &l : t.links()) {
-    const bool same_node = l.src.value() / gpus == l.dst.value() / gpus;
+    const bool same_node =
+        !t.is_switch(l.src) && !t.is_switch(l.dst) && l.src.value() / gpus == l.dst.value() / gpus;
     out.push_back(same_node ? l.bandwidth.value / g.nvlink_line_gbps * g.nccl_nvlink_gbps
                             : l.bandwidth.value);
   }

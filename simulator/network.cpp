@@ -54,6 +54,22 @@ Network::Network(const Topology &topology, double efficiency)
     every_link_.push_back(LinkId(static_cast<int32_t>(l)));
   }
   via_.resize(size_t(topology.num_ranks()));
+  if (topology.num_switches() > 0) {
+    switch_distances_.resize(size_t(topology.num_switches()));
+    switch_in_links_.resize(size_t(topology.num_switches()));
+    rank_entries_.resize(size_t(topology.num_ranks()));
+    rank_exits_.resize(size_t(topology.num_ranks()));
+    for (size_t l = 0; l < n; ++l) {
+      const Link &link = topology.links()[l];
+      if (!topology.is_switch(link.src) && topology.is_switch(link.dst))
+        rank_entries_[link.src.index()].push_back(LinkId(static_cast<int32_t>(l)));
+      if (topology.is_switch(link.src) && !topology.is_switch(link.dst))
+        rank_exits_[link.dst.index()].push_back(LinkId(static_cast<int32_t>(l)));
+      if (topology.is_switch(link.src) && topology.is_switch(link.dst))
+        switch_in_links_[size_t(link.dst.value() - topology.num_ranks())].push_back(
+            LinkId(static_cast<int32_t>(l)));
+    }
+  }
   if (has_fair_) {
     holder_.assign(n, -1);
     waiting_.resize(n);
@@ -97,11 +113,18 @@ std::span<const LinkId> Network::route(RankId src, RankId dst) {
   const uint64_t key = uint64_t(src.index()) * uint64_t(topology_.num_ranks()) + dst.index();
   if (auto it = routes_.find(key); it != routes_.end())
     return it->second;
+  std::vector<LinkId> path = switched_route(src, dst);
+  if (path.empty())
+    path = forwarded_route(src, dst);
+  return routes_.emplace(key, std::move(path)).first->second;
+}
+
+std::vector<LinkId> Network::forwarded_route(RankId src, RankId dst) {
   // One breadth-first search per source serves all of its destinations.
   std::vector<int32_t> &via = via_[src.index()];
   if (via.empty()) {
-    const size_t n = size_t(topology_.num_ranks());
-    via.assign(n, -1); // the link that first reached each rank
+    const size_t n = size_t(topology_.num_vertices());
+    via.assign(n, -1); // the link that first reached each vertex
     std::vector<int> queue{src.value()};
     std::vector<bool> seen(n, false);
     seen[src.index()] = true;
@@ -121,7 +144,77 @@ std::span<const LinkId> Network::route(RankId src, RankId dst) {
       path.push_back(LinkId(via[at.index()]));
     std::reverse(path.begin(), path.end());
   }
-  return routes_.emplace(key, std::move(path)).first->second;
+  return path;
+}
+
+std::vector<LinkId> Network::switched_route(RankId src, RankId dst) {
+  if (topology_.num_switches() == 0)
+    return {};
+  const std::vector<LinkId> &entries = rank_entries_[src.index()];
+  const std::vector<LinkId> &exits = rank_exits_[dst.index()];
+  if (entries.empty() || exits.empty())
+    return {};
+  // Of the shortest (entry, exit) pairs, the one a hash of the ends picks, as ECMP would.
+  const size_t spread = size_t(src.value()) + size_t(dst.value());
+  int32_t best = std::numeric_limits<int32_t>::max();
+  LinkId entry, exit;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const LinkId e = entries[(i + spread) % entries.size()];
+    const std::vector<int32_t> &dist = switch_distances(switch_index(topology_.link(e).dst));
+    for (size_t j = 0; j < exits.size(); ++j) {
+      const LinkId x = exits[(j + spread) % exits.size()];
+      const int32_t d = dist[size_t(switch_index(topology_.link(x).src))];
+      if (d >= 0 && d < best) {
+        best = d;
+        entry = e;
+        exit = x;
+      }
+    }
+  }
+  if (best == std::numeric_limits<int32_t>::max())
+    return {};
+  // Back from the exit to the entry, one switch closer to the entry each time; where several
+  // are, a hash of the ends picks one, so the flows between two leaves spread over the spines.
+  const std::vector<int32_t> &dist = switch_distances(switch_index(topology_.link(entry).dst));
+  std::vector<LinkId> path{exit};
+  uint64_t hash = (uint64_t(src.value()) << 32 | uint64_t(dst.value())) * 0x9E3779B97F4A7C15ull;
+  for (int32_t at = switch_index(topology_.link(exit).src); dist[size_t(at)] > 0;) {
+    const std::vector<LinkId> &ins = switch_in_links_[size_t(at)];
+    size_t closer = 0;
+    for (LinkId l : ins)
+      closer += dist[size_t(switch_index(topology_.link(l).src))] == dist[size_t(at)] - 1;
+    hash ^= hash >> 29;
+    hash *= 0xBF58476D1CE4E5B9ull;
+    size_t pick = size_t(hash >> 33) % closer;
+    for (LinkId l : ins)
+      if (dist[size_t(switch_index(topology_.link(l).src))] == dist[size_t(at)] - 1 &&
+          pick-- == 0) {
+        path.push_back(l);
+        at = switch_index(topology_.link(l).src);
+        break;
+      }
+  }
+  path.push_back(entry);
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+const std::vector<int32_t> &Network::switch_distances(int32_t from) {
+  std::vector<int32_t> &dist = switch_distances_[size_t(from)];
+  if (!dist.empty())
+    return dist;
+  dist.assign(size_t(topology_.num_switches()), -1);
+  dist[size_t(from)] = 0;
+  std::vector<int32_t> queue{from};
+  for (size_t i = 0; i < queue.size(); ++i)
+    for (LinkId id : topology_.out_links(RankId(topology_.num_ranks() + queue[i]))) {
+      const RankId to = topology_.link(id).dst;
+      if (topology_.is_switch(to) && dist[size_t(switch_index(to))] < 0) {
+        dist[size_t(switch_index(to))] = dist[size_t(queue[i])] + 1;
+        queue.push_back(switch_index(to));
+      }
+    }
+  return dist;
 }
 
 } // namespace syncoll::simulator
@@ -249,8 +342,11 @@ void Network::reach(int32_t transfer, int32_t index, Picoseconds at) {
 
 bool Network::hop_done(const Hop &hop, Picoseconds end) {
   FluidTransfer &t = transfers_[size_t(hop.transfer)];
-  if (hop.index == 0)
+  if (hop.index == 0) {
     t.first_hop_end = end;
+    if (t.route.size() > 1 && reports_ != nullptr)
+      reports_->push_back({t.tag, {t.start, 0}, end, false});
+  }
   t.last_end = std::max(t.last_end, end);
   if (t.switching == Switching::StoreAndForward && size_t(hop.index) + 1 < t.route.size())
     reach(hop.transfer, hop.index + 1, end + links_[hop.link.index()].alpha);
@@ -273,8 +369,10 @@ void Network::hop_ended(int32_t h, Picoseconds at, std::vector<Delivery> &delive
     }
   }
   if (hop_done(hop, at)) {
-    delivered.push_back(
-        {t.tag, {t.start, t.last_end + links_[t.route.back().index()].alpha}, t.first_hop_end});
+    delivered.push_back({t.tag,
+                         {t.start, t.last_end + links_[t.route.back().index()].alpha},
+                         t.first_hop_end,
+                         true});
     free_transfers_.push_back(hop.transfer);
   }
 }
@@ -355,6 +453,7 @@ void Network::refresh_next_event() {
 
 void Network::advance(Picoseconds until, std::vector<Delivery> &delivered) {
   until_ = until;
+  reports_ = &delivered;
   for (;;) {
     // Rates are shared out again once everything due at this time has happened: a burst of
     // starts or ends at one time costs one sharing, not one each. Until then the projected ends
@@ -405,6 +504,7 @@ void Network::advance(Picoseconds until, std::vector<Delivery> &delivered) {
   if (rates_stale_)
     share_bandwidth();
   refresh_next_event();
+  reports_ = nullptr;
 }
 
 } // namespace syncoll::simulator

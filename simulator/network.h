@@ -39,11 +39,14 @@ enum class Switching {
   StoreAndForward, ///< forwarding starts when the whole message is in: serialization per hop
 };
 
-/// A fair-shared transfer's times, reported when it has arrived.
+/// A network-run transfer's report: its arrival (with its times), or, for a route of several
+/// links, first that the sender's link has finished carrying it (`arrived` false; only
+/// `first_hop_end` is set), so that the sender goes on before the transfer is through.
 struct Delivery {
   uint32_t tag = 0;
   TransferTimes times;
   Picoseconds first_hop_end = 0; ///< when the sender's link finished carrying it
+  bool arrived = true;
 };
 
 inline constexpr Picoseconds kNever = std::numeric_limits<Picoseconds>::max();
@@ -60,8 +63,11 @@ public:
 
   /// Reserves link `link` for `bytes`, no earlier than `ready`.
   TransferTimes reserve(LinkId link, int64_t bytes, Picoseconds ready);
-  /// The links of a shortest route from src to dst (breadth first, lowest rank ids first), the
-  /// direct link when there is one; empty when dst cannot be reached. Cached per pair.
+  /// The links of a route from rank src to rank dst, cached per pair: the direct link when there
+  /// is one; else through the switches, entering and leaving at the NIC links that give the
+  /// fewest switch hops, with equally short ways through the fabric spread over its parallel
+  /// switches as ECMP spreads flows; else a shortest route forwarded by other ranks (breadth
+  /// first, lowest ids first); empty when dst cannot be reached.
   std::span<const LinkId> route(RankId src, RankId dst);
 
   /// Starts a transfer of `bytes` over `route` at `ready` (no earlier than the last `advance`).
@@ -76,7 +82,9 @@ public:
                                      double rate_cap = 0);
   /// Time of the next fair-shared event (a hop starting or ending), kNever when none is due.
   Picoseconds next_event() const { return next_event_; }
-  /// Runs fair-shared transfers through `until` and appends those that arrived.
+  /// Runs network-run transfers through `until` and appends those that arrived, and the
+  /// multi-hop ones whose first link is done (each before its arrival, and at a time no later
+  /// than its `first_hop_end`).
   void advance(Picoseconds until, std::vector<Delivery> &delivered);
   /// Events of the fair-shared transfers processed so far.
   uint64_t fluid_events() const { return fluid_queue_.events_processed() + fluid_completions_; }
@@ -121,6 +129,13 @@ private:
   };
   enum FluidEvent : uint32_t { kHopReady = 0, kHopActivate = 1, kHopEnd = 2 };
 
+  std::vector<LinkId> switched_route(RankId src, RankId dst);
+  std::vector<LinkId> forwarded_route(RankId src, RankId dst);
+  /// Switch hops from switch `from` to every switch (-1: unreachable), computed once per switch
+  /// a route enters the fabric at.
+  const std::vector<int32_t> &switch_distances(int32_t from);
+  int32_t switch_index(RankId vertex) const { return vertex.value() - topology_.num_ranks(); }
+
   void hop_ready(int32_t hop, Picoseconds at);
   void hop_started(int32_t hop, Picoseconds at);
   void activate(int32_t hop, Picoseconds at);
@@ -142,7 +157,11 @@ private:
   std::vector<LinkUsage> usage_;
   std::vector<LinkId> every_link_; ///< link i at index i: one-link routes are spans of it
   std::unordered_map<uint64_t, std::vector<LinkId>> routes_; ///< multi-hop routes, by ends
-  std::vector<std::vector<int32_t>> via_; ///< per source: the link that reached each rank
+  std::vector<std::vector<int32_t>> via_; ///< per source: the link that reached each vertex
+  std::vector<std::vector<int32_t>> switch_distances_; ///< per entry switch, when first used
+  std::vector<std::vector<LinkId>> switch_in_links_;   ///< per switch: links from switches
+  std::vector<std::vector<LinkId>> rank_entries_;      ///< per rank: its links into switches
+  std::vector<std::vector<LinkId>> rank_exits_;        ///< per rank: the switches' links into it
 
   // The fluid engine (links of fair relations); slots are reused, so it allocates only while
   // the number of transfers in flight grows.
@@ -159,6 +178,7 @@ private:
   Picoseconds now_ = 0;
   Picoseconds until_ = 0; ///< how far the running `advance` may go
   Picoseconds next_event_ = kNever;
+  std::vector<Delivery> *reports_ = nullptr; ///< the running `advance`'s output
   uint64_t fluid_completions_ = 0;
   bool rates_stale_ = false;
   std::vector<double> share_left_; ///< scratch of share_bandwidth, per relation

@@ -99,7 +99,10 @@ public:
         delivered_.clear();
         network_.advance(network_.next_event(), delivered_);
         for (const Delivery &d : delivered_)
-          transfer_arrived(d);
+          if (d.arrived)
+            transfer_arrived(d);
+          else
+            sender_released(d);
         continue;
       }
       if (queue_.empty())
@@ -388,22 +391,36 @@ private:
   }
 
   // A network-run (fair-shared or multi-hop) transfer of connection `d.tag` has arrived: its
-  // message can be received, and its sender goes on.
+  // message can be received. A one-link transfer's sender goes on now; a multi-hop one's went on
+  // when its first link was done (`sender_released`).
   void transfer_arrived(const Delivery &d) {
     Fifo &fifo = fifos_[d.tag];
     size_t index = 0;
     while (index < fifo.messages.size() && fifo.messages.at(index).arrival != kNever)
       ++index;
-    SYNCOLL_INVARIANT(index < fifo.messages.size() && fifo.sender >= 0,
+    SYNCOLL_INVARIANT(index < fifo.messages.size(),
                       "a network-run transfer arrived on a connection without one");
     Message &pending = fifo.messages.at(index);
     pending.arrival = d.times.arrival + o_.model.message_latency[CostModel::index(proto_)];
     if (fifo.popper >= 0 && index == 0)
       wake(std::exchange(fifo.popper, -1), pending.arrival);
+    const LinkId first = fifo.route.front();
+    if (o_.trace)
+      trace_.push_back(
+          {"transfer", t_.link(first).src.value(), 1000 + first.value(),
+           fmt::format("link {}->{}", t_.link(first).src.value(), t_.link(first).dst.value()),
+           d.times.start, pending.arrival - d.times.start});
+    if (fifo.route.size() == 1)
+      sender_released(d);
+  }
+
+  // The sender's link has carried the transfer of connection `d.tag`: its thread block goes on.
+  void sender_released(const Delivery &d) {
+    Fifo &fifo = fifos_[d.tag];
     const int g = std::exchange(fifo.sender, -1);
+    SYNCOLL_INVARIANT(g >= 0, "a network-run transfer released a connection without a sender");
     Tb &tb = tbs_[size_t(g)];
     const Instruction &in = tb.tb->steps[size_t(tb.step)];
-    trace_transfer(tb, in, fifo.route.front(), d.times.start, pending.arrival);
     tb.busy_until = 0;
     complete(g, tb.transfer_began, std::max(tb.transfer_copy_end, d.first_hop_end), messages(in));
   }

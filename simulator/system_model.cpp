@@ -86,7 +86,7 @@ Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, i
     node = std::move(t);
   } else {
     // One GPU per node: a node of one rank and no links.
-    SYNCOLL_TRY(one, Topology::create({"single_gpu", 1, {}, {}, {}}));
+    SYNCOLL_TRY(one, Topology::create({"single_gpu", 1, {}, {}, {}, {}}));
     node = std::move(one);
   }
   const double nic_gbps = preset.nic_gbps * g.nic_payload_share;

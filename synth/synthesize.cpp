@@ -71,8 +71,18 @@ void certify(Answer &a, const Topology &topology, const CollectiveSpec &spec, co
   }
 }
 
+// The encodings count chunks on rank-to-rank links; a fabric's switches hold no chunks.
+Expected<void> without_switches(const Topology &topology) {
+  if (topology.num_switches() > 0)
+    return fail({}, fmt::format("topology '{}' routes through switches; synthesis needs "
+                                "rank-to-rank links (write the fabric as bandwidth relations)",
+                                topology.name()));
+  return {};
+}
+
 Expected<void> usable(const Topology &topology, const Target &target, int chunks, StepsRounds sr,
                       const SynthOptions &options) {
+  SYNCOLL_CHECK(without_switches(topology));
   if (options.backend == Backend::Sat && target.kind == CollectiveKind::Allreduce &&
       target.allreduce == AllreduceMethod::Direct)
     return fail({}, "the SAT backend has no direct combining encoding: use --backend smt for a "
@@ -188,6 +198,7 @@ Expected<Answer> synthesize(const Topology &topology, const Target &target, int 
 Expected<LeastSteps> least_steps(const Topology &topology, const Target &target, int chunks,
                                  std::optional<int> rounds, int k, int max_steps,
                                  const SynthOptions &options) {
+  SYNCOLL_CHECK(without_switches(topology));
   SYNCOLL_TRY(spec, target.collective(topology.num_ranks(), chunks));
   LeastSteps out;
   out.steps_lower_bound = steps_lower_bound(topology, spec);
@@ -246,6 +257,7 @@ Expected<LeastSteps> least_steps(const Topology &topology, const Target &target,
 
 Expected<Pareto> pareto(const Topology &topology, const Target &target,
                         const ParetoOptions &options) {
+  SYNCOLL_CHECK(without_switches(topology));
   const int P = topology.num_ranks();
   if (target.kind == CollectiveKind::Custom)
     return fail({}, "the Pareto search varies the chunk count; a custom collective has its own "

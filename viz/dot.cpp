@@ -35,9 +35,12 @@ std::string step_node(int rank, int tb, int step) {
 
 std::string topology_dot(const Topology &t) {
   std::string out = fmt::format("digraph {} {{\n", quote(t.name()));
-  out += fmt::format(
-      "  graph [label={}, labelloc=t, fontname=\"Helvetica\"];\n",
-      quote(fmt::format("{}: {} ranks, {} links", t.name(), t.num_ranks(), t.links().size())));
+  out += fmt::format("  graph [label={}, labelloc=t, fontname=\"Helvetica\"];\n",
+                     quote(t.num_switches() > 0
+                               ? fmt::format("{}: {} ranks, {} switches, {} links", t.name(),
+                                             t.num_ranks(), t.num_switches(), t.links().size())
+                               : fmt::format("{}: {} ranks, {} links", t.name(), t.num_ranks(),
+                                             t.links().size())));
   out += "  node [shape=box, style=rounded, fontname=\"Helvetica\"];\n";
   out += "  edge [fontname=\"Helvetica\", fontsize=10];\n";
   const Hierarchy &h = t.hierarchy();
@@ -56,6 +59,10 @@ std::string topology_dot(const Topology &t) {
     for (int r = 0; r < t.num_ranks(); ++r)
       out += fmt::format("  {} [label={}];\n", rank_node(r), quote(fmt::format("rank {}", r)));
   }
+  // Switches are vertices numbered after the ranks; drawn as ellipses under their names.
+  for (int s = 0; s < t.num_switches(); ++s)
+    out += fmt::format("  {} [shape=ellipse, style=filled, fillcolor=gray90, label={}];\n",
+                       rank_node(t.num_ranks() + s), quote(t.switches()[size_t(s)]));
   for (const Link &l : t.links()) {
     const int a = l.src.value(), b = l.dst.value();
     const int back = t.capacity(l.dst, l.src);

@@ -29,6 +29,21 @@ TEST(SimulateCliTest, TreeBaseline) {
   EXPECT_EQ(run_cli("simulate --baseline nccl-tree -c allgather -t dgx1").exit_code, 2);
 }
 
+TEST(SimulateCliTest, BaselinesCrossAFatTreeOfSwitches) {
+  const std::string fabric = "-t fat_tree --nodes 4 --gpus 4 --nics 4 --nic-bandwidth 50 "
+                             "--nodes-per-leaf 2 -s 16MiB";
+  CliRun ring = run_cli("simulate --baseline nccl-ring -c allreduce " + fabric);
+  ASSERT_EQ(ring.exit_code, 0) << ring.err;
+  EXPECT_NE(ring.out.find("on fat_tree4x4_fully_connected4 (16 ranks)"), std::string::npos);
+  CliRun tree = run_cli("simulate --baseline nccl-tree -c allreduce " + fabric);
+  ASSERT_EQ(tree.exit_code, 0) << tree.err;
+  // Synthesis counts chunks on rank-to-rank links: a fabric of switches is refused, not mangled.
+  CliRun synth = run_cli("synth instance -c allgather -t fat_tree --nodes 2 --gpus 2 -C 1 "
+                         "--steps 3 --rounds 3");
+  EXPECT_EQ(synth.exit_code, 2);
+  EXPECT_NE(synth.err.find("routes through switches"), std::string::npos) << synth.err;
+}
+
 TEST(SimulateCliTest, AlgorithmWithTraceOpensAsChromeTrace) {
   const auto trace = std::filesystem::temp_directory_path() / "syncoll-trace.json";
   CliRun run = run_cli("simulate examples/algorithms/ring4_allreduce.json -t ring -n 4 -s 4MiB "

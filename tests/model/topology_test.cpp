@@ -70,19 +70,19 @@ TEST(TopologyTest, EveryLibraryTopologyBuildsAndIsConnected) {
       p.shape = std::vector<int>{3, 2, 2};
     else if (entry.parameters.starts_with("--shape"))
       p.shape = std::vector<int>{3, 4};
-    else if (entry.name == "multinode")
+    else if (entry.name == "multinode" || entry.name == "fat_tree")
       p.nodes = 3, p.gpus = 4;
     auto t = make_library_topology(entry.name, p);
     ASSERT_TRUE(t) << entry.name << ": " << t.error().to_string();
-    // Check that every rank reaches every other (breadth-first search from rank 0).
-    std::vector<bool> seen(size_t(t->num_ranks()), false);
+    // Check that every vertex (rank or switch) reaches every other (breadth first from rank 0).
+    std::vector<bool> seen(size_t(t->num_vertices()), false);
     std::vector<int> queue{0};
     seen[0] = true;
     for (size_t i = 0; i < queue.size(); ++i)
       for (LinkId id : t->out_links(RankId(queue[i])))
         if (!seen[t->link(id).dst.index()])
           seen[t->link(id).dst.index()] = true, queue.push_back(t->link(id).dst.value());
-    EXPECT_EQ(queue.size(), size_t(t->num_ranks())) << entry.name;
+    EXPECT_EQ(queue.size(), size_t(t->num_vertices())) << entry.name;
   }
 }
 
@@ -117,7 +117,7 @@ TEST(TopologyTest, BadParametersAreErrors) {
 }
 
 TEST(TopologyTest, CreateRejectsInvalidDrafts) {
-  TopologyDraft d{"t", 3, {{RankId(0), RankId(5), 1, {1}, {1}}}, {}, {}};
+  TopologyDraft d{"t", 3, {}, {{RankId(0), RankId(5), 1, {1}, {1}}}, {}, {}};
   auto t = Topology::create(d);
   ASSERT_FALSE(t);
   EXPECT_EQ(t.error().items().front().pointer, "/links/0/dst");
@@ -147,6 +147,111 @@ TEST(TopologyTest, JsonErrorsAreLocated) {
   EXPECT_EQ(d.location.line, 5);
   EXPECT_EQ(d.location.column, 38); // the value 0 after "capacity":
   EXPECT_EQ(d.to_string().substr(0, 12), "x.json:5:38:");
+}
+
+TEST(TopologyTest, SwitchesAreVerticesAfterTheRanks) {
+  // Ranks 0 and 1 behind switch "sw", which is vertex 2.
+  TopologyDraft d;
+  d.name = "two_behind_a_switch";
+  d.num_ranks = 2;
+  d.switches = {"sw"};
+  for (int r = 0; r < 2; ++r) {
+    d.links.push_back({RankId(r), RankId(2), 1, Nanoseconds{100}, BytesPerNs{50}});
+    d.links.push_back({RankId(2), RankId(r), 1, Nanoseconds{100}, BytesPerNs{50}});
+  }
+  auto t = Topology::create(d);
+  ASSERT_TRUE(t) << t.error().to_string();
+  EXPECT_EQ(t->num_vertices(), 3);
+  EXPECT_TRUE(t->is_switch(RankId(2)));
+  EXPECT_EQ(t->vertex_name(RankId(2)), "sw");
+  EXPECT_FALSE(t->find_link(RankId(0), RankId(1)));
+  EXPECT_TRUE(t->reaches(RankId(0), RankId(1)));
+  EXPECT_EQ(t->out_links(RankId(2)).size(), 2u);
+  // The switches survive the JSON form.
+  auto back = parse_topology_json(to_canonical_json(topology_to_json(*t)), "mem.json");
+  ASSERT_TRUE(back) << back.error().to_string();
+  EXPECT_EQ(*back, *t);
+  // Check that a link past the last switch, and a second switch of the same name, are errors.
+  d.links.push_back({RankId(0), RankId(3), 1, Nanoseconds{100}, BytesPerNs{50}});
+  EXPECT_EQ(Topology::create(d).error().items().front().pointer, "/links/4/dst");
+  d.links.pop_back();
+  d.switches.push_back("sw");
+  EXPECT_EQ(Topology::create(d).error().items().front().pointer, "/switches/1");
+}
+
+TEST(TopologyTest, SwitchFabricsThatDoNotMeetDoNotReach) {
+  // Rank 0 sends into switch A, rank 1 receives from switch B; A and B are not joined.
+  TopologyDraft d;
+  d.name = "split";
+  d.num_ranks = 2;
+  d.switches = {"A", "B"};
+  d.links.push_back({RankId(0), RankId(2), 1, Nanoseconds{100}, BytesPerNs{50}});
+  d.links.push_back({RankId(3), RankId(1), 1, Nanoseconds{100}, BytesPerNs{50}});
+  auto t = Topology::create(d);
+  ASSERT_TRUE(t);
+  EXPECT_FALSE(t->reaches(RankId(0), RankId(1)));
+  d.links.push_back({RankId(2), RankId(3), 1, Nanoseconds{100}, BytesPerNs{50}});
+  EXPECT_TRUE(Topology::create(d)->reaches(RankId(0), RankId(1)));
+}
+
+TEST(TopologyTest, FatTreeHasLeavesSpinesAndOversubscribedUplinks) {
+  FatTree fabric;
+  fabric.nics_per_node = 4;
+  fabric.nic_bandwidth = BytesPerNs{50};
+  fabric.nodes_per_leaf = 2;
+  fabric.oversubscription = 2;
+  auto t = fat_tree(8, *fully_connected(4), fabric);
+  ASSERT_TRUE(t) << t.error().to_string();
+  // 4 leaves of 2 nodes: 8 NIC ports each, 8 / 2 = 4 uplinks, so 4 spines.
+  EXPECT_EQ(t->num_ranks(), 32);
+  EXPECT_EQ(t->num_switches(), 8);
+  EXPECT_EQ(t->switches().front(), "leaf0");
+  EXPECT_EQ(t->switches().back(), "spine3");
+  // Links: 12 per node inside, a NIC cable each way per GPU, a cable each way per leaf and spine.
+  EXPECT_EQ(t->links().size(), size_t(8 * 12 + 32 * 2 + 4 * 4 * 2));
+  const RankId leaf0(32), spine0(36);
+  // An uplink carries the leaf's 8 x 50 GB/s of NICs over 2, spread over 4 spines.
+  EXPECT_DOUBLE_EQ(t->link(*t->find_link(leaf0, spine0)).bandwidth.value, 50.0);
+  EXPECT_DOUBLE_EQ(t->link(*t->find_link(RankId(0), leaf0)).bandwidth.value, 50.0);
+  EXPECT_TRUE(t->reaches(RankId(0), RankId(31)));
+
+  // Three tiers: 2 pods of 2 leaves, 4 aggregation switches per pod, 4 core groups of 2.
+  fabric.tiers = 3;
+  fabric.leaves_per_pod = 2;
+  auto three = fat_tree(8, *fully_connected(4), fabric);
+  ASSERT_TRUE(three) << three.error().to_string();
+  EXPECT_EQ(three->num_switches(), 4 + 2 * 4 + 4 * 2);
+  EXPECT_EQ(three->switches().back(), "core3.1");
+  EXPECT_EQ(three->links().size(), size_t(8 * 12 + 32 * 2 + 4 * 4 * 2 + 2 * 4 * 2 * 2));
+}
+
+TEST(TopologyTest, FatTreeSharesANicBetweenItsGpus) {
+  FatTree fabric;
+  fabric.nics_per_node = 2;
+  auto t = fat_tree(2, *fully_connected(4), fabric);
+  ASSERT_TRUE(t) << t.error().to_string();
+  // GPUs 0 and 1 share NIC 0: one relation for each direction of each NIC.
+  EXPECT_EQ(t->relations().size(), size_t(2 * 2 * 2));
+  EXPECT_EQ(t->relations().front().name, "node0.nic0.out");
+  EXPECT_EQ(t->relations().front().links.size(), 2u);
+}
+
+TEST(TopologyTest, FatTreeRejectsImpossibleFabrics) {
+  FatTree fabric;
+  fabric.tiers = 4;
+  EXPECT_FALSE(fat_tree(4, *fully_connected(4), fabric));
+  fabric.tiers = 2;
+  fabric.oversubscription = 0.5;
+  EXPECT_FALSE(fat_tree(4, *fully_connected(4), fabric));
+  fabric.oversubscription = 1;
+  fabric.nodes_per_leaf = 0;
+  EXPECT_FALSE(fat_tree(4, *fully_connected(4), fabric));
+  fabric.nodes_per_leaf = 4;
+  fabric.nics_per_node = 5;
+  EXPECT_FALSE(fat_tree(4, *fully_connected(4), fabric));
+  TopologyParams p;
+  p.nodes = 2, p.gpus = 4, p.tiers = 2;
+  EXPECT_FALSE(make_library_topology("multinode", p)) << "--tiers is a fat_tree option";
 }
 
 } // namespace

@@ -171,7 +171,7 @@ TEST(AlgorithmSimTest, RelationsSerializeSwitchPorts) {
 
 TEST(AlgorithmSimTest, UnreachableRankIsAnError) {
   // Two ranks linked one way only: rank 1 cannot reach rank 0.
-  TopologyDraft d{"oneway", 2, {{RankId(0), RankId(1), 1, {500}, {50}}}, {}, {}};
+  TopologyDraft d{"oneway", 2, {}, {{RankId(0), RankId(1), 1, {500}, {50}}}, {}, {}};
   auto bc = make_collective(CollectiveKind::Broadcast, 2, 1, 1);
   Algorithm a{"back", {}, {{1, {{ChunkId(0), RankId(1), RankId(0)}}}}};
   auto r = simulate_algorithm(a, *Topology::create(d), *bc, 1024, {});
