@@ -58,15 +58,14 @@ std::optional<simulator::NcclAlgorithm> forced_algorithm(const std::string &base
   return std::nullopt;
 }
 
-// The topology, with every bandwidth relation's sharing overridden when asked.
+// The topology, with every bandwidth relation's (and under fair sharing every link's) sharing
+// overridden when asked.
 Expected<Topology> topology_for(SimulateArgs &a) {
   SYNCOLL_TRY(topology, resolve_topology(a.topology));
   if (a.sharing.empty())
     return topology;
-  TopologyDraft draft = topology.to_draft();
-  for (auto &relation : draft.relations)
-    relation.sharing = a.sharing == "fair" ? RelationSharing::Fair : RelationSharing::Fifo;
-  return Topology::create(draft);
+  return with_sharing(topology,
+                      a.sharing == "fair" ? RelationSharing::Fair : RelationSharing::Fifo);
 }
 
 Expected<std::optional<Protocol>> protocol_for(const SimulateArgs &a) {
@@ -347,7 +346,8 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
       ->capture_default_str();
   cmd->add_option("--sharing", args->sharing,
                   "share every bandwidth relation this way instead of as the topology says: "
-                  "fifo (one transfer after another) or fair (max-min fair)")
+                  "fifo (one transfer after another) or fair (max-min fair; every link then "
+                  "shares itself among its transfers too)")
       ->check(CLI::IsMember({"fifo", "fair"}));
   cmd->add_option(
          "--channels", args->channels,

@@ -456,6 +456,29 @@ Expected<Topology> fat_tree(int nodes, const Topology &intra, const FatTree &fab
   return Topology::create(std::move(d));
 }
 
+Expected<Topology> with_sharing(const Topology &topology, RelationSharing sharing) {
+  TopologyDraft d = topology.to_draft();
+  for (auto &relation : d.relations)
+    relation.sharing = sharing;
+  if (sharing == RelationSharing::Fair) {
+    std::vector<bool> related(topology.links().size(), false);
+    for (const BandwidthRelation &relation : topology.relations())
+      for (LinkId l : relation.links)
+        related[l.index()] = true;
+    for (size_t l = 0; l < related.size(); ++l) {
+      if (related[l])
+        continue;
+      const Link &link = topology.links()[l];
+      d.relations.push_back({fmt::format("link {}->{}", topology.vertex_name(link.src),
+                                         topology.vertex_name(link.dst)),
+                             {{link.src, link.dst}},
+                             link.capacity,
+                             RelationSharing::Fair});
+    }
+  }
+  return Topology::create(std::move(d));
+}
+
 std::vector<TopologyLibraryEntry> topology_library() {
   return {
       {"line", "-n N", "N ranks in a line, bidirectional links"},

@@ -73,6 +73,11 @@ Topology ndv2();
 [[nodiscard]] Expected<Topology> multinode(int nodes, const Topology &intra, int nics_per_node,
                                            BytesPerNs nic_bandwidth);
 
+/// `topology` with every bandwidth relation shared as `sharing` (a what-if run). Fair sharing
+/// also gives every link outside all relations a fair relation of its own ("link A->B"), so that
+/// every link shares itself max-min among the transfers on it, as a flow model's links do.
+[[nodiscard]] Expected<Topology> with_sharing(const Topology &topology, RelationSharing sharing);
+
 /// The switch fabric of a cluster.
 struct FatTree {
   int nics_per_node = 1;

@@ -41,6 +41,7 @@ Network::Network(const Topology &topology, double efficiency)
   has_fair_ = std::find(relation_fair_.begin(), relation_fair_.end(), true) != relation_fair_.end();
   share_left_.assign(relation_fair_.size(), 0);
   share_count_.assign(relation_fair_.size(), 0);
+  relation_round_.assign(relation_fair_.size(), 0);
   for (size_t l = 0; l < n; ++l) {
     LinkState state;
     state.alpha = to_ps(topology.links()[l].alpha);
@@ -71,8 +72,12 @@ Network::Network(const Topology &topology, double efficiency)
     }
   }
   if (has_fair_) {
-    holder_.assign(n, -1);
-    waiting_.resize(n);
+    link_hops_.resize(n);
+    link_left_.assign(n, 0);
+    link_rising_.assign(n, 0);
+    link_dirty_.assign(n, 0);
+    link_round_.assign(n, 0);
+    busy_since_.assign(n, 0);
   }
 }
 
@@ -260,8 +265,8 @@ int32_t Network::new_hop(int32_t transfer, int32_t index) {
     h = free_hops_.back();
     free_hops_.pop_back();
   }
-  hops_[size_t(h)] =
-      Hop{transfer, index, transfers_[size_t(transfer)].route[size_t(index)], 0, 0, 0, kNever};
+  hops_[size_t(h)] = Hop{
+      transfer, index, transfers_[size_t(transfer)].route[size_t(index)], 0, 0, 0, 0, kNever, 0};
   return h;
 }
 
@@ -287,12 +292,8 @@ void Network::hop_ready(int32_t h, Picoseconds at) {
     }
     return;
   }
-  if (holder_[link.index()] >= 0) {
-    waiting_[link.index()].push_back(h);
-    return;
-  }
-  // The hop takes the link now; FIFO relations of the link may still make it wait to start.
-  holder_[link.index()] = h;
+  // A fluid link carries the hop at once, beside the others on it; FIFO relations of the link
+  // may still make it wait to start.
   Picoseconds begin = at;
   for (int32_t i = s.relations_begin; i < s.relations_end; ++i) {
     const size_t r = size_t(relation_ids_[size_t(i)]);
@@ -313,10 +314,26 @@ void Network::hop_ready(int32_t h, Picoseconds at) {
 void Network::activate(int32_t h, Picoseconds at) {
   Hop &hop = hops_[size_t(h)];
   hop.start = at;
+  hop.since = at;
   hop.remaining = double(transfers_[size_t(hop.transfer)].bytes);
-  active_.push_back(h);
-  rates_stale_ = true;
+  hop.rate = 0;
+  hop.end = kNever;
+  std::vector<int32_t> &on_link = link_hops_[hop.link.index()];
+  if (on_link.empty())
+    busy_since_[hop.link.index()] = at;
+  hop.slot = static_cast<int32_t>(on_link.size());
+  on_link.push_back(h);
+  ++carried_;
+  changed(hop.link);
   hop_started(h, at);
+}
+
+void Network::changed(LinkId link) {
+  if (!link_dirty_[link.index()]) {
+    link_dirty_[link.index()] = 1;
+    dirty_links_.push_back(link.value());
+  }
+  rates_stale_ = true;
 }
 
 void Network::hop_started(int32_t h, Picoseconds at) {
@@ -333,8 +350,9 @@ void Network::reach(int32_t transfer, int32_t index, Picoseconds at) {
   const int32_t h = new_hop(transfer, index);
   // When nothing queued comes earlier and the caller lets the network run that far, nothing can
   // reach the hop's FIFO link before this transfer: take it now instead of through the queue.
-  if (!links_[hops_[size_t(h)].link.index()].fair && active_.empty() && at <= until_ &&
-      (fluid_queue_.empty() || at < fluid_queue_.top().time))
+  if (!links_[hops_[size_t(h)].link.index()].fair && at <= until_ &&
+      (fluid_queue_.empty() || at < fluid_queue_.top().time) &&
+      (!has_fair_ || (!rates_stale_ && first_end() > at)))
     hop_ready(h, at);
   else
     fluid_queue_.push(at, kHopReady, uint32_t(h));
@@ -359,14 +377,16 @@ void Network::hop_ended(int32_t h, Picoseconds at, std::vector<Delivery> &delive
   FluidTransfer &t = transfers_[size_t(hop.transfer)];
   const LinkId link = hop.link;
   if (links_[link.index()].fair) {
+    std::vector<int32_t> &on_link = link_hops_[link.index()];
+    on_link[size_t(hop.slot)] = on_link.back();
+    hops_[size_t(on_link.back())].slot = hop.slot;
+    on_link.pop_back();
+    --carried_;
+    hops_[size_t(h)].end = kNever;
     usage_[link.index()].bytes += t.bytes;
-    usage_[link.index()].busy += at - hop.start;
-    holder_[link.index()] = -1;
-    if (!waiting_[link.index()].empty()) {
-      const int32_t next = waiting_[link.index()].front();
-      waiting_[link.index()].pop_front();
-      hop_ready(next, at);
-    }
+    if (on_link.empty())
+      usage_[link.index()].busy += at - busy_since_[link.index()];
+    changed(link);
   }
   if (hop_done(hop, at)) {
     delivered.push_back({t.tag,
@@ -377,78 +397,156 @@ void Network::hop_ended(int32_t h, Picoseconds at, std::vector<Delivery> &delive
   }
 }
 
-// Progressive filling: raise every unfrozen hop's rate together until a hop reaches its own
-// cap (its link, or its sender) or a fair relation runs out; freeze those hops and go on.
+// Progressive filling over one connected component of fluid links (links joined by the fair
+// relations they share): raise every unfrozen hop's rate together until a hop reaches its own
+// cap (its sender's), or a link or fair relation runs out; freeze those hops and go on. Only the
+// components of links whose hops changed are shared out again.
 void Network::share_bandwidth() {
   rates_stale_ = false;
-  std::fill(share_count_.begin(), share_count_.end(), 0);
-  for (size_t r = 0; r < share_left_.size(); ++r)
-    share_left_[r] = relation_bytes_per_ns_[r] * efficiency_;
-  share_frozen_.assign(active_.size(), 0);
+  ++sharing_round_;
+  for (int32_t dirty : dirty_links_) {
+    link_dirty_[size_t(dirty)] = 0;
+    if (link_round_[size_t(dirty)] == sharing_round_)
+      continue; // in a component already shared out in this round
+    std::vector<int32_t> &links = component_links_;
+    std::vector<int32_t> &relations = component_relations_;
+    links.assign(1, dirty);
+    relations.clear();
+    link_round_[size_t(dirty)] = sharing_round_;
+    for (size_t i = 0; i < links.size(); ++i) {
+      const LinkState &s = links_[size_t(links[i])];
+      for (int32_t k = s.relations_begin; k < s.relations_end; ++k) {
+        const int32_t r = relation_ids_[size_t(k)];
+        if (!relation_fair_[size_t(r)] || relation_round_[size_t(r)] == sharing_round_)
+          continue;
+        relation_round_[size_t(r)] = sharing_round_;
+        relations.push_back(r);
+        for (LinkId l : topology_.relations()[size_t(r)].links)
+          if (link_round_[l.index()] != sharing_round_) {
+            link_round_[l.index()] = sharing_round_;
+            links.push_back(l.value());
+          }
+      }
+    }
+    share_component(links, relations);
+  }
+  dirty_links_.clear();
+  // Every sharing leaves the old ends of its hops behind in the queue; when those outnumber the
+  // live ones, the queue is rebuilt from the hops carried now, so it stays within a constant
+  // factor of the transfers in flight.
+  if (ends_.size() > 2 * carried_ + 4096) {
+    ends_ = EventQueue();
+    for (const std::vector<int32_t> &on_link : link_hops_)
+      for (int32_t h : on_link)
+        ends_.push(hops_[size_t(h)].end, kHopEnd, uint32_t(h));
+  }
+}
+
+void Network::share_component(const std::vector<int32_t> &links,
+                              const std::vector<int32_t> &relations) {
+  std::vector<int32_t> &rising = component_hops_;
+  rising.clear();
+  for (int32_t l : links) {
+    const std::vector<int32_t> &on_link = link_hops_[size_t(l)];
+    rising.insert(rising.end(), on_link.begin(), on_link.end());
+    link_left_[size_t(l)] = topology_.link(LinkId(l)).bandwidth.value * efficiency_;
+    link_rising_[size_t(l)] = static_cast<int32_t>(on_link.size());
+  }
+  for (int32_t r : relations) {
+    share_left_[size_t(r)] = relation_bytes_per_ns_[size_t(r)] * efficiency_;
+    share_count_[size_t(r)] = 0;
+  }
   auto fair_relations = [&](int32_t h) {
     const LinkState &s = links_[hops_[size_t(h)].link.index()];
     return std::span<const int32_t>(relation_ids_.data() + s.relations_begin,
                                     size_t(s.relations_end - s.relations_begin));
   };
-  auto cap = [&](int32_t h) {
-    const FluidTransfer &t = transfers_[size_t(hops_[size_t(h)].transfer)];
-    const double link = topology_.link(hops_[size_t(h)].link).bandwidth.value * efficiency_;
-    return t.rate_cap > 0 ? std::min(link, t.rate_cap) : link;
+  auto own_cap = [&](int32_t h) {
+    const double cap = transfers_[size_t(hops_[size_t(h)].transfer)].rate_cap;
+    return cap > 0 ? cap : std::numeric_limits<double>::infinity();
   };
-  for (int32_t h : active_)
+  // What each hop has carried at its old rate up to now.
+  for (int32_t h : rising) {
+    Hop &hop = hops_[size_t(h)];
+    hop.remaining -= hop.rate * double(now_ - hop.since) / 1000.0;
+    hop.since = now_;
     for (int32_t r : fair_relations(h))
       if (relation_fair_[size_t(r)])
         ++share_count_[size_t(r)];
-  size_t unfrozen = active_.size();
-  while (unfrozen > 0) {
-    double level = std::numeric_limits<double>::infinity();
-    for (size_t i = 0; i < active_.size(); ++i)
-      if (!share_frozen_[i])
-        level = std::min(level, cap(active_[i]));
-    for (size_t r = 0; r < share_left_.size(); ++r)
-      if (share_count_[r] > 0)
-        level = std::min(level, share_left_[r] / share_count_[r]);
-    // Rounding can leave a relation a hair below zero; a rate must stay positive for the ends to
-    // exist, so the level never drops below one byte per second.
-    level = std::max(level, 1e-9);
+  }
+  // A link's or relation's share is what is left of it over the hops still rising on it.
+  auto bound = [&](int32_t h, double level) {
     const double tolerance = level * 1e-12;
-    std::vector<size_t> &freeze = freeze_scratch_;
+    const size_t l = hops_[size_t(h)].link.index();
+    if (own_cap(h) <= level + tolerance || link_left_[l] / link_rising_[l] <= level + tolerance)
+      return true;
+    for (int32_t r : fair_relations(h))
+      if (relation_fair_[size_t(r)] &&
+          share_left_[size_t(r)] / share_count_[size_t(r)] <= level + tolerance)
+        return true;
+    return false;
+  };
+  std::vector<int32_t> &freeze = freeze_scratch_;
+  while (!rising.empty()) {
+    double level = std::numeric_limits<double>::infinity();
+    for (int32_t h : rising) {
+      const size_t l = hops_[size_t(h)].link.index();
+      level = std::min({level, own_cap(h), link_left_[l] / link_rising_[l]});
+    }
+    for (int32_t r : relations)
+      if (share_count_[size_t(r)] > 0)
+        level = std::min(level, share_left_[size_t(r)] / share_count_[size_t(r)]);
+    // Rounding can leave a constraint a hair below zero; a rate must stay positive for the ends
+    // to exist, so the level never drops below one byte per second.
+    level = std::max(level, 1e-9);
     freeze.clear();
-    for (size_t i = 0; i < active_.size(); ++i) {
-      if (share_frozen_[i])
-        continue;
-      bool bound = cap(active_[i]) <= level + tolerance;
-      for (int32_t r : fair_relations(active_[i]))
-        bound = bound || (relation_fair_[size_t(r)] &&
-                          share_left_[size_t(r)] / share_count_[size_t(r)] <= level + tolerance);
-      if (bound)
-        freeze.push_back(i);
+    size_t kept = 0;
+    for (int32_t h : rising) {
+      if (bound(h, level))
+        freeze.push_back(h);
+      else
+        rising[kept++] = h;
     }
     SYNCOLL_INVARIANT(!freeze.empty(), "progressive filling made no progress");
-    for (size_t i : freeze) {
-      share_frozen_[i] = 1;
-      --unfrozen;
-      hops_[size_t(active_[i])].rate = level;
-      for (int32_t r : fair_relations(active_[i]))
+    rising.resize(kept);
+    for (int32_t h : freeze) {
+      Hop &hop = hops_[size_t(h)];
+      hop.rate = level;
+      const size_t l = hop.link.index();
+      link_left_[l] = std::max(0.0, link_left_[l] - level);
+      --link_rising_[l];
+      for (int32_t r : fair_relations(h))
         if (relation_fair_[size_t(r)]) {
           share_left_[size_t(r)] = std::max(0.0, share_left_[size_t(r)] - level);
           --share_count_[size_t(r)];
         }
     }
   }
-  for (int32_t h : active_) {
-    Hop &hop = hops_[size_t(h)];
-    hop.end =
-        now_ + (hop.remaining <= 0
-                    ? 0
-                    : static_cast<Picoseconds>(std::llround(hop.remaining * 1000.0 / hop.rate)));
+  for (int32_t l : links)
+    for (int32_t h : link_hops_[size_t(l)]) {
+      Hop &hop = hops_[size_t(h)];
+      hop.end =
+          now_ + (hop.remaining <= 0
+                      ? 0
+                      : static_cast<Picoseconds>(std::llround(hop.remaining * 1000.0 / hop.rate)));
+      ends_.push(hop.end, kHopEnd, uint32_t(h));
+    }
+}
+
+// The earliest projected end of a hop on a fluid link; entries left behind by a rate change, or
+// by a hop that has ended, are dropped on the way.
+Picoseconds Network::first_end() {
+  while (!ends_.empty()) {
+    const Event &e = ends_.top();
+    if (hops_[e.target].end == e.time)
+      return e.time;
+    ends_.pop();
   }
+  return kNever;
 }
 
 void Network::refresh_next_event() {
-  next_event_ = fluid_queue_.empty() ? kNever : fluid_queue_.top().time;
-  for (int32_t h : active_)
-    next_event_ = std::min(next_event_, hops_[size_t(h)].end);
+  next_event_ = std::min(fluid_queue_.empty() ? kNever : fluid_queue_.top().time, first_end());
 }
 
 void Network::advance(Picoseconds until, std::vector<Delivery> &delivered) {
@@ -456,40 +554,23 @@ void Network::advance(Picoseconds until, std::vector<Delivery> &delivered) {
   reports_ = &delivered;
   for (;;) {
     // Rates are shared out again once everything due at this time has happened: a burst of
-    // starts or ends at one time costs one sharing, not one each. Until then the projected ends
-    // are stale, and only events at the present can come next.
-    if (rates_stale_ && (fluid_queue_.empty() || fluid_queue_.top().time > now_))
-      share_bandwidth();
-    Picoseconds first_end = kNever;
-    if (!rates_stale_)
-      for (int32_t h : active_)
-        first_end = std::min(first_end, hops_[size_t(h)].end);
+    // starts or ends at one time costs one sharing, not one each. Until then only events at the
+    // present can come next (a hop whose end is due now is through, whatever the new rates).
     const Picoseconds first_queued = fluid_queue_.empty() ? kNever : fluid_queue_.top().time;
-    const Picoseconds t = std::min(first_end, first_queued);
+    const Picoseconds ending = first_end();
+    if (rates_stale_ && first_queued > now_ && ending > now_) {
+      share_bandwidth();
+      continue;
+    }
+    const Picoseconds t = std::min(ending, first_queued);
     if (t == kNever || t > until)
       break;
-    if (t > now_) {
-      for (int32_t h : active_)
-        hops_[size_t(h)].remaining -= hops_[size_t(h)].rate * double(t - now_) / 1000.0;
-      now_ = t;
-    }
-    if (first_end <= first_queued) {
+    now_ = std::max(now_, t);
+    if (ending <= first_queued) {
       // Ends go first: a link they free is there for hops that become ready at the same time.
-      size_t kept = 0;
-      std::vector<int32_t> &ended = ended_scratch_;
-      ended.clear();
-      for (int32_t h : active_) {
-        if (hops_[size_t(h)].end == t)
-          ended.push_back(h);
-        else
-          active_[kept++] = h;
-      }
-      active_.resize(kept);
-      rates_stale_ = true;
-      for (int32_t h : ended) {
-        ++fluid_completions_;
-        hop_ended(h, t, delivered);
-      }
+      const auto h = static_cast<int32_t>(ends_.pop().target);
+      ++fluid_completions_;
+      hop_ended(h, t, delivered);
     } else {
       const Event e = fluid_queue_.pop();
       const auto h = static_cast<int32_t>(e.target);

@@ -122,10 +122,12 @@ private:
     int32_t transfer = 0;
     int32_t index = 0;    ///< position on the route
     LinkId link;          ///< the route's link there, read while the route is in cache
-    double remaining = 0; ///< bytes
+    double remaining = 0; ///< bytes, as of `since`
     double rate = 0;      ///< bytes/ns
     Picoseconds start = 0;
-    Picoseconds end = kNever; ///< projected at the current rates
+    Picoseconds since = 0;
+    Picoseconds end = kNever; ///< projected at the current rate; kNever while not carried
+    int32_t slot = 0;         ///< position among its link's hops
   };
   enum FluidEvent : uint32_t { kHopReady = 0, kHopActivate = 1, kHopEnd = 2 };
 
@@ -144,7 +146,10 @@ private:
   bool hop_done(const Hop &hop, Picoseconds end);
   void reach(int32_t transfer, int32_t index, Picoseconds at); ///< hop `index` is ready
   void hop_ended(int32_t hop, Picoseconds at, std::vector<Delivery> &delivered);
-  void share_bandwidth(); ///< max-min fair rates of the active hops, and their projected ends
+  void changed(LinkId link); ///< a hop started or ended on fluid link `link`
+  void share_bandwidth();    ///< max-min rates in the components of the changed links
+  void share_component(const std::vector<int32_t> &links, const std::vector<int32_t> &relations);
+  Picoseconds first_end();
   void refresh_next_event();
   int32_t new_hop(int32_t transfer, int32_t index);
 
@@ -171,9 +176,10 @@ private:
   std::vector<int32_t> free_transfers_;
   std::vector<Hop> hops_;
   std::vector<int32_t> free_hops_;
-  std::vector<int32_t> holder_;              ///< per link: the hop on it now, -1 none
-  std::vector<std::deque<int32_t>> waiting_; ///< per link: hops waiting, in arrival order
-  std::vector<int32_t> active_;              ///< hops now carried by a fair link, in start order
+  std::vector<std::vector<int32_t>> link_hops_; ///< per fluid link: the hops it carries now
+  std::vector<Picoseconds> busy_since_;         ///< per fluid link: since when it is carrying
+  EventQueue ends_;    ///< projected hop ends; an entry is current while it equals its hop's end
+  size_t carried_ = 0; ///< hops on fluid links now
   EventQueue fluid_queue_;
   Picoseconds now_ = 0;
   Picoseconds until_ = 0; ///< how far the running `advance` may go
@@ -181,11 +187,20 @@ private:
   std::vector<Delivery> *reports_ = nullptr; ///< the running `advance`'s output
   uint64_t fluid_completions_ = 0;
   bool rates_stale_ = false;
-  std::vector<double> share_left_; ///< scratch of share_bandwidth, per relation
+  // Sharing: links whose hops changed since the last sharing, and scratch of the components.
+  std::vector<int32_t> dirty_links_;
+  std::vector<char> link_dirty_;
+  uint32_t sharing_round_ = 0;
+  std::vector<uint32_t> link_round_; ///< the last round that shared a link's component
+  std::vector<uint32_t> relation_round_;
+  std::vector<double> link_left_;
+  std::vector<int32_t> link_rising_;
+  std::vector<double> share_left_; ///< per fair relation
   std::vector<int32_t> share_count_;
-  std::vector<char> share_frozen_;
-  std::vector<size_t> freeze_scratch_;
-  std::vector<int32_t> ended_scratch_;
+  std::vector<int32_t> component_links_;
+  std::vector<int32_t> component_relations_;
+  std::vector<int32_t> component_hops_;
+  std::vector<int32_t> freeze_scratch_;
 };
 
 /// ps to move `bytes` at `bytes_per_ns`, rounded to the nearest picosecond.

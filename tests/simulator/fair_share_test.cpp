@@ -90,18 +90,60 @@ TEST(FairShareTest, ACappedTransferLeavesItsShareToTheOthers) {
   EXPECT_EQ(d[3].first_hop_end, 200'000'000); // its cap binds throughout
 }
 
-TEST(FairShareTest, ALinkCarriesItsTransfersOneAtATime) {
-  // Two transfers on the same link of a fair relation queue for the link: the relation has
-  // only one of them at a time, so each runs at the full 50 GB/s.
+TEST(FairShareTest, AFairLinkSharesItselfAmongItsTransfers) {
+  // Two transfers on the same link of a fair relation share the link at once: 25 GB/s each
+  // while both are on it. A third on another link of the port takes its share of the port.
   const Topology t = fan_out(3, 50, RelationSharing::Fair);
   Network network(t, 1.0);
   const auto route = network.route(RankId(0), RankId(1));
   EXPECT_FALSE(network.start(route, 1'000'000, 0, Switching::CutThrough, 1));
   EXPECT_FALSE(network.start(route, 1'000'000, 0, Switching::CutThrough, 2));
   auto d = run_all(network);
-  EXPECT_EQ(d[1].times.arrival, 20'500'000);
-  EXPECT_EQ(d[2].times.start, 20'000'000);
+  EXPECT_EQ(d[1].times.start, 0);
+  EXPECT_EQ(d[2].times.start, 0);
+  EXPECT_EQ(d[1].times.arrival, 40'500'000);
   EXPECT_EQ(d[2].times.arrival, 40'500'000);
+  // Busy time counts the link's time carrying anything, not each transfer's.
+  EXPECT_EQ(network.usage()[0].busy, 40'000'000);
+  EXPECT_EQ(network.usage()[0].bytes, 2'000'000);
+
+  Network three(t, 1.0);
+  EXPECT_FALSE(three.start(route, 1'000'000, 0, Switching::CutThrough, 1));
+  EXPECT_FALSE(three.start(route, 1'000'000, 0, Switching::CutThrough, 2));
+  EXPECT_FALSE(
+      three.start(three.route(RankId(0), RankId(2)), 1'000'000, 0, Switching::CutThrough, 3));
+  auto e = run_all(three);
+  // The port's 50 GB/s over three transfers: all end at 60 us.
+  for (uint32_t tag : {1u, 2u, 3u})
+    EXPECT_EQ(e[tag].times.arrival, 60'500'000) << tag;
+}
+
+TEST(FairShareTest, OnlyTheChangedComponentIsSharedAgain) {
+  // Two ports that share nothing: a transfer starting behind port 1 leaves the rate, and the
+  // end, of the one behind port 0 as they were.
+  TopologyDraft d;
+  d.name = "two_ports";
+  d.num_ranks = 4;
+  for (int p = 0; p < 2; ++p) {
+    d.links.push_back({RankId(2 * p), RankId(2 * p + 1), 1, Nanoseconds{0}, BytesPerNs{50}});
+    d.relations.push_back({"port" + std::to_string(p),
+                           {{RankId(2 * p), RankId(2 * p + 1)}},
+                           1,
+                           RelationSharing::Fair});
+  }
+  const Topology t = *Topology::create(d);
+  Network network(t, 1.0);
+  EXPECT_FALSE(
+      network.start(network.route(RankId(0), RankId(1)), 1'000'000, 0, Switching::CutThrough, 1));
+  std::vector<Delivery> delivered;
+  network.advance(5'000'000, delivered);
+  EXPECT_FALSE(network.start(network.route(RankId(2), RankId(3)), 1'000'000, 5'000'000,
+                             Switching::CutThrough, 2));
+  network.advance(kNever, delivered);
+  ASSERT_EQ(delivered.size(), 2u);
+  EXPECT_EQ(delivered[0].tag, 1u);
+  EXPECT_EQ(delivered[0].times.arrival, 20'000'000);
+  EXPECT_EQ(delivered[1].times.arrival, 25'000'000);
 }
 
 RC_GTEST_PROP(FairShareProperty, ABatchEndsWhenFifoWouldAndSmallerEndsFirst, ()) {
