@@ -9,10 +9,12 @@
 #include "simulator/algorithm_sim.h"
 #include "simulator/baselines.h"
 #include "simulator/nccl_run.h"
+#include "simulator/nccl_steps.h"
 #include "simulator/program_sim.h"
 #include "simulator/system_model.h"
 
 #include <fmt/format.h>
+#include <functional>
 #include <iostream>
 #include <memory>
 
@@ -34,6 +36,7 @@ struct SimulateArgs {
   std::string switching = "cut-through";
   std::string sharing;
   int channels = 0; ///< 0: the channels NCCL's search gives
+  bool streamed = false;
   std::string trace;
   std::string csv;
 };
@@ -86,12 +89,45 @@ simulator::CostModel cost_model_for(const SimulateArgs &a) {
   return model;
 }
 
-// What is simulated: a program (from a file or an NCCL baseline) or an algorithm.
+// A baseline streamed as a step-synchronous schedule, and the bytes of one send per size.
+struct StreamedBaseline {
+  std::unique_ptr<simulator::StepSource> steps;
+  std::function<int64_t(int64_t)> chunk_bytes;
+  CollectiveKind kind;
+};
+
+// What is simulated: a program (from a file or an NCCL baseline), an algorithm, or a streamed
+// baseline.
 struct Subject {
   std::optional<Program> program;
   std::optional<Algorithm> algorithm;
   std::string what;
+  std::optional<StreamedBaseline> streamed = std::nullopt;
 };
+
+// NCCL's ring or tree over `rings` / `trees`, one step at a time (nccl_steps.h).
+Expected<Subject> streamed_subject(CollectiveKind kind, simulator::NcclAlgorithm algorithm,
+                                   const std::vector<std::vector<RankId>> &rings,
+                                   const std::vector<std::vector<int>> &trees) {
+  if (algorithm == simulator::NcclAlgorithm::Tree) {
+    constexpr int kPipelineChunks = 64;
+    SYNCOLL_TRY(tree, simulator::NcclTreeSteps::create(trees, kPipelineChunks));
+    auto steps = std::make_unique<simulator::NcclTreeSteps>(std::move(tree));
+    auto bytes = [source = steps.get()](int64_t size) { return source->chunk_bytes(size); };
+    return Subject{std::nullopt, std::nullopt,
+                   fmt::format("NCCL tree allreduce, streamed step-synchronous ({} pipelined "
+                               "chunks, {} channel(s))",
+                               kPipelineChunks, trees.size()),
+                   StreamedBaseline{std::move(steps), bytes, kind}};
+  }
+  SYNCOLL_TRY(ring, simulator::NcclRingSteps::create(kind, rings));
+  auto steps = std::make_unique<simulator::NcclRingSteps>(std::move(ring));
+  auto bytes = [source = steps.get()](int64_t size) { return source->chunk_bytes(size); };
+  return Subject{std::nullopt, std::nullopt,
+                 fmt::format("NCCL ring {}, streamed step-synchronous ({} channel(s))",
+                             collective_kind_name(kind), rings.size()),
+                 StreamedBaseline{std::move(steps), bytes, kind}};
+}
 
 Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topology,
                                    std::optional<Protocol> protocol) {
@@ -122,6 +158,17 @@ Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topolo
     if (!parent)
       return fail(
           {}, fmt::format("topology '{}' has no tree over bidirectional links", topology.name()));
+    if (a.streamed) {
+      // Channel c's chains start at a GPU of NIC c, as NCCL's do, so the channels use every NIC.
+      std::vector<std::vector<int>> trees;
+      const int gpus = h.levels.empty() ? topology.num_ranks() : h.levels.back().size;
+      const int nics = std::max(1, std::min(h.nics_per_node, gpus));
+      for (int c = 0; c < channels; ++c)
+        trees.push_back(across_nodes ? simulator::nccl_tree_parents(h.levels.front().size, gpus,
+                                                                    (c % nics) * gpus / nics)
+                                     : *parent);
+      return streamed_subject(*kind, *forced, {}, trees);
+    }
     SYNCOLL_TRY(p, simulator::nccl_tree_allreduce_program(
                        *parent, 4, protocol.value_or(Protocol::Simple), channels));
     return Subject{
@@ -131,6 +178,8 @@ Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topolo
   const auto rings = graph->channel_rings(channels, collective_traits(*kind).rooted
                                                         ? std::optional(RankId(a.root.value_or(0)))
                                                         : std::nullopt);
+  if (a.streamed)
+    return streamed_subject(*kind, *forced, rings, {});
   SYNCOLL_TRY(p, simulator::nccl_ring_program(*kind, rings, protocol.value_or(Protocol::Simple)));
   return Subject{std::move(p), std::nullopt,
                  fmt::format("NCCL ring {} ({} channel(s) over {} searched ring(s) at {} GB/s)",
@@ -183,6 +232,21 @@ Expected<std::vector<Row>> simulate_sizes(const Subject &subject, const Simulate
                                           std::optional<Protocol> protocol,
                                           const std::vector<int64_t> &sizes) {
   std::vector<Row> rows;
+  if (subject.streamed) {
+    if (!a.trace.empty())
+      return fail({}, "--trace needs a baseline's thread-block program, not --streamed");
+    const StreamedBaseline &b = *subject.streamed;
+    const double efficiency =
+        model.efficiency[simulator::CostModel::index(protocol.value_or(Protocol::Simple))];
+    for (int64_t size : sizes) {
+      SYNCOLL_TRY(sim, simulator::simulate_steps(*b.steps, topology, b.chunk_bytes(size),
+                                                 efficiency, model.switching));
+      sim.algbw_gbps = sim.completion > 0 ? double(size) * 1000.0 / double(sim.completion) : 0;
+      sim.busbw_gbps = sim.algbw_gbps * bus_bandwidth_factor(b.kind, topology.num_ranks());
+      rows.push_back({size, std::move(sim), false, {}});
+    }
+    return rows;
+  }
   if (subject.program) {
     for (int64_t size : sizes) {
       simulator::ProgramSimOptions o;
@@ -253,6 +317,8 @@ Expected<bool> run_simulate(SimulateArgs &a) {
   if (a.system.empty() == a.topology.spec.empty())
     return fail({}, "give either a topology (-t) or a system (--system)");
   SYNCOLL_TRY(sizes, parse_size_range(a.size));
+  if (a.streamed && (a.baseline.empty() || !a.system.empty()))
+    return fail({}, "--streamed runs an NCCL ring or tree baseline on a topology (-t)");
   if (!a.trace.empty() && sizes.size() != 1)
     return fail({}, "--trace needs a single --size");
   SYNCOLL_TRY(protocol, protocol_for(a));
@@ -349,6 +415,10 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
                   "fifo (one transfer after another) or fair (max-min fair; every link then "
                   "shares itself among its transfers too)")
       ->check(CLI::IsMember({"fifo", "fair"}));
+  cmd->add_flag("--streamed", args->streamed,
+                "baselines on a topology: NCCL's ring or tree as a step-synchronous schedule "
+                "generated step by step, repeated steps timed once (thousands of ranks), instead "
+                "of its thread-block program");
   cmd->add_option(
          "--channels", args->channels,
          "baseline channels (default: NCCL's search), cycling its rings; on a --system, as "

@@ -51,21 +51,40 @@ std::vector<LinkReport> link_reports(const Topology &topology, const Network &ne
   return out;
 }
 
-// The step-synchronous engine; `trace` and `busy` are filled when given.
+// The step-synchronous engine; `trace` and `busy` are filled when given. A step that repeats the
+// one before (the source says so) after a step that left the network idle takes that step's time
+// and adds its link usage again, without being simulated: the network is then in the same state
+// as when the step it repeats started.
 Expected<SimulationResult> run_steps(const StepSource &source, const Topology &topology,
                                      int64_t chunk_bytes, double efficiency, Switching switching,
                                      std::vector<TraceSpan> *trace,
                                      std::vector<std::vector<TransferTimes>> *busy) {
   Network network(topology, efficiency);
-  EventQueue queue;
   std::vector<Send> sends;
   std::vector<Delivery> delivered;
   SimulationResult result;
   Picoseconds step_start = 0;
+  uint64_t transfers = 0;
+  const bool may_repeat = trace == nullptr && busy == nullptr;
+  Picoseconds last_duration = 0;
+  bool last_left_idle = false;
+  std::vector<LinkUsage> before, last_usage;
+  int64_t repeats = 0; // of the last simulated step, not yet added to the link usage
   for (int s = 0; s < source.num_steps(); ++s) {
+    if (may_repeat && s > 0 && last_left_idle && source.repeats_previous(s)) {
+      step_start += last_duration;
+      ++repeats;
+      continue;
+    }
+    if (repeats > 0)
+      network.add_usage(last_usage, repeats);
+    repeats = 0;
+    // What a repetition needs is measured only for a step the next one may repeat.
+    const bool measure = may_repeat && s + 1 < source.num_steps() && source.repeats_previous(s + 1);
+    if (measure)
+      before = network.usage();
+    const Picoseconds started = step_start;
     source.sends(s, sends);
-    if (queue.size() < sends.size())
-      queue.reserve(sends.size());
     auto record = [&](const Send &send, LinkId link, TransferTimes t) {
       if (busy)
         (*busy)[send.src.index()].push_back(t);
@@ -75,33 +94,46 @@ Expected<SimulationResult> run_steps(const StepSource &source, const Topology &t
                           fmt::format("link {}->{}", send.src.value(), send.dst.value()), t.start,
                           t.arrival - t.start});
     };
+    // The step ends with its last arrival.
+    Picoseconds step_end = started;
     for (size_t i = 0; i < sends.size(); ++i) {
       const Send &send = sends[i];
       const std::span<const LinkId> route = network.route(send.src, send.dst);
       if (route.empty())
         return fail({}, fmt::format("step {}: rank {} cannot reach rank {} for chunk {}", s + 1,
                                     send.src.value(), send.dst.value(), send.chunk.value()));
-      const auto t = network.start(route, chunk_bytes, step_start, switching, uint32_t(i));
+      const auto t = network.start(route, chunk_bytes, started, switching, uint32_t(i));
       if (!t)
         continue; // multi-hop or fair-shared: its times come from the network below
-      queue.push(t->arrival, kArrival, uint32_t(route.front().value()));
+      ++transfers;
+      step_end = std::max(step_end, t->arrival);
       record(send, route.front(), *t);
     }
-    // The step ends with its last arrival.
-    while (!queue.empty())
-      step_start = std::max(step_start, queue.pop().time);
     delivered.clear();
     network.advance(kNever, delivered);
     for (const Delivery &d : delivered) {
       if (!d.arrived)
         continue; // the step waits for arrivals only
-      step_start = std::max(step_start, d.times.arrival);
+      step_end = std::max(step_end, d.times.arrival);
       const Send &send = sends[d.tag];
       record(send, network.route(send.src, send.dst).front(), d.times);
     }
+    step_start = step_end;
+    last_left_idle = false;
+    if (measure) {
+      last_duration = step_end - started;
+      last_left_idle = network.idle_by(step_end);
+      last_usage = network.usage();
+      for (size_t l = 0; l < last_usage.size(); ++l) {
+        last_usage[l].bytes -= before[l].bytes;
+        last_usage[l].busy -= before[l].busy;
+      }
+    }
   }
+  if (repeats > 0)
+    network.add_usage(last_usage, repeats);
   result.completion = step_start;
-  result.events = queue.events_processed() + network.fluid_events();
+  result.events = transfers + network.fluid_events();
   result.links = link_reports(topology, network, result.completion);
   return result;
 }

@@ -47,11 +47,17 @@ public:
   virtual int num_steps() const = 0;
   /// Replaces `out` with the sends of `step`.
   virtual void sends(int step, std::vector<Send> &out) const = 0;
+  /// Whether `step` sends what step - 1 sent: the same (source, destination) pairs, so the same
+  /// routes and bytes (the chunks may differ). The step-synchronous engine then gives it the
+  /// previous step's time without simulating it, when that step left every link idle at its end.
+  /// A source says so only where it holds (the ring's steps, a pipeline's full middle).
+  virtual bool repeats_previous(int /*step*/) const { return false; }
 };
 
-/// Step-synchronous simulation of a streamed schedule whose every send moves `chunk_bytes`.
-/// Every transfer's arrival is an event of the queue; links and relations are held as in
-/// Network. Fails on a send without a link.
+/// Step-synchronous simulation of a streamed schedule whose every send moves `chunk_bytes`:
+/// links and relations are held as in Network, a step starts when the previous one's last
+/// transfer has arrived, and repeated steps are not simulated again (StepSource::repeats_previous).
+/// `events` counts the transfers simulated. Fails on a send between ranks without a route.
 [[nodiscard]] Expected<SimulationResult>
 simulate_steps(const StepSource &source, const Topology &topology, int64_t chunk_bytes,
                double efficiency, Switching switching = Switching::CutThrough);

@@ -174,12 +174,11 @@ struct Found {
 };
 
 // Pass 1 of NCCL's search over one set of ranks, then the split of fast channels.
+// `widest`: the fastest link of the whole machine, where the speed list starts.
 std::optional<Found> search(const Topology &t, const std::vector<double> &link_gbps,
-                            std::span<const double> speeds, const std::vector<int> &members) {
+                            std::span<const double> speeds, const std::vector<int> &members,
+                            double widest) {
   const Resources res(t, link_gbps);
-  double widest = 0;
-  for (LinkId l{0}; l.index() < t.links().size(); l = LinkId(l.value() + 1))
-    widest = std::max(widest, link_gbps[l.index()]);
   size_t i = 0;
   while (i + 1 < speeds.size() && speeds[i] > widest)
     ++i;
@@ -202,6 +201,29 @@ std::optional<Found> search(const Topology &t, const std::vector<double> &link_g
     best->rings = std::move(split);
   }
   return best;
+}
+
+// Ranks 0 .. gpus - 1 of `t` with the links among them, and its relations cut down to those
+// links (relations with none left dropped).
+std::optional<Topology> first_node(const Topology &t, int gpus) {
+  TopologyDraft d;
+  d.name = t.name() + ".node0";
+  d.num_ranks = gpus;
+  auto inside = [&](const Link &l) { return l.src.value() < gpus && l.dst.value() < gpus; };
+  for (const Link &l : t.links())
+    if (inside(l))
+      d.links.push_back(l);
+  for (const BandwidthRelation &rel : t.relations()) {
+    TopologyDraft::Relation r{rel.name, {}, rel.capacity, rel.sharing};
+    for (LinkId id : rel.links)
+      if (inside(t.link(id)))
+        r.links.emplace_back(t.link(id).src, t.link(id).dst);
+    if (!r.links.empty())
+      d.relations.push_back(std::move(r));
+  }
+  auto node = Topology::create(std::move(d));
+  SYNCOLL_INVARIANT(node.has_value(), "a node cut out of a valid topology is valid");
+  return *std::move(node);
 }
 
 } // namespace
@@ -255,11 +277,16 @@ std::optional<NcclRingGraph> nccl_search_rings(const Topology &t, const Generati
     graph.rings.assign(size_t(std::max(1, h.nics_per_node)), {RankId(0)});
     graph.intra_gbps = g.nccl_intra_speeds.front();
   } else {
-    auto found = search(t, link_gbps, g.nccl_intra_speeds, node0);
+    const double widest = *std::max_element(link_gbps.begin(), link_gbps.end());
+    // The search runs on node 0 alone: its links and the relations over them.
+    const std::optional<Topology> node = nodes > 1 ? first_node(t, gpus) : std::nullopt;
+    const Topology &searched = node ? *node : t;
+    const std::vector<double> searched_gbps = node ? nccl_link_gbps(*node, g) : link_gbps;
+    auto found = search(searched, searched_gbps, g.nccl_intra_speeds, node0, widest);
     if (!found)
       return std::nullopt;
     for (const auto &ring : found->rings)
-      graph.rings.push_back(ranks_of(t, ring));
+      graph.rings.push_back(ranks_of(searched, ring));
     graph.intra_gbps = found->gbps;
   }
   graph.inter_gbps = graph.intra_gbps;

@@ -108,6 +108,26 @@ TransferTimes Network::reserve(LinkId link, int64_t bytes, Picoseconds ready) {
   return {start, start + s.alpha + hold};
 }
 
+void Network::add_usage(const std::vector<LinkUsage> &step, int64_t times) {
+  SYNCOLL_INVARIANT(step.size() == usage_.size(), "usage of another network");
+  for (size_t l = 0; l < usage_.size(); ++l) {
+    usage_[l].bytes += step[l].bytes * times;
+    usage_[l].busy += step[l].busy * times;
+  }
+}
+
+bool Network::idle_by(Picoseconds t) const {
+  if (!fluid_queue_.empty() || carried_ > 0)
+    return false;
+  for (const LinkState &s : links_)
+    if (s.free_at > t)
+      return false;
+  for (Picoseconds free : relation_free_)
+    if (free > t)
+      return false;
+  return true;
+}
+
 } // namespace syncoll::simulator
 
 namespace syncoll::simulator {

@@ -90,6 +90,10 @@ public:
   uint64_t fluid_events() const { return fluid_queue_.events_processed() + fluid_completions_; }
 
   const std::vector<LinkUsage> &usage() const { return usage_; }
+  /// Adds `times` x `step` to the usage (a step repeated without being simulated).
+  void add_usage(const std::vector<LinkUsage> &step, int64_t times);
+  /// Whether every link and relation is free at `t` and no transfer is under way.
+  bool idle_by(Picoseconds t) const;
   const Topology &topology() const { return topology_; }
   /// Serialization time of `bytes` on a link alone.
   Picoseconds serialization(LinkId link, int64_t bytes) const;

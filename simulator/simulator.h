@@ -12,8 +12,10 @@
 //   nccl_search.h     NCCL's topology search: rings per channel, speeds, channels
 //   nccl_tuning.h     NCCL's tuning model: every algorithm and protocol's time, its choice
 //   nccl_run.h        NCCL as NCCL runs it on a system: search, choice, simulated run
+//   nccl_steps.h      NCCL's ring and tree as streamed step schedules, for cluster scale
 //   result.h          completion time, algorithm and bus bandwidth, link bytes, Chrome traces
-//   network.h         links and bandwidth relations as resources (first-come or max-min fair)
+//   network.h         links, switches and bandwidth relations as resources (first-come or max-min
+//                     fair), routes through switch fabrics
 //   event_queue.h     the deterministic discrete-event queue
 //
 // Depends on model/ only, and never on verifier/ (see verifier/verifier.h).
@@ -25,6 +27,7 @@
 #include "simulator/event_queue.h"
 #include "simulator/nccl_run.h"
 #include "simulator/nccl_search.h"
+#include "simulator/nccl_steps.h"
 #include "simulator/nccl_tuning.h"
 #include "simulator/network.h"
 #include "simulator/program_sim.h"

@@ -37,6 +37,15 @@ TEST(SimulateCliTest, BaselinesCrossAFatTreeOfSwitches) {
   EXPECT_NE(ring.out.find("on fat_tree4x4_fully_connected4 (16 ranks)"), std::string::npos);
   CliRun tree = run_cli("simulate --baseline nccl-tree -c allreduce " + fabric);
   ASSERT_EQ(tree.exit_code, 0) << tree.err;
+  // The streamed schedules run where programs would be too large; same ranks, same fabric.
+  for (const char *baseline : {"nccl-ring", "nccl-tree"}) {
+    CliRun streamed = run_cli(std::string("simulate --streamed -c allreduce --baseline ") +
+                              baseline + " " + fabric);
+    ASSERT_EQ(streamed.exit_code, 0) << streamed.err;
+    EXPECT_NE(streamed.out.find("streamed step-synchronous"), std::string::npos) << streamed.out;
+  }
+  EXPECT_EQ(run_cli("simulate --streamed --baseline nccl --system dgx_h100 -c allreduce").exit_code,
+            2);
   // Synthesis counts chunks on rank-to-rank links: a fabric of switches is refused, not mangled.
   CliRun synth = run_cli("synth instance -c allgather -t fat_tree --nodes 2 --gpus 2 -C 1 "
                          "--steps 3 --rounds 3");

@@ -1,0 +1,150 @@
+#include "simulator/nccl_steps.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace syncoll::simulator {
+
+Expected<NcclRingSteps> NcclRingSteps::create(CollectiveKind kind,
+                                              std::vector<std::vector<RankId>> rings) {
+  if (kind != CollectiveKind::Allreduce && kind != CollectiveKind::Allgather &&
+      kind != CollectiveKind::ReduceScatter)
+    return fail({}, fmt::format("the streamed NCCL ring runs allreduce, allgather and "
+                                "reducescatter, not {}",
+                                collective_kind_name(kind)));
+  if (rings.empty())
+    return fail({}, "a ring schedule needs at least one channel");
+  for (const auto &ring : rings)
+    if (ring.size() != rings.front().size() || ring.size() < 2)
+      return fail({}, "every channel's ring must have the same ranks, at least 2");
+  return NcclRingSteps(kind, std::move(rings));
+}
+
+int NcclRingSteps::num_steps() const {
+  const int n = static_cast<int>(rings_.front().size());
+  return kind_ == CollectiveKind::Allreduce ? 2 * (n - 1) : n - 1;
+}
+
+void NcclRingSteps::sends(int step, std::vector<Send> &out) const {
+  out.clear();
+  const int n = static_cast<int>(rings_.front().size());
+  // Reduce-scatter steps first (Allreduce, ReduceScatter), then allgather steps.
+  const bool reducing = kind_ == CollectiveKind::ReduceScatter ||
+                        (kind_ == CollectiveKind::Allreduce && step < n - 1);
+  const int s = reducing || kind_ == CollectiveKind::Allgather ? step : step - (n - 1);
+  for (size_t c = 0; c < rings_.size(); ++c) {
+    const std::vector<RankId> &ring = rings_[c];
+    for (int i = 0; i < n; ++i) {
+      const int chunk = (((reducing ? i - s : i + 1 - s) % n) + n) % n;
+      out.push_back({ChunkId(static_cast<int32_t>(c) * n + chunk), ring[size_t(i)],
+                     ring[size_t((i + 1) % n)], reducing ? SendOp::Reduce : SendOp::Copy});
+    }
+  }
+}
+
+int64_t NcclRingSteps::chunk_bytes(int64_t size_bytes) const {
+  const int64_t parts = int64_t(rings_.size()) * int64_t(rings_.front().size());
+  return std::max<int64_t>(1, size_bytes / parts);
+}
+
+Expected<NcclTreeSteps> NcclTreeSteps::create(std::vector<std::vector<int>> parents,
+                                              int pipeline_chunks) {
+  if (parents.empty())
+    return fail({}, "a tree schedule needs at least one channel");
+  if (pipeline_chunks < 1)
+    return fail({}, fmt::format("pipeline chunks must be at least 1, got {}", pipeline_chunks));
+  std::vector<Tree> trees;
+  const size_t ranks = parents.front().size();
+  for (std::vector<int> &parent : parents) {
+    const int n = static_cast<int>(parent.size());
+    if (parent.size() != ranks || n < 2)
+      return fail({}, "every channel's tree must have the same ranks, at least 2");
+    Tree t;
+    t.children.resize(size_t(n));
+    int root = -1;
+    for (int v = 0; v < n; ++v) {
+      if (parent[size_t(v)] == -1) {
+        if (root >= 0)
+          return fail({}, fmt::format("ranks {} and {} are both roots", root, v));
+        root = v;
+      } else if (parent[size_t(v)] < 0 || parent[size_t(v)] >= n || parent[size_t(v)] == v) {
+        return fail({}, fmt::format("rank {} has parent {}", v, parent[size_t(v)]));
+      } else {
+        t.children[size_t(parent[size_t(v)])].push_back(v);
+      }
+    }
+    if (root < 0)
+      return fail({}, "a tree needs a root (parent -1)");
+    // Depths from the root down, breadth first; a rank never reached is on a cycle.
+    std::vector<int> depth(size_t(n), -1), order{root};
+    depth[size_t(root)] = 0;
+    for (size_t i = 0; i < order.size(); ++i)
+      for (int child : t.children[size_t(order[i])]) {
+        depth[size_t(child)] = depth[size_t(order[i])] + 1;
+        order.push_back(child);
+      }
+    if (order.size() != size_t(n))
+      return fail({}, "the parents form a cycle, not one tree");
+    // Heights from the leaves up, in reverse breadth-first order.
+    std::vector<int> height(size_t(n), 0);
+    for (size_t i = order.size(); i-- > 1;) {
+      const int v = order[i];
+      height[size_t(parent[size_t(v)])] =
+          std::max(height[size_t(parent[size_t(v)])], height[size_t(v)] + 1);
+    }
+    t.height = height[size_t(root)];
+    t.by_height.resize(size_t(t.height));
+    t.by_depth.resize(size_t(t.height));
+    for (int v : order) {
+      if (v != root)
+        t.by_height[size_t(height[size_t(v)])].push_back(v);
+      if (!t.children[size_t(v)].empty())
+        t.by_depth[size_t(depth[size_t(v)])].push_back(v);
+    }
+    t.parent = std::move(parent);
+    trees.push_back(std::move(t));
+  }
+  return NcclTreeSteps(std::move(trees), pipeline_chunks);
+}
+
+int NcclTreeSteps::num_steps() const {
+  int height = 0;
+  for (const Tree &t : trees_)
+    height = std::max(height, t.height);
+  return chunks_ + 2 * height - 1;
+}
+
+void NcclTreeSteps::sends(int step, std::vector<Send> &out) const {
+  out.clear();
+  for (size_t c = 0; c < trees_.size(); ++c) {
+    const Tree &t = trees_[c];
+    auto chunk = [&](int j) { return ChunkId(static_cast<int32_t>(c) * chunks_ + j); };
+    for (int h = 0; h < t.height; ++h) {
+      const int j = step - h;
+      if (j >= 0 && j < chunks_)
+        for (int v : t.by_height[size_t(h)])
+          out.push_back({chunk(j), RankId(v), RankId(t.parent[size_t(v)]), SendOp::Reduce});
+    }
+    for (int d = 0; d < t.height; ++d) {
+      const int j = step - t.height - d;
+      if (j >= 0 && j < chunks_)
+        for (int v : t.by_depth[size_t(d)])
+          for (int child : t.children[size_t(v)])
+            out.push_back({chunk(j), RankId(v), RankId(child), SendOp::Copy});
+    }
+  }
+}
+
+bool NcclTreeSteps::repeats_previous(int step) const {
+  // Every rank sends up and down in steps 2H - 1 .. chunks - 1 of a tree of height H.
+  for (const Tree &t : trees_)
+    if (step - 1 < 2 * t.height - 1 || step > chunks_ - 1)
+      return false;
+  return true;
+}
+
+int64_t NcclTreeSteps::chunk_bytes(int64_t size_bytes) const {
+  return std::max<int64_t>(1, size_bytes / (int64_t(trees_.size()) * chunks_));
+}
+
+} // namespace syncoll::simulator

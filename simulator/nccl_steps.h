@@ -1,0 +1,68 @@
+// NCCL's ring and tree collectives as streamed step-synchronous schedules (StepSource), for
+// machines too large for their thread-block programs: 8192 ranks on 32 channels would be billions
+// of instructions, where a schedule is generated one step at a time and its repeated steps are
+// timed once (docs/cost-model.md, "NCCL at cluster scale").
+#pragma once
+
+#include "model/collective.h"
+#include "model/diagnostics.h"
+#include "simulator/algorithm_sim.h"
+
+#include <vector>
+
+namespace syncoll::simulator {
+
+/// Ring Allreduce (reduce-scatter then allgather, 2(N-1) steps), Allgather or ReduceScatter
+/// (N-1 steps) on every channel's ring at once: at each step every rank sends one chunk of
+/// every channel to the next rank of that channel's ring. Every step sends what the one before
+/// sent.
+class NcclRingSteps final : public StepSource {
+public:
+  /// Fails for another collective, no rings, rings of different lengths or under 2 ranks.
+  [[nodiscard]] static Expected<NcclRingSteps> create(CollectiveKind kind,
+                                                      std::vector<std::vector<RankId>> rings);
+  int num_steps() const override;
+  void sends(int step, std::vector<Send> &out) const override;
+  bool repeats_previous(int step) const override { return step > 0; }
+  /// Bytes of one send for a call of `size_bytes` as nccl-tests counts it.
+  int64_t chunk_bytes(int64_t size_bytes) const;
+
+private:
+  NcclRingSteps(CollectiveKind kind, std::vector<std::vector<RankId>> rings)
+      : kind_(kind), rings_(std::move(rings)) {}
+  CollectiveKind kind_;
+  std::vector<std::vector<RankId>> rings_;
+};
+
+/// Tree Allreduce on every channel's tree at once (each tree as a parent per rank, -1 for the
+/// root), its buffer share cut into `pipeline_chunks` chunks: chunk j leaves a rank of height h
+/// (the longest way down to a leaf) for its parent at step j + h, once the children's partials
+/// are in, and leaves a rank of depth d for its children at step j + H + d, H the root's height;
+/// so reduction and broadcast of different chunks overlap. The steps in which every rank sends
+/// both ways repeat one another.
+class NcclTreeSteps final : public StepSource {
+public:
+  /// Fails for no trees, trees of different sizes, a parent vector that is not one tree, or
+  /// fewer than 1 pipeline chunk.
+  [[nodiscard]] static Expected<NcclTreeSteps> create(std::vector<std::vector<int>> trees,
+                                                      int pipeline_chunks);
+  int num_steps() const override;
+  void sends(int step, std::vector<Send> &out) const override;
+  bool repeats_previous(int step) const override;
+  int64_t chunk_bytes(int64_t size_bytes) const;
+
+private:
+  struct Tree {
+    std::vector<int> parent;
+    std::vector<std::vector<int>> by_height; ///< non-root ranks, by height
+    std::vector<std::vector<int>> by_depth;  ///< ranks with children, by depth
+    std::vector<std::vector<int>> children;
+    int height = 0; ///< the root's
+  };
+  NcclTreeSteps(std::vector<Tree> trees, int pipeline_chunks)
+      : trees_(std::move(trees)), chunks_(pipeline_chunks) {}
+  std::vector<Tree> trees_;
+  int chunks_;
+};
+
+} // namespace syncoll::simulator
