@@ -93,14 +93,8 @@ Expected<NcclTreeSteps> NcclTreeSteps::create(std::vector<std::vector<int>> pare
           std::max(height[size_t(parent[size_t(v)])], height[size_t(v)] + 1);
     }
     t.height = height[size_t(root)];
-    t.by_height.resize(size_t(t.height));
-    t.by_depth.resize(size_t(t.height));
-    for (int v : order) {
-      if (v != root)
-        t.by_height[size_t(height[size_t(v)])].push_back(v);
-      if (!t.children[size_t(v)].empty())
-        t.by_depth[size_t(depth[size_t(v)])].push_back(v);
-    }
+    t.height_of = std::move(height);
+    t.depth_of = std::move(depth);
     t.parent = std::move(parent);
     trees.push_back(std::move(t));
   }
@@ -116,21 +110,20 @@ int NcclTreeSteps::num_steps() const {
 
 void NcclTreeSteps::sends(int step, std::vector<Send> &out) const {
   out.clear();
+  // Rank by rank, so that a step's sends touch the links node by node.
   for (size_t c = 0; c < trees_.size(); ++c) {
     const Tree &t = trees_[c];
     auto chunk = [&](int j) { return ChunkId(static_cast<int32_t>(c) * chunks_ + j); };
-    for (int h = 0; h < t.height; ++h) {
-      const int j = step - h;
-      if (j >= 0 && j < chunks_)
-        for (int v : t.by_height[size_t(h)])
-          out.push_back({chunk(j), RankId(v), RankId(t.parent[size_t(v)]), SendOp::Reduce});
-    }
-    for (int d = 0; d < t.height; ++d) {
-      const int j = step - t.height - d;
-      if (j >= 0 && j < chunks_)
-        for (int v : t.by_depth[size_t(d)])
-          for (int child : t.children[size_t(v)])
-            out.push_back({chunk(j), RankId(v), RankId(child), SendOp::Copy});
+    for (size_t v = 0; v < t.parent.size(); ++v) {
+      const int up = step - t.height_of[v];
+      if (t.parent[v] >= 0 && up >= 0 && up < chunks_)
+        out.push_back(
+            {chunk(up), RankId(static_cast<int32_t>(v)), RankId(t.parent[v]), SendOp::Reduce});
+      const int down = step - t.height - t.depth_of[v];
+      if (down >= 0 && down < chunks_)
+        for (int child : t.children[v])
+          out.push_back(
+              {chunk(down), RankId(static_cast<int32_t>(v)), RankId(child), SendOp::Copy});
     }
   }
 }

@@ -54,8 +54,8 @@ public:
 private:
   struct Tree {
     std::vector<int> parent;
-    std::vector<std::vector<int>> by_height; ///< non-root ranks, by height
-    std::vector<std::vector<int>> by_depth;  ///< ranks with children, by depth
+    std::vector<int> height_of; ///< per rank: the longest way down to a leaf
+    std::vector<int> depth_of;  ///< per rank: the way up to the root
     std::vector<std::vector<int>> children;
     int height = 0; ///< the root's
   };

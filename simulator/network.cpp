@@ -594,6 +594,11 @@ void Network::advance(Picoseconds until, std::vector<Delivery> &delivered) {
     } else {
       const Event e = fluid_queue_.pop();
       const auto h = static_cast<int32_t>(e.target);
+      // Hops and their transfers lie far apart in memory: fetch the next event's hop, and this
+      // one's transfer, while this event runs.
+      if (!fluid_queue_.empty())
+        __builtin_prefetch(&hops_[fluid_queue_.top().target]);
+      __builtin_prefetch(&transfers_[size_t(hops_[size_t(h)].transfer)]);
       if (e.kind == kHopReady)
         hop_ready(h, t);
       else if (e.kind == kHopActivate)
