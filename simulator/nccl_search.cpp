@@ -77,49 +77,65 @@ std::optional<std::vector<LinkId>> find_cycle(const Topology &t, Resources res,
       if (member_index[t.link(l).dst.index()] >= 0)
         candidates[i].push_back(l);
   }
+  // Depth first with an explicit stack (a ring of thousands of ranks is as deep): a frame per
+  // rank on the path, holding the links out of it still to try.
+  struct Frame {
+    int at;
+    std::vector<LinkId> next;
+    size_t tried = 0;
+  };
   std::vector<LinkId> path;
   std::vector<bool> used(n, false);
   long budget = 200'000;
-  auto dfs = [&](auto &self, int at) -> bool {
-    if (--budget < 0)
-      return false;
-    if (path.size() + 1 == n) {
-      auto back = t.find_link(RankId(members[size_t(at)]), RankId(members[0]));
-      if (back && res.fits(*back, gbps)) {
-        path.push_back(*back);
-        return true;
-      }
-      return false;
-    }
-    std::vector<LinkId> next;
+  // Work is counted per rank entered, as a recursive search counts its calls.
+  auto open = [&](int at) {
+    --budget;
+    Frame f{at, {}, 0};
     for (LinkId l : candidates[size_t(at)]) {
       const int to = member_index[t.link(l).dst.index()];
       if (!used[size_t(to)] && res.fits(l, gbps))
-        next.push_back(l);
+        f.next.push_back(l);
     }
     if (shuffle != 0) {
       std::mt19937 rng(shuffle + uint32_t(path.size()) * 7919u + uint32_t(at));
-      std::shuffle(next.begin(), next.end(), rng);
+      std::shuffle(f.next.begin(), f.next.end(), rng);
     }
-    std::stable_sort(next.begin(), next.end(),
+    std::stable_sort(f.next.begin(), f.next.end(),
                      [&](LinkId a, LinkId b) { return res.left(a) > res.left(b); });
-    for (LinkId l : next) {
+    return f;
+  };
+  if (n < 2)
+    return std::nullopt;
+  used[0] = true;
+  std::vector<Frame> stack{open(0)};
+  while (!stack.empty()) {
+    if (budget < 0)
+      return std::nullopt;
+    Frame &f = stack.back();
+    if (path.size() + 1 == n) {
+      auto back = t.find_link(RankId(members[size_t(f.at)]), RankId(members[0]));
+      if (back && res.fits(*back, gbps)) {
+        path.push_back(*back);
+        return path;
+      }
+    } else if (f.tried < f.next.size()) {
+      const LinkId l = f.next[f.tried++];
       const int to = member_index[t.link(l).dst.index()];
       used[size_t(to)] = true;
       res.take(l, gbps);
       path.push_back(l);
-      if (self(self, to))
-        return true;
-      path.pop_back();
-      res.take(l, -gbps);
-      used[size_t(to)] = false;
+      stack.push_back(open(to));
+      continue;
     }
-    return false;
-  };
-  used[0] = true;
-  if (n < 2 || !dfs(dfs, 0))
-    return std::nullopt;
-  return path;
+    // Nothing left to try from here: step back.
+    used[size_t(f.at)] = f.at == 0;
+    stack.pop_back();
+    if (!path.empty()) {
+      res.take(path.back(), -gbps);
+      path.pop_back();
+    }
+  }
+  return std::nullopt;
 }
 
 std::vector<RankId> ranks_of(const Topology &t, const std::vector<LinkId> &cycle) {
