@@ -1,8 +1,10 @@
-// Simulator speed, four tables: ring Allreduce of 256 MiB per rank over 8 to 4096 ranks on a
-// bidirectional ring of 50 GB/s, 500 ns links, the setting in which ASTRA-sim's analytical
+// Simulator speed, six tables: NCCL's ring and tree streamed step by step (the peer's 4096-rank
+// ring, and 8192 GPUs on a fat tree); ring Allreduce of 256 MiB per rank over 8 to 4096 ranks on
+// a bidirectional ring of 50 GB/s, 500 ns links, the setting in which ASTRA-sim's analytical
 // backend was measured on this machine kind (docs/references.md, ASTRA-sim: 9.0 s and 67 M events
 // for 4096 ranks); a direct Alltoall routed hop by hop against the same peer; a congestion-heavy
-// direct Alltoall through a switch; and the ring Allreduce as a thread-block program.
+// direct Alltoall through a switch; direct Alltoall across fat trees of switches; and the ring
+// Allreduce as a thread-block program. Peak MiB is each row's own resident high-water mark.
 //
 //   ./build/ci/bench/simulator_bench [--quick]
 #include "model/topology_library.h"
@@ -18,6 +20,7 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <fstream>
+#include <malloc.h>
 #include <string>
 
 namespace {
@@ -33,8 +36,16 @@ long peak_rss_kib() {
   return -1;
 }
 
-// Wall seconds of `run()`.
+// The resident high-water mark starts again from what is resident now (freed heap handed back
+// first), so that each row's peak is its own (Linux: clear_refs 5).
+void reset_peak() {
+  malloc_trim(0);
+  std::ofstream("/proc/self/clear_refs") << "5";
+}
+
+// Wall seconds of `run()`; the peak memory from here on is the row's.
 template <typename F> double seconds(F &&run) {
+  reset_peak();
   const auto start = std::chrono::steady_clock::now();
   run();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
