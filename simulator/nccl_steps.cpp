@@ -110,11 +110,13 @@ int NcclTreeSteps::num_steps() const {
 
 void NcclTreeSteps::sends(int step, std::vector<Send> &out) const {
   out.clear();
-  // Rank by rank, so that a step's sends touch the links node by node.
-  for (size_t c = 0; c < trees_.size(); ++c) {
-    const Tree &t = trees_[c];
-    auto chunk = [&](int j) { return ChunkId(static_cast<int32_t>(c) * chunks_ + j); };
-    for (size_t v = 0; v < t.parent.size(); ++v) {
+  // Rank by rank, every channel of a rank together, so that a step's sends touch the links (and
+  // their ports) one rank at a time.
+  const size_t ranks = trees_.front().parent.size();
+  for (size_t v = 0; v < ranks; ++v)
+    for (size_t c = 0; c < trees_.size(); ++c) {
+      const Tree &t = trees_[c];
+      auto chunk = [&](int j) { return ChunkId(static_cast<int32_t>(c) * chunks_ + j); };
       const int up = step - t.height_of[v];
       if (t.parent[v] >= 0 && up >= 0 && up < chunks_)
         out.push_back(
@@ -125,7 +127,6 @@ void NcclTreeSteps::sends(int step, std::vector<Send> &out) const {
           out.push_back(
               {chunk(down), RankId(static_cast<int32_t>(v)), RankId(child), SendOp::Copy});
     }
-  }
 }
 
 bool NcclTreeSteps::repeats_previous(int step) const {

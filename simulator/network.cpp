@@ -141,7 +141,16 @@ std::span<const LinkId> Network::route(RankId src, RankId dst) {
   std::vector<LinkId> path = switched_route(src, dst);
   if (path.empty())
     path = forwarded_route(src, dst);
-  return routes_.emplace(key, std::move(path)).first->second;
+  // Routes are kept side by side in blocks that never move, in the order they were first asked
+  // for, which is the order a schedule asks for them again.
+  if (route_blocks_.empty() || route_block_used_ + path.size() > kRouteBlock) {
+    route_blocks_.push_back(std::make_unique<LinkId[]>(std::max(kRouteBlock, path.size())));
+    route_block_used_ = 0;
+  }
+  LinkId *stored = route_blocks_.back().get() + route_block_used_;
+  std::copy(path.begin(), path.end(), stored);
+  route_block_used_ += path.size();
+  return routes_.emplace(key, std::span<const LinkId>(stored, path.size())).first->second;
 }
 
 std::vector<LinkId> Network::forwarded_route(RankId src, RankId dst) {

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <deque>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <span>
 #include <unordered_map>
@@ -165,7 +166,10 @@ private:
   std::vector<double> relation_bytes_per_ns_;
   std::vector<LinkUsage> usage_;
   std::vector<LinkId> every_link_; ///< link i at index i: one-link routes are spans of it
-  std::unordered_map<uint64_t, std::vector<LinkId>> routes_; ///< multi-hop routes, by ends
+  std::unordered_map<uint64_t, std::span<const LinkId>> routes_; ///< multi-hop routes, by ends
+  static constexpr size_t kRouteBlock = size_t(1) << 16;
+  std::vector<std::unique_ptr<LinkId[]>> route_blocks_; ///< where routes_ points
+  size_t route_block_used_ = 0;
   std::vector<std::vector<int32_t>> via_; ///< per source: the link that reached each vertex
   std::vector<std::vector<int32_t>> switch_distances_; ///< per entry switch, when first used
   std::vector<std::vector<LinkId>> switch_in_links_;   ///< per switch: links from switches
