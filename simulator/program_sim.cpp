@@ -86,7 +86,7 @@ public:
       const Picoseconds start = o_.model.launch + (tbs_[g].rank.index() < o_.model.start_skew.size()
                                                        ? o_.model.start_skew[tbs_[g].rank.index()]
                                                        : 0);
-      if (tbs_[g].tb->steps.empty())
+      if (tbs_[g].steps.empty())
         tbs_[g].done = true;
       else
         queue_.push(start, kWake, uint32_t(g));
@@ -112,7 +112,7 @@ public:
         // The next block's instruction is far from this one's in memory: start fetching it
         // while this event runs.
         const Tb &next = tbs_[queue_.top().target];
-        __builtin_prefetch(next.tb->steps.data() + next.step);
+        __builtin_prefetch(next.steps.data() + next.step);
       }
       advance(int(e.target), e.time);
     }
@@ -150,6 +150,8 @@ private:
   struct Tb {
     RankId rank;
     const ThreadBlock *tb = nullptr;
+    /// tb->steps, held here: an event then reaches its instruction with one load fewer.
+    std::span<const Instruction> steps;
     int send_fifo = -1, recv_fifo = -1;
     int iteration = 0, step = 0, message = 0;
     Picoseconds busy_until = 0, busy = 0;
@@ -204,6 +206,7 @@ private:
         Tb s;
         s.rank = rp.rank;
         s.tb = &tb;
+        s.steps = tb.steps;
         bool sends = false, receives = false;
         for (const Instruction &in : tb.steps)
           sends = sends || op_sends(in.op), receives = receives || op_receives(in.op);
@@ -300,7 +303,7 @@ private:
       return;
     }
     tb.parked = false;
-    const Instruction &in = tb.tb->steps[size_t(tb.step)];
+    const Instruction &in = tb.steps[size_t(tb.step)];
     if (tb.message == 0 && o_.model.step_overhead > 0 && !tb.step_started) {
       // The executor's per-step work comes first, then the step waits for what it needs.
       tb.step_started = true;
@@ -420,7 +423,7 @@ private:
     const int g = std::exchange(fifo.sender, -1);
     SYNCOLL_INVARIANT(g >= 0, "a network-run transfer released a connection without a sender");
     Tb &tb = tbs_[size_t(g)];
-    const Instruction &in = tb.tb->steps[size_t(tb.step)];
+    const Instruction &in = tb.steps[size_t(tb.step)];
     tb.busy_until = 0;
     complete(g, tb.transfer_began, std::max(tb.transfer_copy_end, d.first_hop_end), messages(in));
   }
@@ -428,7 +431,7 @@ private:
   // The instruction step of thread block `g` that began at `now` is done at `end`.
   void complete(int g, Picoseconds now, Picoseconds end, int n) {
     Tb &tb = tbs_[size_t(g)];
-    const Instruction &in = tb.tb->steps[size_t(tb.step)];
+    const Instruction &in = tb.steps[size_t(tb.step)];
     tb.busy += end - now;
     if (o_.trace)
       trace_.push_back({fmt::format("{} it{} step{}", op_type_name(in.op), tb.iteration, tb.step),
@@ -447,7 +450,7 @@ private:
         wake(w, end);
       tb.flag_waiters.clear();
     }
-    if (++tb.step == int(tb.tb->steps.size())) {
+    if (++tb.step == int(tb.steps.size())) {
       tb.step = 0;
       if (++tb.iteration == iterations_) {
         tb.done = true;
@@ -465,7 +468,7 @@ private:
   // one event per step instead of two.
   bool park(int g) {
     Tb &tb = tbs_[size_t(g)];
-    const Instruction &next = tb.tb->steps[size_t(tb.step)];
+    const Instruction &next = tb.steps[size_t(tb.step)];
     if (o_.model.step_overhead > 0 || !op_receives(next.op) || messages(next) == 0 ||
         !dependency_met(tb, next))
       return false;
