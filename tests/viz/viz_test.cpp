@@ -75,6 +75,18 @@ TEST(VizTest, TopologyShowsCapacitiesRelationsAndHierarchy) {
   EXPECT_NE(dot.find("subgraph cluster_relation"), std::string::npos);
 }
 
+TEST(VizTest, TopologyDrawsSwitchesByName) {
+  FatTree fabric;
+  fabric.nodes_per_leaf = 2;
+  auto ft = fat_tree(4, *fully_connected(2), fabric);
+  ASSERT_TRUE(ft);
+  const std::string dot = topology_dot(*ft);
+  EXPECT_NE(dot.find("8 ranks, 4 switches"), std::string::npos);
+  EXPECT_NE(dot.find("label=\"spine1\""), std::string::npos);
+  // The switches are vertices 8 and up; rank 0's NIC cable goes to leaf0, vertex 8.
+  EXPECT_NE(dot.find("r0 -> r8 [dir=both]"), std::string::npos);
+}
+
 TEST(VizTest, RaceCounterexampleMarksBothSteps) {
   const Program p = program_file("examples/ir/faulty/r3_alltoall_in_place.xml");
   auto dot = counterexample_dot(p, verifier::verify(p, {}));
