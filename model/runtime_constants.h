@@ -34,12 +34,9 @@ struct ProtocolTraits {
   /// 4,915,200 B.
   int64_t buffer_bytes;
   /// Payload bytes of a chunk the executor moves per pipeline iteration, its count-splitting
-  /// unit: Simple 4 FIFO slots of 512 KiB, LL one slot's 32 KiB of payload, LL128 one slot's
-  /// 576,000 B of payload.
+  /// unit and the simulator's pipeline piece: Simple 4 FIFO slots of 512 KiB, LL one slot's
+  /// 32 KiB of payload, LL128 one slot's 576,000 B of payload.
   int64_t executor_tile_bytes;
-  /// The simulator's pipeline piece, an approximation of the tile kept until the simulator is
-  /// calibrated against it (Simple 1 MiB, LL 32 KiB, LL128 576 KiB).
-  int64_t iteration_bytes;
   /// NCCL 2.30 tuning constants for the ring algorithm, in microseconds: the base latency and the
   /// per-hop hardware latency over NVLink and over PCIe.
   double nccl_ring_base_latency_us;
@@ -58,16 +55,16 @@ struct ProtocolTraits {
 };
 
 // The table, in Protocol order. Columns: protocol, name, FIFO messages, payload fraction, NCCL
-// tuning factor, FIFO buffer, executor tile, simulator piece; NCCL ring latencies: base, NVLink
+// tuning factor, FIFO buffer, executor tile; NCCL ring latencies: base, NVLink
 // hop, PCIe hop, network hop; NCCL tree latencies: base, NVLink hop, network hop; NCCL thread
 // threshold and most threads per channel.
 inline constexpr ProtocolTraits kProtocolTable[] = {
-    {Protocol::Simple, "Simple", 2, 1.0, 1.0, int64_t(4) << 20, int64_t(2) << 20, int64_t(1) << 20,
-     8.4, 3.4, 5.7, 14.0, 8.4, 4.0, 14.0, 64, 512},
-    {Protocol::LL, "LL", 8, 0.5, 0.5, int64_t(512) << 10, int64_t(32) << 10, int64_t(32) << 10, 6.6,
-     0.6, 1.0, 2.7, 6.8, 0.6, 5.0, 8, 512},
-    {Protocol::LL128, "LL128", 8, 120.0 / 128.0, 0.92, 4'915'200, 576'000, int64_t(576) << 10, 14.0,
-     1.9, 2.5, 4.0, 14.0, 1.25, 8.5, 8, 640},
+    {Protocol::Simple, "Simple", 2, 1.0, 1.0, int64_t(4) << 20, int64_t(2) << 20, 8.4, 3.4, 5.7,
+     14.0, 8.4, 4.0, 14.0, 64, 512},
+    {Protocol::LL, "LL", 8, 0.5, 0.5, int64_t(512) << 10, int64_t(32) << 10, 6.6, 0.6, 1.0, 2.7,
+     6.8, 0.6, 5.0, 8, 512},
+    {Protocol::LL128, "LL128", 8, 120.0 / 128.0, 0.92, 4'915'200, 576'000, 14.0, 1.9, 2.5, 4.0,
+     14.0, 1.25, 8.5, 8, 640},
 };
 static_assert(std::size(kProtocolTable) == size_t(Protocol::LL128) + 1, "one row per protocol");
 static_assert(kProtocolTable[size_t(Protocol::Simple)].protocol == Protocol::Simple &&

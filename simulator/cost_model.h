@@ -30,7 +30,7 @@ struct CostModel {
   std::array<Picoseconds, 3> message_latency{0, 0, 0};
   /// Bytes of one chunk moved per pipeline iteration, per protocol: the runtime loops over a
   /// chunk in pieces of its FIFO step size (docs/semantics.md, "Pipelining and count splitting").
-  std::array<int64_t, 3> iteration_bytes = per_protocol(&ProtocolTraits::iteration_bytes);
+  std::array<int64_t, 3> iteration_bytes = per_protocol(&ProtocolTraits::executor_tile_bytes);
   /// Messages a connection holds, per protocol.
   std::array<int, 3> fifo_capacity = per_protocol(&ProtocolTraits::fifo_messages);
   /// Most bytes per nanosecond one thread block copies or reduces, per protocol (0: unlimited).

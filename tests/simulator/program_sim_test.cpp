@@ -69,27 +69,27 @@ RC_GTEST_PROP(ProgramSimProperty, LaunchAndStepOverheadAddWhatTheyCharge, ()) {
 }
 
 TEST(ProgramSimTest, LastIterationMovesOnlyTheRemainder) {
-  // 4 ranks of 1.5 MiB chunks: a full 1 MiB piece, then half of one; the links carry exactly
-  // each rank's 2(N-1) chunks.
+  // 4 ranks of 3 MiB chunks: a full 2 MiB piece (Simple's tile), then half of one; the links
+  // carry exactly each rank's 2(N-1) chunks.
   const Program p = testing::ring_allreduce_program(4, 1);
   ProgramSimOptions o;
-  o.size_bytes = 4 * (int64_t(3) << 19);
+  o.size_bytes = 4 * (int64_t(3) << 20);
   auto sim = simulate_program(p, ring_with(4, 1000, 20), o);
   ASSERT_TRUE(sim && !sim->deadlocked);
   EXPECT_EQ(sim->iterations, 2);
-  EXPECT_EQ(sim->result.total_link_bytes(), int64_t(4) * 2 * 3 * (int64_t(3) << 19));
+  EXPECT_EQ(sim->result.total_link_bytes(), int64_t(4) * 2 * 3 * (int64_t(3) << 20));
 }
 
 TEST(ProgramSimTest, ProtocolEfficiencyAndPipelining) {
   const Program p = testing::ring_allreduce_program(4, 1);
   const Topology t = ring_with(4, 1000, 20);
   ProgramSimOptions o;
-  o.size_bytes = 64 << 20; // 16 MiB chunks: 16 pipeline iterations of 1 MiB
+  o.size_bytes = 64 << 20; // 16 MiB chunks: 8 pipeline iterations of 2 MiB
   auto simple = simulate_program(p, t, o);
   o.protocol = Protocol::LL;
   auto ll = simulate_program(p, t, o);
   ASSERT_TRUE(simple && ll);
-  EXPECT_EQ(simple->iterations, 16);
+  EXPECT_EQ(simple->iterations, 8);
   EXPECT_FALSE(simple->deadlocked);
   // LL carries half the payload per byte on the wire: slower for large messages.
   EXPECT_GT(ll->result.completion, simple->result.completion);
@@ -126,7 +126,7 @@ TEST(ProgramSimTest, ReportsDeadlockOfTheHeadToHeadScenario) {
   ProgramSimOptions o;
   o.size_bytes = 6 << 10; // small: one transfer per step
   auto small = simulate_program(p, *fully_connected(2), o);
-  o.size_bytes = 6 << 20; // large: three transfers per step, two fit
+  o.size_bytes = 12 << 20; // large: chunks fill Simple's 2 MiB tile, three transfers, two fit
   auto large = simulate_program(p, *fully_connected(2), o);
   ASSERT_TRUE(small && large);
   EXPECT_FALSE(small->deadlocked);
