@@ -3,15 +3,13 @@
 // does). Events are small values in reserved vectors: no allocation per event.
 //
 // Schedules post bursts of events at one time (every transfer of a synchronous step arrives
-// together; every hop of them reaches the next switch one latency later), so besides the heap
-// there are a few lanes: each a FIFO of events that all have the time of the first event pushed
-// into it while it was empty. A lane's events arrive in insertion order, so it is sorted by
-// (time, insertion) as it stands; popping takes the smallest of the lanes' fronts and the heap's
-// top. A burst then costs O(1) per event instead of O(log n).
+// together), so besides the heap there is a lane: a FIFO of events that all have the time of the
+// first event pushed while it was empty. Its events arrive in insertion order, so it is sorted by
+// (time, insertion) as it stands; popping takes the smaller of its front and the heap's top. A
+// burst then costs O(1) per event instead of O(log n).
 #pragma once
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -29,41 +27,32 @@ struct Event {
 
 class EventQueue {
 public:
-  void reserve(size_t n) { heap_.reserve(n); }
+  void reserve(size_t n) {
+    heap_.reserve(n);
+    lane_.reserve(n);
+  }
   void push(Picoseconds time, uint32_t kind, uint32_t target) {
     const Event e{time, next_sequence_++, kind, target};
-    ++size_;
-    for (Lane &lane : lanes_)
-      if (lane.head < lane.events.size() && lane.time == time) {
-        lane.events.push_back(e);
-        return;
-      }
-    for (Lane &lane : lanes_)
-      if (lane.head == lane.events.size()) {
-        lane.events.clear();
-        lane.head = 0;
-        lane.time = time;
-        lane.events.push_back(e);
-        return;
-      }
+    if (lane_head_ == lane_.size()) {
+      lane_.clear();
+      lane_head_ = 0;
+      lane_time_ = time;
+    }
+    if (time == lane_time_) {
+      lane_.push_back(e);
+      return;
+    }
     heap_.push_back(e);
     std::push_heap(heap_.begin(), heap_.end(), Later{});
   }
-  bool empty() const { return size_ == 0; }
-  size_t size() const { return size_; }
+  bool empty() const { return heap_.empty() && lane_head_ == lane_.size(); }
+  size_t size() const { return heap_.size() + (lane_.size() - lane_head_); }
   /// The next event; the queue must not be empty.
-  const Event &top() const {
-    const int lane = first_lane();
-    return lane >= 0 ? lanes_[size_t(lane)].events[lanes_[size_t(lane)].head] : heap_.front();
-  }
+  const Event &top() const { return from_lane() ? lane_[lane_head_] : heap_.front(); }
   Event pop() {
     ++popped_;
-    --size_;
-    const int lane = first_lane();
-    if (lane >= 0) {
-      Lane &l = lanes_[size_t(lane)];
-      return l.events[l.head++];
-    }
+    if (from_lane())
+      return lane_[lane_head_++];
     std::pop_heap(heap_.begin(), heap_.end(), Later{});
     Event e = heap_.back();
     heap_.pop_back();
@@ -78,29 +67,15 @@ private:
       return a.time != b.time ? a.time > b.time : a.sequence > b.sequence;
     }
   };
-  struct Lane {
-    std::vector<Event> events;
-    size_t head = 0;
-    Picoseconds time = 0;
-  };
-  // The lane whose front comes first, when it comes before the heap's top; -1 otherwise.
-  int first_lane() const {
-    int best = -1;
-    const Event *first = heap_.empty() ? nullptr : &heap_.front();
-    for (size_t i = 0; i < lanes_.size(); ++i) {
-      const Lane &lane = lanes_[i];
-      if (lane.head < lane.events.size() &&
-          (first == nullptr || Later{}(*first, lane.events[lane.head]))) {
-        first = &lane.events[lane.head];
-        best = int(i);
-      }
-    }
-    return best;
+  bool from_lane() const {
+    return lane_head_ < lane_.size() &&
+           (heap_.empty() || Later{}(heap_.front(), lane_[lane_head_]));
   }
 
   std::vector<Event> heap_;
-  std::array<Lane, 4> lanes_;
-  size_t size_ = 0;
+  std::vector<Event> lane_;
+  size_t lane_head_ = 0;
+  Picoseconds lane_time_ = 0;
   uint64_t next_sequence_ = 0;
   uint64_t popped_ = 0;
 };

@@ -294,8 +294,8 @@ int32_t Network::new_hop(int32_t transfer, int32_t index) {
     h = free_hops_.back();
     free_hops_.pop_back();
   }
-  hops_[size_t(h)] = Hop{
-      transfer, index, transfers_[size_t(transfer)].route[size_t(index)], 0, 0, 0, 0, kNever, 0};
+  hops_[size_t(h)] =
+      Hop{transfer, index, transfers_[size_t(transfer)].route[size_t(index)], 0, 0, 0, 0, kNever};
   return h;
 }
 
@@ -310,7 +310,6 @@ void Network::hop_ready(int32_t h, Picoseconds at) {
     const TransferTimes times = reserve(link, t.bytes, at);
     const Picoseconds end = times.arrival - s.alpha;
     const bool last = size_t(hop.index) + 1 == t.route.size();
-    hops_[size_t(h)].start = times.start;
     const Hop booked = hops_[size_t(h)];
     hop_started(h, times.start); // may grow hops_: `hop` is not used after it
     if (last) {
@@ -342,7 +341,6 @@ void Network::hop_ready(int32_t h, Picoseconds at) {
 
 void Network::activate(int32_t h, Picoseconds at) {
   Hop &hop = hops_[size_t(h)];
-  hop.start = at;
   hop.since = at;
   hop.remaining = double(transfers_[size_t(hop.transfer)].bytes);
   hop.rate = 0;
@@ -603,11 +601,6 @@ void Network::advance(Picoseconds until, std::vector<Delivery> &delivered) {
     } else {
       const Event e = fluid_queue_.pop();
       const auto h = static_cast<int32_t>(e.target);
-      // Hops and their transfers lie far apart in memory: fetch the next event's hop, and this
-      // one's transfer, while this event runs.
-      if (!fluid_queue_.empty())
-        __builtin_prefetch(&hops_[fluid_queue_.top().target]);
-      __builtin_prefetch(&transfers_[size_t(hops_[size_t(h)].transfer)]);
       if (e.kind == kHopReady)
         hop_ready(h, t);
       else if (e.kind == kHopActivate)

@@ -127,13 +127,13 @@ private:
     int32_t transfer = 0;
     int32_t index = 0;    ///< position on the route
     LinkId link;          ///< the route's link there, read while the route is in cache
+    int32_t slot = 0;     ///< position among its link's hops (a fluid link)
     double remaining = 0; ///< bytes, as of `since`
     double rate = 0;      ///< bytes/ns
-    Picoseconds start = 0;
     Picoseconds since = 0;
     Picoseconds end = kNever; ///< projected at the current rate; kNever while not carried
-    int32_t slot = 0;         ///< position among its link's hops
   };
+
   enum FluidEvent : uint32_t { kHopReady = 0, kHopActivate = 1, kHopEnd = 2 };
 
   std::vector<LinkId> switched_route(RankId src, RankId dst);

@@ -1,5 +1,5 @@
 // The event queue pops in (time, insertion) order however pushes and pops interleave, bursts
-// at one time included (they take the lanes, the rest the heap).
+// at one time included (they take the lane, the rest the heap).
 #include "simulator/event_queue.h"
 
 #include <gtest/gtest.h>
