@@ -77,22 +77,6 @@ private:
   int n_;
 };
 
-// Every rank sends one chunk to every other rank in one step: all of them queue at the switch.
-class DirectAlltoall final : public simulator::StepSource {
-public:
-  explicit DirectAlltoall(int n) : n_(n) {}
-  int num_steps() const override { return 1; }
-  void sends(int, std::vector<Send> &out) const override {
-    out.clear();
-    for (int r = 0; r < n_; ++r)
-      for (int k = 1; k < n_; ++k)
-        out.push_back({ChunkId(0), RankId(r), RankId((r + k) % n_)});
-  }
-
-private:
-  int n_;
-};
-
 // ASTRA-sim's analytical backend on the same ring Allreduce (docs/references.md).
 bool ring_allreduce_table(bool quick) {
   struct Peer {
@@ -154,8 +138,8 @@ bool ring_alltoall_table(bool quick) {
       link.bandwidth = BytesPerNs{50.0 * kGiBps};
     const Topology t = *Topology::create(draft);
     Expected<simulator::SimulationResult> r = tl::unexpected(Diagnostics{});
-    const double wall =
-        seconds([&] { r = simulator::simulate_steps(DirectAlltoall(c.ranks), t, 1 << 20, 1.0); });
+    const double wall = seconds(
+        [&] { r = simulator::simulate_steps(simulator::AlltoallSteps(c.ranks), t, 1 << 20, 1.0); });
     if (!r)
       return false;
     const double ms = double(r->completion) / 1e9;
@@ -196,8 +180,8 @@ bool congested_alltoall_table(bool quick) {
       relation.sharing = c.sharing;
     const Topology t = *Topology::create(draft);
     Expected<simulator::SimulationResult> r = tl::unexpected(Diagnostics{});
-    const double wall =
-        seconds([&] { r = simulator::simulate_steps(DirectAlltoall(c.ranks), t, 1 << 20, 1.0); });
+    const double wall = seconds(
+        [&] { r = simulator::simulate_steps(simulator::AlltoallSteps(c.ranks), t, 1 << 20, 1.0); });
     if (!r)
       return false;
     const double transfers = double(c.ranks) * (c.ranks - 1);
@@ -244,8 +228,8 @@ bool fat_tree_alltoall_table(bool quick) {
       return false;
     Expected<simulator::SimulationResult> r = tl::unexpected(Diagnostics{});
     const int ranks = t->num_ranks();
-    const double wall =
-        seconds([&] { r = simulator::simulate_steps(DirectAlltoall(ranks), *t, 1 << 20, 1.0); });
+    const double wall = seconds(
+        [&] { r = simulator::simulate_steps(simulator::AlltoallSteps(ranks), *t, 1 << 20, 1.0); });
     if (!r)
       return false;
     const double nic_bound_ms = double(ranks - 8) * double(1 << 20) / 50.0 / 1e6;
@@ -303,10 +287,8 @@ bool streamed_nccl_table(bool quick) {
         rings = graph->channel_rings(channels);
       }
       if (c.tree) {
-        std::vector<std::vector<int>> trees;
-        for (int ch = 0; ch < channels; ++ch)
-          trees.push_back(simulator::nccl_tree_parents(c.nodes, 8, ch % 8));
-        auto tree = simulator::NcclTreeSteps::create(trees, 64);
+        auto tree = simulator::NcclTreeSteps::create(
+            simulator::nccl_channel_trees(c.nodes, 8, fabric.nics_per_node, channels), 64);
         if (tree)
           r = simulator::simulate_steps(*tree, *t, tree->chunk_bytes(c.bytes), 1.0);
         return;

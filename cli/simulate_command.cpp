@@ -148,29 +148,25 @@ Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topolo
   if (*forced == simulator::NcclAlgorithm::Tree) {
     if (*kind != CollectiveKind::Allreduce)
       return fail({}, "the NCCL tree baseline is an allreduce");
-    // Across nodes, NCCL's shape: a chain through each node's GPUs and the chains' heads in a
-    // binary tree; on one node, a tree over the topology's links.
+    // Across nodes, NCCL's shape per channel: a chain through each node's GPUs from the GPU of
+    // the channel's NIC, the chains' heads in a binary tree; on one node, a tree over the
+    // topology's links on every channel.
     const Hierarchy &h = topology.hierarchy();
-    const bool across_nodes = h.levels.size() == 2 && h.levels.front().size > 1;
-    auto parent = across_nodes ? std::optional(simulator::nccl_tree_parents(h.levels.front().size,
-                                                                            h.levels.back().size))
-                               : simulator::find_tree(topology, RankId(0));
-    if (!parent)
-      return fail(
-          {}, fmt::format("topology '{}' has no tree over bidirectional links", topology.name()));
-    if (a.streamed) {
-      // Channel c's chains start at a GPU of NIC c, as NCCL's do, so the channels use every NIC.
-      std::vector<std::vector<int>> trees;
-      const int gpus = h.levels.empty() ? topology.num_ranks() : h.levels.back().size;
-      const int nics = std::max(1, std::min(h.nics_per_node, gpus));
-      for (int c = 0; c < channels; ++c)
-        trees.push_back(across_nodes ? simulator::nccl_tree_parents(h.levels.front().size, gpus,
-                                                                    (c % nics) * gpus / nics)
-                                     : *parent);
-      return streamed_subject(*kind, *forced, {}, trees);
+    std::vector<std::vector<int>> trees;
+    if (h.levels.size() == 2 && h.levels.front().size > 1) {
+      trees = simulator::nccl_channel_trees(h.levels.front().size, h.levels.back().size,
+                                            h.nics_per_node, channels);
+    } else {
+      auto parent = simulator::find_tree(topology, RankId(0));
+      if (!parent)
+        return fail(
+            {}, fmt::format("topology '{}' has no tree over bidirectional links", topology.name()));
+      trees.assign(size_t(channels), *parent);
     }
-    SYNCOLL_TRY(p, simulator::nccl_tree_allreduce_program(
-                       *parent, 4, protocol.value_or(Protocol::Simple), channels));
+    if (a.streamed)
+      return streamed_subject(*kind, *forced, {}, trees);
+    SYNCOLL_TRY(
+        p, simulator::nccl_tree_allreduce_program(trees, 4, protocol.value_or(Protocol::Simple)));
     return Subject{
         std::move(p), std::nullopt,
         fmt::format("NCCL tree allreduce (4 pipelined chunks, {} channel(s))", channels)};

@@ -18,10 +18,10 @@ Expected<Topology> Topology::create(TopologyDraft draft) {
         "/ranks", fmt::format("rank count {} is out of range [1, {}]", draft.num_ranks, kMaxRanks));
     return tl::unexpected(diagnostics);
   }
-  const int max_switches = kMaxRanks;
-  if (draft.switches.size() > size_t(max_switches)) {
+  // As many switches as ranks at most: far above any fabric, and a typo is caught early.
+  if (draft.switches.size() > size_t(kMaxRanks)) {
     diagnostics.error_at("/switches", fmt::format("switch count {} is out of range [0, {}]",
-                                                  draft.switches.size(), max_switches));
+                                                  draft.switches.size(), kMaxRanks));
     return tl::unexpected(diagnostics);
   }
   const int vertices = draft.num_ranks + static_cast<int>(draft.switches.size());

@@ -338,6 +338,15 @@ std::vector<int> nccl_tree_parents(int nodes, int gpus, int first_gpu) {
   return parent;
 }
 
+std::vector<std::vector<int>> nccl_channel_trees(int nodes, int gpus, int nics_per_node,
+                                                 int channels) {
+  const int nics = std::max(1, std::min(nics_per_node, gpus));
+  std::vector<std::vector<int>> trees;
+  for (int c = 0; c < channels; ++c)
+    trees.push_back(nccl_tree_parents(nodes, gpus, (c % nics) * gpus / nics));
+  return trees;
+}
+
 Expected<Program> nccl_alltoall_program(int n, Protocol protocol, int channels) {
   if (n < 2)
     return fail({}, "an alltoall needs at least 2 ranks");

@@ -51,6 +51,10 @@ nccl_tree_allreduce_program(const std::vector<std::vector<int>> &channel_trees, 
 /// nodes (the first of NCCL's double binary trees), as each rank's parent (-1 for the root).
 /// NCCL starts channel c's chains at a GPU of NIC c, so that the channels use every NIC.
 std::vector<int> nccl_tree_parents(int nodes, int gpus_per_node, int first_gpu = 0);
+/// NCCL's tree for each of `channels` channels: channel c's chains start at the first GPU of NIC
+/// c mod NICs, so that the channels use every NIC.
+std::vector<std::vector<int>> nccl_channel_trees(int nodes, int gpus_per_node, int nics_per_node,
+                                                 int channels);
 
 /// NCCL's Alltoall: every rank sends part j of its input to rank j directly and receives rank
 /// j's part into output part j (grouped point-to-point), each part over `channels_per_peer`

@@ -58,12 +58,9 @@ Expected<Program> nccl_program(CollectiveKind kind, const NcclEstimate &choice,
   }
   case NcclAlgorithm::Tree: {
     // Channel c's chains start at a GPU of NIC c, so that the channels use every NIC.
-    const int nics = std::max(1, std::min(s.preset->nics_per_node, s.gpus_per_node));
-    std::vector<std::vector<int>> trees;
-    for (int c = 0; c < channels; ++c)
-      trees.push_back(
-          nccl_tree_parents(s.nodes, s.gpus_per_node, (c % nics) * s.gpus_per_node / nics));
-    return nccl_tree_allreduce_program(trees, 4, choice.protocol);
+    return nccl_tree_allreduce_program(
+        nccl_channel_trees(s.nodes, s.gpus_per_node, s.preset->nics_per_node, channels), 4,
+        choice.protocol);
   }
   case NcclAlgorithm::Pat:
     return kind == CollectiveKind::Allgather

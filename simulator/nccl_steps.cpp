@@ -47,6 +47,19 @@ int64_t NcclRingSteps::chunk_bytes(int64_t size_bytes) const {
   return std::max<int64_t>(1, size_bytes / parts);
 }
 
+void AlltoallSteps::sends(int, std::vector<Send> &out) const {
+  out.clear();
+  for (int r = 0; r < ranks_; ++r)
+    for (int k = 1; k < ranks_; ++k) {
+      const int to = (r + k) % ranks_;
+      out.push_back({ChunkId(to), RankId(r), RankId(to), SendOp::Copy});
+    }
+}
+
+int64_t AlltoallSteps::chunk_bytes(int64_t size_bytes) const {
+  return std::max<int64_t>(1, size_bytes / ranks_);
+}
+
 Expected<NcclTreeSteps> NcclTreeSteps::create(std::vector<std::vector<int>> parents,
                                               int pipeline_chunks) {
   if (parents.empty())

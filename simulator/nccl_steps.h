@@ -34,6 +34,20 @@ private:
   std::vector<std::vector<RankId>> rings_;
 };
 
+/// Alltoall as NCCL's grouped point-to-point moves it: one step in which every rank sends its part
+/// for every other rank directly (rank r's k-th send goes to r + k), all at once.
+class AlltoallSteps final : public StepSource {
+public:
+  explicit AlltoallSteps(int ranks) : ranks_(ranks) {}
+  int num_steps() const override { return 1; }
+  void sends(int step, std::vector<Send> &out) const override;
+  /// Bytes of one part for a call of `size_bytes` (a rank's input, as nccl-tests counts it).
+  int64_t chunk_bytes(int64_t size_bytes) const;
+
+private:
+  int ranks_;
+};
+
 /// Tree Allreduce on every channel's tree at once (each tree as a parent per rank, -1 for the
 /// root), its buffer share cut into `pipeline_chunks` chunks: chunk j leaves a rank of height h
 /// (the longest way down to a leaf) for its parent at step j + h, once the children's partials

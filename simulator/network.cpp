@@ -389,7 +389,7 @@ bool Network::hop_done(const Hop &hop, Picoseconds end) {
   FluidTransfer &t = transfers_[size_t(hop.transfer)];
   if (hop.index == 0) {
     t.first_hop_end = end;
-    if (t.route.size() > 1 && reports_ != nullptr)
+    if (reports_ != nullptr)
       reports_->push_back({t.tag, {t.start, 0}, end, false});
   }
   t.last_end = std::max(t.last_end, end);

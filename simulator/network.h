@@ -19,7 +19,6 @@
 #include "simulator/event_queue.h"
 
 #include <cstdint>
-#include <deque>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -40,9 +39,9 @@ enum class Switching {
   StoreAndForward, ///< forwarding starts when the whole message is in: serialization per hop
 };
 
-/// A network-run transfer's report: its arrival (with its times), or, for a route of several
-/// links, first that the sender's link has finished carrying it (`arrived` false; only
-/// `first_hop_end` is set), so that the sender goes on before the transfer is through.
+/// A network-run transfer's reports: first that the sender's link has finished carrying it
+/// (`arrived` false; only `first_hop_end` is set), so that the sender goes on before the transfer
+/// is through, then its arrival (with its times).
 struct Delivery {
   uint32_t tag = 0;
   TransferTimes times;
@@ -83,9 +82,9 @@ public:
                                      double rate_cap = 0);
   /// Time of the next fair-shared event (a hop starting or ending), kNever when none is due.
   Picoseconds next_event() const { return next_event_; }
-  /// Runs network-run transfers through `until` and appends those that arrived, and the
-  /// multi-hop ones whose first link is done (each before its arrival, and at a time no later
-  /// than its `first_hop_end`).
+  /// Runs network-run transfers through `until` and appends the reports due: those whose first
+  /// link is done (each before its arrival, at a time no later than its `first_hop_end`), and
+  /// those that arrived.
   void advance(Picoseconds until, std::vector<Delivery> &delivered);
   /// Events of the fair-shared transfers processed so far.
   uint64_t fluid_events() const { return fluid_queue_.events_processed() + fluid_completions_; }

@@ -377,25 +377,25 @@ private:
         end = std::max(end, hold);
         if (out_fifo->popper >= 0)
           wake(std::exchange(out_fifo->popper, -1), arrival);
-        trace_transfer(tb, in, route.front(), t->start, arrival);
+        if (o_.trace)
+          trace_transfer(fmt::format("{} it{} step{}", op_type_name(in.op), tb.iteration, tb.step),
+                         route.front(), t->start, arrival);
       }
     }
     complete(g, now, end, n);
   }
 
-  void trace_transfer(const Tb &tb, const Instruction &in, LinkId link, Picoseconds start,
-                      Picoseconds arrival) {
+  // A transfer on the timeline of its first link, under its sending rank.
+  void trace_transfer(std::string name, LinkId link, Picoseconds start, Picoseconds arrival) {
     if (o_.trace)
       trace_.push_back(
-          {fmt::format("{} it{} step{}", op_type_name(in.op), tb.iteration, tb.step),
-           tb.rank.value(), 1000 + link.value(),
+          {std::move(name), t_.link(link).src.value(), 1000 + link.value(),
            fmt::format("link {}->{}", t_.link(link).src.value(), t_.link(link).dst.value()), start,
            arrival - start});
   }
 
   // A network-run (fair-shared or multi-hop) transfer of connection `d.tag` has arrived: its
-  // message can be received. A one-link transfer's sender goes on now; a multi-hop one's went on
-  // when its first link was done (`sender_released`).
+  // message can be received. Its sender went on when its first link was done (`sender_released`).
   void transfer_arrived(const Delivery &d) {
     Fifo &fifo = fifos_[d.tag];
     size_t index = 0;
@@ -407,14 +407,7 @@ private:
     pending.arrival = d.times.arrival + o_.model.message_latency[CostModel::index(proto_)];
     if (fifo.popper >= 0 && index == 0)
       wake(std::exchange(fifo.popper, -1), pending.arrival);
-    const LinkId first = fifo.route.front();
-    if (o_.trace)
-      trace_.push_back(
-          {"transfer", t_.link(first).src.value(), 1000 + first.value(),
-           fmt::format("link {}->{}", t_.link(first).src.value(), t_.link(first).dst.value()),
-           d.times.start, pending.arrival - d.times.start});
-    if (fifo.route.size() == 1)
-      sender_released(d);
+    trace_transfer("transfer", fifo.route.front(), d.times.start, pending.arrival);
   }
 
   // The sender's link has carried the transfer of connection `d.tag`: its thread block goes on.

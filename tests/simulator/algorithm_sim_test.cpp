@@ -4,6 +4,7 @@
 // symmetric algorithms on vertex-transitive topologies finish every rank together.
 #include "model/topology_library.h"
 #include "simulator/algorithm_sim.h"
+#include "simulator/nccl_steps.h"
 #include "simulator/network.h"
 
 #include <gtest/gtest.h>
@@ -203,22 +204,6 @@ TEST(AlgorithmSimTest, TwoHopsThroughASwitchCostOneLatencyOrOneSerialization) {
   }
 }
 
-// Every rank sends one chunk to every other in one step.
-class DirectAlltoall final : public StepSource {
-public:
-  explicit DirectAlltoall(int n) : n_(n) {}
-  int num_steps() const override { return 1; }
-  void sends(int, std::vector<Send> &out) const override {
-    out.clear();
-    for (int r = 0; r < n_; ++r)
-      for (int k = 1; k < n_; ++k)
-        out.push_back({ChunkId(0), RankId(r), RankId((r + k) % n_)});
-  }
-
-private:
-  int n_;
-};
-
 RC_GTEST_PROP(AlgorithmSimProperty, HopByHopAlltoallOnARingTakesItsBusiestLinksLoad, ()) {
   // All chunks start at once over shortest routes of a bidirectional ring. Taking each hop when
   // it gets there keeps the busiest links busy from the start to their last chunk, which then
@@ -234,7 +219,7 @@ RC_GTEST_PROP(AlgorithmSimProperty, HopByHopAlltoallOnARingTakesItsBusiestLinksL
     link.bandwidth = BytesPerNs{gbps};
   }
   const Topology t = *Topology::create(draft);
-  auto r = simulate_steps(DirectAlltoall(n), t, chunk, 1.0);
+  auto r = simulate_steps(AlltoallSteps(n), t, chunk, 1.0);
   RC_ASSERT(r.has_value());
   int64_t busiest = 0;
   for (const LinkReport &link : r->links)

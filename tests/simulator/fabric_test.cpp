@@ -3,6 +3,7 @@
 // spines, and a sender goes on once its own link has carried a transfer.
 #include "model/topology_library.h"
 #include "simulator/algorithm_sim.h"
+#include "simulator/nccl_steps.h"
 #include "simulator/network.h"
 
 #include <algorithm>
@@ -77,22 +78,6 @@ TEST(FabricTest, ASenderGoesOnWhenItsLinkHasCarriedTheTransfer) {
   EXPECT_EQ(reports[1].times.arrival, 4 * 20'000'000 + latencies);
 }
 
-// Every rank sends one chunk to every other, all at once.
-class DirectAlltoall final : public StepSource {
-public:
-  explicit DirectAlltoall(int n) : n_(n) {}
-  int num_steps() const override { return 1; }
-  void sends(int, std::vector<Send> &out) const override {
-    out.clear();
-    for (int r = 0; r < n_; ++r)
-      for (int k = 1; k < n_; ++k)
-        out.push_back({ChunkId(0), RankId(r), RankId((r + k) % n_)});
-  }
-
-private:
-  int n_;
-};
-
 RC_GTEST_PROP(FabricProperty, AlltoallTakesAtLeastItsNicAndUplinkBounds, ()) {
   const int gpus = *rc::gen::inRange(2, 5);
   const int nodes = *rc::gen::inRange(2, 9);
@@ -107,7 +92,7 @@ RC_GTEST_PROP(FabricProperty, AlltoallTakesAtLeastItsNicAndUplinkBounds, ()) {
   RC_ASSERT(t.has_value());
   const int64_t chunk = 1 << 20;
   const int n = t->num_ranks();
-  auto r = simulate_steps(DirectAlltoall(n), *t, chunk, 1.0);
+  auto r = simulate_steps(AlltoallSteps(n), *t, chunk, 1.0);
   RC_ASSERT(r.has_value());
   // Each GPU sends a chunk to each GPU of another node through its own NIC, and each leaf sends
   // the chunks of its nodes to the nodes of other leaves through its uplinks.

@@ -36,7 +36,8 @@ std::map<uint32_t, Delivery> run_all(Network &network) {
   network.advance(kNever, delivered);
   std::map<uint32_t, Delivery> by_tag;
   for (const Delivery &d : delivered)
-    by_tag[d.tag] = d;
+    if (d.arrived) // each transfer's release comes first; its arrival has all its times
+      by_tag[d.tag] = d;
   return by_tag;
 }
 
@@ -140,6 +141,7 @@ TEST(FairShareTest, OnlyTheChangedComponentIsSharedAgain) {
   EXPECT_FALSE(network.start(network.route(RankId(2), RankId(3)), 1'000'000, 5'000'000,
                              Switching::CutThrough, 2));
   network.advance(kNever, delivered);
+  std::erase_if(delivered, [](const Delivery &report) { return !report.arrived; });
   ASSERT_EQ(delivered.size(), 2u);
   EXPECT_EQ(delivered[0].tag, 1u);
   EXPECT_EQ(delivered[0].times.arrival, 20'000'000);
@@ -168,6 +170,7 @@ RC_GTEST_PROP(FairShareProperty, ABatchEndsWhenFifoWouldAndSmallerEndsFirst, ())
         delivered.push_back({uint32_t(i), *times, times->arrival - 500'000});
     }
     network.advance(kNever, delivered);
+    std::erase_if(delivered, [](const Delivery &report) { return !report.arrived; });
     RC_ASSERT(delivered.size() == sizes.size());
     for (const Delivery &d : delivered) {
       last[int(sharing)] = std::max(last[int(sharing)], d.times.arrival);

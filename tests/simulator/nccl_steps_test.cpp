@@ -138,10 +138,8 @@ RC_GTEST_PROP(NcclStepsProperty, RepeatedStepsTimedOnceEqualEveryStepSimulated, 
   RC_ASSERT(graph.has_value());
   const auto ring =
       NcclRingSteps::create(CollectiveKind::Allreduce, graph->channel_rings(channels));
-  std::vector<std::vector<int>> parents;
-  for (int c = 0; c < channels; ++c)
-    parents.push_back(nccl_tree_parents(nodes, gpus, c % gpus));
-  const auto tree = NcclTreeSteps::create(parents, *rc::gen::inRange(1, 20));
+  const auto tree = NcclTreeSteps::create(
+      nccl_channel_trees(nodes, gpus, fabric.nics_per_node, channels), *rc::gen::inRange(1, 20));
   RC_ASSERT(ring.has_value() && tree.has_value());
   const int64_t chunk = *rc::gen::element(int64_t(4096), int64_t(1) << 20);
   for (const StepSource *source :
