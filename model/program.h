@@ -12,7 +12,10 @@
 #include "model/diagnostics.h"
 #include "model/ids.h"
 
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <iterator>
 #include <optional>
 #include <span>
 #include <string>
@@ -66,12 +69,99 @@ struct Instruction {
   friend bool operator==(const Instruction &, const Instruction &) = default;
 };
 
+/// Consecutive steps of one thread block that differ only by constant strides: in the source and
+/// destination offsets, in a dependency's step, and by one in `s`. Loop-shaped programs (NCCL's
+/// ring and tree, the families of the lowering) are a few runs per thread block, however many
+/// ranks they span.
+struct StepRun {
+  Instruction first;
+  int src_stride = 0;
+  int dst_stride = 0;
+  int dependency_stride = 0; ///< meaningful only when `first` has a dependency
+  int length = 1;
+  /// Step `i` of the run, 0 <= i < length (or i == length, the step that would extend it).
+  Instruction at(int i) const;
+  friend bool operator==(const StepRun &, const StepRun &) = default;
+};
+
+/// A thread block's steps, held as runs (StepRun) rather than one record per step: a program over
+/// thousands of ranks costs memory per run, and every reader (verifier, simulator, writers) reads
+/// the same form. Runs are maximal and built greedily, so two lists hold the same steps exactly
+/// when their runs are equal. Steps are read by value; a list is changed only by appending.
+class StepList {
+public:
+  class const_iterator {
+  public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = Instruction;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = Instruction;
+    const_iterator() = default;
+    Instruction operator*() const { return list_->runs_[run_].at(pos_); }
+    const_iterator &operator++() {
+      if (++pos_ == list_->runs_[run_].length)
+        ++run_, pos_ = 0;
+      return *this;
+    }
+    const_iterator operator++(int) {
+      const_iterator old = *this;
+      ++*this;
+      return old;
+    }
+    friend bool operator==(const const_iterator &a, const const_iterator &b) {
+      return a.run_ == b.run_ && a.pos_ == b.pos_;
+    }
+
+  private:
+    friend class StepList;
+    const_iterator(const StepList *list, size_t run, int pos) : list_(list), run_(run), pos_(pos) {}
+    const StepList *list_ = nullptr;
+    size_t run_ = 0;
+    int pos_ = 0;
+  };
+
+  StepList() = default;
+  StepList(std::initializer_list<Instruction> steps) : StepList(std::span(steps)) {}
+  explicit StepList(std::span<const Instruction> steps);
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  /// Step `k`, 0 <= k < size(): a search over the runs (use an iterator to walk them).
+  Instruction operator[](size_t k) const;
+  Instruction front() const { return (*this)[0]; }
+  Instruction back() const { return (*this)[size_ - 1]; }
+  const_iterator begin() const { return {this, 0, 0}; }
+  const_iterator end() const { return {this, runs_.size(), 0}; }
+
+  void push_back(const Instruction &step);
+  /// Appends the `length` steps of `run` (its own length is ignored) in O(1) runs of work.
+  void append(StepRun run, int length);
+  std::span<const StepRun> runs() const { return runs_; }
+  /// The index of run `r`'s first step.
+  size_t run_begin(size_t r) const { return begins_[r]; }
+  std::vector<Instruction> to_vector() const { return {begin(), end()}; }
+  /// Rewrites the steps as a vector, in O(size): for tools and tests that mutate programs.
+  template <class Edit> void edit(Edit &&edit) {
+    std::vector<Instruction> steps = to_vector();
+    edit(steps);
+    *this = StepList(steps);
+  }
+
+  friend bool operator==(const StepList &a, const StepList &b) { return a.runs_ == b.runs_; }
+
+private:
+  std::vector<StepRun> runs_;
+  std::vector<size_t> begins_;
+  size_t size_ = 0;
+};
+
 struct ThreadBlock {
   TbId id;
   std::optional<RankId> send_peer;
   std::optional<RankId> recv_peer;
   ChannelId channel;
-  std::vector<Instruction> steps;
+  StepList steps;
   friend bool operator==(const ThreadBlock &, const ThreadBlock &) = default;
 };
 
@@ -147,6 +237,10 @@ public:
   /// Appends a step and returns its position.
   int step(OpType op, BufferRef src, BufferRef dst, int count = 1,
            std::optional<Dependency> dependency = std::nullopt, bool has_dep = false);
+  /// Appends `length` steps of one op, the k-th at offsets src + k * src_stride and
+  /// dst + k * dst_stride (a loop of the schedule, stored as one run).
+  void steps(OpType op, BufferRef src, int src_stride, BufferRef dst, int dst_stride, int length,
+             int count = 1);
   const ThreadBlock &get() const { return tb_; }
   ThreadBlock take() { return std::move(tb_); }
 

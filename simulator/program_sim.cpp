@@ -86,7 +86,7 @@ public:
       const Picoseconds start = o_.model.launch + (tbs_[g].rank.index() < o_.model.start_skew.size()
                                                        ? o_.model.start_skew[tbs_[g].rank.index()]
                                                        : 0);
-      if (tbs_[g].steps.empty())
+      if (tbs_[g].tb->steps.empty())
         tbs_[g].done = true;
       else
         queue_.push(start, kWake, uint32_t(g));
@@ -109,10 +109,9 @@ public:
         break;
       const Event e = queue_.pop();
       if (!queue_.empty()) {
-        // The next block's instruction is far from this one's in memory: start fetching it
-        // while this event runs.
-        const Tb &next = tbs_[queue_.top().target];
-        __builtin_prefetch(next.steps.data() + next.step);
+        // The next event's thread block (its current instruction inside) is far from this one's
+        // in memory: start fetching it while this event runs.
+        __builtin_prefetch(&tbs_[queue_.top().target]);
       }
       advance(int(e.target), e.time);
     }
@@ -150,8 +149,11 @@ private:
   struct Tb {
     RankId rank;
     const ThreadBlock *tb = nullptr;
-    /// tb->steps, held here: an event then reaches its instruction with one load fewer.
-    std::span<const Instruction> steps;
+    /// The current step, decoded from its run (tb->steps) when the block reaches it: an event
+    /// finds its instruction in the block's own record.
+    Instruction in;
+    size_t run = 0;
+    int in_run = 0;
     int send_fifo = -1, recv_fifo = -1;
     int iteration = 0, step = 0, message = 0;
     Picoseconds busy_until = 0, busy = 0;
@@ -206,10 +208,11 @@ private:
         Tb s;
         s.rank = rp.rank;
         s.tb = &tb;
-        s.steps = tb.steps;
+        if (!tb.steps.empty())
+          s.in = tb.steps.runs().front().first;
         bool sends = false, receives = false;
-        for (const Instruction &in : tb.steps)
-          sends = sends || op_sends(in.op), receives = receives || op_receives(in.op);
+        for (const StepRun &run : tb.steps.runs())
+          sends = sends || op_sends(run.first.op), receives = receives || op_receives(run.first.op);
         if (sends) {
           SYNCOLL_TRY(f, fifo(rp.rank, *tb.send_peer, tb.channel));
           s.send_fifo = f;
@@ -303,7 +306,7 @@ private:
       return;
     }
     tb.parked = false;
-    const Instruction &in = tb.steps[size_t(tb.step)];
+    const Instruction &in = tb.in;
     if (tb.message == 0 && o_.model.step_overhead > 0 && !tb.step_started) {
       // The executor's per-step work comes first, then the step waits for what it needs.
       tb.step_started = true;
@@ -416,7 +419,7 @@ private:
     const int g = std::exchange(fifo.sender, -1);
     SYNCOLL_INVARIANT(g >= 0, "a network-run transfer released a connection without a sender");
     Tb &tb = tbs_[size_t(g)];
-    const Instruction &in = tb.steps[size_t(tb.step)];
+    const Instruction &in = tb.in;
     tb.busy_until = 0;
     complete(g, tb.transfer_began, std::max(tb.transfer_copy_end, d.first_hop_end), messages(in));
   }
@@ -424,7 +427,7 @@ private:
   // The instruction step of thread block `g` that began at `now` is done at `end`.
   void complete(int g, Picoseconds now, Picoseconds end, int n) {
     Tb &tb = tbs_[size_t(g)];
-    const Instruction &in = tb.steps[size_t(tb.step)];
+    const Instruction &in = tb.in;
     tb.busy += end - now;
     if (o_.trace)
       trace_.push_back({fmt::format("{} it{} step{}", op_type_name(in.op), tb.iteration, tb.step),
@@ -443,17 +446,29 @@ private:
         wake(w, end);
       tb.flag_waiters.clear();
     }
-    if (++tb.step == int(tb.steps.size())) {
+    const bool wrapped = ++tb.step == int(tb.tb->steps.size());
+    if (wrapped)
       tb.step = 0;
-      if (++tb.iteration == iterations_) {
-        tb.done = true;
-        finish_ = std::max(finish_, end);
-        return;
-      }
+    next_step(tb);
+    if (wrapped && ++tb.iteration == iterations_) {
+      tb.done = true;
+      finish_ = std::max(finish_, end);
+      return;
     }
     finish_ = std::max(finish_, end);
     if (!park(g))
       wake(g, end);
+  }
+
+  // Moves the block's current instruction to its next step (the first after the last).
+  static void next_step(Tb &tb) {
+    const std::span<const StepRun> runs = tb.tb->steps.runs();
+    if (++tb.in_run == runs[tb.run].length) {
+      tb.in_run = 0;
+      if (++tb.run == runs.size())
+        tb.run = 0;
+    }
+    tb.in = runs[tb.run].at(tb.in_run);
   }
 
   // A block whose next step can only wait for a message not yet sent registers for it now, so
@@ -461,7 +476,7 @@ private:
   // one event per step instead of two.
   bool park(int g) {
     Tb &tb = tbs_[size_t(g)];
-    const Instruction &next = tb.steps[size_t(tb.step)];
+    const Instruction &next = tb.in;
     if (o_.model.step_overhead > 0 || !op_receives(next.op) || messages(next) == 0 ||
         !dependency_met(tb, next))
       return false;

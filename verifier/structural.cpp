@@ -172,7 +172,7 @@ private:
 
   // A dependency names a step that exists, can run first, and publishes its flag.
   void dependency_rules(const RankProgram &rp, const ThreadBlock &tb, size_t k) {
-    const Dependency &d = *tb.steps[k].dependency;
+    const Dependency d = *tb.steps[k].dependency;
     const StepRef at{rp.rank, tb.id, static_cast<int>(k), 0};
     const std::string where = describe(at);
     if (d.tb.value() > 127)

@@ -80,12 +80,14 @@ Program rccl_fields(const Program &p) {
   return edited(p, [](ProgramDraft &d) {
     for (RankProgram &rp : d.ranks)
       for (ThreadBlock &tb : rp.thread_blocks)
-        for (Instruction &in : tb.steps) {
-          if (in.op == OpType::Send)
-            in.dst = in.src;
-          if (in.op == OpType::Recv || in.op == OpType::RecvCopySend)
-            in.src = in.dst;
-        }
+        tb.steps.edit([](std::vector<Instruction> &steps) {
+          for (Instruction &in : steps) {
+            if (in.op == OpType::Send)
+              in.dst = in.src;
+            if (in.op == OpType::Recv || in.op == OpType::RecvCopySend)
+              in.src = in.dst;
+          }
+        });
   });
 }
 
@@ -327,7 +329,8 @@ std::vector<CorpusEntry> build_corpus() {
       edited(testing::ring_program(CollectiveKind::Allreduce, 4, 1, Protocol::Simple),
              [](ProgramDraft &d) {
                // The second step forwards what it receives instead of adding its own part.
-               d.ranks[0].thread_blocks[0].steps[1].op = OpType::RecvCopySend;
+               d.ranks[0].thread_blocks[0].steps.edit(
+                   [](std::vector<Instruction> &steps) { steps[1].op = OpType::RecvCopySend; });
              }),
       "an allreduce whose result misses a contribution", {"postcondition"});
   add("bad_nchannels_48.xml",

@@ -287,10 +287,13 @@ rc::Gen<Program> gen_connected_program(bool share_connections) {
     // Dependencies may name thread blocks created later on the same rank; keep the ones that
     // exist so that every program is one the executor's parser accepts.
     for (auto &rp : d.ranks)
-      for (auto &tb : rp.thread_blocks)
-        for (auto &in : tb.steps)
+      for (auto &tb : rp.thread_blocks) {
+        std::vector<Instruction> steps = tb.steps.to_vector();
+        for (auto &in : steps)
           if (in.dependency && in.dependency->tb.index() >= rp.thread_blocks.size())
             in.dependency->tb = TbId(0);
+        tb.steps = StepList(steps);
+      }
     auto p = Program::create(std::move(d));
     RC_ASSERT(p.has_value());
     return *p;

@@ -49,13 +49,16 @@ Program declared_in_full(const Program &p, const CollectiveSpec &c) {
 Program aliased_buffer_declared_zero(const Program &p, const CollectiveSpec &c) {
   ProgramDraft d = p.draft();
   for (RankProgram &rp : d.ranks) {
-    for (ThreadBlock &tb : rp.thread_blocks)
-      for (Instruction &in : tb.steps)
+    for (ThreadBlock &tb : rp.thread_blocks) {
+      std::vector<Instruction> steps = tb.steps.to_vector();
+      for (Instruction &in : steps)
         for (BufferRef *ref : {&in.src, &in.dst})
           if (ref->buffer != BufferKind::Scratch && ref->offset >= 0) {
             const AliasedSlot home = in_place_slot(c, rp.rank, ref->buffer, ref->offset);
             *ref = {home.buffer, home.index};
           }
+      tb.steps = StepList(steps);
+    }
     if (in_place_home(c, BufferKind::Input) != BufferKind::Input)
       rp.input_chunks = 0;
     if (in_place_home(c, BufferKind::Output) != BufferKind::Output)

@@ -53,10 +53,13 @@ Program ring_reducescatter_in_place(int ranks) {
       testing::ring_program(CollectiveKind::ReduceScatter, ranks, 1, Protocol::Simple).draft();
   d.in_place = true;
   d.out_of_place = false;
-  for (RankProgram &rp : d.ranks)
-    for (Instruction &in : rp.thread_blocks[0].steps)
+  for (RankProgram &rp : d.ranks) {
+    std::vector<Instruction> steps = rp.thread_blocks[0].steps.to_vector();
+    for (Instruction &in : steps)
       if (in.dst.buffer == BufferKind::Output)
         in.dst = {BufferKind::Input, rp.rank.value()};
+    rp.thread_blocks[0].steps = StepList(steps);
+  }
   return *Program::create(std::move(d));
 }
 

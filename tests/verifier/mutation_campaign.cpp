@@ -231,9 +231,9 @@ private:
 
 // ---- Faults --------------------------------------------------------------------------------
 
-void renumber(ThreadBlock &tb) {
-  for (size_t k = 0; k < tb.steps.size(); ++k)
-    tb.steps[k].declared_index = int(k);
+void renumber(std::vector<Instruction> &steps) {
+  for (size_t k = 0; k < steps.size(); ++k)
+    steps[k].declared_index = int(k);
 }
 
 template <class Edit>
@@ -243,8 +243,11 @@ void each_step(const ProgramDraft &d, std::vector<Mutant> &out, const std::strin
     for (size_t t = 0; t < d.ranks[r].thread_blocks.size(); ++t)
       for (size_t k = 0; k < d.ranks[r].thread_blocks[t].steps.size(); ++k) {
         ProgramDraft m = d;
-        if (!edit(m, m.ranks[r].thread_blocks[t], k))
+        ThreadBlock &tb = m.ranks[r].thread_blocks[t];
+        std::vector<Instruction> steps = tb.steps.to_vector();
+        if (!edit(steps, k))
           continue;
+        tb.steps = StepList(steps);
         out.push_back({fault, fmt::format("rank {} tb {} step {}", r, t, k), true, std::move(m)});
       }
 }
@@ -269,17 +272,17 @@ std::vector<CampaignProgram> campaign_programs() {
 std::vector<Mutant> mutants_of(const Program &program) {
   const ProgramDraft &d = program.draft();
   std::vector<Mutant> out;
-  each_step(d, out, "drop dependency", [](ProgramDraft &, ThreadBlock &tb, size_t k) {
-    if (!tb.steps[k].dependency)
+  each_step(d, out, "drop dependency", [](std::vector<Instruction> &steps, size_t k) {
+    if (!steps[k].dependency)
       return false;
-    tb.steps[k].dependency.reset();
+    steps[k].dependency.reset();
     return true;
   });
-  each_step(d, out, "swap steps", [](ProgramDraft &, ThreadBlock &tb, size_t k) {
-    if (k + 1 >= tb.steps.size())
+  each_step(d, out, "swap steps", [](std::vector<Instruction> &steps, size_t k) {
+    if (k + 1 >= steps.size())
       return false;
-    std::swap(tb.steps[k], tb.steps[k + 1]);
-    renumber(tb);
+    std::swap(steps[k], steps[k + 1]);
+    renumber(steps);
     return true;
   });
   for (size_t r = 0; r < d.ranks.size(); ++r)
@@ -292,10 +295,14 @@ std::vector<Mutant> mutants_of(const Program &program) {
             continue;
           ProgramDraft m = d;
           auto &from = m.ranks[r].thread_blocks[t], &to = m.ranks[r].thread_blocks[u];
-          to.steps.push_back(from.steps[k]);
-          from.steps.erase(from.steps.begin() + long(k));
-          renumber(from);
-          renumber(to);
+          std::vector<Instruction> from_steps = from.steps.to_vector();
+          std::vector<Instruction> to_steps = to.steps.to_vector();
+          to_steps.push_back(from_steps[k]);
+          from_steps.erase(from_steps.begin() + long(k));
+          renumber(from_steps);
+          renumber(to_steps);
+          from.steps = StepList(from_steps);
+          to.steps = StepList(to_steps);
           out.push_back({"move send to another tb",
                          fmt::format("rank {} tb {} step {} -> tb {}", r, t, k, u), true,
                          std::move(m)});
@@ -313,10 +320,10 @@ std::vector<Mutant> mutants_of(const Program &program) {
       out.push_back(
           {"shrink a buffer", fmt::format("rank {} buffer {}", r, "ios"[b]), true, std::move(m)});
     }
-  each_step(d, out, "double a reduction", [](ProgramDraft &, ThreadBlock &tb, size_t k) {
-    Instruction &in = tb.steps[k];
+  each_step(d, out, "double a reduction", [](std::vector<Instruction> &steps, size_t k) {
+    Instruction &in = steps[k];
     if (in.op == OpType::Reduce) {
-      tb.steps.insert(tb.steps.begin() + long(k) + 1, in);
+      steps.insert(steps.begin() + long(k) + 1, Instruction(in));
     } else if (in.op == OpType::RecvCopySend || in.op == OpType::Recv) {
       // Reduce the received value with what is already there: that value counted twice.
       in.op = in.op == OpType::Recv ? OpType::RecvReduceCopy : OpType::RecvReduceCopySend;
@@ -324,7 +331,7 @@ std::vector<Mutant> mutants_of(const Program &program) {
     } else {
       return false;
     }
-    renumber(tb);
+    renumber(steps);
     return true;
   });
   if (d.protocol != Protocol::Simple) {
@@ -332,17 +339,17 @@ std::vector<Mutant> mutants_of(const Program &program) {
     m.protocol = Protocol::Simple;
     out.push_back({"cut FIFO capacity", "protocol -> Simple", true, std::move(m)});
   }
-  each_step(d, out, "remove a receive", [](ProgramDraft &, ThreadBlock &tb, size_t k) {
-    if (!op_receives(tb.steps[k].op))
+  each_step(d, out, "remove a receive", [](std::vector<Instruction> &steps, size_t k) {
+    if (!op_receives(steps[k].op))
       return false;
-    tb.steps.erase(tb.steps.begin() + long(k));
-    renumber(tb);
+    steps.erase(steps.begin() + long(k));
+    renumber(steps);
     return true;
   });
-  each_step(d, out, "change a count", [](ProgramDraft &, ThreadBlock &tb, size_t k) {
-    if (tb.steps[k].op == OpType::Nop)
+  each_step(d, out, "change a count", [](std::vector<Instruction> &steps, size_t k) {
+    if (steps[k].op == OpType::Nop)
       return false;
-    tb.steps[k].count += 1;
+    steps[k].count += 1;
     return true;
   });
   for (Mutant &m : out)

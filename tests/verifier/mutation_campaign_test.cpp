@@ -33,9 +33,11 @@ TEST(MutationCampaignTest, OracleSeesTheScenarioFaults) {
   auto programs = campaign_programs();
   const CampaignProgram &ring = programs[1];
   ProgramDraft d = ring.program.draft();
-  d.ranks[0].thread_blocks[0].steps.erase(d.ranks[0].thread_blocks[0].steps.begin());
-  for (size_t k = 0; k < d.ranks[0].thread_blocks[0].steps.size(); ++k)
-    d.ranks[0].thread_blocks[0].steps[k].declared_index = int(k);
+  std::vector<Instruction> steps = d.ranks[0].thread_blocks[0].steps.to_vector();
+  steps.erase(steps.begin());
+  for (size_t k = 0; k < steps.size(); ++k)
+    steps[k].declared_index = int(k);
+  d.ranks[0].thread_blocks[0].steps = StepList(steps);
   auto no_first_send = Program::create(d);
   ASSERT_TRUE(no_first_send);
   EXPECT_TRUE(run_oracle(*no_first_send, ring.collective, 4, 1).misbehaves);
