@@ -15,6 +15,7 @@
 #include "simulator/network.h"
 #include "simulator/program_sim.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -22,6 +23,8 @@
 #include <fstream>
 #include <malloc.h>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -314,8 +317,8 @@ bool streamed_nccl_table(bool quick) {
 bool ring_program_table(bool quick) {
   std::printf("NCCL ring Allreduce as a thread-block program (the CLI's path), one channel, same "
               "ring and size\n\n");
-  std::printf("%6s %14s %12s %10s %10s %8s %10s %10s\n", "ranks", "instructions", "events",
-              "build s", "sim s", "peer s", "ratio", "peak MiB");
+  std::printf("%6s %14s %8s %12s %10s %10s %9s %8s %10s %10s\n", "ranks", "instructions", "runs",
+              "events", "build s", "sim s", "Mevents/s", "peer s", "ratio", "peak MiB");
   struct ProgramPeer {
     int ranks;
     double peer_seconds; ///< 0: no peer figure (the quick run)
@@ -340,17 +343,19 @@ bool ring_program_table(bool quick) {
     const double sim = seconds([&] { r = simulator::simulate_program(*program, t, o); });
     if (!r || r->deadlocked)
       return false;
-    size_t instructions = 0;
+    size_t instructions = 0, runs = 0;
     for (const RankProgram &rp : program->ranks())
       for (const ThreadBlock &tb : rp.thread_blocks)
-        instructions += tb.steps.size();
+        instructions += tb.steps.size(), runs += tb.steps.runs().size();
     const auto events = static_cast<unsigned long long>(r->result.events);
+    const double rate = double(events) / sim / 1e6;
     if (c.peer_seconds > 0)
-      std::printf("%6d %14zu %12llu %10.3f %10.3f %8.2f %9.2fx %10.1f\n", c.ranks, instructions,
-                  events, build, sim, c.peer_seconds, (build + sim) / c.peer_seconds, peak_mib());
+      std::printf("%6d %14zu %8zu %12llu %10.3f %10.3f %9.1f %8.2f %9.2fx %10.1f\n", c.ranks,
+                  instructions, runs, events, build, sim, rate, c.peer_seconds,
+                  (build + sim) / c.peer_seconds, peak_mib());
     else
-      std::printf("%6d %14zu %12llu %10.3f %10.3f %8s %10s %10.1f\n", c.ranks, instructions, events,
-                  build, sim, "-", "-", peak_mib());
+      std::printf("%6d %14zu %8zu %12llu %10.3f %10.3f %9.1f %8s %10s %10.1f\n", c.ranks,
+                  instructions, runs, events, build, sim, rate, "-", "-", peak_mib());
   }
   std::printf(
       "\n(ratio: our build and simulation over the peer's wall time; above 1 is slower.)\n");
@@ -359,12 +364,31 @@ bool ring_program_table(bool quick) {
 
 } // namespace
 
+// Usage: simulator_bench [--quick] [table...], tables named streamed, ring-allreduce,
+// ring-alltoall, congested, fat-tree, program (all by default).
 int main(int argc, char **argv) {
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  bool quick = false;
+  std::vector<std::string> only;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0)
+      quick = true;
+    else
+      only.emplace_back(argv[i]);
+  }
+  const std::vector<std::pair<std::string, bool (*)(bool)>> tables = {
+      {"streamed", streamed_nccl_table},      {"ring-allreduce", ring_allreduce_table},
+      {"ring-alltoall", ring_alltoall_table}, {"congested", congested_alltoall_table},
+      {"fat-tree", fat_tree_alltoall_table},  {"program", ring_program_table}};
+  for (const std::string &name : only)
+    if (std::none_of(tables.begin(), tables.end(),
+                     [&](const auto &t) { return t.first == name; })) {
+      std::fprintf(stderr, "simulator_bench: unknown table '%s'\n", name.c_str());
+      return 2;
+    }
   // The streamed runs first, on a fresh heap (peak memory is the process's high-water mark);
   // then the peer comparisons; the largest runs last.
-  const bool ok = streamed_nccl_table(quick) && ring_allreduce_table(quick) &&
-                  ring_alltoall_table(quick) && congested_alltoall_table(quick) &&
-                  fat_tree_alltoall_table(quick) && ring_program_table(quick);
-  return ok ? 0 : 1;
+  for (const auto &[name, table] : tables)
+    if ((only.empty() || std::find(only.begin(), only.end(), name) != only.end()) && !table(quick))
+      return 1;
+  return 0;
 }

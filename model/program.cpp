@@ -11,34 +11,16 @@
 namespace syncoll {
 namespace {
 
-// The runtime's step types (docs/semantics.md, "Step types"). Columns: name, sends, receives,
-// reads src, reads dst, writes dst, reduces, parser checks srcoff, parser checks dstoff. The
-// parser checks neither offset of rrc, and only the offset each op is named for elsewhere.
-constexpr OpTraits kOps[] = {
-    {OpType::Send, "s", true, false, true, false, false, false, true, false},
-    {OpType::Recv, "r", false, true, false, false, true, false, false, true},
-    {OpType::RecvCopySend, "rcs", true, true, false, false, true, false, false, true},
-    {OpType::RecvReduceSend, "rrs", true, true, true, false, false, true, true, false},
-    {OpType::RecvReduceCopy, "rrc", false, true, true, false, true, true, false, false},
-    {OpType::RecvReduceCopySend, "rrcs", true, true, true, false, true, true, true, true},
-    {OpType::Copy, "cpy", false, false, true, false, true, false, true, true},
-    {OpType::Reduce, "re", false, false, true, true, true, true, true, true},
-    {OpType::Nop, "nop", false, false, false, false, false, false, false, false},
-};
-static_assert(std::size(kOps) == size_t(OpType::Nop) + 1, "one row per step type");
+constexpr bool in_op_order() {
+  for (size_t i = 0; i < std::size(detail::kOpTraits); ++i)
+    if (detail::kOpTraits[i].op != OpType(i))
+      return false;
+  return true;
+}
+static_assert(std::size(detail::kOpTraits) == size_t(OpType::Nop) + 1, "one row per step type");
+static_assert(in_op_order(), "the step type table is out of OpType order");
 
 } // namespace
-
-Instruction StepRun::at(int i) const {
-  Instruction in = first;
-  in.src.offset = int(in.src.offset + int64_t(i) * src_stride);
-  in.dst.offset = int(in.dst.offset + int64_t(i) * dst_stride);
-  if (in.dependency)
-    in.dependency->step =
-        StepIndex(int(in.dependency->step.value() + int64_t(i) * dependency_stride));
-  in.declared_index += i;
-  return in;
-}
 
 namespace {
 
@@ -194,14 +176,8 @@ std::optional<Protocol> parse_protocol(std::string_view name) {
   return std::nullopt;
 }
 
-const OpTraits &op_traits(OpType op) {
-  const OpTraits &row = kOps[static_cast<size_t>(op)];
-  SYNCOLL_INVARIANT(row.op == op, "the step type table is out of OpType order");
-  return row;
-}
-
 std::span<const OpTraits> all_op_traits() {
-  return kOps;
+  return detail::kOpTraits;
 }
 
 std::string_view op_type_name(OpType op) {
@@ -209,7 +185,7 @@ std::string_view op_type_name(OpType op) {
 }
 
 std::optional<OpType> parse_op_type(std::string_view name) {
-  for (const auto &o : kOps)
+  for (const auto &o : detail::kOpTraits)
     if (o.name == name)
       return o.op;
   return std::nullopt;

@@ -80,7 +80,16 @@ struct StepRun {
   int dependency_stride = 0; ///< meaningful only when `first` has a dependency
   int length = 1;
   /// Step `i` of the run, 0 <= i < length (or i == length, the step that would extend it).
-  Instruction at(int i) const;
+  Instruction at(int i) const {
+    Instruction in = first;
+    in.src.offset = int(in.src.offset + int64_t(i) * src_stride);
+    in.dst.offset = int(in.dst.offset + int64_t(i) * dst_stride);
+    if (in.dependency)
+      in.dependency->step =
+          StepIndex(int(in.dependency->step.value() + int64_t(i) * dependency_stride));
+    in.declared_index += i;
+    return in;
+  }
   friend bool operator==(const StepRun &, const StepRun &) = default;
 };
 
@@ -274,7 +283,27 @@ struct OpTraits {
   bool parser_checks_dst; ///< the executor's parser bounds-checks dstoff
 };
 
-[[nodiscard]] const OpTraits &op_traits(OpType op);
+namespace detail {
+// The runtime's step types (docs/semantics.md, "Step types"). Columns: name, sends, receives,
+// reads src, reads dst, writes dst, reduces, parser checks srcoff, parser checks dstoff. The
+// parser checks neither offset of rrc, and only the offset each op is named for elsewhere.
+inline constexpr OpTraits kOpTraits[] = {
+    {OpType::Send, "s", true, false, true, false, false, false, true, false},
+    {OpType::Recv, "r", false, true, false, false, true, false, false, true},
+    {OpType::RecvCopySend, "rcs", true, true, false, false, true, false, false, true},
+    {OpType::RecvReduceSend, "rrs", true, true, true, false, false, true, true, false},
+    {OpType::RecvReduceCopy, "rrc", false, true, true, false, true, true, false, false},
+    {OpType::RecvReduceCopySend, "rrcs", true, true, true, false, true, true, true, true},
+    {OpType::Copy, "cpy", false, false, true, false, true, false, true, true},
+    {OpType::Reduce, "re", false, false, true, true, true, true, true, true},
+    {OpType::Nop, "nop", false, false, false, false, false, false, false, false},
+};
+} // namespace detail
+
+/// The row of `op` (inline: the simulator asks once per step).
+[[nodiscard]] inline const OpTraits &op_traits(OpType op) {
+  return detail::kOpTraits[static_cast<size_t>(op)];
+}
 /// Every step type, in OpType order.
 [[nodiscard]] std::span<const OpTraits> all_op_traits();
 

@@ -143,15 +143,20 @@ Expected<Program> nccl_ring_program(CollectiveKind kind,
       // has nothing to add here.
       if (kind == CollectiveKind::Allreduce) {
         rp.input_chunks = rp.output_chunks = n * channels;
-        // Chunk c of channel ch lives at ch*n + c; position p starts with chunk p.
-        auto c = [&](int k) { return in(ch * n + mod(p - k)); };
-        b.step(OpType::Send, c(0), c(0));
-        for (int k = 1; k <= n - 2; ++k)
-          b.step(OpType::RecvReduceSend, c(k), c(k));
-        b.step(OpType::RecvReduceCopySend, c(n - 1), c(n - 1));
-        for (int k = n; k <= 2 * n - 3; ++k)
-          b.step(OpType::RecvCopySend, c(k), c(k));
-        b.step(OpType::Recv, c(2 * n - 2), c(2 * n - 2));
+        // Chunk c of channel ch lives at ch*n + c; position p's step k works on chunk p - k.
+        // Steps from..to of one op are runs of descending offsets, cut where they wrap.
+        auto steps = [&](OpType op, int from, int to) {
+          for (int k = from; k <= to;) {
+            const int chunk = mod(p - k), length = std::min(to - k + 1, chunk + 1);
+            b.steps(op, in(ch * n + chunk), -1, in(ch * n + chunk), -1, length);
+            k += length;
+          }
+        };
+        steps(OpType::Send, 0, 0);
+        steps(OpType::RecvReduceSend, 1, n - 2);
+        steps(OpType::RecvReduceCopySend, n - 1, n - 1);
+        steps(OpType::RecvCopySend, n, 2 * n - 3);
+        steps(OpType::Recv, 2 * n - 2, 2 * n - 2);
       } else if (kind == CollectiveKind::Allgather) {
         rp.input_chunks = channels;
         rp.output_chunks = n * channels;

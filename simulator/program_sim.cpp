@@ -34,10 +34,15 @@ public:
   explicit MessageRing(int capacity) : slots_(size_t(std::max(1, capacity))) {}
   bool empty() const { return count_ == 0; }
   size_t size() const { return count_; }
-  Message &at(size_t i) { return slots_[(head_ + i) % slots_.size()]; }
-  Message &front() { return at(0); }
+  Message &at(size_t i) {
+    // i < size(): one wrap at most, without a division.
+    const size_t slot = head_ + i;
+    return slots_[slot < slots_.size() ? slot : slot - slots_.size()];
+  }
+  Message &front() { return slots_[head_]; }
   void pop_front() {
-    head_ = (head_ + 1) % slots_.size();
+    if (++head_ == slots_.size())
+      head_ = 0;
     --count_;
   }
   void push_back(Message m) {
@@ -111,7 +116,9 @@ public:
       if (!queue_.empty()) {
         // The next event's thread block (its current instruction inside) is far from this one's
         // in memory: start fetching it while this event runs.
-        __builtin_prefetch(&tbs_[queue_.top().target]);
+        const char *next = reinterpret_cast<const char *>(&tbs_[queue_.top().target]);
+        for (size_t line = 0; line < sizeof(Tb); line += 64)
+          __builtin_prefetch(next + line);
       }
       advance(int(e.target), e.time);
     }
@@ -152,7 +159,11 @@ private:
     /// The current step, decoded from its run (tb->steps) when the block reaches it: an event
     /// finds its instruction in the block's own record.
     Instruction in;
-    size_t run = 0;
+    /// The current step's run, copied here: moving to the next step of a run reads nothing
+    /// outside the block's record.
+    StepRun current;
+    const StepRun *run = nullptr; ///< where `current` came from, one of [runs, runs_end)
+    const StepRun *runs = nullptr, *runs_end = nullptr;
     int in_run = 0;
     int send_fifo = -1, recv_fifo = -1;
     int iteration = 0, step = 0, message = 0;
@@ -208,8 +219,12 @@ private:
         Tb s;
         s.rank = rp.rank;
         s.tb = &tb;
-        if (!tb.steps.empty())
-          s.in = tb.steps.runs().front().first;
+        s.runs = s.run = tb.steps.runs().data();
+        s.runs_end = s.runs + tb.steps.runs().size();
+        if (!tb.steps.empty()) {
+          s.current = *s.run;
+          s.in = s.current.first;
+        }
         bool sends = false, receives = false;
         for (const StepRun &run : tb.steps.runs())
           sends = sends || op_sends(run.first.op), receives = receives || op_receives(run.first.op);
@@ -446,10 +461,8 @@ private:
         wake(w, end);
       tb.flag_waiters.clear();
     }
-    const bool wrapped = ++tb.step == int(tb.tb->steps.size());
-    if (wrapped)
-      tb.step = 0;
-    next_step(tb);
+    const bool wrapped = next_step(tb);
+    tb.step = wrapped ? 0 : tb.step + 1;
     if (wrapped && ++tb.iteration == iterations_) {
       tb.done = true;
       finish_ = std::max(finish_, end);
@@ -460,15 +473,20 @@ private:
       wake(g, end);
   }
 
-  // Moves the block's current instruction to its next step (the first after the last).
-  static void next_step(Tb &tb) {
-    const std::span<const StepRun> runs = tb.tb->steps.runs();
-    if (++tb.in_run == runs[tb.run].length) {
+  // Moves the block's current instruction to its next step (the first after the last), and says
+  // whether it wrapped around to the first.
+  static bool next_step(Tb &tb) {
+    bool wrapped = false;
+    if (++tb.in_run == tb.current.length) {
       tb.in_run = 0;
-      if (++tb.run == runs.size())
-        tb.run = 0;
+      if (++tb.run == tb.runs_end) {
+        tb.run = tb.runs;
+        wrapped = true;
+      }
+      tb.current = *tb.run;
     }
-    tb.in = runs[tb.run].at(tb.in_run);
+    tb.in = tb.current.at(tb.in_run);
+    return wrapped;
   }
 
   // A block whose next step can only wait for a message not yet sent registers for it now, so
