@@ -469,38 +469,53 @@ private:
       return;
     }
     finish_ = std::max(finish_, end);
-    if (!park(g))
+    if (!park(g, end))
       wake(g, end);
   }
 
   // Moves the block's current instruction to its next step (the first after the last), and says
   // whether it wrapped around to the first.
   static bool next_step(Tb &tb) {
-    bool wrapped = false;
-    if (++tb.in_run == tb.current.length) {
-      tb.in_run = 0;
-      if (++tb.run == tb.runs_end) {
-        tb.run = tb.runs;
-        wrapped = true;
-      }
-      tb.current = *tb.run;
+    if (++tb.in_run < tb.current.length) {
+      // In place, field by field: the step differs from the last by the run's strides only.
+      tb.in.src.offset += tb.current.src_stride;
+      tb.in.dst.offset += tb.current.dst_stride;
+      if (tb.in.dependency)
+        tb.in.dependency->step =
+            StepIndex(tb.in.dependency->step.value() + tb.current.dependency_stride);
+      ++tb.in.declared_index;
+      return false;
     }
-    tb.in = tb.current.at(tb.in_run);
+    tb.in_run = 0;
+    const bool wrapped = ++tb.run == tb.runs_end;
+    if (wrapped)
+      tb.run = tb.runs;
+    tb.current = *tb.run;
+    tb.in = tb.current.first;
     return wrapped;
   }
 
   // A block whose next step can only wait for a message not yet sent registers for it now, so
   // the message wakes it, instead of waking at the end of this step only to find nothing there:
   // one event per step instead of two.
-  bool park(int g) {
+  bool park(int g, Picoseconds end) {
     Tb &tb = tbs_[size_t(g)];
     const Instruction &next = tb.in;
     if (o_.model.step_overhead > 0 || !op_receives(next.op) || messages(next) == 0 ||
         !dependency_met(tb, next))
       return false;
     Fifo &in_fifo = fifos_[size_t(tb.recv_fifo)];
-    if (!in_fifo.messages.empty() || in_fifo.popper >= 0)
+    if (in_fifo.popper >= 0)
       return false;
+    if (!in_fifo.messages.empty()) {
+      // A message on its way with a known arrival after the step ends: the block would wake at
+      // `end` only to find it not there and sleep until it is.
+      const Picoseconds arrival = in_fifo.messages.front().arrival;
+      if (arrival == kNever || arrival <= end)
+        return false;
+      wake(g, arrival);
+      return true;
+    }
     in_fifo.popper = g;
     tb.parked = true;
     return true;
