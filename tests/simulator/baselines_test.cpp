@@ -29,6 +29,27 @@ TEST(BaselinesTest, FindsRingsInLibraryTopologies) {
   EXPECT_FALSE(find_ring(*line(4)));
 }
 
+TEST(BaselinesTest, RingAllreduceCostsRunsNotRanksSquared) {
+  // Each thread block's 2n-1 steps are at most seven runs (five ops, each of the two loops cut
+  // once where its chunk index wraps), so a 1024-rank program holds a few thousand records, not
+  // two million; and it still verifies, read through the same runs.
+  for (int n : {8, 1024}) {
+    std::vector<RankId> order;
+    for (int r = 0; r < n; ++r)
+      order.emplace_back((r * 3) % n); // a permutation: 3 is prime to n
+    auto p = nccl_ring_program(CollectiveKind::Allreduce, {order}, Protocol::Simple);
+    ASSERT_TRUE(p) << p.error().to_string();
+    for (const RankProgram &rp : p->ranks()) {
+      ASSERT_EQ(rp.thread_blocks[0].steps.size(), size_t(2 * n - 1));
+      EXPECT_LE(rp.thread_blocks[0].steps.runs().size(), 7u);
+    }
+    if (n <= 8) {
+      const auto report = verifier::verify(*p, verifier::VerifyOptions{});
+      EXPECT_TRUE(report.all_hold()) << report.to_text();
+    }
+  }
+}
+
 TEST(BaselinesTest, EveryRingBaselineVerifies) {
   const Topology t = dgx1();
   const auto ring_order = *find_ring(t);
