@@ -41,10 +41,12 @@ public:
       buffer_rules(rp);
       for (const ThreadBlock &tb : rp.thread_blocks) {
         channel_rule(rp, tb);
-        for (size_t k = 0; k < tb.steps.size(); ++k) {
-          step_rules(rp, tb, k);
-          if (tb.steps[k].dependency)
-            dependency_rules(rp, tb, k);
+        size_t k = 0;
+        for (const Instruction &in : tb.steps) {
+          step_rules(rp, tb, k, in);
+          if (in.dependency)
+            dependency_rules(rp, tb, k, in);
+          ++k;
         }
       }
     }
@@ -129,8 +131,7 @@ private:
   }
 
   // Numbering, counts, nops, operand ranges and local copies of one step.
-  void step_rules(const RankProgram &rp, const ThreadBlock &tb, size_t k) {
-    const Instruction &in = tb.steps[k];
+  void step_rules(const RankProgram &rp, const ThreadBlock &tb, size_t k, const Instruction &in) {
     const StepRef at{rp.rank, tb.id, static_cast<int>(k), 0};
     const std::string where = describe(at);
     if (in.declared_index != static_cast<int>(k))
@@ -171,8 +172,9 @@ private:
   }
 
   // A dependency names a step that exists, can run first, and publishes its flag.
-  void dependency_rules(const RankProgram &rp, const ThreadBlock &tb, size_t k) {
-    const Dependency d = *tb.steps[k].dependency;
+  void dependency_rules(const RankProgram &rp, const ThreadBlock &tb, size_t k,
+                        const Instruction &in) {
+    const Dependency d = *in.dependency;
     const StepRef at{rp.rank, tb.id, static_cast<int>(k), 0};
     const std::string where = describe(at);
     if (d.tb.value() > 127)
@@ -299,9 +301,12 @@ private:
     std::vector<std::pair<StepRef, int>> out;
     for (TbId t : tbs) {
       const ThreadBlock &tb = program_.rank(rank).thread_blocks[t.index()];
-      for (size_t k = 0; k < tb.steps.size(); ++k)
-        if (uses(tb.steps[k].op))
-          out.push_back({{rank, t, int(k), 0}, tb.steps[k].count});
+      int k = 0;
+      for (const Instruction &in : tb.steps) {
+        if (uses(in.op))
+          out.push_back({{rank, t, k, 0}, in.count});
+        ++k;
+      }
     }
     return out;
   }

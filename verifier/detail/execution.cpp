@@ -18,11 +18,13 @@ public:
     const size_t n = size_t(cm.num_tbs);
     rank_of_.resize(n);
     tb_of_.resize(n);
+    cursor_.resize(n);
     for (const RankProgram &rp : p.ranks())
       for (const ThreadBlock &tb : rp.thread_blocks) {
         size_t g = size_t(cm.tb_base[rp.rank.index()]) + tb.id.index();
         rank_of_[g] = rp.rank;
         tb_of_[g] = &tb;
+        cursor_[g] = tb.steps.begin();
         max_len_ = std::max<long long>(max_len_, static_cast<long long>(tb.steps.size()));
       }
     it_.assign(n, 0);
@@ -73,6 +75,8 @@ private:
   long long moved_ = 0;
   std::vector<RankId> rank_of_;
   std::vector<const ThreadBlock *> tb_of_;
+  /// Each block's current step: walking the runs, not searching them on every visit.
+  std::vector<StepList::const_iterator> cursor_;
   std::vector<int> it_, step_, msg_;
   std::vector<bool> done_, queued_;
   std::vector<long long> flag_; ///< (iteration, step) of the last published step, -1 none
@@ -115,7 +119,7 @@ private:
     const int sc = cm_.send_connection[rank.index()][tb.id.index()];
     const int rc = cm_.recv_connection[rank.index()][tb.id.index()];
     while (!done_[G]) {
-      const Instruction &in = tb.steps[size_t(step_[G])];
+      const Instruction in = *cursor_[G];
       if (msg_[G] == 0 && !dependency_met(g, in)) {
         const RankProgram &rp = p_.rank(rank);
         if (in.dependency->tb.index() < rp.thread_blocks.size())
@@ -160,13 +164,15 @@ private:
   void complete_step(int g) {
     const size_t G = size_t(g);
     const ThreadBlock &tb = *tb_of_[G];
-    if (tb.steps[size_t(step_[G])].has_dep) {
+    if ((*cursor_[G]).has_dep) {
       flag_[G] = key(it_[G], step_[G]);
       wake(flag_waiters_[G]);
     }
     msg_[G] = 0;
+    ++cursor_[G];
     if (++step_[G] == static_cast<int>(tb.steps.size())) {
       step_[G] = 0;
+      cursor_[G] = tb.steps.begin();
       if (++it_[G] == cfg_.iterations)
         done_[G] = true;
     }
@@ -230,7 +236,7 @@ private:
     const size_t G = size_t(g);
     const ThreadBlock &tb = *tb_of_[G];
     const RankId rank = rank_of_[G];
-    const Instruction &in = tb.steps[size_t(step_[G])];
+    const Instruction in = *cursor_[G];
     BlockedTb b;
     b.at = StepRef{rank, tb.id, step_[G], it_[G]};
     b.message = msg_[G];
