@@ -4,9 +4,11 @@
 // backend was measured on this machine kind (docs/references.md, ASTRA-sim: 9.0 s and 67 M events
 // for 4096 ranks); a direct Alltoall routed hop by hop against the same peer; a congestion-heavy
 // direct Alltoall through a switch; direct Alltoall across fat trees of switches; and the ring
-// Allreduce as a thread-block program. Peak MiB is each row's own resident high-water mark.
+// Allreduce as a thread-block program (its steps held as runs; Mevents/s is the program engine's
+// rate, one event per step). Peak MiB is each row's own resident high-water mark.
 //
-//   ./build/ci/bench/simulator_bench [--quick]
+//   ./build/ci/bench/simulator_bench [--quick] [streamed|ring-allreduce|ring-alltoall|congested|
+//                                               fat-tree|program ...]
 #include "model/topology_library.h"
 #include "simulator/algorithm_sim.h"
 #include "simulator/baselines.h"
