@@ -22,6 +22,7 @@ int main(int argc, char **argv) {
   add_lower_command(app, result);
   add_dot_command(app, result);
   add_demo_command(app, result);
+  add_run_command(app, result);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &e) {

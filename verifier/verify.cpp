@@ -377,18 +377,22 @@ Verdict check_postcondition(const CheckContext &c, const std::string &no_collect
   return post;
 }
 
+// The collective the program is checked against: the one given, or the one its header names.
+Expected<CollectiveSpec> collective_checked(const Program &program, const VerifyOptions &options) {
+  if (options.collective)
+    return *options.collective;
+  return collective_for_program(program, options.root);
+}
+
 } // namespace
 
 Report verify(const Program &program, const VerifyOptions &options) {
-  std::optional<CollectiveSpec> collective = options.collective;
+  std::optional<CollectiveSpec> collective;
   std::string no_collective;
-  if (!collective) {
-    auto inferred = collective_for_program(program, options.root);
-    if (inferred)
-      collective = *inferred;
-    else
-      no_collective = inferred.error().items().front().message;
-  }
+  if (auto checked = collective_checked(program, options))
+    collective = *checked;
+  else
+    no_collective = checked.error().items().front().message;
   const Protocol protocol = options.protocol.value_or(program.protocol());
   const CheckContext context{program,
                              options,
@@ -420,7 +424,10 @@ tl::expected<VerifiedProgram, Report> certify(const Program &program,
   Report report = verify(program, options);
   if (!report.all_hold())
     return tl::unexpected(std::move(report));
-  return VerifiedProgram(program, std::move(report));
+  // The postcondition held, so there was a collective to hold against.
+  auto collective = collective_checked(program, options);
+  SYNCOLL_INVARIANT(collective.has_value(), "a postcondition held without a collective");
+  return VerifiedProgram(program, std::move(*collective), std::move(report));
 }
 
 } // namespace syncoll::verifier

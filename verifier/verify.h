@@ -44,13 +44,17 @@ Report verify(const Program &program, const VerifyOptions &options);
 class VerifiedProgram {
 public:
   const Program &program() const { return program_; }
+  /// The collective the program was verified to implement.
+  const CollectiveSpec &collective() const { return collective_; }
   const Report &report() const { return report_; }
 
 private:
-  VerifiedProgram(Program program, Report report)
-      : program_(std::move(program)), report_(std::move(report)) {}
+  VerifiedProgram(Program program, CollectiveSpec collective, Report report)
+      : program_(std::move(program)), collective_(std::move(collective)),
+        report_(std::move(report)) {}
   friend tl::expected<VerifiedProgram, Report> certify(const Program &, const VerifyOptions &);
   Program program_;
+  CollectiveSpec collective_;
   Report report_;
 };
 

@@ -1,0 +1,114 @@
+// `syncoll run`: a verified program executed with real data (lowering/cuda/): inputs from a
+// seeded pattern, every defined output checked against a host reference, time and bandwidth
+// printed as nccl-tests prints them. A program that does not verify is refused with its report.
+#include "cli/cli_support.h"
+#include "cli/commands.h"
+#include "lowering/cuda/cpu_executor.h"
+#include "model/collective_traits.h"
+#include "model/mscclir.h"
+
+#include <fmt/format.h>
+#include <iostream>
+#include <memory>
+
+namespace syncoll::cli {
+namespace {
+
+struct RunArgs {
+  std::string file;
+  std::string backend = "cpu";
+  std::string size = "1MiB";
+  std::string dtype = "i32";
+  std::string op = "sum";
+  int iters = 1;
+  uint64_t seed = 1;
+  std::optional<int> root;
+  int watchdog_ms = 3000;
+};
+
+Expected<int> run_program(const RunArgs &a) {
+  SYNCOLL_TRY(program, read_program_file(a.file));
+  print_diagnostics(program.warnings);
+  SYNCOLL_TRY(size, parse_size(a.size));
+  const auto type = backend::parse_data_type(a.dtype);
+  if (!type)
+    return fail({}, fmt::format("unknown --dtype '{}' (expected i32 or f32)", a.dtype));
+  const auto op = backend::parse_reduce_op(a.op);
+  if (!op)
+    return fail({}, fmt::format("unknown --op '{}' (expected sum, prod, max or min)", a.op));
+  verifier::VerifyOptions vo;
+  vo.root = a.root;
+  auto verified = verifier::certify(program.value, vo);
+  if (!verified) {
+    std::cout << fmt::format("{}: not verified, so not run\n", a.file)
+              << verified.error().to_text();
+    return int(kCheckFailed);
+  }
+  const backend::ExecutableProgram executable = backend::ExecutableProgram::lower(*verified);
+  backend::RunOptions ro;
+  ro.size_bytes = size;
+  ro.type = *type;
+  ro.op = *op;
+  ro.seed = a.seed;
+  ro.watchdog = std::chrono::milliseconds(a.watchdog_ms);
+  fmt::print("{}: {} on {} ranks, {} backend, seed {}\n", a.file, program.value.collective(),
+             program.value.num_ranks(), a.backend, a.seed);
+  fmt::print("{:>12} {:>12} {:>6} {:>6} {:>10} {:>10} {:>10} {:>8}\n", "size (B)", "count", "type",
+             "redop", "time (us)", "algbw GB/s", "busbw GB/s", "#wrong");
+  const CollectiveSpec &spec = executable.collective();
+  for (int i = 0; i < a.iters; ++i) {
+    SYNCOLL_TRY(run, backend::run_on_cpu(executable, ro));
+    if (!run.completed) {
+      fmt::print("hung: no step completed for {} ms; where each unfinished thread block waits:\n",
+                 a.watchdog_ms);
+      for (const backend::BlockedBlock &b : run.blocked)
+        fmt::print("  rank {} tb {} step {} (iteration {}): {}\n", b.rank.value(), b.tb.value(),
+                   b.step, b.iteration, b.waiting_for);
+      return int(kCheckFailed);
+    }
+    const double us = run.seconds * 1e6;
+    const double algbw = double(size) / (us * 1e3);
+    fmt::print("{:>12} {:>12} {:>6} {:>6} {:>10.1f} {:>10.3f} {:>10.3f} {:>8}\n", size,
+               size / backend::data_type_bytes(*type), a.dtype, a.op, us, algbw,
+               algbw * bus_bandwidth_factor(spec.kind(), spec.num_ranks()), run.mismatches);
+    for (const std::string &m : run.first_mismatches)
+      fmt::print("  {}\n", m);
+    if (run.mismatches > 0)
+      return int(kCheckFailed);
+  }
+  return int(kSuccess);
+}
+
+} // namespace
+
+void add_run_command(CLI::App &app, RunResult &result) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App *cmd = app.add_subcommand(
+      "run", "execute a verified program with real data and check every output against a host "
+             "reference (exit 0 correct, 1 not verified, hung or wrong, 2 bad input)");
+  cmd->add_option("program", args->file, "MSCCL-IR XML file (or its JSON form)")->required();
+  cmd->add_option("--backend", args->backend,
+                  "where it runs: cpu (host threads, one per thread "
+                  "block, as a GPU interpreter synchronizes)")
+      ->check(CLI::IsMember({"cpu"}));
+  cmd->add_option("-s,--size", args->size, "size as nccl-tests counts it (4096, 64KiB, 1MiB)");
+  cmd->add_option("--dtype", args->dtype, "element type: i32 or f32");
+  cmd->add_option("--op", args->op, "reduction: sum, prod, max or min");
+  cmd->add_option("--iters", args->iters, "runs, each checked")->check(CLI::Range(1, 1000));
+  cmd->add_option("--seed", args->seed, "seed of the input pattern");
+  cmd->add_option("--root", args->root, "root rank of rooted collectives (default 0)");
+  cmd->add_option("--watchdog-ms", args->watchdog_ms,
+                  "declare the run hung after this long without progress")
+      ->check(CLI::Range(10, 600000));
+  cmd->callback([&result, args] {
+    auto exit_code = run_program(*args);
+    if (!exit_code) {
+      print_diagnostics(exit_code.error());
+      result.exit_code = kBadInput;
+      return;
+    }
+    result.exit_code = *exit_code;
+  });
+}
+
+} // namespace syncoll::cli

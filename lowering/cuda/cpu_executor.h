@@ -1,0 +1,66 @@
+// The CPU executor: the instruction tables of a verified program run on host threads, one per
+// thread block, with the protocol a GPU interpreter uses: bounded FIFOs per connection whose slots
+// are handed over with release/acquire counters, per-thread-block flags published with release
+// stores and awaited with acquire loads, the executor's tiling loop and count splitting. Inputs
+// are filled with a seeded pattern and every output the collective defines is compared with a
+// host reference. A run that stops making progress is stopped by a watchdog and reported with
+// where each thread block waits, never left hanging.
+#pragma once
+
+#include "lowering/cuda/instruction_table.h"
+#include "model/diagnostics.h"
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace syncoll::backend {
+
+enum class DataType { I32, F32 };
+enum class ReduceOp { Sum, Prod, Max, Min };
+
+std::optional<DataType> parse_data_type(std::string_view name);
+std::string_view data_type_name(DataType type);
+int data_type_bytes(DataType type);
+std::optional<ReduceOp> parse_reduce_op(std::string_view name);
+std::string_view reduce_op_name(ReduceOp op);
+
+struct RunOptions {
+  /// The call's size as nccl-tests counts it (the larger buffer of one rank).
+  int64_t size_bytes = 1 << 20;
+  DataType type = DataType::I32;
+  ReduceOp op = ReduceOp::Sum;
+  uint64_t seed = 1;
+  /// No step completes anywhere for this long: the run is declared hung.
+  std::chrono::milliseconds watchdog{3000};
+};
+
+/// Where a thread block stood when the watchdog stopped a run.
+struct BlockedBlock {
+  RankId rank;
+  TbId tb;
+  int step = 0;
+  int iteration = 0;
+  std::string waiting_for; ///< "a message on connection 0->1 channel 0", "tb 2's flag", ...
+};
+
+struct CpuRun {
+  bool completed = false;            ///< every thread block finished every iteration
+  std::vector<BlockedBlock> blocked; ///< when not completed
+  int64_t chunk_bytes = 0;
+  int iterations = 0; ///< tiling iterations of the executor's loop
+  size_t elements_checked = 0;
+  size_t mismatches = 0;
+  std::vector<std::string> first_mismatches; ///< at most 8, readable
+  double seconds = 0;
+  bool correct() const { return completed && mismatches == 0; }
+};
+
+/// Fails (bad input) for a size that does not cut into whole elements per chunk.
+[[nodiscard]] Expected<CpuRun> run_on_cpu(const ExecutableProgram &program,
+                                          const RunOptions &options);
+
+} // namespace syncoll::backend
