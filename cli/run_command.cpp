@@ -51,13 +51,17 @@ Expected<int> run_program(const RunArgs &a) {
   ro.op = *op;
   ro.seed = a.seed;
   ro.watchdog = std::chrono::milliseconds(a.watchdog_ms);
-  fmt::print("{}: {} on {} ranks, {} backend, seed {}\n", a.file, program.value.collective(),
-             program.value.num_ranks(), a.backend, a.seed);
-  fmt::print("{:>12} {:>12} {:>6} {:>6} {:>10} {:>10} {:>10} {:>8}\n", "size (B)", "count", "type",
-             "redop", "time (us)", "algbw GB/s", "busbw GB/s", "#wrong");
   const CollectiveSpec &spec = executable.collective();
   for (int i = 0; i < a.iters; ++i) {
     SYNCOLL_TRY(run, backend::run_on_cpu(executable, ro));
+    if (i == 0) {
+      // After the first run, which rejects a size that does not cut into elements: bad input
+      // prints nothing but its one line.
+      fmt::print("{}: {} on {} ranks, {} backend, seed {}\n", a.file, program.value.collective(),
+                 program.value.num_ranks(), a.backend, a.seed);
+      fmt::print("{:>12} {:>12} {:>6} {:>6} {:>10} {:>10} {:>10} {:>8}\n", "size (B)", "count",
+                 "type", "redop", "time (us)", "algbw GB/s", "busbw GB/s", "#wrong");
+    }
     if (!run.completed) {
       fmt::print("hung: no step completed for {} ms; where each unfinished thread block waits:\n",
                  a.watchdog_ms);

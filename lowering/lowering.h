@@ -7,11 +7,16 @@
 //   compile.h         lower(): the compiler passes (one file each under detail/), then the
 //                     verifier; write_deployment_xml takes a VerifiedProgram only
 //   dag_dot.h         the chunk and instruction DAGs as DOT
+//   cuda/instruction_table.h  the backend's input: flat tables of a VerifiedProgram only
+//   cuda/cpu_executor.h       those tables run on host threads with real data, every output
+//                             checked against a host reference, a watchdog for hangs
 //
 // Depends on model/ and verifier/.
 #pragma once
 
 #include "lowering/compile.h"
+#include "lowering/cuda/cpu_executor.h"
+#include "lowering/cuda/instruction_table.h"
 #include "lowering/dag_dot.h"
 #include "lowering/dsl.h"
 #include "lowering/from_algorithm.h"

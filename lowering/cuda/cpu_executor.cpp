@@ -182,12 +182,15 @@ private:
     return m.data() + size_t(slot) * chunk_;
   }
 
-  // Spins until `ready` holds, yielding the core; false when the watchdog stopped the run.
+  // Spins until `ready` holds, then yields the core, then sleeps between looks (there are more
+  // thread blocks than cores); false when the watchdog stopped the run.
   template <class Ready> bool wait(Ready &&ready) {
     for (int spins = 0; !ready(); ++spins) {
       if (aborted_.load(std::memory_order_relaxed))
         return false;
-      if (spins > 32)
+      if (spins > 256)
+        std::this_thread::sleep_for(std::chrono::microseconds(20));
+      else if (spins > 32)
         std::this_thread::yield();
     }
     return true;
