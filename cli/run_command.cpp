@@ -32,7 +32,7 @@ Expected<int> run_program(const RunArgs &a) {
   SYNCOLL_TRY(size, parse_size(a.size));
   const auto type = backend::parse_data_type(a.dtype);
   if (!type)
-    return fail({}, fmt::format("unknown --dtype '{}' (expected i32 or f32)", a.dtype));
+    return fail({}, fmt::format("unknown --dtype '{}' (expected i32, f32, f16 or bf16)", a.dtype));
   const auto op = backend::parse_reduce_op(a.op);
   if (!op)
     return fail({}, fmt::format("unknown --op '{}' (expected sum, prod, max or min)", a.op));
@@ -96,7 +96,7 @@ void add_run_command(CLI::App &app, RunResult &result) {
                   "block, as a GPU interpreter synchronizes)")
       ->check(CLI::IsMember({"cpu"}));
   cmd->add_option("-s,--size", args->size, "size as nccl-tests counts it (4096, 64KiB, 1MiB)");
-  cmd->add_option("--dtype", args->dtype, "element type: i32 or f32");
+  cmd->add_option("--dtype", args->dtype, "element type: i32, f32, f16 or bf16");
   cmd->add_option("--op", args->op, "reduction: sum, prod, max or min");
   cmd->add_option("--iters", args->iters, "runs, each checked")->check(CLI::Range(1, 1000));
   cmd->add_option("--seed", args->seed, "seed of the input pattern");

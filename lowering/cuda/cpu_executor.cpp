@@ -18,7 +18,10 @@ struct DataTypeRow {
   std::string_view name;
   int bytes;
 };
-constexpr DataTypeRow kDataTypes[] = {{DataType::I32, "i32", 4}, {DataType::F32, "f32", 4}};
+constexpr DataTypeRow kDataTypes[] = {{DataType::I32, "i32", 4},
+                                      {DataType::F32, "f32", 4},
+                                      {DataType::F16, "f16", 2},
+                                      {DataType::BF16, "bf16", 2}};
 
 struct ReduceOpRow {
   ReduceOp op;
@@ -36,34 +39,151 @@ uint64_t mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// 16-bit floats held as their bits; arithmetic is done in float and rounded to nearest even on
+// the way back, as a GPU's half and bfloat16 reductions round.
+struct Half {
+  uint16_t bits;
+};
+struct BFloat16 {
+  uint16_t bits;
+};
+
+float to_float(Half h) {
+  const uint32_t sign = uint32_t(h.bits & 0x8000) << 16, exponent = (h.bits >> 10) & 0x1f;
+  uint32_t mantissa = h.bits & 0x3ff, x;
+  if (exponent == 0 && mantissa == 0) {
+    x = sign;
+  } else if (exponent == 0) { // subnormal: normalize
+    uint32_t e = 127 - 15 + 1;
+    while (!(mantissa & 0x400))
+      mantissa <<= 1, --e;
+    x = sign | (e << 23) | ((mantissa & 0x3ff) << 13);
+  } else if (exponent == 31) {
+    x = sign | 0x7f800000 | (mantissa << 13);
+  } else {
+    x = sign | ((exponent - 15 + 127) << 23) | (mantissa << 13);
+  }
+  float f;
+  std::memcpy(&f, &x, sizeof f);
+  return f;
+}
+float to_float(BFloat16 b) {
+  const uint32_t x = uint32_t(b.bits) << 16;
+  float f;
+  std::memcpy(&f, &x, sizeof f);
+  return f;
+}
+// Rounds `value` (the bits below `shift` are dropped) to nearest, ties to even.
+uint32_t round_shift(uint32_t value, int shift) {
+  const uint32_t kept = value >> shift, rest = value & ((1u << shift) - 1),
+                 half = 1u << (shift - 1);
+  return kept + ((rest > half || (rest == half && (kept & 1))) ? 1 : 0);
+}
+Half to_half(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, sizeof x);
+  const uint16_t sign = uint16_t((x >> 16) & 0x8000);
+  const int biased = int((x >> 23) & 0xff);
+  const uint32_t mantissa = x & 0x7fffff;
+  if (biased == 0xff)
+    return {uint16_t(sign | 0x7c00 | (mantissa ? 0x200 : 0))};
+  const int exponent = biased - 127 + 15;
+  if (exponent >= 31)
+    return {uint16_t(sign | 0x7c00)};
+  if (exponent <= 0) {
+    if (exponent < -10)
+      return {sign};
+    return {uint16_t(sign | round_shift(mantissa | 0x800000, 14 - exponent))};
+  }
+  // A carry out of the mantissa lands in the exponent, which is the right answer.
+  return {uint16_t(sign | round_shift((uint32_t(exponent) << 23) | mantissa, 13))};
+}
+BFloat16 to_bfloat16(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, sizeof x);
+  if ((x & 0x7fffffff) > 0x7f800000)
+    return {uint16_t((x >> 16) | 0x40)}; // a NaN stays one
+  return {uint16_t(round_shift(x, 16))};
+}
+
+template <class T> float widen(T v) {
+  if constexpr (std::is_same_v<T, float>)
+    return v;
+  else
+    return to_float(v);
+}
+template <class T> T narrow(float v) {
+  if constexpr (std::is_same_v<T, float>)
+    return v;
+  else if constexpr (std::is_same_v<T, Half>)
+    return to_half(v);
+  else
+    return to_bfloat16(v);
+}
+// Significand bits: integers up to 2^bits are exact.
+template <class T> int exact_bits() {
+  if constexpr (std::is_same_v<T, Half>)
+    return 11;
+  else if constexpr (std::is_same_v<T, BFloat16>)
+    return 8;
+  else
+    return 24;
+}
+
 // Inputs whose every reduction is exact in the element type, so that any order of combining
-// gives the reference's bits: small integers for sums, max and min; -1, 1 and 2 for products
-// (integer products wrap the same way in every order).
-template <class T> T input_value(ReduceOp op, uint64_t seed, int rank, size_t index) {
+// gives the reference's bits: integers small enough that a sum over every rank stays exact, for
+// sums, max and min; -1, 1 and 2 for products (a product's magnitude only grows, and integer
+// products wrap the same way in every order).
+template <class T> T input_value(ReduceOp op, uint64_t seed, int rank, int ranks, size_t index) {
   const uint64_t h = mix(seed ^ (uint64_t(rank) << 40) ^ index);
-  if (op == ReduceOp::Prod)
-    return T(h % 8 == 0 ? 2 : (h & 16) ? 1 : -1);
-  return T(int(h % 201) - 100);
+  const int v = op == ReduceOp::Prod
+                    ? (h % 8 == 0 ? 2
+                       : (h & 16) ? 1
+                                  : -1)
+                    : [&] {
+                        const int limit =
+                            std::clamp((1 << std::min(exact_bits<T>(), 20)) / (2 * ranks), 1, 100);
+                        return int(h % uint64_t(2 * limit + 1)) - limit;
+                      }();
+  if constexpr (std::is_integral_v<T>)
+    return T(v);
+  else
+    return narrow<T>(float(v));
 }
 
 template <class T> T combine(ReduceOp op, T a, T b) {
-  switch (op) {
-  case ReduceOp::Sum:
-    if constexpr (std::is_integral_v<T>)
+  if constexpr (std::is_integral_v<T>) {
+    switch (op) {
+    case ReduceOp::Sum:
       return T(uint32_t(a) + uint32_t(b));
-    else
-      return a + b;
-  case ReduceOp::Prod:
-    if constexpr (std::is_integral_v<T>)
+    case ReduceOp::Prod:
       return T(uint32_t(a) * uint32_t(b));
-    else
-      return a * b;
-  case ReduceOp::Max:
-    return std::max(a, b);
-  case ReduceOp::Min:
-    return std::min(a, b);
+    case ReduceOp::Max:
+      return std::max(a, b);
+    case ReduceOp::Min:
+      return std::min(a, b);
+    }
+  } else {
+    const float x = widen(a), y = widen(b);
+    switch (op) {
+    case ReduceOp::Sum:
+      return narrow<T>(x + y);
+    case ReduceOp::Prod:
+      return narrow<T>(x * y);
+    case ReduceOp::Max:
+      return narrow<T>(std::max(x, y));
+    case ReduceOp::Min:
+      return narrow<T>(std::min(x, y));
+    }
   }
   SYNCOLL_UNREACHABLE("a reduction operator without a row");
+}
+
+template <class T> double printable(T v) {
+  if constexpr (std::is_integral_v<T>)
+    return double(v);
+  else
+    return double(widen(v));
 }
 
 // One connection's FIFO: `capacity` message slots, a producer and a consumer counter. The sender
@@ -115,7 +235,7 @@ public:
       std::vector<T> &initial = initial_input_[rp.rank.index()];
       initial.resize(size_t(std::max(0, slots)) * chunk_);
       for (size_t i = 0; i < initial.size(); ++i)
-        initial[i] = input_value<T>(o.op, o.seed, rp.rank.value(), i);
+        initial[i] = input_value<T>(o.op, o.seed, rp.rank.value(), ranks, i);
       for (int slot = 0; slot < slots; ++slot)
         std::copy_n(initial.data() + size_t(slot) * chunk_, chunk_,
                     chunk_at(rp.rank, BufferKind::Input, slot));
@@ -334,9 +454,9 @@ private:
           if (std::memcmp(&got[i], &expected[i], sizeof(T)) == 0)
             continue;
           if (r.mismatches++ < 8)
-            r.first_mismatches.push_back(
-                fmt::format("rank {} output chunk {} element {}: got {}, expected {}",
-                            post.rank.value(), post.slot, i, got[i], expected[i]));
+            r.first_mismatches.push_back(fmt::format(
+                "rank {} output chunk {} element {}: got {}, expected {}", post.rank.value(),
+                post.slot, i, printable(got[i]), printable(expected[i])));
         }
       }
     }
@@ -384,6 +504,10 @@ Expected<CpuRun> run_on_cpu(const ExecutableProgram &program, const RunOptions &
     return run_typed<int32_t>(program, options, chunk_elements);
   case DataType::F32:
     return run_typed<float>(program, options, chunk_elements);
+  case DataType::F16:
+    return run_typed<Half>(program, options, chunk_elements);
+  case DataType::BF16:
+    return run_typed<BFloat16>(program, options, chunk_elements);
   }
   SYNCOLL_UNREACHABLE("a data type without a row");
 }

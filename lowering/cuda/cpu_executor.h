@@ -19,7 +19,7 @@
 
 namespace syncoll::backend {
 
-enum class DataType { I32, F32 };
+enum class DataType { I32, F32, F16, BF16 };
 enum class ReduceOp { Sum, Prod, Max, Min };
 
 std::optional<DataType> parse_data_type(std::string_view name);

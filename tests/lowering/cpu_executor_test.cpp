@@ -16,22 +16,25 @@ namespace {
 
 // Three sizes as nccl-tests counts them, one per count-splitting regime of the program: a whole
 // step per transfer, a few chunks per transfer, and one chunk per transfer with a second, partial
-// tile. The last is large (a tile per chunk), so it runs one type and operator only.
-std::vector<std::pair<int64_t, bool>> regime_sizes(const CollectiveSpec &spec, Protocol protocol) {
+// tile; with how many of the (type, operator) pairs below each runs (the larger, the fewer).
+std::vector<std::pair<int64_t, size_t>> regime_sizes(const CollectiveSpec &spec,
+                                                     Protocol protocol) {
   const int64_t chunks = nccl_tests_chunks(spec);
   const int64_t tile = protocol_traits(protocol).executor_tile_bytes;
-  const int64_t unit = chunks * 4; // whole i32 and f32 elements in every chunk
-  return {{unit * 8, true}, {unit * (tile / 4 / 4 / 4 + 1), true}, {unit * (tile / 4 + 1), false}};
+  const int64_t unit = chunks * 4; // whole elements of every type in every chunk
+  return {{unit * 8, 5}, {unit * (tile / 4 / 4 / 4 + 1), 3}, {unit * (tile / 4 + 1), 1}};
 }
 
 void expect_correct(const verifier::VerifiedProgram &verified, const std::string &what) {
+  const std::pair<DataType, ReduceOp> pairs[] = {{DataType::I32, ReduceOp::Sum},
+                                                 {DataType::F32, ReduceOp::Max},
+                                                 {DataType::BF16, ReduceOp::Min},
+                                                 {DataType::I32, ReduceOp::Prod},
+                                                 {DataType::F16, ReduceOp::Sum}};
   const ExecutableProgram e = ExecutableProgram::lower(verified);
-  for (auto [size, every_op] : regime_sizes(e.collective(), e.program().protocol()))
-    for (auto [type, op] :
-         {std::pair{DataType::I32, ReduceOp::Sum}, std::pair{DataType::F32, ReduceOp::Max},
-          std::pair{DataType::I32, ReduceOp::Prod}}) {
-      if (!every_op && op != ReduceOp::Sum)
-        continue;
+  for (auto [size, how_many] : regime_sizes(e.collective(), e.program().protocol()))
+    for (size_t p = 0; p < how_many; ++p) {
+      const auto [type, op] = pairs[p];
       RunOptions o;
       o.size_bytes = size;
       o.type = type;

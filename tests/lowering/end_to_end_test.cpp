@@ -169,7 +169,8 @@ RC_GTEST_PROP(LoweringProperty, SynthesizedAlgorithmsLowerToVerifiedPrograms, ()
   backend::RunOptions ro;
   ro.size_bytes =
       int64_t(nccl_tests_chunks(e.collective())) * 4 * *rc::gen::element<int64_t>(1, 8, 3000);
-  ro.type = *rc::gen::element(backend::DataType::I32, backend::DataType::F32);
+  ro.type = *rc::gen::element(backend::DataType::I32, backend::DataType::F32,
+                              backend::DataType::F16, backend::DataType::BF16);
   ro.op = *rc::gen::element(backend::ReduceOp::Sum, backend::ReduceOp::Max, backend::ReduceOp::Min,
                             backend::ReduceOp::Prod);
   ro.seed = *rc::gen::arbitrary<uint64_t>();
