@@ -499,6 +499,12 @@ Expected<CpuRun> run_on_cpu(const ExecutableProgram &program, const RunOptions &
     return fail({}, fmt::format("size {} does not cut into {} chunks of whole {} elements",
                                 options.size_bytes, chunks, data_type_name(options.type)));
   const int64_t chunk_elements = options.size_bytes / chunks / element;
+  // One host thread per thread block: beyond this many the host is the limit, not the program.
+  constexpr size_t kMaxThreadBlocks = 4096;
+  if (program.blocks().size() > kMaxThreadBlocks)
+    return fail({}, fmt::format("the CPU executor runs one host thread per thread block; {} thread "
+                                "blocks are more than its {}",
+                                program.blocks().size(), kMaxThreadBlocks));
   switch (options.type) {
   case DataType::I32:
     return run_typed<int32_t>(program, options, chunk_elements);

@@ -125,5 +125,36 @@ TEST(CpuExecutorTest, ASizeThatDoesNotCutIntoElementsIsBadInput) {
   EXPECT_NE(run.error().to_string().find("does not cut into"), std::string::npos);
 }
 
+TEST(CpuExecutorTest, MoreThreadBlocksThanHostThreadsIsBadInput) {
+  // 2 ranks x 2049 thread blocks of one copy each: 4098 host threads are refused before any
+  // starts.
+  ProgramDraft d;
+  d.name = "wide";
+  d.collective = "allreduce";
+  d.num_ranks = 2;
+  d.chunks_per_loop = 2;
+  for (int r = 0; r < 2; ++r) {
+    RankProgram rp;
+    rp.rank = RankId(r);
+    rp.input_chunks = rp.output_chunks = 2;
+    for (int t = 0; t < 2049; ++t) {
+      ThreadBlockBuilder b(TbId(t), std::nullopt, std::nullopt, ChannelId(0));
+      b.step(OpType::Copy, {BufferKind::Input, 0}, {BufferKind::Output, 0});
+      rp.thread_blocks.push_back(b.take());
+    }
+    d.ranks.push_back(std::move(rp));
+  }
+  auto p = Program::create(d);
+  ASSERT_TRUE(p) << p.error().to_string();
+  auto collective = collective_for_program(*p, std::nullopt);
+  ASSERT_TRUE(collective) << collective.error().to_string();
+  RunOptions o;
+  o.size_bytes = 2 * 4;
+  auto run = run_on_cpu(detail::lower_unchecked(*p, *collective), o);
+  ASSERT_FALSE(run);
+  EXPECT_NE(run.error().to_string().find("one host thread per thread block"), std::string::npos)
+      << run.error().to_string();
+}
+
 } // namespace
 } // namespace syncoll::backend
