@@ -20,6 +20,13 @@ void print_diagnostics(const Diagnostics &diagnostics) {
   }
 }
 
+int exit_code_or_bad_input(const Expected<int> &outcome) {
+  if (outcome)
+    return *outcome;
+  print_diagnostics(outcome.error());
+  return kBadInput;
+}
+
 void TopologyOptions::add_to(CLI::App &command, bool positional, bool required) {
   auto *opt = positional ? command.add_option("topology", spec,
                                               "library topology name or topology JSON file")

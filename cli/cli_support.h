@@ -25,6 +25,9 @@ enum ExitCode : int { kSuccess = 0, kCheckFailed = 1, kBadInput = 2, kUnknown = 
 /// "syncoll: " prefix so every line says where it comes from.
 void print_diagnostics(const Diagnostics &diagnostics);
 
+/// A command's exit code: its own, or kBadInput once its diagnostics are printed.
+int exit_code_or_bad_input(const Expected<int> &outcome);
+
 /// Topology size options shared by the commands that take a topology.
 struct TopologyOptions {
   std::string spec; ///< a library name or a topology JSON file

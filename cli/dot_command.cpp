@@ -140,15 +140,7 @@ void add_dot_command(CLI::App &app, RunResult &result) {
   cmd->add_option("-s,--size", args->size, "timeline: message size")->capture_default_str();
   args->topology.add_to(*cmd, /*positional=*/false, /*required=*/false);
   cmd->add_option("-o,--output", args->output, "output file ('-' for stdout)")->required();
-  cmd->callback([&result, args] {
-    auto exit_code = run_dot(*args);
-    if (!exit_code) {
-      print_diagnostics(exit_code.error());
-      result.exit_code = kBadInput;
-      return;
-    }
-    result.exit_code = *exit_code;
-  });
+  cmd->callback([&result, args] { result.exit_code = exit_code_or_bad_input(run_dot(*args)); });
 }
 
 } // namespace syncoll::cli

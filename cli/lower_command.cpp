@@ -139,13 +139,7 @@ void add_lower_command(CLI::App &app, RunResult &result) {
       result.exit_code = kSuccess;
       return;
     }
-    auto exit_code = run_lower(*args);
-    if (!exit_code) {
-      print_diagnostics(exit_code.error());
-      result.exit_code = kBadInput;
-      return;
-    }
-    result.exit_code = *exit_code;
+    result.exit_code = exit_code_or_bad_input(run_lower(*args));
   });
 }
 

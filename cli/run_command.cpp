@@ -104,15 +104,7 @@ void add_run_command(CLI::App &app, RunResult &result) {
   cmd->add_option("--watchdog-ms", args->watchdog_ms,
                   "declare the run hung after this long without progress")
       ->check(CLI::Range(10, 600000));
-  cmd->callback([&result, args] {
-    auto exit_code = run_program(*args);
-    if (!exit_code) {
-      print_diagnostics(exit_code.error());
-      result.exit_code = kBadInput;
-      return;
-    }
-    result.exit_code = *exit_code;
-  });
+  cmd->callback([&result, args] { result.exit_code = exit_code_or_bad_input(run_program(*args)); });
 }
 
 } // namespace syncoll::cli

@@ -126,15 +126,7 @@ void add_verify_command(CLI::App &app, RunResult &result) {
   cmd->add_option("--iterations", args->iterations, "pipeline iterations to explore (>= 2)")
       ->check(CLI::Range(2, 64));
   cmd->add_flag("--json", args->json, "print the report as JSON");
-  cmd->callback([&result, args] {
-    auto exit_code = run_verify(*args);
-    if (!exit_code) {
-      print_diagnostics(exit_code.error());
-      result.exit_code = kBadInput;
-      return;
-    }
-    result.exit_code = *exit_code;
-  });
+  cmd->callback([&result, args] { result.exit_code = exit_code_or_bad_input(run_verify(*args)); });
 }
 
 } // namespace syncoll::cli
