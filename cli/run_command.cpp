@@ -3,7 +3,7 @@
 // printed as nccl-tests prints them. A program that does not verify is refused with its report.
 #include "cli/cli_support.h"
 #include "cli/commands.h"
-#include "lowering/cuda/cpu_executor.h"
+#include "lowering/cuda/executor.h"
 #include "model/collective_traits.h"
 #include "model/mscclir.h"
 

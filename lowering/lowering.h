@@ -15,7 +15,7 @@
 #pragma once
 
 #include "lowering/compile.h"
-#include "lowering/cuda/cpu_executor.h"
+#include "lowering/cuda/executor.h"
 #include "lowering/cuda/instruction_table.h"
 #include "lowering/dag_dot.h"
 #include "lowering/dsl.h"

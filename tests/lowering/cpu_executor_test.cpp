@@ -3,7 +3,7 @@
 // deadlocks does hang there, where the counterexample says (docs/semantics.md).
 #include "examples/programs/programs.h"
 #include "lowering/compile.h"
-#include "lowering/cuda/cpu_executor.h"
+#include "lowering/cuda/executor.h"
 #include "model/collective_traits.h"
 #include "model/mscclir.h"
 #include "model/runtime_constants.h"
@@ -31,10 +31,13 @@ void expect_correct(const verifier::VerifiedProgram &verified, const std::string
                                                  {DataType::BF16, ReduceOp::Min},
                                                  {DataType::I32, ReduceOp::Prod},
                                                  {DataType::F16, ReduceOp::Sum}};
-  const ExecutableProgram e = ExecutableProgram::lower(verified);
-  for (auto [size, how_many] : regime_sizes(e.collective(), e.program().protocol()))
-    for (size_t p = 0; p < how_many; ++p) {
-      const auto [type, op] = pairs[p];
+  // With direct puts where lowering proves them safe, and (one pair per size) all staged.
+  const ExecutableProgram direct = ExecutableProgram::lower(verified);
+  const ExecutableProgram staged = ExecutableProgram::lower(verified, {.direct_puts = false});
+  for (auto [size, how_many] : regime_sizes(direct.collective(), direct.program().protocol()))
+    for (size_t p = 0; p <= how_many; ++p) {
+      const ExecutableProgram &e = p < how_many ? direct : staged;
+      const auto [type, op] = pairs[p < how_many ? p : 0];
       RunOptions o;
       o.size_bytes = size;
       o.type = type;
@@ -42,7 +45,8 @@ void expect_correct(const verifier::VerifiedProgram &verified, const std::string
       o.seed = 7;
       auto run = run_on_cpu(e, o);
       ASSERT_TRUE(run) << what << ": " << run.error().to_string();
-      EXPECT_TRUE(run->completed) << what << " hung at " << size << " B";
+      EXPECT_TRUE(run->completed) << what << " hung at " << size << " B"
+                                  << (&e == &staged ? " (staged)" : "");
       EXPECT_EQ(run->mismatches, 0u)
           << what << " at " << size << " B, " << data_type_name(type) << " " << reduce_op_name(op)
           << ": " << (run->first_mismatches.empty() ? "" : run->first_mismatches.front());

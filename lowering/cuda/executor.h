@@ -1,12 +1,15 @@
-// The CPU executor: the instruction tables of a verified program run on host threads, one per
-// thread block, with the protocol a GPU interpreter uses: bounded FIFOs per connection whose slots
-// are handed over with release/acquire counters, per-thread-block flags published with release
-// stores and awaited with acquire loads, the executor's tiling loop and count splitting. Inputs
-// are filled with a seeded pattern and every output the collective defines is compared with a
-// host reference. A run that stops making progress is stopped by a watchdog and reported with
-// where each thread block waits, never left hanging.
+// Running a verified program with real data: what every executor of the device tables takes and
+// reports. The CPU executor (here) runs the tables on host threads, one per thread block, with the
+// protocol a GPU interpreter uses (lowering/cuda/interpreter.h is the same source in both): bounded
+// FIFOs per connection whose slots are handed over with release/acquire counters, per-thread-block
+// flags published with release stores and awaited with acquire loads, the executor's tiling loop
+// and count splitting. The CUDA executor (lowering/cuda/cuda_executor.h) runs the same tables on a
+// GPU. Inputs are filled with a seeded pattern and every output the collective defines is compared
+// with a host reference. A run that stops making progress is stopped by a watchdog and reported
+// with where each thread block waits, never left hanging.
 #pragma once
 
+#include "lowering/cuda/element.h"
 #include "lowering/cuda/instruction_table.h"
 #include "model/diagnostics.h"
 
@@ -18,9 +21,6 @@
 #include <vector>
 
 namespace syncoll::backend {
-
-enum class DataType { I32, F32, F16, BF16 };
-enum class ReduceOp { Sum, Prod, Max, Min };
 
 std::optional<DataType> parse_data_type(std::string_view name);
 std::string_view data_type_name(DataType type);
@@ -47,7 +47,7 @@ struct BlockedBlock {
   std::string waiting_for; ///< "a message on connection 0->1 channel 0", "tb 2's flag", ...
 };
 
-struct CpuRun {
+struct RunReport {
   bool completed = false;            ///< every thread block finished every iteration
   std::vector<BlockedBlock> blocked; ///< when not completed
   int64_t chunk_bytes = 0;
@@ -59,8 +59,14 @@ struct CpuRun {
   bool correct() const { return completed && mismatches == 0; }
 };
 
-/// Fails (bad input) for a size that does not cut into whole elements per chunk.
-[[nodiscard]] Expected<CpuRun> run_on_cpu(const ExecutableProgram &program,
-                                          const RunOptions &options);
+/// Element count per chunk of a run of `options.size_bytes`; fails (bad input) for a size that
+/// does not cut into whole elements per chunk.
+[[nodiscard]] Expected<int64_t> chunk_elements_for(const ExecutableProgram &program,
+                                                   const RunOptions &options);
+
+/// Fails (bad input) for a size that does not cut into whole elements per chunk, and for more
+/// thread blocks than the CPU executor starts host threads for.
+[[nodiscard]] Expected<RunReport> run_on_cpu(const ExecutableProgram &program,
+                                             const RunOptions &options);
 
 } // namespace syncoll::backend
