@@ -3,6 +3,7 @@
 // printed as nccl-tests prints them. A program that does not verify is refused with its report.
 #include "cli/cli_support.h"
 #include "cli/commands.h"
+#include "lowering/cuda/cuda_executor.h"
 #include "lowering/cuda/executor.h"
 #include "model/collective_traits.h"
 #include "model/mscclir.h"
@@ -17,6 +18,7 @@ namespace {
 struct RunArgs {
   std::string file;
   std::string backend = "cpu";
+  bool emulate = false;
   std::string size = "1MiB";
   std::string dtype = "i32";
   std::string op = "sum";
@@ -25,6 +27,13 @@ struct RunArgs {
   std::optional<int> root;
   int watchdog_ms = 3000;
 };
+
+int sends(const backend::ExecutableProgram &e) {
+  int n = 0;
+  for (const backend::device::Step &s : e.steps())
+    n += (s.bits & backend::device::kSends) ? 1 : 0;
+  return n;
+}
 
 Expected<int> run_program(const RunArgs &a) {
   SYNCOLL_TRY(program, read_program_file(a.file));
@@ -36,6 +45,8 @@ Expected<int> run_program(const RunArgs &a) {
   const auto op = backend::parse_reduce_op(a.op);
   if (!op)
     return fail({}, fmt::format("unknown --op '{}' (expected sum, prod, max or min)", a.op));
+  if (a.emulate && a.backend != "cuda")
+    return fail({}, "--emulate is an option of --backend cuda");
   verifier::VerifyOptions vo;
   vo.root = a.root;
   auto verified = verifier::certify(program.value, vo);
@@ -51,14 +62,40 @@ Expected<int> run_program(const RunArgs &a) {
   ro.op = *op;
   ro.seed = a.seed;
   ro.watchdog = std::chrono::milliseconds(a.watchdog_ms);
+  std::string cuda_note;
   const CollectiveSpec &spec = executable.collective();
-  for (int i = 0; i < a.iters; ++i) {
-    SYNCOLL_TRY(run, backend::run_on_cpu(executable, ro));
+  // One report per printed row: the CPU executor runs afresh each time; the CUDA executor checks
+  // its first launch and times --iters more.
+  auto next_run = [&](int i) -> Expected<backend::RunReport> {
+    if (a.backend == "cpu")
+      return backend::run_on_cpu(executable, ro);
+    if (!a.emulate)
+      return fail({}, "--backend cuda without --emulate (one process per GPU through NCCL "
+                      "symmetric memory) is not built yet; give --emulate to run every rank on "
+                      "this GPU");
+    (void)i;
+    backend::CudaRunOptions co;
+    co.run = ro;
+    co.timed_launches = a.iters;
+    SYNCOLL_TRY(report, backend::run_emulated_on_cuda(executable, co));
+    cuda_note = fmt::format("{}: {} CUDA blocks (at most {} resident), {} of {} sends put "
+                            "directly; time per launch over {} launches after the checked one",
+                            report.device, report.blocks, report.co_resident_blocks,
+                            executable.direct_puts(), sends(executable), a.iters);
+    report.run.seconds = report.seconds_per_launch;
+    return report.run;
+  };
+  const int rows = a.backend == "cpu" ? a.iters : 1;
+  for (int i = 0; i < rows; ++i) {
+    SYNCOLL_TRY(run, next_run(i));
     if (i == 0) {
       // After the first run, which rejects a size that does not cut into elements: bad input
       // prints nothing but its one line.
-      fmt::print("{}: {} on {} ranks, {} backend, seed {}\n", a.file, program.value.collective(),
-                 program.value.num_ranks(), a.backend, a.seed);
+      fmt::print("{}: {} on {} ranks, {} backend{}, seed {}\n", a.file, program.value.collective(),
+                 program.value.num_ranks(), a.backend, a.emulate ? " (emulated on one GPU)" : "",
+                 a.seed);
+      if (!cuda_note.empty())
+        fmt::print("{}\n", cuda_note);
       fmt::print("{:>12} {:>12} {:>6} {:>6} {:>10} {:>10} {:>10} {:>8}\n", "size (B)", "count",
                  "type", "redop", "time (us)", "algbw GB/s", "busbw GB/s", "#wrong");
     }
@@ -92,13 +129,18 @@ void add_run_command(CLI::App &app, RunResult &result) {
              "reference (exit 0 correct, 1 not verified, hung or wrong, 2 bad input)");
   cmd->add_option("program", args->file, "MSCCL-IR XML file (or its JSON form)")->required();
   cmd->add_option("--backend", args->backend,
-                  "where it runs: cpu (host threads, one per thread "
-                  "block, as a GPU interpreter synchronizes)")
-      ->check(CLI::IsMember({"cpu"}));
+                  "where it runs: cpu (host threads, one per thread block, running the GPU "
+                  "interpreter's code) or cuda (the interpreter kernel on a GPU)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
+  cmd->add_flag("--emulate", args->emulate,
+                "with --backend cuda: every rank's buffers on this one GPU, all thread blocks "
+                "launched as one cooperative grid");
   cmd->add_option("-s,--size", args->size, "size as nccl-tests counts it (4096, 64KiB, 1MiB)");
   cmd->add_option("--dtype", args->dtype, "element type: i32, f32, f16 or bf16");
   cmd->add_option("--op", args->op, "reduction: sum, prod, max or min");
-  cmd->add_option("--iters", args->iters, "runs, each checked")->check(CLI::Range(1, 1000));
+  cmd->add_option("--iters", args->iters,
+                  "cpu: runs, each checked; cuda: launches timed after the checked one")
+      ->check(CLI::Range(1, 1000));
   cmd->add_option("--seed", args->seed, "seed of the input pattern");
   cmd->add_option("--root", args->root, "root rank of rooted collectives (default 0)");
   cmd->add_option("--watchdog-ms", args->watchdog_ms,

@@ -143,6 +143,39 @@ void ExecutableProgram::build_blocks() {
     outbound_per_rank_ = std::max(outbound_per_rank_, n);
 }
 
+// Mirrors what the interpreter's data loops touch (lowering/cuda/interpreter.h); an LL message
+// moves 16 bytes of line per 8 of payload.
+Traffic ExecutableProgram::traffic(int64_t chunk_bytes) const {
+  using namespace device;
+  Traffic t;
+  const int64_t fifo = program_.protocol() == Protocol::LL ? 2 * chunk_bytes : chunk_bytes;
+  for (const Step &s : steps_) {
+    const int64_t n = s.count;
+    const bool landed = s.bits & kLandsDirect, reduces = s.bits & kReduces;
+    const bool writes_dst = (s.bits & kWritesDst) && !(landed && !reduces);
+    if (s.bits & kReceives) {
+      if (!landed) {
+        t.read += n * fifo;
+        t.staged += n * fifo;
+      } else if (writes_dst || (s.bits & kSends)) {
+        t.read += n * chunk_bytes;
+      }
+    }
+    if (s.bits & kReadsSrc)
+      t.read += n * chunk_bytes;
+    if (reduces && !(s.bits & kReceives))
+      t.read += n * chunk_bytes; // a local reduction reads its accumulator
+    if (writes_dst)
+      t.written += n * chunk_bytes;
+    if (s.bits & kSends) {
+      const bool direct = s.bits & kPutsDirect;
+      t.written += n * (direct ? chunk_bytes : fifo);
+      t.staged += direct ? 0 : n * fifo;
+    }
+  }
+  return t;
+}
+
 device::RunShape ExecutableProgram::shape(int64_t chunk_elements, int element_bytes) const {
   device::RunShape s;
   const Protocol protocol = program_.protocol();

@@ -23,6 +23,16 @@ struct LoweringOptions {
   bool direct_puts = true;
 };
 
+/// Bytes the interpreter reads and writes in memory over one launch, every rank together: what a
+/// bandwidth comparison with a device copy counts. `staged` is the part that goes through FIFO
+/// slots (written by the sender and read back by the receiver), which direct puts avoid.
+struct Traffic {
+  int64_t read = 0;
+  int64_t written = 0;
+  int64_t staged = 0;
+  int64_t total() const { return read + written; }
+};
+
 class ExecutableProgram;
 namespace detail {
 /// The tables of any program, verified or not. Only tests call it, to show what an unverified
@@ -53,6 +63,8 @@ public:
   int longest() const { return longest_; }
   /// Sends lowered to direct puts.
   int direct_puts() const { return direct_puts_; }
+  /// Memory traffic of one launch with chunks of `chunk_bytes`.
+  Traffic traffic(int64_t chunk_bytes) const;
   /// The sizes of a run with chunks of `chunk_elements` elements of `element_bytes` bytes.
   device::RunShape shape(int64_t chunk_elements, int element_bytes) const;
 

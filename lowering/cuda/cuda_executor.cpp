@@ -1,0 +1,272 @@
+#include "lowering/cuda/cuda_executor.h"
+
+#include "lowering/cuda/detail/run_data.h"
+
+#if SYNCOLL_HAVE_CUDA
+#include "lowering/cuda/detail/kernel_launch.h"
+#include "lowering/cuda/interpreter.h"
+
+#include <cuda_runtime_api.h>
+#endif
+
+namespace syncoll::backend {
+
+#if !SYNCOLL_HAVE_CUDA
+
+std::optional<std::string> cuda_unavailable() {
+  return "this build of syncoll has no CUDA backend (no CUDA toolkit when it was configured)";
+}
+Expected<CudaReport> run_emulated_on_cuda(const ExecutableProgram &, const CudaRunOptions &) {
+  return fail({}, *cuda_unavailable());
+}
+Expected<CopyCeiling> measure_copy_ceiling(int64_t, int) {
+  return fail({}, *cuda_unavailable());
+}
+
+#else
+
+namespace {
+
+tl::unexpected<Diagnostics> cuda_failure(std::string_view what, cudaError_t e) {
+  return fail({}, fmt::format("{}: {} ({})", what, cudaGetErrorString(e), cudaGetErrorName(e)));
+}
+#define SYNCOLL_CUDA(what, call)                                                                   \
+  do {                                                                                             \
+    if (cudaError_t syncoll_cuda_e = (call); syncoll_cuda_e != cudaSuccess)                        \
+      return cuda_failure(what, syncoll_cuda_e);                                                   \
+  } while (0)
+
+// Device memory freed when it goes out of scope.
+class DeviceBuffer {
+public:
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+  ~DeviceBuffer() {
+    if (data_)
+      (void)cudaFree(data_);
+  }
+  [[nodiscard]] cudaError_t allocate(size_t bytes) {
+    bytes_ = bytes;
+    return cudaMalloc(&data_, std::max<size_t>(bytes, 16));
+  }
+  template <class T> [[nodiscard]] cudaError_t upload(std::span<const T> host) {
+    if (cudaError_t e = allocate(host.size_bytes()); e != cudaSuccess)
+      return e;
+    return cudaMemcpy(data_, host.data(), host.size_bytes(), cudaMemcpyHostToDevice);
+  }
+  template <class T> T *as() const { return static_cast<T *>(data_); }
+  size_t bytes() const { return bytes_; }
+
+private:
+  void *data_ = nullptr;
+  size_t bytes_ = 0;
+};
+
+class CudaEvent {
+public:
+  CudaEvent() { ok_ = cudaEventCreate(&event_) == cudaSuccess; }
+  CudaEvent(const CudaEvent &) = delete;
+  CudaEvent &operator=(const CudaEvent &) = delete;
+  ~CudaEvent() {
+    if (ok_)
+      (void)cudaEventDestroy(event_);
+  }
+  cudaEvent_t get() const { return event_; }
+
+private:
+  cudaEvent_t event_{};
+  bool ok_ = false;
+};
+
+Expected<std::string> current_device() {
+  int count = 0;
+  if (cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess)
+    return cuda_failure("no usable CUDA device", e);
+  if (count == 0)
+    return fail({}, "no CUDA device");
+  int device = 0;
+  SYNCOLL_CUDA("cudaGetDevice", cudaGetDevice(&device));
+  cudaDeviceProp prop{};
+  SYNCOLL_CUDA("cudaGetDeviceProperties", cudaGetDeviceProperties(&prop, device));
+  if (!prop.cooperativeLaunch)
+    return fail({}, fmt::format("{} has no cooperative launch, which emulation needs", prop.name));
+  return fmt::format("{} (sm_{}{}, {} SMs)", prop.name, prop.major, prop.minor,
+                     prop.multiProcessorCount);
+}
+
+template <class T> class CudaEmulation {
+public:
+  CudaEmulation(const ExecutableProgram &e, const CudaRunOptions &o, int64_t chunk_elements)
+      : e_(e), o_(o), shape_(e.shape(chunk_elements, int(sizeof(T)))), arenas_(e, shape_, o.run) {}
+
+  Expected<CudaReport> run(std::string device) {
+    CudaReport report;
+    report.device = std::move(device);
+    report.blocks = int(e_.blocks().size());
+    int per_sm = 0, sms = 0, ordinal = 0;
+    SYNCOLL_CUDA("occupancy", detail::interpreter_blocks_per_sm(o_.run.type, &per_sm));
+    SYNCOLL_CUDA("cudaGetDevice", cudaGetDevice(&ordinal));
+    SYNCOLL_CUDA("SM count", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ordinal));
+    report.co_resident_blocks = per_sm * sms;
+    if (report.blocks > report.co_resident_blocks)
+      return fail({}, fmt::format("emulation launches every rank's thread blocks as one grid; "
+                                  "{} blocks are more than the {} this GPU holds at once ({} per "
+                                  "SM x {} SMs), and a wait on a block that is not resident "
+                                  "would never end",
+                                  report.blocks, report.co_resident_blocks, per_sm, sms));
+    SYNCOLL_CHECK(upload());
+    RunReport &r = report.run;
+    r.chunk_bytes = shape_.chunk_elements * int64_t(sizeof(T));
+    r.iterations = shape_.iterations;
+
+    CudaEvent start, stop;
+    SYNCOLL_CUDA("cudaEventRecord", cudaEventRecord(start.get()));
+    SYNCOLL_CUDA("launch", launch(0));
+    SYNCOLL_CUDA("cudaEventRecord", cudaEventRecord(stop.get()));
+    SYNCOLL_CUDA("the checked launch", cudaDeviceSynchronize());
+    float ms = 0;
+    SYNCOLL_CUDA("cudaEventElapsedTime", cudaEventElapsedTime(&ms, start.get(), stop.get()));
+    r.seconds = ms / 1e3;
+    report.seconds_per_launch = r.seconds;
+
+    uint32_t aborted = 0;
+    SYNCOLL_CUDA("abort flag", cudaMemcpy(&aborted, abort_.as<uint32_t>(), sizeof aborted,
+                                          cudaMemcpyDeviceToHost));
+    std::vector<device::BlockStatus> status(e_.blocks().size());
+    SYNCOLL_CUDA("block status",
+                 cudaMemcpy(status.data(), status_.as<device::BlockStatus>(),
+                            status.size() * sizeof(device::BlockStatus), cudaMemcpyDeviceToHost));
+    r.completed = aborted == 0;
+    r.blocked = detail::unfinished_blocks(e_, status);
+    if (r.completed) {
+      for (size_t rank = 0; rank < arena_.size(); ++rank) {
+        std::vector<T> &host = arenas_.arena(RankId(int(rank)));
+        SYNCOLL_CUDA("download", cudaMemcpy(host.data(), arena_[rank]->as<T>(),
+                                            host.size() * sizeof(T), cudaMemcpyDeviceToHost));
+      }
+      arenas_.check(o_.run.op, r);
+    }
+    if (r.completed && o_.timed_launches > 0) {
+      SYNCOLL_CUDA("cudaEventRecord", cudaEventRecord(start.get()));
+      for (int i = 1; i <= o_.timed_launches; ++i)
+        SYNCOLL_CUDA("launch", launch(i));
+      SYNCOLL_CUDA("cudaEventRecord", cudaEventRecord(stop.get()));
+      SYNCOLL_CUDA("the timed launches", cudaDeviceSynchronize());
+      SYNCOLL_CUDA("cudaEventElapsedTime", cudaEventElapsedTime(&ms, start.get(), stop.get()));
+      report.seconds_per_launch = ms / 1e3 / o_.timed_launches;
+      SYNCOLL_CUDA("abort flag", cudaMemcpy(&aborted, abort_.as<uint32_t>(), sizeof aborted,
+                                            cudaMemcpyDeviceToHost));
+      if (aborted)
+        return fail({}, "a timed launch was stopped by the watchdog after the checked one "
+                        "completed: an executor bug, not a verdict on the program");
+    }
+    return report;
+  }
+
+private:
+  const ExecutableProgram &e_;
+  const CudaRunOptions &o_;
+  device::RunShape shape_;
+  detail::Arenas<T> arenas_;
+  std::vector<std::unique_ptr<DeviceBuffer>> arena_, comm_;
+  DeviceBuffer steps_, blocks_, connections_, units_, bases_, status_, abort_;
+  device::Tables tables_;
+
+  Expected<void> upload() {
+    const device::CommLayout layout = device::comm_layout(shape_);
+    std::vector<device::RankBases> bases;
+    for (int rank = 0; rank < e_.program().num_ranks(); ++rank) {
+      const std::vector<T> &host = arenas_.arena(RankId(rank));
+      arena_.push_back(std::make_unique<DeviceBuffer>());
+      SYNCOLL_CUDA("arena", arena_.back()->upload(std::span<const T>(host)));
+      comm_.push_back(std::make_unique<DeviceBuffer>());
+      SYNCOLL_CUDA("communication area", comm_.back()->allocate(size_t(layout.bytes)));
+      SYNCOLL_CUDA("communication area",
+                   cudaMemset(comm_.back()->as<char>(), 0, size_t(layout.bytes)));
+      bases.push_back({arena_.back()->as<char>(), comm_.back()->as<char>()});
+    }
+    SYNCOLL_CUDA("steps", steps_.upload(e_.steps()));
+    SYNCOLL_CUDA("blocks", blocks_.upload(e_.blocks()));
+    SYNCOLL_CUDA("connections", connections_.upload(e_.connections()));
+    SYNCOLL_CUDA("chunk table", units_.upload(e_.units()));
+    SYNCOLL_CUDA("rank bases", bases_.upload(std::span<const device::RankBases>(bases)));
+    const std::vector<device::BlockStatus> status(e_.blocks().size());
+    SYNCOLL_CUDA("block status", status_.upload(std::span<const device::BlockStatus>(status)));
+    const uint32_t zero = 0;
+    SYNCOLL_CUDA("abort flag", abort_.upload(std::span<const uint32_t>(&zero, 1)));
+    tables_.steps = steps_.as<device::Step>();
+    tables_.blocks = blocks_.as<device::Block>();
+    tables_.connections = connections_.as<device::Connection>();
+    tables_.units = units_.as<int32_t>();
+    tables_.bases = bases_.as<device::RankBases>();
+    tables_.status = status_.as<device::BlockStatus>();
+    tables_.shape = shape_;
+    tables_.op = o_.run.op;
+    return {};
+  }
+
+  cudaError_t launch(int64_t index) {
+    device::Tables t = tables_;
+    t.launch = index;
+    detail::DeviceControl control;
+    control.abort = abort_.as<uint32_t>();
+    control.watchdog_ns = uint64_t(o_.run.watchdog.count()) * 1'000'000;
+    return detail::launch_interpreter(o_.run.type, t, 0, int(e_.blocks().size()), control, nullptr);
+  }
+};
+
+} // namespace
+
+std::optional<std::string> cuda_unavailable() {
+  auto device = current_device();
+  if (!device)
+    return device.error().to_string();
+  return std::nullopt;
+}
+
+Expected<CudaReport> run_emulated_on_cuda(const ExecutableProgram &program,
+                                          const CudaRunOptions &options) {
+  SYNCOLL_TRY(chunk_elements, chunk_elements_for(program, options.run));
+  SYNCOLL_TRY(device, current_device());
+  return detail::with_element_type(options.run.type, [&](auto element) -> Expected<CudaReport> {
+    return CudaEmulation<decltype(element)>(program, options, chunk_elements).run(device);
+  });
+}
+
+Expected<CopyCeiling> measure_copy_ceiling(int64_t bytes, int launches) {
+  SYNCOLL_TRY(device, current_device());
+  (void)device;
+  DeviceBuffer src, dst;
+  SYNCOLL_CUDA("source", src.allocate(size_t(bytes)));
+  SYNCOLL_CUDA("destination", dst.allocate(size_t(bytes)));
+  SYNCOLL_CUDA("source", cudaMemset(src.as<char>(), 1, size_t(bytes)));
+  CudaEvent start, stop;
+  CopyCeiling c;
+  float ms = 0;
+  // One untimed copy each first: the first touch of fresh memory is not the copy's cost.
+  SYNCOLL_CUDA("cudaMemcpyAsync", cudaMemcpyAsync(dst.as<char>(), src.as<char>(), size_t(bytes),
+                                                  cudaMemcpyDeviceToDevice, nullptr));
+  SYNCOLL_CUDA("cudaEventRecord", cudaEventRecord(start.get()));
+  for (int i = 0; i < launches; ++i)
+    SYNCOLL_CUDA("cudaMemcpyAsync", cudaMemcpyAsync(dst.as<char>(), src.as<char>(), size_t(bytes),
+                                                    cudaMemcpyDeviceToDevice, nullptr));
+  SYNCOLL_CUDA("cudaEventRecord", cudaEventRecord(stop.get()));
+  SYNCOLL_CUDA("copies", cudaDeviceSynchronize());
+  SYNCOLL_CUDA("cudaEventElapsedTime", cudaEventElapsedTime(&ms, start.get(), stop.get()));
+  c.memcpy_seconds = ms / 1e3 / launches;
+  SYNCOLL_CUDA("copy kernel", detail::launch_copy(src.as<char>(), dst.as<char>(), bytes, nullptr));
+  SYNCOLL_CUDA("cudaEventRecord", cudaEventRecord(start.get()));
+  for (int i = 0; i < launches; ++i)
+    SYNCOLL_CUDA("copy kernel",
+                 detail::launch_copy(src.as<char>(), dst.as<char>(), bytes, nullptr));
+  SYNCOLL_CUDA("cudaEventRecord", cudaEventRecord(stop.get()));
+  SYNCOLL_CUDA("copies", cudaDeviceSynchronize());
+  SYNCOLL_CUDA("cudaEventElapsedTime", cudaEventElapsedTime(&ms, start.get(), stop.get()));
+  c.kernel_seconds = ms / 1e3 / launches;
+  return c;
+}
+
+#endif
+
+} // namespace syncoll::backend
