@@ -6,6 +6,7 @@
 // >= 80% of cudaMemcpyAsync device to device. Without a GPU it says so and exits 0.
 //   ./build/ci/bench/cuda_bench [size_mib] [launches]
 #include "lowering/cuda/cuda_executor.h"
+#include "lowering/cuda/nccl_transport.h"
 #include "model/collective_traits.h"
 #include "simulator/baselines.h"
 
@@ -31,6 +32,13 @@ int main(int argc, char **argv) {
   fmt::print("copy of {} MiB, traffic (read + written): cudaMemcpyAsync {:.0f} GB/s, 16-byte copy "
              "kernel {:.0f} GB/s\n",
              size >> 20, memcpy_rate, kernel_rate);
+
+  // NCCL's own device API on one rank of this GPU: what the multi-GPU transport stands on.
+  if (auto check = backend::nccl_device_api_check(); check)
+    fmt::print("NCCL device API, one rank (ncclMemAlloc, symmetric window, ncclDevCommCreate, LSA "
+               "barrier and pointer in a kernel): ok\n");
+  else
+    fmt::print("NCCL device API, one rank: FAILED: {}\n", check.error().to_string());
 
   constexpr int kRanks = 8, kChannels = 16;
   std::vector<RankId> ring;

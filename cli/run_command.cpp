@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "lowering/cuda/cuda_executor.h"
 #include "lowering/cuda/executor.h"
+#include "lowering/cuda/nccl_transport.h"
 #include "model/collective_traits.h"
 #include "model/mscclir.h"
 
@@ -19,6 +20,9 @@ struct RunArgs {
   std::string file;
   std::string backend = "cpu";
   bool emulate = false;
+  std::optional<int> rank;
+  std::string id_file;
+  int device = -1;
   std::string size = "1MiB";
   std::string dtype = "i32";
   std::string op = "sum";
@@ -47,6 +51,11 @@ Expected<int> run_program(const RunArgs &a) {
     return fail({}, fmt::format("unknown --op '{}' (expected sum, prod, max or min)", a.op));
   if (a.emulate && a.backend != "cuda")
     return fail({}, "--emulate is an option of --backend cuda");
+  if (a.backend == "cuda" && !a.emulate && (!a.rank || a.id_file.empty()))
+    return fail({}, "--backend cuda runs one process per GPU and rank: give --rank and --id-file "
+                    "(or --emulate to run every rank on this GPU)");
+  if ((a.rank || !a.id_file.empty()) && (a.backend != "cuda" || a.emulate))
+    return fail({}, "--rank and --id-file are options of --backend cuda without --emulate");
   verifier::VerifyOptions vo;
   vo.root = a.root;
   auto verified = verifier::certify(program.value, vo);
@@ -69,19 +78,28 @@ Expected<int> run_program(const RunArgs &a) {
   auto next_run = [&](int i) -> Expected<backend::RunReport> {
     if (a.backend == "cpu")
       return backend::run_on_cpu(executable, ro);
-    if (!a.emulate)
-      return fail({}, "--backend cuda without --emulate (one process per GPU through NCCL "
-                      "symmetric memory) is not built yet; give --emulate to run every rank on "
-                      "this GPU");
     (void)i;
     backend::CudaRunOptions co;
     co.run = ro;
     co.timed_launches = a.iters;
-    SYNCOLL_TRY(report, backend::run_emulated_on_cuda(executable, co));
-    cuda_note = fmt::format("{}: {} CUDA blocks (at most {} resident), {} of {} sends put "
+    backend::CudaReport report;
+    if (a.emulate) {
+      SYNCOLL_TRY(emulated, backend::run_emulated_on_cuda(executable, co));
+      report = std::move(emulated);
+    } else {
+      backend::NcclRunOptions no;
+      no.cuda = co;
+      no.rank = *a.rank;
+      no.id_file = a.id_file;
+      no.device = a.device;
+      SYNCOLL_TRY(on_nccl, backend::run_on_nccl(executable, no));
+      report = std::move(on_nccl);
+    }
+    cuda_note = fmt::format("{}{}: {} CUDA blocks (at most {} resident), {} of {} sends put "
                             "directly; time per launch over {} launches after the checked one",
-                            report.device, report.blocks, report.co_resident_blocks,
-                            executable.direct_puts(), sends(executable), a.iters);
+                            a.emulate ? "" : fmt::format("rank {}: ", *a.rank), report.device,
+                            report.blocks, report.co_resident_blocks, executable.direct_puts(),
+                            sends(executable), a.iters);
     report.run.seconds = report.seconds_per_launch;
     return report.run;
   };
@@ -135,6 +153,14 @@ void add_run_command(CLI::App &app, RunResult &result) {
   cmd->add_flag("--emulate", args->emulate,
                 "with --backend cuda: every rank's buffers on this one GPU, all thread blocks "
                 "launched as one cooperative grid");
+  cmd->add_option("--rank", args->rank,
+                  "with --backend cuda: this process's rank (one process per GPU, NCCL symmetric "
+                  "memory)");
+  cmd->add_option("--id-file", args->id_file,
+                  "with --rank: rank 0 writes NCCL's unique id here, the others wait for it (a "
+                  "path that does not exist yet)");
+  cmd->add_option("--device", args->device,
+                  "with --rank: the CUDA device of this process (default: rank modulo devices)");
   cmd->add_option("-s,--size", args->size, "size as nccl-tests counts it (4096, 64KiB, 1MiB)");
   cmd->add_option("--dtype", args->dtype, "element type: i32, f32, f16 or bf16");
   cmd->add_option("--op", args->op, "reduction: sum, prod, max or min");

@@ -3,6 +3,7 @@
 #include "lowering/cuda/detail/run_data.h"
 
 #if SYNCOLL_HAVE_CUDA
+#include "lowering/cuda/detail/cuda_run.h"
 #include "lowering/cuda/detail/kernel_launch.h"
 #include "lowering/cuda/interpreter.h"
 
@@ -14,7 +15,8 @@ namespace syncoll::backend {
 #if !SYNCOLL_HAVE_CUDA
 
 std::optional<std::string> cuda_unavailable() {
-  return "this build of syncoll has no CUDA backend (no CUDA toolkit when it was configured)";
+  return "this build of syncoll has no CUDA backend (configured without a CUDA toolkit, or with "
+         "SYNCOLL_CUDA=OFF)";
 }
 Expected<CudaReport> run_emulated_on_cuda(const ExecutableProgram &, const CudaRunOptions &) {
   return fail({}, *cuda_unavailable());
@@ -22,19 +24,36 @@ Expected<CudaReport> run_emulated_on_cuda(const ExecutableProgram &, const CudaR
 Expected<CopyCeiling> measure_copy_ceiling(int64_t, int) {
   return fail({}, *cuda_unavailable());
 }
+int cuda_device_count() {
+  return 0;
+}
 
 #else
 
-namespace {
-
-tl::unexpected<Diagnostics> cuda_failure(std::string_view what, cudaError_t e) {
+tl::unexpected<Diagnostics> detail::cuda_failure(std::string_view what, cudaError_t e) {
   return fail({}, fmt::format("{}: {} ({})", what, cudaGetErrorString(e), cudaGetErrorName(e)));
 }
-#define SYNCOLL_CUDA(what, call)                                                                   \
-  do {                                                                                             \
-    if (cudaError_t syncoll_cuda_e = (call); syncoll_cuda_e != cudaSuccess)                        \
-      return cuda_failure(what, syncoll_cuda_e);                                                   \
-  } while (0)
+
+Expected<std::string> detail::current_device() {
+  int count = 0;
+  if (cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess)
+    return cuda_failure("no usable CUDA device", e);
+  if (count == 0)
+    return fail({}, "no CUDA device");
+  int device = 0;
+  SYNCOLL_CUDA("cudaGetDevice", cudaGetDevice(&device));
+  cudaDeviceProp prop{};
+  SYNCOLL_CUDA("cudaGetDeviceProperties", cudaGetDeviceProperties(&prop, device));
+  if (!prop.cooperativeLaunch)
+    return fail({},
+                fmt::format("{} has no cooperative launch, which the executor needs", prop.name));
+  return fmt::format("{} (sm_{}{}, {} SMs)", prop.name, prop.major, prop.minor,
+                     prop.multiProcessorCount);
+}
+
+namespace {
+
+using detail::cuda_failure;
 
 // Device memory freed when it goes out of scope.
 class DeviceBuffer {
@@ -47,7 +66,6 @@ public:
       (void)cudaFree(data_);
   }
   [[nodiscard]] cudaError_t allocate(size_t bytes) {
-    bytes_ = bytes;
     return cudaMalloc(&data_, std::max<size_t>(bytes, 16));
   }
   template <class T> [[nodiscard]] cudaError_t upload(std::span<const T> host) {
@@ -56,11 +74,9 @@ public:
     return cudaMemcpy(data_, host.data(), host.size_bytes(), cudaMemcpyHostToDevice);
   }
   template <class T> T *as() const { return static_cast<T *>(data_); }
-  size_t bytes() const { return bytes_; }
 
 private:
   void *data_ = nullptr;
-  size_t bytes_ = 0;
 };
 
 class CudaEvent {
@@ -79,41 +95,60 @@ private:
   bool ok_ = false;
 };
 
-Expected<std::string> current_device() {
-  int count = 0;
-  if (cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess)
-    return cuda_failure("no usable CUDA device", e);
-  if (count == 0)
-    return fail({}, "no CUDA device");
-  int device = 0;
-  SYNCOLL_CUDA("cudaGetDevice", cudaGetDevice(&device));
-  cudaDeviceProp prop{};
-  SYNCOLL_CUDA("cudaGetDeviceProperties", cudaGetDeviceProperties(&prop, device));
-  if (!prop.cooperativeLaunch)
-    return fail({}, fmt::format("{} has no cooperative launch, which emulation needs", prop.name));
-  return fmt::format("{} (sm_{}{}, {} SMs)", prop.name, prop.major, prop.minor,
-                     prop.multiProcessorCount);
-}
-
-template <class T> class CudaEmulation {
+// Every rank on this GPU: plain allocations, bases known on the host, and nothing between
+// launches (one grid ends before the next starts).
+class EmulationTransport final : public detail::Transport {
 public:
-  CudaEmulation(const ExecutableProgram &e, const CudaRunOptions &o, int64_t chunk_elements)
-      : e_(e), o_(o), shape_(e.shape(chunk_elements, int(sizeof(T)))), arenas_(e, shape_, o.run) {}
+  std::optional<RankId> only() const override { return std::nullopt; }
+  Expected<device::RankBases> allocate(RankId, size_t arena_bytes, size_t comm_bytes) override {
+    auto &arena = buffers_.emplace_back(std::make_unique<DeviceBuffer>());
+    SYNCOLL_CUDA("arena", arena->allocate(arena_bytes));
+    auto &comm = buffers_.emplace_back(std::make_unique<DeviceBuffer>());
+    SYNCOLL_CUDA("communication area", comm->allocate(comm_bytes));
+    SYNCOLL_CUDA("communication area", cudaMemset(comm->as<char>(), 0, comm_bytes));
+    return device::RankBases{arena->as<char>(), comm->as<char>()};
+  }
+  Expected<void> fill_bases(const std::vector<device::RankBases> &local,
+                            device::RankBases *table) override {
+    SYNCOLL_CUDA("rank bases",
+                 cudaMemcpy(table, local.data(), local.size() * sizeof(device::RankBases),
+                            cudaMemcpyHostToDevice));
+    return {};
+  }
+  Expected<void> separate_launches(cudaStream_t) override { return {}; }
+
+private:
+  std::vector<std::unique_ptr<DeviceBuffer>> buffers_;
+};
+
+template <class T> class CudaRun {
+public:
+  CudaRun(const ExecutableProgram &e, const CudaRunOptions &o, int64_t chunk_elements,
+          detail::Transport &transport)
+      : e_(e), o_(o), transport_(transport), shape_(e.shape(chunk_elements, int(sizeof(T)))),
+        arenas_(e, shape_, o.run, transport.only()) {
+    for (size_t b = 0; b < e.blocks().size(); ++b)
+      if (!transport.only() || transport.only()->value() == e.blocks()[b].rank) {
+        first_block_ = blocks_here_ == 0 ? int(b) : first_block_;
+        ++blocks_here_;
+      }
+  }
 
   Expected<CudaReport> run(std::string device) {
     CudaReport report;
     report.device = std::move(device);
-    report.blocks = int(e_.blocks().size());
+    report.blocks = blocks_here_;
     int per_sm = 0, sms = 0, ordinal = 0;
     SYNCOLL_CUDA("occupancy", detail::interpreter_blocks_per_sm(o_.run.type, &per_sm));
     SYNCOLL_CUDA("cudaGetDevice", cudaGetDevice(&ordinal));
     SYNCOLL_CUDA("SM count", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ordinal));
     report.co_resident_blocks = per_sm * sms;
     if (report.blocks > report.co_resident_blocks)
-      return fail({}, fmt::format("emulation launches every rank's thread blocks as one grid; "
-                                  "{} blocks are more than the {} this GPU holds at once ({} per "
-                                  "SM x {} SMs), and a wait on a block that is not resident "
-                                  "would never end",
+      return fail({}, fmt::format("the executor launches {} as one grid; {} blocks are more "
+                                  "than the {} this GPU holds at once ({} per SM x {} SMs), and "
+                                  "a wait on a block that is not resident would never end",
+                                  transport_.only() ? "this rank's thread blocks"
+                                                    : "every rank's thread blocks",
                                   report.blocks, report.co_resident_blocks, per_sm, sms));
     SYNCOLL_CHECK(upload());
     RunReport &r = report.run;
@@ -130,34 +165,36 @@ public:
     r.seconds = ms / 1e3;
     report.seconds_per_launch = r.seconds;
 
-    uint32_t aborted = 0;
-    SYNCOLL_CUDA("abort flag", cudaMemcpy(&aborted, abort_.as<uint32_t>(), sizeof aborted,
-                                          cudaMemcpyDeviceToHost));
+    SYNCOLL_TRY(aborted, stopped());
     std::vector<device::BlockStatus> status(e_.blocks().size());
     SYNCOLL_CUDA("block status",
                  cudaMemcpy(status.data(), status_.as<device::BlockStatus>(),
                             status.size() * sizeof(device::BlockStatus), cudaMemcpyDeviceToHost));
-    r.completed = aborted == 0;
-    r.blocked = detail::unfinished_blocks(e_, status);
-    if (r.completed) {
-      for (size_t rank = 0; rank < arena_.size(); ++rank) {
-        std::vector<T> &host = arenas_.arena(RankId(int(rank)));
-        SYNCOLL_CUDA("download", cudaMemcpy(host.data(), arena_[rank]->as<T>(),
+    r.completed = !aborted;
+    r.blocked = detail::unfinished_blocks(e_, status, transport_.only());
+    if (!r.completed)
+      return report;
+    for (size_t rank = 0; rank < bases_.size(); ++rank) {
+      std::vector<T> &host = arenas_.arena(RankId(int(rank)));
+      if (!host.empty())
+        SYNCOLL_CUDA("download", cudaMemcpy(host.data(), bases_[rank].arena,
                                             host.size() * sizeof(T), cudaMemcpyDeviceToHost));
-      }
-      arenas_.check(o_.run.op, r);
     }
-    if (r.completed && o_.timed_launches > 0) {
+    arenas_.check(o_.run.op, r);
+    if (o_.timed_launches > 0) {
+      SYNCOLL_CHECK(transport_.separate_launches(nullptr));
       SYNCOLL_CUDA("cudaEventRecord", cudaEventRecord(start.get()));
-      for (int i = 1; i <= o_.timed_launches; ++i)
+      for (int i = 1; i <= o_.timed_launches; ++i) {
         SYNCOLL_CUDA("launch", launch(i));
+        if (i < o_.timed_launches)
+          SYNCOLL_CHECK(transport_.separate_launches(nullptr));
+      }
       SYNCOLL_CUDA("cudaEventRecord", cudaEventRecord(stop.get()));
       SYNCOLL_CUDA("the timed launches", cudaDeviceSynchronize());
       SYNCOLL_CUDA("cudaEventElapsedTime", cudaEventElapsedTime(&ms, start.get(), stop.get()));
       report.seconds_per_launch = ms / 1e3 / o_.timed_launches;
-      SYNCOLL_CUDA("abort flag", cudaMemcpy(&aborted, abort_.as<uint32_t>(), sizeof aborted,
-                                            cudaMemcpyDeviceToHost));
-      if (aborted)
+      SYNCOLL_TRY(stopped_late, stopped());
+      if (stopped_late)
         return fail({}, "a timed launch was stopped by the watchdog after the checked one "
                         "completed: an executor bug, not a verdict on the program");
     }
@@ -167,30 +204,40 @@ public:
 private:
   const ExecutableProgram &e_;
   const CudaRunOptions &o_;
+  detail::Transport &transport_;
   device::RunShape shape_;
   detail::Arenas<T> arenas_;
-  std::vector<std::unique_ptr<DeviceBuffer>> arena_, comm_;
-  DeviceBuffer steps_, blocks_, connections_, units_, bases_, status_, abort_;
+  int first_block_ = 0, blocks_here_ = 0;
+  std::vector<device::RankBases> bases_; ///< the ranks here; others left empty
+  DeviceBuffer steps_, blocks_, connections_, units_, table_, status_, abort_;
   device::Tables tables_;
+
+  Expected<bool> stopped() {
+    uint32_t aborted = 0;
+    SYNCOLL_CUDA("abort flag", cudaMemcpy(&aborted, abort_.as<uint32_t>(), sizeof aborted,
+                                          cudaMemcpyDeviceToHost));
+    return aborted != 0;
+  }
 
   Expected<void> upload() {
     const device::CommLayout layout = device::comm_layout(shape_);
-    std::vector<device::RankBases> bases;
+    bases_.resize(size_t(e_.program().num_ranks()));
     for (int rank = 0; rank < e_.program().num_ranks(); ++rank) {
       const std::vector<T> &host = arenas_.arena(RankId(rank));
-      arena_.push_back(std::make_unique<DeviceBuffer>());
-      SYNCOLL_CUDA("arena", arena_.back()->upload(std::span<const T>(host)));
-      comm_.push_back(std::make_unique<DeviceBuffer>());
-      SYNCOLL_CUDA("communication area", comm_.back()->allocate(size_t(layout.bytes)));
-      SYNCOLL_CUDA("communication area",
-                   cudaMemset(comm_.back()->as<char>(), 0, size_t(layout.bytes)));
-      bases.push_back({arena_.back()->as<char>(), comm_.back()->as<char>()});
+      if (host.empty())
+        continue;
+      SYNCOLL_TRY(bases,
+                  transport_.allocate(RankId(rank), host.size() * sizeof(T), size_t(layout.bytes)));
+      SYNCOLL_CUDA("arena", cudaMemcpy(bases.arena, host.data(), host.size() * sizeof(T),
+                                       cudaMemcpyHostToDevice));
+      bases_[size_t(rank)] = bases;
     }
     SYNCOLL_CUDA("steps", steps_.upload(e_.steps()));
     SYNCOLL_CUDA("blocks", blocks_.upload(e_.blocks()));
     SYNCOLL_CUDA("connections", connections_.upload(e_.connections()));
     SYNCOLL_CUDA("chunk table", units_.upload(e_.units()));
-    SYNCOLL_CUDA("rank bases", bases_.upload(std::span<const device::RankBases>(bases)));
+    SYNCOLL_CUDA("rank bases", table_.allocate(bases_.size() * sizeof(device::RankBases)));
+    SYNCOLL_CHECK(transport_.fill_bases(bases_, table_.as<device::RankBases>()));
     const std::vector<device::BlockStatus> status(e_.blocks().size());
     SYNCOLL_CUDA("block status", status_.upload(std::span<const device::BlockStatus>(status)));
     const uint32_t zero = 0;
@@ -199,7 +246,7 @@ private:
     tables_.blocks = blocks_.as<device::Block>();
     tables_.connections = connections_.as<device::Connection>();
     tables_.units = units_.as<int32_t>();
-    tables_.bases = bases_.as<device::RankBases>();
+    tables_.bases = table_.as<device::RankBases>();
     tables_.status = status_.as<device::BlockStatus>();
     tables_.shape = shape_;
     tables_.op = o_.run.op;
@@ -212,30 +259,42 @@ private:
     detail::DeviceControl control;
     control.abort = abort_.as<uint32_t>();
     control.watchdog_ns = uint64_t(o_.run.watchdog.count()) * 1'000'000;
-    return detail::launch_interpreter(o_.run.type, t, 0, int(e_.blocks().size()), control, nullptr);
+    return detail::launch_interpreter(o_.run.type, t, first_block_, blocks_here_, control, nullptr);
   }
 };
 
 } // namespace
 
+Expected<CudaReport> detail::run_with_transport(const ExecutableProgram &program,
+                                                const CudaRunOptions &options,
+                                                Transport &transport) {
+  SYNCOLL_TRY(chunk_elements, chunk_elements_for(program, options.run));
+  SYNCOLL_TRY(device, current_device());
+  return with_element_type(options.run.type, [&](auto element) -> Expected<CudaReport> {
+    return CudaRun<decltype(element)>(program, options, chunk_elements, transport).run(device);
+  });
+}
+
 std::optional<std::string> cuda_unavailable() {
-  auto device = current_device();
+  auto device = detail::current_device();
   if (!device)
     return device.error().to_string();
   return std::nullopt;
 }
 
+int cuda_device_count() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+}
+
 Expected<CudaReport> run_emulated_on_cuda(const ExecutableProgram &program,
                                           const CudaRunOptions &options) {
-  SYNCOLL_TRY(chunk_elements, chunk_elements_for(program, options.run));
-  SYNCOLL_TRY(device, current_device());
-  return detail::with_element_type(options.run.type, [&](auto element) -> Expected<CudaReport> {
-    return CudaEmulation<decltype(element)>(program, options, chunk_elements).run(device);
-  });
+  EmulationTransport transport;
+  return detail::run_with_transport(program, options, transport);
 }
 
 Expected<CopyCeiling> measure_copy_ceiling(int64_t bytes, int launches) {
-  SYNCOLL_TRY(device, current_device());
+  SYNCOLL_TRY(device, detail::current_device());
   (void)device;
   DeviceBuffer src, dst;
   SYNCOLL_CUDA("source", src.allocate(size_t(bytes)));

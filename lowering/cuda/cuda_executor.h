@@ -34,6 +34,9 @@ struct CudaReport {
 /// without a GPU makes CUDA report an error rather than zero devices; both land here.
 [[nodiscard]] std::optional<std::string> cuda_unavailable();
 
+/// GPUs this process can use (0 where cuda_unavailable() says why).
+[[nodiscard]] int cuda_device_count();
+
 /// Runs `program` with every rank emulated on the current GPU. Fails (bad input) for a size that
 /// does not cut into elements, when there is no usable GPU, and for a grid the GPU cannot hold at
 /// once.

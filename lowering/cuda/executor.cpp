@@ -81,10 +81,11 @@ std::string detail::describe_wait(const ExecutableProgram &e, int block,
 }
 
 std::vector<BlockedBlock> detail::unfinished_blocks(const ExecutableProgram &e,
-                                                    std::span<const device::BlockStatus> status) {
+                                                    std::span<const device::BlockStatus> status,
+                                                    std::optional<RankId> only) {
   std::vector<BlockedBlock> blocked;
   for (size_t b = 0; b < status.size(); ++b)
-    if (!status[b].finished)
+    if (!status[b].finished && (!only || only->value() == e.blocks()[b].rank))
       blocked.push_back({RankId(e.blocks()[b].rank), TbId(e.blocks()[b].tb), status[b].step,
                          status[b].iteration, describe_wait(e, int(b), status[b])});
   return blocked;

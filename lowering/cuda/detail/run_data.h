@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fmt/format.h>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -57,13 +58,18 @@ template <class T> double printable(T v) {
     return double(element::widen(v));
 }
 
-/// Every rank's arena (units_per_rank chunks) with its input chunks filled.
+/// Every rank's arena (units_per_rank chunks) with its input chunks filled; or, given `only`,
+/// that rank's alone (a process of a multi-process run), whose outputs alone are then checked.
 template <class T> class Arenas {
 public:
-  Arenas(const ExecutableProgram &e, const device::RunShape &shape, const RunOptions &o)
-      : e_(e), chunk_(size_t(shape.chunk_elements)) {
+  Arenas(const ExecutableProgram &e, const device::RunShape &shape, const RunOptions &o,
+         std::optional<RankId> only = std::nullopt)
+      : e_(e), chunk_(size_t(shape.chunk_elements)), only_(only) {
     const int ranks = e.program().num_ranks();
-    arenas_.assign(size_t(ranks), std::vector<T>(size_t(shape.units_per_rank) * chunk_, T{}));
+    arenas_.resize(size_t(ranks));
+    for (int r = 0; r < ranks; ++r)
+      if (!only || only->value() == r)
+        arenas_[size_t(r)].assign(size_t(shape.units_per_rank) * chunk_, T{});
     initial_.resize(size_t(ranks));
     for (const RankProgram &rp : e.program().ranks()) {
       const int slots = e.slots(rp.rank, BufferKind::Input);
@@ -71,6 +77,8 @@ public:
       initial.resize(size_t(slots) * chunk_);
       for (size_t i = 0; i < initial.size(); ++i)
         initial[i] = input_value<T>(o.op, o.seed, rp.rank.value(), ranks, i);
+      if (only && *only != rp.rank)
+        continue;
       for (int slot = 0; slot < slots; ++slot)
         std::copy_n(initial.data() + size_t(slot) * chunk_, chunk_,
                     chunk_at(rp.rank, BufferKind::Input, slot));
@@ -102,6 +110,8 @@ public:
         first = false;
       }
       for (const ChunkPlace &post : chunk.post) {
+        if (only_ && *only_ != post.rank)
+          continue;
         const T *got = chunk_at(post.rank, BufferKind::Output, post.slot);
         for (size_t i = 0; i < chunk_; ++i) {
           ++r.elements_checked;
@@ -119,6 +129,7 @@ public:
 private:
   const ExecutableProgram &e_;
   size_t chunk_;
+  std::optional<RankId> only_;
   std::vector<std::vector<T>> arenas_;
   std::vector<std::vector<T>> initial_; ///< per rank, by input slot
 };
@@ -141,8 +152,9 @@ template <class F> decltype(auto) with_element_type(DataType type, F &&f) {
 /// "where block b waits", for a report.
 std::string describe_wait(const ExecutableProgram &e, int block, const device::BlockStatus &s);
 
-/// The blocks that did not finish, with where they wait.
+/// The blocks that did not finish, with where they wait (of rank `only` alone, when given).
 std::vector<BlockedBlock> unfinished_blocks(const ExecutableProgram &e,
-                                            std::span<const device::BlockStatus> status);
+                                            std::span<const device::BlockStatus> status,
+                                            std::optional<RankId> only = std::nullopt);
 
 } // namespace syncoll::backend::detail
