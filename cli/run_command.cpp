@@ -75,10 +75,9 @@ Expected<int> run_program(const RunArgs &a) {
   const CollectiveSpec &spec = executable.collective();
   // One report per printed row: the CPU executor runs afresh each time; the CUDA executor checks
   // its first launch and times --iters more.
-  auto next_run = [&](int i) -> Expected<backend::RunReport> {
+  auto next_run = [&]() -> Expected<backend::RunReport> {
     if (a.backend == "cpu")
       return backend::run_on_cpu(executable, ro);
-    (void)i;
     backend::CudaRunOptions co;
     co.run = ro;
     co.timed_launches = a.iters;
@@ -105,7 +104,7 @@ Expected<int> run_program(const RunArgs &a) {
   };
   const int rows = a.backend == "cpu" ? a.iters : 1;
   for (int i = 0; i < rows; ++i) {
-    SYNCOLL_TRY(run, next_run(i));
+    SYNCOLL_TRY(run, next_run());
     if (i == 0) {
       // After the first run, which rejects a size that does not cut into elements: bad input
       // prints nothing but its one line.

@@ -139,7 +139,7 @@ public:
     report.device = std::move(device);
     report.blocks = blocks_here_;
     int per_sm = 0, sms = 0, ordinal = 0;
-    SYNCOLL_CUDA("occupancy", detail::interpreter_blocks_per_sm(o_.run.type, &per_sm));
+    SYNCOLL_CUDA("occupancy", detail::interpreter_blocks_per_sm(o_.run.type, o_.run.op, &per_sm));
     SYNCOLL_CUDA("cudaGetDevice", cudaGetDevice(&ordinal));
     SYNCOLL_CUDA("SM count", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ordinal));
     report.co_resident_blocks = per_sm * sms;

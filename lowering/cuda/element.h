@@ -12,6 +12,7 @@
 
 #if defined(__CUDACC__)
 #define SYNCOLL_HOST_DEVICE __host__ __device__
+#include <cuda_fp16.h>
 #else
 #define SYNCOLL_HOST_DEVICE
 #endif
@@ -42,6 +43,10 @@ SYNCOLL_HOST_DEVICE inline uint32_t to_bits(float f) {
 }
 
 SYNCOLL_HOST_DEVICE inline float to_float(Half h) {
+#if defined(__CUDA_ARCH__)
+  // The GPU's own conversion: exact, as the bit-level one below.
+  return __half2float(__ushort_as_half(h.bits));
+#endif
   const uint32_t sign = uint32_t(h.bits & 0x8000) << 16, exponent = (h.bits >> 10) & 0x1f;
   uint32_t mantissa = h.bits & 0x3ff;
   if (exponent == 0 && mantissa == 0)
@@ -67,6 +72,10 @@ SYNCOLL_HOST_DEVICE inline uint32_t round_shift(uint32_t value, int shift) {
   return kept + ((rest > half || (rest == half && (kept & 1))) ? 1 : 0);
 }
 SYNCOLL_HOST_DEVICE inline Half to_half(float f) {
+#if defined(__CUDA_ARCH__)
+  // The GPU's own round-to-nearest-even; the bit-level code below rounds the same way.
+  return {__half_as_ushort(__float2half_rn(f))};
+#endif
   const uint32_t x = to_bits(f);
   const uint16_t sign = uint16_t((x >> 16) & 0x8000);
   const int biased = int((x >> 23) & 0xff);

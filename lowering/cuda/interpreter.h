@@ -35,7 +35,11 @@ struct Tables {
   int64_t launch = 0; ///< launches of this program so far; flags stay monotone across them
 };
 
-template <class P, class T> class Interpreter {
+/// kOp: the reduction operator fixed at compile time (the GPU kernels, one per operator), or
+/// kRuntimeOp to read it from the tables (the CPU executor).
+inline constexpr int kRuntimeOp = -1;
+
+template <class P, class T, int kOp = kRuntimeOp> class Interpreter {
 public:
   SYNCOLL_HOST_DEVICE Interpreter(P &platform, const Tables &tables)
       : p_(platform), t_(tables), s_(tables.shape), layout_(comm_layout(tables.shape)) {}
@@ -89,6 +93,12 @@ private:
   };
 
   SYNCOLL_HOST_DEVICE static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+  SYNCOLL_HOST_DEVICE ReduceOp op() const {
+    if constexpr (kOp == kRuntimeOp)
+      return t_.op;
+    else
+      return ReduceOp(kOp);
+  }
 
   SYNCOLL_HOST_DEVICE uint64_t *counter(int rank, int64_t region, int index) const {
     return reinterpret_cast<uint64_t *>(t_.bases[rank].comm + region +
@@ -201,8 +211,8 @@ private:
   SYNCOLL_HOST_DEVICE T value(uint32_t bits, const T *got, const T *src, const T *dst,
                               int64_t i) const {
     if (got)
-      return (bits & kReduces) ? element::combine(t_.op, got[i], src[i]) : got[i];
-    return (bits & kReduces) ? element::combine(t_.op, dst[i], src[i]) : src[i];
+      return (bits & kReduces) ? element::combine(op(), got[i], src[i]) : got[i];
+    return (bits & kReduces) ? element::combine(op(), dst[i], src[i]) : src[i];
   }
 
   struct Operands {
@@ -278,7 +288,7 @@ private:
         if (bits & kReduces) {
           const Pack b = src[i];
           for (int j = 0; j < kLanes; ++j)
-            v[u].lane[j] = element::combine(t_.op, a.lane[j], b.lane[j]);
+            v[u].lane[j] = element::combine(op(), a.lane[j], b.lane[j]);
         } else {
           v[u] = a;
         }
@@ -336,7 +346,7 @@ private:
         T outgoing[kPerLine] = {};
         for (int j = 0; j < kPerLine && first + j < elements; ++j) {
           const T v =
-              in_lines ? ((bits & kReduces) ? element::combine(t_.op, received[j], o.src[first + j])
+              in_lines ? ((bits & kReduces) ? element::combine(op(), received[j], o.src[first + j])
                                             : received[j])
                        : value(bits, o.got, o.src, o.dst, first + j);
           if (bits & kWritesDst)

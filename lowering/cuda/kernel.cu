@@ -1,7 +1,7 @@
 // The interpreter kernel: one CUDA block per thread block of the program, each running
-// lowering/cuda/interpreter.h over the device tables. One kernel per element type; the reduction
-// operator and the protocol are uniform branches of the same code (every thread of every block
-// takes the same side).
+// lowering/cuda/interpreter.h over the device tables. One kernel per element type and reduction
+// operator; the protocol is a uniform branch per message (every thread of a block takes the same
+// side).
 //
 // Memory orders: counters other blocks (or other GPUs) read are stored by one thread after the
 // block's barrier, behind a system-scope fence, with release; they are polled with acquire at
@@ -88,11 +88,12 @@ private:
   const DeviceControl &control_;
 };
 
-template <class T>
+template <class T, int kOp>
 __global__ void __launch_bounds__(kInterpreterThreads)
     interpret(device::Tables tables, int first_block, DeviceControl control) {
   DevicePlatform platform(control);
-  device::Interpreter<DevicePlatform, T>(platform, tables).run_block(first_block + int(blockIdx.x));
+  device::Interpreter<DevicePlatform, T, kOp>(platform, tables)
+      .run_block(first_block + int(blockIdx.x));
 }
 
 __global__ void copy_packs(const uint4 *src, uint4 *dst, int64_t packs) {
@@ -101,28 +102,40 @@ __global__ void copy_packs(const uint4 *src, uint4 *dst, int64_t packs) {
     dst[i] = src[i];
 }
 
-template <class T> const void *kernel_for() {
-  return reinterpret_cast<const void *>(&interpret<T>);
+template <class T> const void *kernel_for(ReduceOp op) {
+  switch (op) {
+  case ReduceOp::Sum:
+    return reinterpret_cast<const void *>(&interpret<T, int(ReduceOp::Sum)>);
+  case ReduceOp::Prod:
+    return reinterpret_cast<const void *>(&interpret<T, int(ReduceOp::Prod)>);
+  case ReduceOp::Max:
+    return reinterpret_cast<const void *>(&interpret<T, int(ReduceOp::Max)>);
+  case ReduceOp::Min:
+    return reinterpret_cast<const void *>(&interpret<T, int(ReduceOp::Min)>);
+  }
+  return nullptr;
 }
 
-const void *interpreter_kernel(DataType type) {
+// One kernel per element type and reduction operator; the protocol is a branch per message, not
+// per element, so it stays a runtime value.
+const void *interpreter_kernel(DataType type, ReduceOp op) {
   switch (type) {
   case DataType::I32:
-    return kernel_for<int32_t>();
+    return kernel_for<int32_t>(op);
   case DataType::F32:
-    return kernel_for<float>();
+    return kernel_for<float>(op);
   case DataType::F16:
-    return kernel_for<element::Half>();
+    return kernel_for<element::Half>(op);
   case DataType::BF16:
-    return kernel_for<element::BFloat16>();
+    return kernel_for<element::BFloat16>(op);
   }
   return nullptr;
 }
 
 } // namespace
 
-cudaError_t interpreter_blocks_per_sm(DataType type, int *blocks) {
-  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, interpreter_kernel(type),
+cudaError_t interpreter_blocks_per_sm(DataType type, ReduceOp op, int *blocks) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, interpreter_kernel(type, op),
                                                        kInterpreterThreads, 0);
 }
 
@@ -131,7 +144,7 @@ cudaError_t launch_interpreter(DataType type, const device::Tables &tables, int 
   device::Tables t = tables;
   DeviceControl c = control;
   void *args[] = {&t, &first_block, &c};
-  return cudaLaunchCooperativeKernel(interpreter_kernel(type), dim3(unsigned(blocks)),
+  return cudaLaunchCooperativeKernel(interpreter_kernel(type, tables.op), dim3(unsigned(blocks)),
                                      dim3(kInterpreterThreads), args, 0, stream);
 }
 

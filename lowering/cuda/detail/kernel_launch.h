@@ -24,8 +24,8 @@ struct DeviceControl {
   uint64_t watchdog_ns = 0;
 };
 
-/// Blocks of the interpreter kernel for `type` that one SM holds at once (0 on error).
-[[nodiscard]] cudaError_t interpreter_blocks_per_sm(DataType type, int *blocks);
+/// Blocks of the interpreter kernel for `type` and `op` that one SM holds at once.
+[[nodiscard]] cudaError_t interpreter_blocks_per_sm(DataType type, ReduceOp op, int *blocks);
 
 /// Launches blocks [first_block, first_block + blocks) of `tables` as one cooperative grid, so
 /// that every block is resident while any waits (a grid too large fails, it does not hang).
