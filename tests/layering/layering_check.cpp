@@ -39,7 +39,7 @@ const std::vector<ForeignRule> &foreign_rules() {
       {std::regex(R"(^z3(\+\+)?\.h$)"), "synth/", false, "z3"},
       {std::regex(R"(^cadical\.hpp$)"), "synth/", false, "CaDiCaL"},
       {std::regex(R"(^(graphviz/|gvc\.h|cgraph\.h))"), "viz/", false, "Graphviz"},
-      {std::regex(R"(^(cuda|cuda_runtime|nccl)(\.h|_runtime\.h|/))"), "lowering/cuda/", false,
+      {std::regex(R"(^(cuda|nccl)[a-z0-9_]*(\.h|/))"), "lowering/cuda/", false,
        "CUDA and NCCL"},
       {std::regex(R"(^boost/graph/)"), "", true, "Boost.Graph"},
   };
