@@ -18,10 +18,14 @@ const std::map<std::string, std::set<std::string>> &allowed_layers() {
       {"verifier", {"verifier", "model"}},
       {"synth", {"synth", "verifier", "model"}},
       {"lowering", {"lowering", "verifier", "model"}},
+      {"compose", {"compose", "lowering", "simulator", "verifier", "model"}},
       {"viz", {"viz", "simulator", "verifier", "model"}},
       // examples/ (the DSL example programs) sits beside cli/ at the top: cli runs them.
-      {"examples", {"examples", "viz", "lowering", "synth", "simulator", "verifier", "model"}},
-      {"cli", {"cli", "examples", "viz", "lowering", "synth", "simulator", "verifier", "model"}},
+      {"examples",
+       {"examples", "viz", "compose", "lowering", "synth", "simulator", "verifier", "model"}},
+      {"cli",
+       {"cli", "examples", "viz", "compose", "lowering", "synth", "simulator", "verifier",
+        "model"}},
   };
   return kAllowed;
 }
@@ -39,8 +43,7 @@ const std::vector<ForeignRule> &foreign_rules() {
       {std::regex(R"(^z3(\+\+)?\.h$)"), "synth/", false, "z3"},
       {std::regex(R"(^cadical\.hpp$)"), "synth/", false, "CaDiCaL"},
       {std::regex(R"(^(graphviz/|gvc\.h|cgraph\.h))"), "viz/", false, "Graphviz"},
-      {std::regex(R"(^(cuda|nccl)[a-z0-9_]*(\.h|/))"), "lowering/cuda/", false,
-       "CUDA and NCCL"},
+      {std::regex(R"(^(cuda|nccl)[a-z0-9_]*(\.h|/))"), "lowering/cuda/", false, "CUDA and NCCL"},
       {std::regex(R"(^boost/graph/)"), "", true, "Boost.Graph"},
   };
   return kRules;
