@@ -21,5 +21,6 @@ void add_synth_commands(CLI::App &app, RunResult &result);
 void add_lower_command(CLI::App &app, RunResult &result);
 void add_dot_command(CLI::App &app, RunResult &result);
 void add_run_command(CLI::App &app, RunResult &result);
+void add_compose_command(CLI::App &app, RunResult &result);
 
 } // namespace syncoll::cli

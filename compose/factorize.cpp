@@ -126,6 +126,11 @@ private:
   }
 };
 
+// Channels a lane cycles through by stage. Two would keep a relay's receive and forward apart;
+// more keep hops of nearby stages that share a connection on channels of their own, so that the
+// scheduler never has to order one connection's messages differently on its two sides.
+constexpr int kStageChannels = 4;
+
 // Hops one connection's thread block may carry before stripes spread over lanes (the executor
 // holds 64 steps in a thread block; fused and local steps take a few more).
 constexpr int kStepsPerConnection = 56;
@@ -143,18 +148,20 @@ public:
 
   std::vector<Hop> hops;
   int steps = 0;
-  /// Stages of earlier epochs: an epoch's stages take the channels after theirs, so that the
-  /// value an epoch ends with is not forwarded on the channel it arrived on.
+  /// Stages of earlier epochs: stages are numbered across epochs, so that the value an epoch
+  /// ends with is not forwarded on the channel it arrived on.
   int channel_base = 0;
-  int lane = 0, lane_stride = 1;
+  int lane = 0;
 
   // One part of a primitive: `prim`'s slices are the part's chunks.
-  void add(const Primitive &prim, int start, const std::vector<Node> &tree) {
+  // `depth`: the deepest tree of the epoch. Every reduction of the epoch ends at that stage, so
+  // that what the epoch leaves is forwarded by the next on the other channel of the pair.
+  void add(const Primitive &prim, int start, const std::vector<Node> &tree, int depth) {
     const int count = prim.source.count;
     if (prim.kind == PrimitiveKind::Multicast)
       multicast(prim, tree, start, prim.source.offset, prim.target.offset, count);
     else
-      reduction(prim, tree, start, prim.source.offset, prim.target.offset, count);
+      reduction(prim, tree, start, prim.source.offset, prim.target.offset, count, depth);
   }
 
   Expected<void> run() {
@@ -183,15 +190,15 @@ private:
     steps = std::max(steps, time + 1);
   }
 
-  // Hops of different stages go on different channels: a relay's receive and its forward then
-  // stay in thread blocks of their own (the fusion pass joins a receive and a send only on one
-  // channel). A thread block that both forwards and sends its own parts on one connection holds
-  // the FIFO while it waits, and a ring of them deadlocks (the verifier finds the cycle).
-  // Stripes also spread over lanes of channels, so that no one connection's thread block carries
-  // every part (the executor holds at most 64 steps in one).
+  // Consecutive stages go on different channels (kStageChannels per lane, cycled): a relay's
+  // receive and its forward then stay in thread blocks of their own, because the fusion pass
+  // joins a receive and a send only on one channel. A thread block that both forwards and sends
+  // its own parts on one connection holds the FIFO while it waits, and a ring of them deadlocks
+  // (the verifier finds the cycle). Stripes may also spread over lanes, so that no connection's
+  // thread block carries every part (the executor holds at most 64 steps in one).
   lowering::CopyOptions on_channel(int stage) const {
     lowering::CopyOptions o;
-    o.channel = lane * lane_stride + channel_base + stage - 1;
+    o.channel = lane * kStageChannels + (channel_base + stage) % kStageChannels;
     return o;
   }
 
@@ -250,10 +257,7 @@ private:
   // Values flow from the leaves to the root: a node combines its own part (when it contributes)
   // with its children's, in a relay accumulator (the receive slice at the root).
   void reduction(const Primitive &prim, const std::vector<Node> &tree, int start, int src_index,
-                 int dst_index, int count) {
-    int depth = 0;
-    for (const Node &n : tree)
-      depth = std::max(depth, n.depth);
+                 int dst_index, int count, int depth) {
     std::vector<std::vector<int>> children(tree.size());
     for (size_t n = 1; n < tree.size(); ++n)
       children[size_t(tree[n].parent)].push_back(int(n));
@@ -364,7 +368,7 @@ Expected<Factorized> factorize(const Composition &composition, const CollectiveS
     return fail({}, fmt::format("the composition does not compute {}", collective.name()));
   SYNCOLL_TRY(program, DslProgram::create(collective.name(), topology, target, options));
 
-  // Every part's tree first: the deepest tree of each epoch sets how many channels it spans.
+  // Every part's tree first: the deepest tree of each epoch numbers the next epoch's stages.
   const TreeBuilder builder(h, ranks);
   std::vector<std::vector<Node>> trees;
   std::vector<int> epoch_depth;
@@ -381,16 +385,10 @@ Expected<Factorized> factorize(const Composition &composition, const CollectiveS
       }
     epoch_depth.push_back(deepest);
   }
-  const int stages = std::accumulate(epoch_depth.begin(), epoch_depth.end(), 0);
-  if (stages > kMaxChannelIndex)
-    return fail({}, fmt::format("the plan's trees are {} stages deep over its epochs; each stage "
-                                "takes a channel of its own and there are {}",
-                                stages, kMaxChannelIndex));
   // The plan with stripes spread over `lanes` lanes of channels.
   auto plan = [&](int lanes) {
     size_t next_tree = 0;
     auto emitter = std::make_unique<Emitter>(program);
-    emitter->lane_stride = stages;
     // Per slot, the last step an earlier epoch wrote it at and touched it at.
     std::map<std::tuple<int, BufferKind, int>, int> written, touched;
     int epoch_start = 0;
@@ -424,7 +422,7 @@ Expected<Factorized> factorize(const Composition &composition, const CollectiveS
           for (RankId r : writers)
             after(r.value(), prim.target.buffer, whole.target.offset, touched);
           const size_t before = emitter->hops.size();
-          emitter->add(prim, start, tree);
+          emitter->add(prim, start, tree, epoch_depth[e]);
           int end = start;
           for (size_t i = before; i < emitter->hops.size(); ++i)
             end = std::max(end, emitter->hops[i].time);
@@ -452,7 +450,7 @@ Expected<Factorized> factorize(const Composition &composition, const CollectiveS
   };
   // One lane unless a connection's thread block would then hold more steps than the executor
   // does (every lane multiplies thread blocks, and resident thread blocks are the tighter budget).
-  const int most_lanes = std::max(1, std::min(h.stripes, kMaxChannelIndex / stages));
+  const int most_lanes = std::max(1, std::min(h.stripes, kMaxChannelIndex / kStageChannels));
   std::unique_ptr<Emitter> emitter;
   for (int lanes = 1;; lanes *= 2) {
     emitter = plan(std::min(lanes, most_lanes));

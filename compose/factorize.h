@@ -34,9 +34,9 @@ struct Hop {
   bool reduces = false;
   int from = 0;
   int to = 0;
-  int level = 0; ///< hierarchy level the hop crosses (0: the outermost; -1: a local copy)
-  int stage = 0; ///< depth in its part's tree
-  int time = 0;  ///< wavefront step it is emitted at
+  int level = 0;    ///< hierarchy level the hop crosses (0: the outermost; -1: a local copy)
+  int stage = 0;    ///< depth in its part's tree
+  int time = 0;     ///< wavefront step it is emitted at
   int channel = -1; ///< -1: a local copy
 };
 

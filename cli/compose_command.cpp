@@ -1,0 +1,194 @@
+// `syncoll compose`: a collective written as multicasts, reductions and fences (a standard one by
+// name, or a composition file), factorized for a machine's hierarchy, lowered, verified and
+// simulated; with --search, HiCCL's parameters tried on the simulator and the fastest plan set
+// beside NCCL's own choice on the same machine.
+#include "cli/cli_support.h"
+#include "cli/commands.h"
+#include "compose/composition_json.h"
+#include "compose/plan_dot.h"
+#include "compose/search.h"
+#include "lowering/compile.h"
+#include "simulator/program_sim.h"
+
+#include <fmt/format.h>
+#include <memory>
+#include <sstream>
+
+namespace syncoll::cli {
+namespace {
+
+struct ComposeArgs {
+  std::string collective;
+  std::string file;
+  std::string system;
+  int nodes = 1;
+  std::optional<int> chunk_factor;
+  std::optional<int> root;
+  std::string factors;
+  int stripes = 1;
+  int ring_nodes = 1;
+  int pipeline = 1;
+  bool search = false;
+  std::string size = "1MiB";
+  std::string output;
+  std::string dot;
+};
+
+Expected<std::vector<int>> parse_factors(const std::string &text) {
+  std::vector<int> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    try {
+      size_t used = 0;
+      const int f = std::stoi(item, &used);
+      if (used != item.size() || f < 1)
+        throw std::invalid_argument(item);
+      out.push_back(f);
+    } catch (const std::exception &) {
+      return fail({}, fmt::format("--factors '{}': expected group counts such as 4,8", text));
+    }
+  }
+  return out;
+}
+
+std::string describe(const compose::Hierarchy &h) {
+  std::string factors;
+  for (int f : h.factors)
+    factors += (factors.empty() ? "" : "x") + std::to_string(f);
+  return fmt::format("factors {} stripes {} ring {} pipeline {}", factors, h.stripes, h.ring_nodes,
+                     h.pipeline);
+}
+
+struct Input {
+  compose::Composition composition;
+  CollectiveSpec collective;
+};
+
+Expected<Input> composition_input(const ComposeArgs &a, int ranks) {
+  if (a.collective.empty() == a.file.empty())
+    return fail({}, "give either a collective (-c) or a composition file (--file)");
+  if (!a.file.empty()) {
+    SYNCOLL_TRY(c, compose::read_composition_file(a.file));
+    if (c.num_ranks() != ranks)
+      return fail({a.file}, fmt::format("the composition has {} ranks and the machine {}",
+                                        c.num_ranks(), ranks));
+    SYNCOLL_TRY(spec, c.specification("custom"));
+    return Input{std::move(c), std::move(spec)};
+  }
+  const auto kind = parse_collective_kind(a.collective);
+  if (!kind || *kind == CollectiveKind::Custom)
+    return fail({}, fmt::format("unknown collective '{}'", a.collective));
+  const int factor = a.chunk_factor.value_or(*kind == CollectiveKind::Allreduce ? ranks : 1);
+  std::optional<int> root = a.root;
+  if (collective_traits(*kind).rooted && !root)
+    root = 0;
+  SYNCOLL_TRY(spec, make_collective(*kind, ranks, factor, root));
+  SYNCOLL_TRY(c, compose::Composition::standard(*kind, ranks, factor, root));
+  return Input{std::move(c), std::move(spec)};
+}
+
+Expected<int> run_compose(const ComposeArgs &a) {
+  const SystemPreset *preset = find_system_preset(a.system);
+  if (!preset) {
+    std::string known;
+    for (const SystemPreset &s : all_system_presets())
+      known += (known.empty() ? "" : ", ") + std::string(s.name);
+    return fail({}, fmt::format("unknown system '{}' (known: {})", a.system, known));
+  }
+  SYNCOLL_TRY(system, simulator::make_system_model(*preset, a.nodes));
+  const int ranks = system.topology.num_ranks();
+  SYNCOLL_TRY(bytes, parse_size(a.size));
+  SYNCOLL_TRY(input, composition_input(a, ranks));
+  fmt::print("{} on {} x {} ({} ranks), {} B\n", a.file.empty() ? a.collective : a.file, a.nodes,
+             preset->name, ranks, bytes);
+
+  if (a.search) {
+    SYNCOLL_TRY(found, compose::search(input.composition, input.collective, system, bytes));
+    fmt::print("{:<44} {:>12}  {}\n", "plan", "time (us)", "verdict");
+    for (const compose::Tried &t : found.tried)
+      fmt::print("{:<44} {:>12}  {}\n", describe(t.hierarchy),
+                 t.us ? fmt::format("{:.1f}", *t.us) : "-", t.verdict);
+    if (!found.best) {
+      fmt::print("no plan verified\n");
+      return int(kCheckFailed);
+    }
+    const compose::Tried &best = found.tried[*found.best];
+    fmt::print("best: {}: {:.1f} us\n", describe(best.hierarchy), *best.us);
+    if (found.nccl_us)
+      fmt::print("NCCL's choice: {}: {:.1f} us; the composed plan is {:.2f}x NCCL's speed\n",
+                 found.nccl_info, *found.nccl_us, *found.nccl_us / *best.us);
+    else if (!found.nccl_info.empty())
+      fmt::print("NCCL: {}\n", found.nccl_info);
+    return int(kSuccess);
+  }
+
+  compose::Hierarchy h;
+  if (!a.factors.empty()) {
+    SYNCOLL_TRY(factors, parse_factors(a.factors));
+    h.factors = factors;
+  } else if (system.nodes > 1) {
+    h.factors = {system.nodes, system.gpus_per_node};
+  }
+  h.stripes = a.stripes;
+  h.ring_nodes = a.ring_nodes;
+  h.pipeline = a.pipeline;
+  SYNCOLL_TRY(checked, compose::checked(h, ranks));
+  SYNCOLL_TRY(plan,
+              compose::factorize(input.composition, input.collective, checked, system.topology));
+  std::map<int, int> per_level;
+  for (const compose::Hop &hop : plan.hops)
+    ++per_level[hop.level];
+  std::string levels;
+  for (const auto &[level, n] : per_level)
+    levels += fmt::format("{}{} {}", levels.empty() ? "" : ", ", n,
+                          level < 0 ? "local copies" : fmt::format("hops at level {}", level));
+  fmt::print("plan: {}; {} wavefront steps; {}\n", describe(checked), plan.steps, levels);
+  if (!a.dot.empty())
+    SYNCOLL_CHECK(write_output(a.dot, compose::plan_to_dot(plan, checked, ranks)));
+  SYNCOLL_TRY(lowered, lowering::lower(plan.program));
+  if (!lowered.verified) {
+    fmt::print("{}", lowered.verified.error().to_text());
+    fmt::print("the plan does not verify: not simulated, not written\n");
+    return int(kCheckFailed);
+  }
+  simulator::ProgramSimOptions o;
+  o.size_bytes = bytes;
+  o.model = system.interpreted();
+  SYNCOLL_TRY(sim, simulator::simulate_program(lowered.program, system.topology, o));
+  fmt::print("verified; simulated {:.1f} us, busbw {:.1f} GB/s\n",
+             double(sim.result.completion) / 1e6, sim.result.busbw_gbps);
+  if (!a.output.empty())
+    SYNCOLL_CHECK(write_output(a.output, lowering::write_deployment_xml(*lowered.verified)));
+  return int(kSuccess);
+}
+
+} // namespace
+
+void add_compose_command(CLI::App &app, RunResult &result) {
+  auto args = std::make_shared<ComposeArgs>();
+  CLI::App *cmd = app.add_subcommand(
+      "compose", "a collective as multicasts, reductions and fences, factorized for a machine's "
+                 "hierarchy, verified and simulated (--search: try HiCCL's parameters)");
+  cmd->add_option("-c,--collective", args->collective, "a standard collective by name");
+  cmd->add_option("--file", args->file, "a composition file (JSON; docs/formats.md)");
+  cmd->add_option("--system", args->system, "the machine: a system preset (syncoll topo systems)")
+      ->required();
+  cmd->add_option("--nodes", args->nodes, "nodes of the preset")->check(CLI::Range(1, 1024));
+  cmd->add_option("-C,--chunk-factor", args->chunk_factor,
+                  "chunks per rank buffer (default: the rank count for allreduce, else 1)");
+  cmd->add_option("--root", args->root, "root of rooted collectives (default 0)");
+  cmd->add_option("--factors", args->factors,
+                  "group counts per level, outermost first (default: nodes,gpus)");
+  cmd->add_option("--stripes", args->stripes, "parts sent across the top level by different GPUs");
+  cmd->add_option("--ring-nodes", args->ring_nodes,
+                  "top-level groups chained as a ring (1: a tree)");
+  cmd->add_option("--pipeline", args->pipeline, "pieces each stripe is cut into");
+  cmd->add_flag("--search", args->search, "try the candidate plans and keep the fastest");
+  cmd->add_option("-s,--size", args->size, "size as nccl-tests counts it");
+  cmd->add_option("-o,--output", args->output, "write the verified program's XML here");
+  cmd->add_option("--dot", args->dot, "write the plan drawn by level (DOT) here");
+  cmd->callback([&result, args] { result.exit_code = exit_code_or_bad_input(run_compose(*args)); });
+}
+
+} // namespace syncoll::cli
