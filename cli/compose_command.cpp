@@ -22,6 +22,7 @@ struct ComposeArgs {
   std::string file;
   std::string system;
   int nodes = 1;
+  int gpus = 0;
   std::optional<int> chunk_factor;
   std::optional<int> root;
   std::string factors;
@@ -96,7 +97,7 @@ Expected<int> run_compose(const ComposeArgs &a) {
       known += (known.empty() ? "" : ", ") + std::string(s.name);
     return fail({}, fmt::format("unknown system '{}' (known: {})", a.system, known));
   }
-  SYNCOLL_TRY(system, simulator::make_system_model(*preset, a.nodes));
+  SYNCOLL_TRY(system, simulator::make_system_model(*preset, a.nodes, a.gpus));
   const int ranks = system.topology.num_ranks();
   SYNCOLL_TRY(bytes, parse_size(a.size));
   SYNCOLL_TRY(input, composition_input(a, ranks));
@@ -104,7 +105,11 @@ Expected<int> run_compose(const ComposeArgs &a) {
              preset->name, ranks, bytes);
 
   if (a.search) {
-    SYNCOLL_TRY(found, compose::search(input.composition, input.collective, system, bytes));
+    const int nics = system.preset->nics_per_node;
+    SYNCOLL_TRY(results,
+                compose::search(input.composition, input.collective, system, {bytes},
+                                compose::candidates(system.nodes, system.gpus_per_node, nics)));
+    const compose::Search &found = results.front();
     fmt::print("{:<44} {:>12}  {}\n", "plan", "time (us)", "verdict");
     for (const compose::Tried &t : found.tried)
       fmt::print("{:<44} {:>12}  {}\n", describe(t.hierarchy),
@@ -175,6 +180,8 @@ void add_compose_command(CLI::App &app, RunResult &result) {
   cmd->add_option("--system", args->system, "the machine: a system preset (syncoll topo systems)")
       ->required();
   cmd->add_option("--nodes", args->nodes, "nodes of the preset")->check(CLI::Range(1, 1024));
+  cmd->add_option("--gpus", args->gpus, "GPUs per node (default: all of the preset's)")
+      ->check(CLI::Range(0, 64));
   cmd->add_option("-C,--chunk-factor", args->chunk_factor,
                   "chunks per rank buffer (default: the rank count for allreduce, else 1)");
   cmd->add_option("--root", args->root, "root of rooted collectives (default 0)");

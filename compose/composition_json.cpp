@@ -87,7 +87,7 @@ Expected<Composition> composition_from_json(const JsonView &root) {
       auto added = multicast ? c.multicast(source, RankId(int(root_rank)), members, target)
                              : c.reduction(source, members, RankId(int(root_rank)), target);
       if (!added) // the primitive's own rule, located at the primitive
-        return p.error(added.error().to_string());
+        return p.error(added.error().items().front().message);
     }
     c.fence();
   }

@@ -31,57 +31,72 @@ std::vector<Hierarchy> candidates(int nodes, int gpus, int nics) {
   return out;
 }
 
-Expected<Tried> time_plan(const Composition &composition, const CollectiveSpec &collective,
-                          const Hierarchy &h, const simulator::SystemModel &system, int64_t bytes) {
-  Tried t{h, std::nullopt, ""};
-  SYNCOLL_TRY(f, factorize(composition, collective, h, system.topology));
-  SYNCOLL_TRY(lowered, lowering::lower(f.program));
-  if (!lowered.verified) {
-    for (const verifier::Verdict &v : lowered.verified.error().verdicts)
-      if (v.kind != verifier::VerdictKind::Holds && t.verdict.empty())
-        t.verdict = fmt::format("{}: {}", verifier::property_name(v.property), v.summary);
-    return t;
+namespace {
+
+// One plan lowered and verified: its program, or the first property that failed.
+struct Lowered {
+  std::optional<Program> program;
+  std::string verdict;
+};
+
+Lowered lower_plan(const Composition &composition, const CollectiveSpec &collective,
+                   const Hierarchy &h, const simulator::SystemModel &system) {
+  auto f = factorize(composition, collective, h, system.topology);
+  if (!f) // a plan the machine cannot carry (a link it lacks): not a candidate
+    return {std::nullopt, f.error().items().front().message};
+  auto lowered = lowering::lower(f->program);
+  if (!lowered)
+    return {std::nullopt, lowered.error().items().front().message};
+  if (!lowered->verified) {
+    for (const verifier::Verdict &v : lowered->verified.error().verdicts)
+      if (v.kind != verifier::VerdictKind::Holds)
+        return {std::nullopt,
+                fmt::format("{}: {}", verifier::property_name(v.property), v.summary)};
   }
-  simulator::ProgramSimOptions o;
-  o.size_bytes = bytes;
-  o.model = system.interpreted();
-  SYNCOLL_TRY(sim, simulator::simulate_program(lowered.program, system.topology, o));
-  if (sim.deadlocked) {
-    t.verdict = "the simulator deadlocked on a verified program (a bug: please report)";
-    return t;
-  }
-  t.verdict = "verified";
-  t.us = double(sim.result.completion) / 1e6;
-  return t;
+  return {std::move(lowered->program), "verified"};
 }
 
-Expected<Search> search(const Composition &composition, const CollectiveSpec &collective,
-                        const simulator::SystemModel &system, int64_t bytes) {
-  Search s;
-  const int nics = system.preset ? system.preset->nics_per_node : 1;
-  for (const Hierarchy &h : candidates(system.nodes, system.gpus_per_node, nics)) {
-    auto t = time_plan(composition, collective, h, system, bytes);
-    if (!t) // a plan the machine cannot carry (a link it lacks, channels): not a candidate
-      s.tried.push_back({h, std::nullopt, t.error().to_string()});
-    else
-      s.tried.push_back(std::move(*t));
-    const Tried &last = s.tried.back();
-    if (last.us && (!s.best || *last.us < *s.tried[*s.best].us))
-      s.best = s.tried.size() - 1;
-  }
-  if (collective.kind() != CollectiveKind::Custom) {
-    auto machine = simulator::nccl_machine(system);
-    if (machine) {
-      auto nccl = simulator::simulate_nccl(collective.kind(), bytes, system, *machine);
-      if (nccl) {
-        s.nccl_us = double(nccl->result.completion) / 1e6;
-        s.nccl_info = nccl->info;
-      } else {
-        s.nccl_info = nccl.error().to_string();
+} // namespace
+
+Expected<std::vector<Search>> search(const Composition &composition,
+                                     const CollectiveSpec &collective,
+                                     const simulator::SystemModel &system,
+                                     const std::vector<int64_t> &sizes,
+                                     const std::vector<Hierarchy> &plans) {
+  std::vector<Search> out(sizes.size());
+  for (const Hierarchy &h : plans) {
+    const Lowered lowered = lower_plan(composition, collective, h, system);
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      Tried t{h, std::nullopt, lowered.verdict};
+      if (lowered.program) {
+        simulator::ProgramSimOptions o;
+        o.size_bytes = sizes[i];
+        o.model = system.interpreted();
+        SYNCOLL_TRY(sim, simulator::simulate_program(*lowered.program, system.topology, o));
+        if (sim.deadlocked)
+          t.verdict = "the simulator deadlocked on a verified program (a bug: please report)";
+        else
+          t.us = double(sim.result.completion) / 1e6;
       }
+      Search &s = out[i];
+      s.tried.push_back(std::move(t));
+      if (s.tried.back().us && (!s.best || *s.tried.back().us < *s.tried[*s.best].us))
+        s.best = s.tried.size() - 1;
     }
   }
-  return s;
+  if (collective.kind() == CollectiveKind::Custom)
+    return out;
+  SYNCOLL_TRY(machine, simulator::nccl_machine(system));
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    auto nccl = simulator::simulate_nccl(collective.kind(), sizes[i], system, machine);
+    if (nccl) {
+      out[i].nccl_us = double(nccl->result.completion) / 1e6;
+      out[i].nccl_info = nccl->info;
+    } else {
+      out[i].nccl_info = nccl.error().to_string();
+    }
+  }
+  return out;
 }
 
 } // namespace syncoll::compose

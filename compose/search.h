@@ -30,16 +30,12 @@ struct Search {
 /// each.
 std::vector<Hierarchy> candidates(int nodes, int gpus, int nics);
 
-/// Tries every candidate for `composition` (computing `collective`) at `bytes` (nccl-tests' size)
-/// on `system`.
-[[nodiscard]] Expected<Search> search(const Composition &composition,
-                                      const CollectiveSpec &collective,
-                                      const simulator::SystemModel &system, int64_t bytes);
-
-/// The simulated time of one plan at `bytes` as an interpreting executor runs it; none with the
-/// verifier's report when the plan does not verify.
-[[nodiscard]] Expected<Tried> time_plan(const Composition &composition,
-                                        const CollectiveSpec &collective, const Hierarchy &h,
-                                        const simulator::SystemModel &system, int64_t bytes);
+/// Tries every candidate for `composition` (computing `collective`) on `system` at each of
+/// `sizes` (nccl-tests' sizes): each plan is lowered and verified once and simulated per size.
+[[nodiscard]] Expected<std::vector<Search>> search(const Composition &composition,
+                                                   const CollectiveSpec &collective,
+                                                   const simulator::SystemModel &system,
+                                                   const std::vector<int64_t> &sizes,
+                                                   const std::vector<Hierarchy> &plans);
 
 } // namespace syncoll::compose

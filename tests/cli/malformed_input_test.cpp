@@ -27,6 +27,8 @@ std::string command_for(const std::string &file, const std::string &output) {
     return "algo check examples/algorithms/dgx1_allgather_ring.json --collective " + path;
   if (file.starts_with("algo_"))
     return "algo check " + path + " --topology dgx1";
+  if (file.starts_with("comp_"))
+    return "compose --file " + path + " --system dgx_h100 --gpus 2 -o " + output;
   return "ir convert " + path + " -o " + output;
 }
 
@@ -49,6 +51,9 @@ TEST_P(MalformedInputTest, ExitsTwoWithOneLocatedLine) {
 }
 
 const MalformedCase kCases[] = {
+    // Composition JSON
+    {"comp_two_writers.json", "4:5", "writes rank 1 recv slot 0, which another primitive"},
+    {"comp_unknown_buffer.json", "3:52", "unknown buffer 'scratch'"},
     // Topology JSON
     {"topo_trailing_comma.json", "6:3", "invalid JSON: syntax error"},
     {"topo_unknown_key.json", "5:37", "unknown key 'capcity'"},

@@ -1,0 +1,110 @@
+// Composed collectives (compose/) against NCCL's own choice in the same simulator: multinode
+// DGX H100 (8 NICs per node) and AWS p4de (4 EFA NICs per node), 4 and 16 nodes of 8 GPUs,
+// Allreduce, Allgather, Broadcast and Alltoall from 1 MiB to 4 GiB. Each composed entry is the
+// fastest verified plan among HiCCL's parameters (factors nodes x GPUs, stripes 1 or one per NIC,
+// a tree or a ring across nodes, pipeline depth 1 or 4), as an interpreting executor runs it.
+//   ./build/ci/bench/compose_bench [--quick] [--nodes 4,16,64]
+#include "compose/search.h"
+#include "model/hardware.h"
+
+#include <cstdio>
+#include <cstring>
+#include <fmt/format.h>
+#include <sstream>
+#include <string>
+
+using namespace syncoll;
+
+namespace {
+
+std::string plan_name(const compose::Hierarchy &h) {
+  return fmt::format("s{} r{} p{}", h.stripes, h.ring_nodes, h.pipeline);
+}
+
+std::string size_name(int64_t b) {
+  if (b >= int64_t(1) << 30)
+    return fmt::format("{} GiB", b >> 30);
+  return fmt::format("{} MiB", b >> 20);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  bool quick = false;
+  std::vector<int> node_counts{4, 16};
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) {
+      quick = true;
+      node_counts = {2};
+    } else if (std::strcmp(argv[i], "--nodes") == 0 && i + 1 < argc) {
+      node_counts.clear();
+      std::stringstream in(argv[++i]);
+      for (std::string item; std::getline(in, item, ',');)
+        node_counts.push_back(std::atoi(item.c_str()));
+    }
+  }
+  const std::vector<int64_t> sizes = quick
+                                         ? std::vector<int64_t>{int64_t(1) << 20}
+                                         : std::vector<int64_t>{int64_t(1) << 20, int64_t(64) << 20,
+                                                                int64_t(1) << 30, int64_t(4) << 30};
+  const std::vector<std::string> systems = quick ? std::vector<std::string>{"dgx_h100"}
+                                                 : std::vector<std::string>{"dgx_h100", "aws_p4de"};
+  const CollectiveKind kinds[] = {CollectiveKind::Allreduce, CollectiveKind::Allgather,
+                                  CollectiveKind::Broadcast, CollectiveKind::Alltoall};
+  std::printf("%-9s %5s %-10s %7s  %-11s %11s %11s %7s  %-6s %s\n", "system", "nodes", "collective",
+              "size", "best plan", "composed us", "NCCL us", "ratio", "winner", "NCCL's choice");
+  int failures = 0;
+  for (const std::string &name : systems) {
+    const SystemPreset *preset = find_system_preset(name);
+    for (int nodes : node_counts) {
+      auto system = simulator::make_system_model(*preset, nodes);
+      if (!system) {
+        std::printf("%s x %d: %s\n", name.c_str(), nodes, system.error().to_string().c_str());
+        ++failures;
+        continue;
+      }
+      const int ranks = system->topology.num_ranks();
+      std::vector<compose::Hierarchy> plans;
+      for (int stripes : {1, preset->nics_per_node})
+        for (int ring : {1, nodes})
+          for (int pipeline : {1, 4})
+            plans.push_back({{nodes, system->gpus_per_node}, stripes, ring, pipeline});
+      for (CollectiveKind kind : kinds) {
+        const int factor = kind == CollectiveKind::Allreduce ? ranks : 1;
+        const std::optional<int> root =
+            kind == CollectiveKind::Broadcast ? std::optional<int>(0) : std::nullopt;
+        auto composition = compose::Composition::standard(kind, ranks, factor, root);
+        auto spec = make_collective(kind, ranks, factor, root);
+        auto found = composition && spec
+                         ? compose::search(*composition, *spec, *system, sizes, plans)
+                         : Expected<std::vector<compose::Search>>(fail({}, "no composition"));
+        if (!found) {
+          std::printf("%s: %s\n", std::string(collective_kind_name(kind)).c_str(),
+                      found.error().to_string().c_str());
+          ++failures;
+          continue;
+        }
+        for (size_t i = 0; i < sizes.size(); ++i) {
+          const compose::Search &s = (*found)[i];
+          const std::string info = s.nccl_info.substr(0, s.nccl_info.find(" time"));
+          const std::string choice =
+              info.substr(info.find("-> ") == std::string::npos ? 0 : info.find("-> ") + 3);
+          if (!s.best) {
+            std::printf("%-9s %5d %-10s %7s  %-11s %11s %11.1f %7s  %-6s %s\n", name.c_str(), nodes,
+                        std::string(collective_kind_name(kind)).c_str(),
+                        size_name(sizes[i]).c_str(), "none", "-", s.nccl_us.value_or(0), "-",
+                        "NCCL", choice.c_str());
+            continue;
+          }
+          const compose::Tried &best = s.tried[*s.best];
+          const double ratio = s.nccl_us ? *s.nccl_us / *best.us : 0;
+          std::printf("%-9s %5d %-10s %7s  %-11s %11.1f %11.1f %6.2fx  %-6s %s\n", name.c_str(),
+                      nodes, std::string(collective_kind_name(kind)).c_str(),
+                      size_name(sizes[i]).c_str(), plan_name(best.hierarchy).c_str(), *best.us,
+                      s.nccl_us.value_or(0), ratio, ratio > 1 ? "HiCCL" : "NCCL", choice.c_str());
+        }
+      }
+    }
+  }
+  return failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,74 @@
+// `syncoll compose`: a standard collective factorized, verified, simulated and written; a
+// composition file; the plan drawn the same way twice; the search with NCCL's choice beside it;
+// bad parameters one line and exit 2.
+#include "tests/cli/run_cli.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace syncoll::testing {
+namespace {
+
+std::string temp(const std::string &name) {
+  return (std::filesystem::temp_directory_path() /
+          ("syncoll-compose-" + std::to_string(::getpid()) + "-" + name))
+      .string();
+}
+
+std::string slurp(const std::string &path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(ComposeCliTest, AFactorizedAllreduceVerifiesAndIsWritten) {
+  const std::string xml = temp("ar.xml"), dot = temp("ar.dot"), dot2 = temp("ar2.dot");
+  const std::string args = "compose -c allreduce --system dgx_h100 --nodes 2 --stripes 2 "
+                           "--pipeline 2 -s 16MiB";
+  CliRun run = run_cli(args + " -o " + xml + " --dot " + dot);
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("plan: factors 2x8 stripes 2 ring 1 pipeline 2"), std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("verified; simulated"), std::string::npos) << run.out;
+  EXPECT_NE(slurp(xml).find("<algo"), std::string::npos);
+  CliRun again = run_cli(args + " --dot " + dot2);
+  EXPECT_EQ(again.exit_code, 0);
+  EXPECT_EQ(slurp(dot), slurp(dot2)) << "the same plan drew differently";
+  EXPECT_NE(slurp(dot).find("subgraph cluster_1"), std::string::npos);
+  for (const std::string &f : {xml, dot, dot2})
+    std::filesystem::remove(f);
+}
+
+TEST(ComposeCliTest, ACompositionFileIsItsOwnSpecification) {
+  CliRun run = run_cli("compose --file examples/compositions/allreduce_2.json --system dgx_h100 "
+                       "--gpus 2 -s 1MiB");
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("verified"), std::string::npos) << run.out;
+}
+
+TEST(ComposeCliTest, TheSearchSetsTheBestPlanBesideNccl) {
+  CliRun run = run_cli("compose -c broadcast --system dgx_h100 --nodes 2 -s 4MiB --search");
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("best: factors"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("NCCL's choice:"), std::string::npos) << run.out;
+}
+
+TEST(ComposeCliTest, BadParametersAreOneLineAndExitTwo) {
+  for (const char *args :
+       {"compose -c allreduce --system dgx_h100 --nodes 2 --stripes 3",
+        "compose -c allreduce --system dgx_h100 --nodes 2 --factors 3,8",
+        "compose -c allreduce --system nowhere",
+        "compose -c allreduce --file examples/compositions/allreduce_2.json --system dgx_h100",
+        "compose --file examples/compositions/allreduce_2.json --system dgx_h100 --nodes 2"}) {
+    CliRun run = run_cli(args);
+    EXPECT_EQ(run.exit_code, 2) << args << "\n" << run.out << run.err;
+    EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << args << ": " << run.err;
+  }
+}
+
+} // namespace
+} // namespace syncoll::testing
