@@ -220,37 +220,42 @@ private:
     return {Buffer::named("relay"), at};
   }
 
+  using Place = std::pair<Buffer, int>; ///< a buffer and its first chunk on some rank
+
+  // `to` on rank `to_rank` := (or, reducing, (+)=) `from` on rank `from_rank`, `count` chunks.
+  void transfer(int time, int from_rank, Place from, int to_rank, Place to, int count, int level,
+                int stage, bool reduces, lowering::CopyOptions options) {
+    schedule(time, from_rank, to_rank, level, stage, reduces,
+             [this, from_rank, from, to_rank, to, count, reduces, options]() -> Expected<void> {
+               SYNCOLL_TRY(src, p_.chunk(from_rank, from.first, from.second, count));
+               if (!reduces) {
+                 SYNCOLL_TRY(copied, p_.copy(src, to_rank, to.first, to.second, options));
+                 (void)copied;
+                 return {};
+               }
+               SYNCOLL_TRY(acc, p_.chunk(to_rank, to.first, to.second, count));
+               SYNCOLL_TRY(reduced, p_.reduce(acc, src, options));
+               (void)reduced;
+               return {};
+             });
+  }
+
   void multicast(const Primitive &prim, const std::vector<Node> &tree, int start, int src_index,
                  int dst_index, int count) {
-    // Each node's copy of the part: (buffer, index), filled in as the tree is walked.
-    auto held = std::make_shared<std::vector<std::pair<Buffer, int>>>(tree.size());
+    // Each node's copy of the part, filled in as the tree is walked (parents come first).
+    std::vector<Place> held(tree.size());
     const Buffer source =
         prim.source.buffer == BufferKind::Input ? Buffer::input() : Buffer::output();
-    (*held)[0] = {source, src_index};
+    held[0] = {source, src_index};
     if (tree[0].member && !(prim.source.buffer == BufferKind::Output && src_index == dst_index))
-      schedule(
-          start, tree[0].rank, tree[0].rank, -1, 0, false,
-          [this, tree, held, dst_index, count,
-           lane = local_lane(tree[0].rank)]() -> Expected<void> {
-            SYNCOLL_TRY(from, p_.chunk(tree[0].rank, (*held)[0].first, (*held)[0].second, count));
-            SYNCOLL_TRY(copied, p_.copy(from, tree[0].rank, Buffer::output(), dst_index, lane));
-            (void)copied;
-            return {};
-          });
+      transfer(start, tree[0].rank, held[0], tree[0].rank, {Buffer::output(), dst_index}, count, -1,
+               0, false, local_lane(tree[0].rank));
     for (size_t n = 1; n < tree.size(); ++n) {
       const Node &node = tree[n];
-      (*held)[n] = node.member ? std::pair{Buffer::output(), dst_index} : relay(node.rank, count);
-      const int parent = node.parent;
-      schedule(
-          start + node.depth, tree[size_t(parent)].rank, node.rank, node.level, node.depth, false,
-          [this, tree, held, n, parent, count, lane = on_channel(node.depth)]() -> Expected<void> {
-            const auto [buffer, index] = (*held)[size_t(parent)];
-            SYNCOLL_TRY(from, p_.chunk(tree[size_t(parent)].rank, buffer, index, count));
-            SYNCOLL_TRY(copied,
-                        p_.copy(from, tree[n].rank, (*held)[n].first, (*held)[n].second, lane));
-            (void)copied;
-            return {};
-          });
+      held[n] = node.member ? Place{Buffer::output(), dst_index} : relay(node.rank, count);
+      const Node &parent = tree[size_t(node.parent)];
+      transfer(start + node.depth, parent.rank, held[size_t(node.parent)], node.rank, held[n],
+               count, node.level, node.depth, false, on_channel(node.depth));
     }
   }
 
@@ -263,8 +268,8 @@ private:
       children[size_t(tree[n].parent)].push_back(int(n));
     const Buffer source =
         prim.source.buffer == BufferKind::Input ? Buffer::input() : Buffer::output();
-    // value[n]: where node n's combined value is when its parent reads it.
-    auto value = std::make_shared<std::vector<std::pair<Buffer, int>>>(tree.size());
+    // value[n]: where node n's combined value is when its parent reads it (children first).
+    std::vector<Place> value(tree.size());
     std::vector<int> order(tree.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(),
@@ -272,48 +277,24 @@ private:
     for (int n : order) {
       const Node &node = tree[size_t(n)];
       const int finished = start + depth - node.depth; // when node n's children are all in
-      std::vector<int> inputs = children[size_t(n)];
+      const std::vector<int> &inputs = children[size_t(n)];
       const bool root = n == 0;
       if (inputs.empty() && !root) {
         SYNCOLL_INVARIANT(node.member, "a reduction leaf that contributes nothing");
-        (*value)[size_t(n)] = {source, src_index};
+        value[size_t(n)] = {source, src_index};
         continue;
       }
-      (*value)[size_t(n)] = root ? std::pair{Buffer::output(), dst_index} : relay(node.rank, count);
+      value[size_t(n)] = root ? Place{Buffer::output(), dst_index} : relay(node.rank, count);
       // The accumulator starts as the node's own part, or the first child's.
-      int first_child = -1;
-      if (node.member) {
-        schedule(finished - 1 < start ? start : finished - 1, node.rank, node.rank, -1, 0, false,
-                 [this, tree, value, n, source, src_index, count,
-                  lane = local_lane(node.rank)]() -> Expected<void> {
-                   SYNCOLL_TRY(own, p_.chunk(tree[size_t(n)].rank, source, src_index, count));
-                   SYNCOLL_TRY(copied, p_.copy(own, tree[size_t(n)].rank, (*value)[size_t(n)].first,
-                                               (*value)[size_t(n)].second, lane));
-                   (void)copied;
-                   return {};
-                 });
-      } else {
-        first_child = inputs.front();
-      }
+      if (node.member)
+        transfer(std::max(start, finished - 1), node.rank, {source, src_index}, node.rank,
+                 value[size_t(n)], count, -1, 0, false, local_lane(node.rank));
       for (int c : inputs) {
-        const bool copies = c == first_child;
-        schedule(finished, tree[size_t(c)].rank, node.rank, tree[size_t(c)].level,
-                 depth - tree[size_t(c)].depth + 1, !copies,
-                 [this, tree, value, n, c, copies, count,
-                  lane = on_channel(depth - tree[size_t(c)].depth + 1)]() -> Expected<void> {
-                   const auto [cb, ci] = (*value)[size_t(c)];
-                   SYNCOLL_TRY(from, p_.chunk(tree[size_t(c)].rank, cb, ci, count));
-                   const auto [buffer, index] = (*value)[size_t(n)];
-                   if (copies) {
-                     SYNCOLL_TRY(copied, p_.copy(from, tree[size_t(n)].rank, buffer, index, lane));
-                     (void)copied;
-                     return {};
-                   }
-                   SYNCOLL_TRY(acc, p_.chunk(tree[size_t(n)].rank, buffer, index, count));
-                   SYNCOLL_TRY(reduced, p_.reduce(acc, from, lane));
-                   (void)reduced;
-                   return {};
-                 });
+        const bool copies = !node.member && c == inputs.front();
+        const Node &child = tree[size_t(c)];
+        const int stage = depth - child.depth + 1;
+        transfer(finished, child.rank, value[size_t(c)], node.rank, value[size_t(n)], count,
+                 child.level, stage, !copies, on_channel(stage));
       }
     }
   }
