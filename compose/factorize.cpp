@@ -202,12 +202,15 @@ private:
     return o;
   }
 
-  // Local copies go to thread blocks of their own, a new one every kLocalSteps copies on a rank:
-  // the executor holds at most 64 steps in a thread block.
-  static constexpr int kLocalSteps = 48;
+  // Local copies take turns over kLocalLanes thread blocks of their own (a thread block copies
+  // at a bounded rate, and the parts of a stripe's copies are independent), a new set of them
+  // every kLocalSteps copies each (the executor holds at most 64 steps in a thread block).
+  static constexpr int kLocalLanes = 8, kLocalSteps = 48;
   lowering::CopyOptions local_lane(int rank) {
+    const int k = local_count_[rank]++;
     lowering::CopyOptions o;
-    o.send_tb = o.recv_tb = 100'000 + local_count_[rank]++ / kLocalSteps;
+    o.send_tb = o.recv_tb =
+        100'000 + k % kLocalLanes + kLocalLanes * (k / (kLocalLanes * kLocalSteps));
     return o;
   }
   std::map<int, int> local_count_;
