@@ -170,7 +170,8 @@ TEST(CpuExecutorTest, MoreThreadBlocksThanHostThreadsIsBadInput) {
 namespace syncoll::backend {
 namespace {
 
-// Random communicating programs, verified or not, with the gate bypassed: the CPU executor
+// Random communicating programs, verified or not, with the gate bypassed (so the tsan preset does
+// not run this one: an unverified program may race on its own data by design): the CPU executor
 // finishes exactly when the simulator does, in one transfer per step or in two chunks per
 // transfer (the executor's FIFO depth and count splitting are the simulator's).
 RC_GTEST_PROP(CpuExecutorProperty, TerminatesExactlyWhenTheSimulatorDoes, ()) {
