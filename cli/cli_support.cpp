@@ -54,23 +54,40 @@ void TopologyOptions::add_to(CLI::App &command, bool positional, bool required) 
   command.add_flag("--unidirectional", params.unidirectional, "ring: links in one direction");
 }
 
+std::optional<std::vector<int>> parse_int_list(const std::string &text, char separator) {
+  std::vector<int> out;
+  std::stringstream ss(text);
+  for (std::string part; std::getline(ss, part, separator);) {
+    try {
+      size_t used = 0;
+      const int v = std::stoi(part, &used);
+      if (used != part.size() || v < 1)
+        return std::nullopt;
+      out.push_back(v);
+    } catch (const std::exception &) {
+      return std::nullopt;
+    }
+  }
+  if (out.empty())
+    return std::nullopt;
+  return out;
+}
+
+Expected<const SystemPreset *> system_preset(const std::string &name) {
+  if (const SystemPreset *preset = find_system_preset(name))
+    return preset;
+  std::string known;
+  for (const SystemPreset &s : all_system_presets())
+    known += (known.empty() ? "" : ", ") + std::string(s.name);
+  return fail({}, fmt::format("unknown system '{}' (known: {})", name, known));
+}
+
 Expected<Topology> resolve_topology(TopologyOptions &options) {
   if (!options.shape.empty()) {
-    std::vector<int> sides;
-    std::stringstream ss(options.shape);
-    for (std::string part; std::getline(ss, part, 'x');) {
-      try {
-        size_t used = 0;
-        int v = std::stoi(part, &used);
-        if (used != part.size())
-          throw std::invalid_argument(part);
-        sides.push_back(v);
-      } catch (const std::exception &) {
-        return fail({},
-                    fmt::format("--shape must look like 4x4 or 3x3x3, got '{}'", options.shape));
-      }
-    }
-    options.params.shape = sides;
+    const auto sides = parse_int_list(options.shape, 'x');
+    if (!sides)
+      return fail({}, fmt::format("--shape must look like 4x4 or 3x3x3, got '{}'", options.shape));
+    options.params.shape = *sides;
   }
   const std::string &spec = options.spec;
   bool is_file = std::filesystem::is_regular_file(spec) ||

@@ -12,7 +12,6 @@
 
 #include <fmt/format.h>
 #include <memory>
-#include <sstream>
 
 namespace syncoll::cli {
 namespace {
@@ -34,24 +33,6 @@ struct ComposeArgs {
   std::string output;
   std::string dot;
 };
-
-Expected<std::vector<int>> parse_factors(const std::string &text) {
-  std::vector<int> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    try {
-      size_t used = 0;
-      const int f = std::stoi(item, &used);
-      if (used != item.size() || f < 1)
-        throw std::invalid_argument(item);
-      out.push_back(f);
-    } catch (const std::exception &) {
-      return fail({}, fmt::format("--factors '{}': expected group counts such as 4,8", text));
-    }
-  }
-  return out;
-}
 
 std::string describe(const compose::Hierarchy &h) {
   std::string factors;
@@ -90,13 +71,7 @@ Expected<Input> composition_input(const ComposeArgs &a, int ranks) {
 }
 
 Expected<int> run_compose(const ComposeArgs &a) {
-  const SystemPreset *preset = find_system_preset(a.system);
-  if (!preset) {
-    std::string known;
-    for (const SystemPreset &s : all_system_presets())
-      known += (known.empty() ? "" : ", ") + std::string(s.name);
-    return fail({}, fmt::format("unknown system '{}' (known: {})", a.system, known));
-  }
+  SYNCOLL_TRY(preset, system_preset(a.system));
   SYNCOLL_TRY(system, simulator::make_system_model(*preset, a.nodes, a.gpus));
   const int ranks = system.topology.num_ranks();
   SYNCOLL_TRY(bytes, parse_size(a.size));
@@ -130,8 +105,10 @@ Expected<int> run_compose(const ComposeArgs &a) {
 
   compose::Hierarchy h;
   if (!a.factors.empty()) {
-    SYNCOLL_TRY(factors, parse_factors(a.factors));
-    h.factors = factors;
+    const auto factors = parse_int_list(a.factors, ',');
+    if (!factors)
+      return fail({}, fmt::format("--factors '{}': expected group counts such as 4,8", a.factors));
+    h.factors = *factors;
   } else if (system.nodes > 1) {
     h.factors = {system.nodes, system.gpus_per_node};
   }

@@ -320,13 +320,7 @@ Expected<bool> run_simulate(SimulateArgs &a) {
   SYNCOLL_TRY(protocol, protocol_for(a));
   std::optional<simulator::SystemModel> system;
   if (!a.system.empty()) {
-    const SystemPreset *preset = find_system_preset(a.system);
-    if (!preset) {
-      std::string known;
-      for (const SystemPreset &s : all_system_presets())
-        known += (known.empty() ? "" : ", ") + std::string(s.name);
-      return fail({}, fmt::format("unknown system '{}' (known: {})", a.system, known));
-    }
+    SYNCOLL_TRY(preset, system_preset(a.system));
     if (!a.preset.empty())
       return fail({}, "--preset and --system both set the cost model; give one");
     SYNCOLL_TRY(s, simulator::make_system_model(*preset, a.topology.params.nodes.value_or(1),

@@ -11,6 +11,7 @@
 #include "lowering/compile.h"
 #include "model/topology_library.h"
 #include "simulator/program_sim.h"
+#include "tests/support/topologies.h"
 
 #include <cmath>
 #include <gtest/gtest.h>
@@ -40,25 +41,11 @@ double simulate_us(CollectiveKind kind, const Hierarchy &h, const Topology &t, i
   return double(sim->result.completion) / 1e6;
 }
 
-// Every pair of `n` ranks linked at `beta` bytes per nanosecond with no link latency: the per
-// message cost alpha is the executor's (HiCCL's alpha is a point-to-point call's latency, paid
-// by every message in turn).
-Topology uniform(int n, double beta) {
-  TopologyDraft d;
-  d.name = "uniform";
-  d.num_ranks = n;
-  for (int a = 0; a < n; ++a)
-    for (int b = 0; b < n; ++b)
-      if (a != b)
-        d.links.push_back({RankId(a), RankId(b), 1, Nanoseconds{0}, BytesPerNs{beta}});
-  auto t = Topology::create(std::move(d));
-  EXPECT_TRUE(t) << t.error().to_string();
-  return *t;
-}
-
 TEST(CostOracleTest, APipelinedRingTakesSPlusMMinusOneStages) {
-  // Broadcast from rank 0 along the ring 0 -> 1 -> ... -> 5: S = 5 hops.
-  const Topology t = uniform(6, 50);
+  // Broadcast from rank 0 along the ring 0 -> 1 -> ... -> 5: S = 5 hops. Links have no latency of
+  // their own: HiCCL's alpha is a point-to-point call's cost, paid by every message in turn, which
+  // is the executor's step cost here.
+  const Topology t = testing::uniform_fully_connected(6, 1, 0, 50);
   const double alpha_us = 2.0, beta = 50 * 1e3; // bytes per microsecond
   const int S = 5;
   const int64_t d = 1 << 20;

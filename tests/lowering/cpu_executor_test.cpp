@@ -10,6 +10,7 @@
 #include "model/topology_library.h"
 #include "simulator/baselines.h"
 #include "simulator/program_sim.h"
+#include "tests/lowering/deadlocked_example.h"
 #include "tests/support/generators.h"
 
 #include <gtest/gtest.h>
@@ -89,35 +90,15 @@ TEST(CpuExecutorTest, NcclRingBaselinesRunCorrectly) {
 }
 
 TEST(CpuExecutorTest, AProgramTheVerifierSaysDeadlocksHangsWhereItSays) {
-  auto read = read_program_file(std::string(SYNCOLL_SOURCE_DIR) +
-                                "/examples/ir/faulty/d1_head_to_head.xml");
-  ASSERT_TRUE(read) << read.error().to_string();
-  const Program &p = read->value;
-  const auto report = verifier::verify(p, {});
-  const verifier::Verdict &deadlock = report.verdict(verifier::Property::DeadlockFreedom);
-  ASSERT_EQ(deadlock.kind, verifier::VerdictKind::Violated);
-  auto collective = collective_for_program(p, std::nullopt);
-  ASSERT_TRUE(collective);
-  // The gate bypassed, here only: the tables of a program that did not verify.
-  const ExecutableProgram e = detail::lower_unchecked(p, *collective);
+  auto example = executor_testing::deadlocked_example();
+  ASSERT_TRUE(example);
   RunOptions o;
-  o.size_bytes = int64_t(nccl_tests_chunks(*collective)) * 4 * 16;
+  o.size_bytes = example->size_bytes;
   o.watchdog = std::chrono::milliseconds(100);
-  auto run = run_on_cpu(e, o);
+  auto run = run_on_cpu(example->tables, o);
   ASSERT_TRUE(run) << run.error().to_string();
   EXPECT_FALSE(run->completed);
-  ASSERT_FALSE(run->blocked.empty());
-  // Every block the executor left waiting is one on the counterexample's wait-for cycle.
-  const auto &cycle = std::get<verifier::DeadlockCounterexample>(deadlock.counterexample).cycle;
-  for (const BlockedBlock &b : run->blocked) {
-    bool named = false;
-    for (const verifier::Wait &w : cycle)
-      named = named || (w.waiter.rank == b.rank && w.waiter.tb == b.tb);
-    EXPECT_TRUE(named) << "rank " << b.rank.value() << " tb " << b.tb.value() << " waits for "
-                       << b.waiting_for << "\n"
-                       << report.to_text();
-    EXPECT_FALSE(b.waiting_for.empty());
-  }
+  executor_testing::expect_blocked_on_the_cycle(example->report, run->blocked);
 }
 
 TEST(CpuExecutorTest, ASizeThatDoesNotCutIntoElementsIsBadInput) {

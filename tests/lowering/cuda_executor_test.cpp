@@ -10,6 +10,7 @@
 #include "model/mscclir.h"
 #include "model/runtime_constants.h"
 #include "simulator/baselines.h"
+#include "tests/lowering/deadlocked_example.h"
 
 #include <gtest/gtest.h>
 
@@ -63,8 +64,7 @@ TEST(CudaExecutorTest, WithoutAGpuEveryCallSaysWhy) {
   o.run.size_bytes = 2 * 4 * 64;
   auto run = run_emulated_on_cuda(ExecutableProgram::lower(*verified), o);
   ASSERT_FALSE(run);
-  EXPECT_EQ(run.error().to_string().find(*reason) == std::string::npos, false)
-      << run.error().to_string();
+  EXPECT_NE(run.error().to_string().find(*reason), std::string::npos) << run.error().to_string();
 }
 
 TEST(CudaExecutorTest, EveryExampleProgramRunsCorrectlyUnderEmulation) {
@@ -102,32 +102,15 @@ TEST(CudaExecutorTest, NcclRingsRunCorrectlyUnderEmulationInEveryProtocol) {
 
 TEST(CudaExecutorTest, AProgramTheVerifierSaysDeadlocksIsStoppedByTheDeviceWatchdog) {
   SKIP_WITHOUT_GPU();
-  auto read = read_program_file(std::string(SYNCOLL_SOURCE_DIR) +
-                                "/examples/ir/faulty/d1_head_to_head.xml");
-  ASSERT_TRUE(read) << read.error().to_string();
-  const Program &p = read->value;
-  const auto report = verifier::verify(p, {});
-  const verifier::Verdict &deadlock = report.verdict(verifier::Property::DeadlockFreedom);
-  ASSERT_EQ(deadlock.kind, verifier::VerdictKind::Violated);
-  auto collective = collective_for_program(p, std::nullopt);
-  ASSERT_TRUE(collective);
-  // The gate bypassed, here only.
-  const ExecutableProgram e = detail::lower_unchecked(p, *collective);
+  auto example = executor_testing::deadlocked_example();
+  ASSERT_TRUE(example);
   CudaRunOptions o;
-  o.run.size_bytes = int64_t(nccl_tests_chunks(*collective)) * 4 * 16;
+  o.run.size_bytes = example->size_bytes;
   o.run.watchdog = std::chrono::milliseconds(200);
-  auto run = run_emulated_on_cuda(e, o);
+  auto run = run_emulated_on_cuda(example->tables, o);
   ASSERT_TRUE(run) << run.error().to_string();
   EXPECT_FALSE(run->run.completed);
-  const auto &cycle = std::get<verifier::DeadlockCounterexample>(deadlock.counterexample).cycle;
-  ASSERT_FALSE(run->run.blocked.empty());
-  for (const BlockedBlock &b : run->run.blocked) {
-    bool named = false;
-    for (const verifier::Wait &w : cycle)
-      named = named || (w.waiter.rank == b.rank && w.waiter.tb == b.tb);
-    EXPECT_TRUE(named) << "rank " << b.rank.value() << " tb " << b.tb.value() << ": "
-                       << b.waiting_for;
-  }
+  executor_testing::expect_blocked_on_the_cycle(example->report, run->run.blocked);
 }
 
 TEST(CudaExecutorTest, AGridTheGpuCannotHoldIsRefusedBeforeLaunch) {

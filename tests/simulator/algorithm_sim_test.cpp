@@ -6,6 +6,7 @@
 #include "simulator/algorithm_sim.h"
 #include "simulator/nccl_steps.h"
 #include "simulator/network.h"
+#include "tests/support/topologies.h"
 
 #include <gtest/gtest.h>
 #include <map>
@@ -14,18 +15,7 @@
 namespace syncoll::simulator {
 namespace {
 
-// Fully connected ranks whose links all have `capacity` and capacity x unit bandwidth.
-Topology uniform_fully_connected(int n, int capacity, double alpha_ns, double unit_gbps) {
-  TopologyDraft d;
-  d.name = "uniform";
-  d.num_ranks = n;
-  for (int a = 0; a < n; ++a)
-    for (int b = 0; b < n; ++b)
-      if (a != b)
-        d.links.push_back({RankId(a), RankId(b), capacity, Nanoseconds{alpha_ns},
-                           BytesPerNs{unit_gbps * capacity}});
-  return *Topology::create(d);
-}
+using testing::uniform_fully_connected;
 
 // Ring Allreduce as an Algorithm: reduce-scatter then allgather, one chunk per rank and step.
 Algorithm ring_allreduce(int n) {
