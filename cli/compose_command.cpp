@@ -42,6 +42,24 @@ std::string describe(const compose::Hierarchy &h) {
                      h.pipeline);
 }
 
+// The plan's parameters: --factors, or nodes x GPUs on several nodes, and the rest as given.
+Expected<compose::Hierarchy> hierarchy_of(const ComposeArgs &a,
+                                          const simulator::SystemModel &system) {
+  compose::Hierarchy h;
+  if (!a.factors.empty()) {
+    const auto factors = parse_int_list(a.factors, ',');
+    if (!factors)
+      return fail({}, fmt::format("--factors '{}': expected group counts such as 4,8", a.factors));
+    h.factors = *factors;
+  } else if (system.nodes > 1) {
+    h.factors = {system.nodes, system.gpus_per_node};
+  }
+  h.stripes = a.stripes;
+  h.ring_nodes = a.ring_nodes;
+  h.pipeline = a.pipeline;
+  return compose::checked(h, system.topology.num_ranks());
+}
+
 struct Input {
   compose::Composition composition;
   CollectiveSpec collective;
@@ -76,6 +94,16 @@ Expected<int> run_compose(const ComposeArgs &a) {
   const int ranks = system.topology.num_ranks();
   SYNCOLL_TRY(bytes, parse_size(a.size));
   SYNCOLL_TRY(input, composition_input(a, ranks));
+  // Every parameter is checked and the plan built before anything is printed: bad input is one
+  // line and nothing else.
+  std::optional<compose::Hierarchy> hierarchy;
+  std::optional<compose::Factorized> factorized;
+  if (!a.search) {
+    SYNCOLL_TRY(h, hierarchy_of(a, system));
+    SYNCOLL_TRY(f, compose::factorize(input.composition, input.collective, h, system.topology));
+    hierarchy = std::move(h);
+    factorized = std::move(f);
+  }
   fmt::print("{} on {} x {} ({} ranks), {} B\n", a.file.empty() ? a.collective : a.file, a.nodes,
              preset->name, ranks, bytes);
 
@@ -103,21 +131,8 @@ Expected<int> run_compose(const ComposeArgs &a) {
     return int(kSuccess);
   }
 
-  compose::Hierarchy h;
-  if (!a.factors.empty()) {
-    const auto factors = parse_int_list(a.factors, ',');
-    if (!factors)
-      return fail({}, fmt::format("--factors '{}': expected group counts such as 4,8", a.factors));
-    h.factors = *factors;
-  } else if (system.nodes > 1) {
-    h.factors = {system.nodes, system.gpus_per_node};
-  }
-  h.stripes = a.stripes;
-  h.ring_nodes = a.ring_nodes;
-  h.pipeline = a.pipeline;
-  SYNCOLL_TRY(checked, compose::checked(h, ranks));
-  SYNCOLL_TRY(plan,
-              compose::factorize(input.composition, input.collective, checked, system.topology));
+  const compose::Hierarchy &checked = *hierarchy;
+  const compose::Factorized &plan = *factorized;
   std::map<int, int> per_level;
   for (const compose::Hop &hop : plan.hops)
     ++per_level[hop.level];

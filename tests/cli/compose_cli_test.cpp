@@ -61,12 +61,14 @@ TEST(ComposeCliTest, BadParametersAreOneLineAndExitTwo) {
   for (const char *args :
        {"compose -c allreduce --system dgx_h100 --nodes 2 --stripes 3",
         "compose -c allreduce --system dgx_h100 --nodes 2 --factors 3,8",
+        "compose -c allreduce --system dgx_h100 --nodes 2 --factors 2,x",
         "compose -c allreduce --system nowhere",
         "compose -c allreduce --file examples/compositions/allreduce_2.json --system dgx_h100",
         "compose --file examples/compositions/allreduce_2.json --system dgx_h100 --nodes 2"}) {
     CliRun run = run_cli(args);
     EXPECT_EQ(run.exit_code, 2) << args << "\n" << run.out << run.err;
     EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << args << ": " << run.err;
+    EXPECT_EQ(run.out, "") << args;
   }
 }
 
