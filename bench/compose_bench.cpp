@@ -3,12 +3,14 @@
 // Allreduce, Allgather, Broadcast and Alltoall from 1 MiB to 4 GiB. Each composed entry is the
 // fastest verified plan among HiCCL's parameters (factors nodes x GPUs, stripes 1 or one per NIC,
 // a tree or a ring across nodes, pipeline depth 1 or 4), as an interpreting executor runs it.
-//   ./build/ci/bench/compose_bench [--quick] [--nodes 4,16,64]
+// `--nics` sweeps the NICs per node (each at the preset's rate), 1 to 8 in the full table.
+//   ./build/ci/bench/compose_bench [--quick] [--nodes 4,16,64] [--nics 1,2,4,8]
 #include "compose/search.h"
 #include "model/hardware.h"
 
 #include <cstdio>
 #include <cstring>
+#include <set>
 #include <fmt/format.h>
 #include <sstream>
 #include <string>
@@ -32,15 +34,22 @@ std::string size_name(int64_t b) {
 int main(int argc, char **argv) {
   bool quick = false;
   std::vector<int> node_counts{4, 16};
+  std::vector<int> nic_counts; // empty: each preset's own
+  auto int_list = [](const char *text) {
+    std::vector<int> out;
+    std::stringstream in(text);
+    for (std::string item; std::getline(in, item, ',');)
+      out.push_back(std::atoi(item.c_str()));
+    return out;
+  };
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {
       quick = true;
       node_counts = {2};
     } else if (std::strcmp(argv[i], "--nodes") == 0 && i + 1 < argc) {
-      node_counts.clear();
-      std::stringstream in(argv[++i]);
-      for (std::string item; std::getline(in, item, ',');)
-        node_counts.push_back(std::atoi(item.c_str()));
+      node_counts = int_list(argv[++i]);
+    } else if (std::strcmp(argv[i], "--nics") == 0 && i + 1 < argc) {
+      nic_counts = int_list(argv[++i]);
     }
   }
   const std::vector<int64_t> sizes = quick
@@ -51,13 +60,17 @@ int main(int argc, char **argv) {
                                                  : std::vector<std::string>{"dgx_h100", "aws_p4de"};
   const CollectiveKind kinds[] = {CollectiveKind::Allreduce, CollectiveKind::Allgather,
                                   CollectiveKind::Broadcast, CollectiveKind::Alltoall};
-  std::printf("%-9s %5s %-10s %7s  %-11s %11s %11s %7s  %-6s %s\n", "system", "nodes", "collective",
-              "size", "best plan", "composed us", "NCCL us", "ratio", "winner", "NCCL's choice");
+  std::printf("%-9s %5s %4s %-10s %7s  %-11s %11s %11s %7s  %-6s %s\n", "system", "nodes", "nics",
+              "collective", "size", "best plan", "composed us", "NCCL us", "ratio", "winner",
+              "NCCL's choice");
   int failures = 0;
   for (const std::string &name : systems) {
-    const SystemPreset *preset = find_system_preset(name);
+    for (int nics : nic_counts.empty() ? std::vector<int>{0} : nic_counts)
     for (int nodes : node_counts) {
-      auto system = simulator::make_system_model(*preset, nodes);
+      SystemPreset preset = *find_system_preset(name);
+      if (nics > 0)
+        preset.nics_per_node = nics;
+      auto system = simulator::make_system_model(preset, nodes);
       if (!system) {
         std::printf("%s x %d: %s\n", name.c_str(), nodes, system.error().to_string().c_str());
         ++failures;
@@ -65,7 +78,7 @@ int main(int argc, char **argv) {
       }
       const int ranks = system->topology.num_ranks();
       std::vector<compose::Hierarchy> plans;
-      for (int stripes : {1, preset->nics_per_node})
+      for (int stripes : std::set<int>{1, preset.nics_per_node})
         for (int ring : {1, nodes})
           for (int pipeline : {1, 4})
             plans.push_back({{nodes, system->gpus_per_node}, stripes, ring, pipeline});
@@ -90,16 +103,17 @@ int main(int argc, char **argv) {
           const std::string choice =
               info.substr(info.find("-> ") == std::string::npos ? 0 : info.find("-> ") + 3);
           if (!s.best) {
-            std::printf("%-9s %5d %-10s %7s  %-11s %11s %11.1f %7s  %-6s %s\n", name.c_str(), nodes,
-                        std::string(collective_kind_name(kind)).c_str(),
+            std::printf("%-9s %5d %4d %-10s %7s  %-11s %11s %11.1f %7s  %-6s %s\n", name.c_str(),
+                        nodes, preset.nics_per_node, std::string(collective_kind_name(kind)).c_str(),
                         size_name(sizes[i]).c_str(), "none", "-", s.nccl_us.value_or(0), "-",
                         "NCCL", choice.c_str());
             continue;
           }
           const compose::Tried &best = s.tried[*s.best];
           const double ratio = s.nccl_us ? *s.nccl_us / *best.us : 0;
-          std::printf("%-9s %5d %-10s %7s  %-11s %11.1f %11.1f %6.2fx  %-6s %s\n", name.c_str(),
-                      nodes, std::string(collective_kind_name(kind)).c_str(),
+          std::printf("%-9s %5d %4d %-10s %7s  %-11s %11.1f %11.1f %6.2fx  %-6s %s\n",
+                      name.c_str(), nodes, preset.nics_per_node,
+                      std::string(collective_kind_name(kind)).c_str(),
                       size_name(sizes[i]).c_str(), plan_name(best.hierarchy).c_str(), *best.us,
                       s.nccl_us.value_or(0), ratio, ratio > 1 ? "HiCCL" : "NCCL", choice.c_str());
         }

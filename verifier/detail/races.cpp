@@ -1,5 +1,7 @@
 #include "verifier/detail/races.h"
 
+#include "model/invariant.h"
+
 #include <algorithm>
 #include <fmt/format.h>
 #include <map>
@@ -105,7 +107,18 @@ public:
           preds_[size_t(pops[k])].push_back(pushes[k]);
       }
     }
-    compute();
+    if (messages)
+      compute(0, int(preds_.size()));
+  }
+
+  /// Strict mode: clocks for one rank's steps only (its edges never leave it), so memory is one
+  /// rank's steps times its thread blocks rather than the whole program's.
+  void focus(const RankProgram &rp, const ConnectionMap &cm) {
+    if (!per_rank_ || rp.thread_blocks.empty())
+      return;
+    const int first = cm.tb_base[rp.rank.index()];
+    const int last = first + int(rp.thread_blocks.size());
+    compute(base_[size_t(first)], base_[size_t(last)]);
   }
 
   int node(int g, int step) const { return base_[size_t(g)] + step; }
@@ -117,7 +130,8 @@ public:
     // Per-rank clocks (strict mode): steps of different ranks are never ordered.
     if (per_rank_ && gb - dim_of_tb_[size_t(gb)] != g - dim_of_tb_[size_t(g)])
       return false;
-    return clock_[size_t(b) * size_t(dims_) + size_t(dim_of_tb_[size_t(g)])] >=
+    SYNCOLL_INVARIANT(b >= lo_ && b < hi_, "happens-before asked outside the rank it was computed for");
+    return clock_[size_t(b - lo_) * size_t(dims_) + size_t(dim_of_tb_[size_t(g)])] >=
            a - base_[size_t(g)] + 1;
   }
 
@@ -128,38 +142,44 @@ private:
   std::vector<int> base_;
   std::vector<std::vector<int>> preds_;
   std::vector<int> tb_of_node_;
-  std::vector<int> clock_;
+  std::vector<int> clock_; ///< the clocks of nodes [lo_, hi_)
   std::vector<bool> reached_;
+  int lo_ = 0, hi_ = 0;
 
-  void compute() {
-    const size_t n = preds_.size();
+  // Vector clocks of the nodes [lo, hi), whose predecessors all lie in that range.
+  void compute(int lo, int hi) {
+    lo_ = lo;
+    hi_ = hi;
+    const size_t n = size_t(hi - lo);
     std::vector<std::vector<int>> succs(n);
     std::vector<int> indegree(n, 0);
-    for (size_t v = 0; v < n; ++v)
-      for (int u : preds_[v]) {
-        succs[size_t(u)].push_back(int(v));
-        ++indegree[v];
+    for (int v = lo; v < hi; ++v)
+      for (int u : preds_[size_t(v)]) {
+        SYNCOLL_INVARIANT(u >= lo && u < hi, "a strict-mode edge leaves its rank");
+        succs[size_t(u - lo)].push_back(v);
+        ++indegree[size_t(v - lo)];
       }
     clock_.assign(n * size_t(dims_), 0);
-    reached_.assign(n, false);
+    reached_.resize(preds_.size());
+    std::fill(reached_.begin() + lo, reached_.begin() + hi, false);
     std::vector<int> queue;
-    for (size_t v = 0; v < n; ++v)
-      if (indegree[v] == 0)
-        queue.push_back(int(v));
+    for (int v = lo; v < hi; ++v)
+      if (indegree[size_t(v - lo)] == 0)
+        queue.push_back(v);
     for (size_t qi = 0; qi < queue.size(); ++qi) {
       const int v = queue[qi];
       reached_[size_t(v)] = true;
-      int *cv = &clock_[size_t(v) * size_t(dims_)];
+      int *cv = &clock_[size_t(v - lo) * size_t(dims_)];
       for (int u : preds_[size_t(v)]) {
-        const int *cu = &clock_[size_t(u) * size_t(dims_)];
+        const int *cu = &clock_[size_t(u - lo) * size_t(dims_)];
         for (int d = 0; d < dims_; ++d)
           cv[d] = std::max(cv[d], cu[d]);
       }
       const int g = tb_of_node_[size_t(v)];
       const int dim = dim_of_tb_[size_t(g)];
       cv[dim] = std::max(cv[dim], v - base_[size_t(g)] + 1);
-      for (int w : succs[size_t(v)])
-        if (--indegree[size_t(w)] == 0)
+      for (int w : succs[size_t(v - lo)])
+        if (--indegree[size_t(w - lo)] == 0)
           queue.push_back(w);
     }
   }
@@ -174,6 +194,7 @@ std::vector<RaceCounterexample> find_races(const Program &program, const Connect
   HappensBefore hb(program, cm, mode == RaceMode::Relaxed);
   std::optional<HappensBefore> relaxed; // built only to explain a strict-mode race
   for (const RankProgram &rp : program.ranks()) {
+    hb.focus(rp, cm);
     struct Touch {
       int node;
       Access access;
