@@ -10,8 +10,8 @@
 
 #include <cstdio>
 #include <cstring>
-#include <set>
 #include <fmt/format.h>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -66,59 +66,67 @@ int main(int argc, char **argv) {
   int failures = 0;
   for (const std::string &name : systems) {
     for (int nics : nic_counts.empty() ? std::vector<int>{0} : nic_counts)
-    for (int nodes : node_counts) {
-      SystemPreset preset = *find_system_preset(name);
-      if (nics > 0)
-        preset.nics_per_node = nics;
-      auto system = simulator::make_system_model(preset, nodes);
-      if (!system) {
-        std::printf("%s x %d: %s\n", name.c_str(), nodes, system.error().to_string().c_str());
-        ++failures;
-        continue;
-      }
-      const int ranks = system->topology.num_ranks();
-      std::vector<compose::Hierarchy> plans;
-      for (int stripes : std::set<int>{1, preset.nics_per_node})
-        for (int ring : {1, nodes})
-          for (int pipeline : {1, 4})
-            plans.push_back({{nodes, system->gpus_per_node}, stripes, ring, pipeline});
-      for (CollectiveKind kind : kinds) {
-        const int factor = kind == CollectiveKind::Allreduce ? ranks : 1;
-        const std::optional<int> root =
-            kind == CollectiveKind::Broadcast ? std::optional<int>(0) : std::nullopt;
-        auto composition = compose::Composition::standard(kind, ranks, factor, root);
-        auto spec = make_collective(kind, ranks, factor, root);
-        auto found = composition && spec
-                         ? compose::search(*composition, *spec, *system, sizes, plans)
-                         : Expected<std::vector<compose::Search>>(fail({}, "no composition"));
-        if (!found) {
-          std::printf("%s: %s\n", std::string(collective_kind_name(kind)).c_str(),
-                      found.error().to_string().c_str());
+      for (int nodes : node_counts) {
+        SystemPreset preset = *find_system_preset(name);
+        if (nics > 0)
+          preset.nics_per_node = nics;
+        auto system = simulator::make_system_model(preset, nodes);
+        if (!system) {
+          std::printf("%s x %d: %s\n", name.c_str(), nodes, system.error().to_string().c_str());
           ++failures;
           continue;
         }
-        for (size_t i = 0; i < sizes.size(); ++i) {
-          const compose::Search &s = (*found)[i];
-          const std::string info = s.nccl_info.substr(0, s.nccl_info.find(" time"));
-          const std::string choice =
-              info.substr(info.find("-> ") == std::string::npos ? 0 : info.find("-> ") + 3);
-          if (!s.best) {
-            std::printf("%-9s %5d %4d %-10s %7s  %-11s %11s %11.1f %7s  %-6s %s\n", name.c_str(),
-                        nodes, preset.nics_per_node, std::string(collective_kind_name(kind)).c_str(),
-                        size_name(sizes[i]).c_str(), "none", "-", s.nccl_us.value_or(0), "-",
-                        "NCCL", choice.c_str());
+        const int ranks = system->topology.num_ranks();
+        std::vector<compose::Hierarchy> plans;
+        // Past 16 nodes a flat tree across nodes needs a thread block per peer node, more than the
+        // executor keeps resident, so the top level is a ring of 8-node segments or of all nodes;
+        // and a 512-rank plan takes a minute to lower and verify, so it is not pipelined.
+        const bool large = nodes > 16;
+        const std::set<int> rings =
+            large ? std::set<int>{std::max(1, nodes / 8), nodes} : std::set<int>{1, nodes};
+        const std::set<int> pipelines = large ? std::set<int>{1} : std::set<int>{1, 4};
+        for (int stripes : std::set<int>{1, preset.nics_per_node})
+          for (int ring : rings)
+            for (int pipeline : pipelines)
+              plans.push_back({{nodes, system->gpus_per_node}, stripes, ring, pipeline});
+        for (CollectiveKind kind : kinds) {
+          const int factor = kind == CollectiveKind::Allreduce ? ranks : 1;
+          const std::optional<int> root =
+              kind == CollectiveKind::Broadcast ? std::optional<int>(0) : std::nullopt;
+          auto composition = compose::Composition::standard(kind, ranks, factor, root);
+          auto spec = make_collective(kind, ranks, factor, root);
+          auto found = composition && spec
+                           ? compose::search(*composition, *spec, *system, sizes, plans)
+                           : Expected<std::vector<compose::Search>>(fail({}, "no composition"));
+          if (!found) {
+            std::printf("%s: %s\n", std::string(collective_kind_name(kind)).c_str(),
+                        found.error().to_string().c_str());
+            ++failures;
             continue;
           }
-          const compose::Tried &best = s.tried[*s.best];
-          const double ratio = s.nccl_us ? *s.nccl_us / *best.us : 0;
-          std::printf("%-9s %5d %4d %-10s %7s  %-11s %11.1f %11.1f %6.2fx  %-6s %s\n",
-                      name.c_str(), nodes, preset.nics_per_node,
-                      std::string(collective_kind_name(kind)).c_str(),
-                      size_name(sizes[i]).c_str(), plan_name(best.hierarchy).c_str(), *best.us,
-                      s.nccl_us.value_or(0), ratio, ratio > 1 ? "HiCCL" : "NCCL", choice.c_str());
+          for (size_t i = 0; i < sizes.size(); ++i) {
+            const compose::Search &s = (*found)[i];
+            const std::string info = s.nccl_info.substr(0, s.nccl_info.find(" time"));
+            const std::string choice =
+                info.substr(info.find("-> ") == std::string::npos ? 0 : info.find("-> ") + 3);
+            if (!s.best) {
+              std::printf("%-9s %5d %4d %-10s %7s  %-11s %11s %11.1f %7s  %-6s %s\n", name.c_str(),
+                          nodes, preset.nics_per_node,
+                          std::string(collective_kind_name(kind)).c_str(),
+                          size_name(sizes[i]).c_str(), "none", "-", s.nccl_us.value_or(0), "-",
+                          "NCCL", choice.c_str());
+              continue;
+            }
+            const compose::Tried &best = s.tried[*s.best];
+            const double ratio = s.nccl_us ? *s.nccl_us / *best.us : 0;
+            std::printf("%-9s %5d %4d %-10s %7s  %-11s %11.1f %11.1f %6.2fx  %-6s %s\n",
+                        name.c_str(), nodes, preset.nics_per_node,
+                        std::string(collective_kind_name(kind)).c_str(),
+                        size_name(sizes[i]).c_str(), plan_name(best.hierarchy).c_str(), *best.us,
+                        s.nccl_us.value_or(0), ratio, ratio > 1 ? "HiCCL" : "NCCL", choice.c_str());
+          }
         }
       }
-    }
   }
   return failures == 0 ? 0 : 1;
 }

@@ -23,11 +23,11 @@ constexpr double kBlackwellInter[] = {96, 86,   80, 48, 45.1, 42, 40,  30,  24, 
 
 // Ampere's fitted NVLink and network columns (docs/cost-model.md, "Calibration").
 constexpr struct {
-  std::array<double, 3> nvlink_payload_share{0.80, 0.40, 0.75};
-  std::array<double, 3> nvlink_hop_us{23.0, 0.575, 5.43};
-  double nic_payload_share = 0.80;
-  double net_hop_us = 8.48;
-  std::array<double, 3> thread_block_gbps{33, 33, 33};
+  std::array<double, 3> nvlink_payload_share{0.80, 0.37, 0.79};
+  std::array<double, 3> nvlink_hop_us{21.85, 0.60, 5.42};
+  double nic_payload_share = 0.84;
+  double net_hop_us = 7.12;
+  std::array<double, 3> thread_block_gbps{31.35, 15.0, 20.5};
 } kAmpereFit;
 
 // The calibrated columns (from nvlink_payload_share on) are fitted by
@@ -140,7 +140,7 @@ const SystemPreset kSystems[] = {
     // the host-side floor of the harness that measured them, fitted to its smallest message.
     {"azure_nd_a100_v4",
      "Azure ND A100 v4: 8 A100 80GB, NVLink3 + NVSwitch, 8 HDR 200 Gb/s NICs; nccl-tests",
-     GpuGeneration::Ampere, "dgx_a100", 8, 8, 25, 36, 0, 0,
+     GpuGeneration::Ampere, "dgx_a100", 8, 8, 25, 32.5, 0, 0,
      "Azure/AI-benchmarking-guide ND_A100_v4_results.md (NCCL 2.18.5)"},
     {"ndv4_mscclpp", "Azure NDv4 as the MSCCL++ authors measured it (nccl-tests, NCCL 2.17.1)",
      GpuGeneration::Ampere, "dgx_a100", 8, 8, 25, 8.34, 0, 0,
@@ -160,7 +160,7 @@ const SystemPreset kSystems[] = {
     {"b200_nccl_tests", "8 B200 (AWS p6-b200), nccl-tests, NCCL 2.27.7", GpuGeneration::Blackwell,
      "dgx_b200", 8, 8, 50, 7.92, 0, 0, "stas00/ml-engineering network/README.md"},
     {"aws_p4de", "AWS p4de.24xlarge: 8 A100 80GB, NVSwitch, 4 x 100 Gb/s EFA; nccl-tests",
-     GpuGeneration::Ampere, "dgx_a100", 8, 4, 12.5, 148.5, 0, 0,
+     GpuGeneration::Ampere, "dgx_a100", 8, 4, 12.5, 141.1, 0, 0,
      "aws-samples/awsome-distributed-training nccl-tests README"},
 };
 

@@ -130,7 +130,8 @@ public:
     // Per-rank clocks (strict mode): steps of different ranks are never ordered.
     if (per_rank_ && gb - dim_of_tb_[size_t(gb)] != g - dim_of_tb_[size_t(g)])
       return false;
-    SYNCOLL_INVARIANT(b >= lo_ && b < hi_, "happens-before asked outside the rank it was computed for");
+    SYNCOLL_INVARIANT(b >= lo_ && b < hi_,
+                      "happens-before asked outside the rank it was computed for");
     return clock_[size_t(b - lo_) * size_t(dims_) + size_t(dim_of_tb_[size_t(g)])] >=
            a - base_[size_t(g)] + 1;
   }
