@@ -66,15 +66,10 @@ struct AlgorithmInput {
 /// no partial file; "-" writes to stdout.
 [[nodiscard]] Expected<void> write_output(const std::string &path, const std::string &content);
 
-/// A byte size such as 4096, 64K, 64KiB, 1MB, 256MiB or 1G (K, M, G are powers of 1024, as
-/// nccl-tests counts them).
-[[nodiscard]] Expected<int64_t> parse_size(const std::string &text);
 /// Positive integers joined by `separator` ("4x4", "4,8"); none when any part is not one.
 [[nodiscard]] std::optional<std::vector<int>> parse_int_list(const std::string &text,
                                                              char separator);
 /// The system preset of that name; unknown names fail with the list of known ones.
 [[nodiscard]] Expected<const SystemPreset *> system_preset(const std::string &name);
-/// "A..B": the powers-of-two sweep from A to B (nccl-tests' -b A -e B -f 2); or one size.
-[[nodiscard]] Expected<std::vector<int64_t>> parse_size_range(const std::string &text);
 
 } // namespace syncoll::cli

@@ -22,5 +22,6 @@ void add_lower_command(CLI::App &app, RunResult &result);
 void add_dot_command(CLI::App &app, RunResult &result);
 void add_run_command(CLI::App &app, RunResult &result);
 void add_compose_command(CLI::App &app, RunResult &result);
+void add_study_command(CLI::App &app, RunResult &result);
 
 } // namespace syncoll::cli

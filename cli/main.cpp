@@ -24,6 +24,7 @@ int main(int argc, char **argv) {
   add_demo_command(app, result);
   add_run_command(app, result);
   add_compose_command(app, result);
+  add_study_command(app, result);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &e) {

@@ -1,6 +1,8 @@
 #include "model/text.h"
 
 #include <cctype>
+#include <fmt/format.h>
+#include <string>
 
 namespace syncoll {
 
@@ -18,6 +20,49 @@ std::string format_size(int64_t bytes) {
   while (unit < 4 && bytes >= 1024 && bytes % 1024 == 0)
     bytes /= 1024, ++unit;
   return std::to_string(bytes) + " " + kUnits[unit];
+}
+
+Expected<int64_t> parse_size(const std::string &text) {
+  size_t used = 0;
+  long long value = 0;
+  try {
+    value = std::stoll(text, &used);
+  } catch (const std::exception &) {
+    return fail({},
+                fmt::format("size '{}' is not a number of bytes (e.g. 4096, 64KiB, 1GiB)", text));
+  }
+  std::string unit = text.substr(used);
+  int64_t scale = 1;
+  if (unit == "" || unit == "B")
+    scale = 1;
+  else if (unit == "K" || unit == "KB" || unit == "KiB")
+    scale = int64_t(1) << 10;
+  else if (unit == "M" || unit == "MB" || unit == "MiB")
+    scale = int64_t(1) << 20;
+  else if (unit == "G" || unit == "GB" || unit == "GiB")
+    scale = int64_t(1) << 30;
+  else
+    return fail({},
+                fmt::format("size '{}' has an unknown unit '{}' (B, KiB, MiB or GiB)", text, unit));
+  if (value <= 0 || value > (int64_t(1) << 42) / scale)
+    return fail({}, fmt::format("size '{}' is out of range (1 B .. 4 TiB)", text));
+  return value * scale;
+}
+
+Expected<std::vector<int64_t>> parse_size_range(const std::string &text) {
+  auto dots = text.find("..");
+  if (dots == std::string::npos) {
+    SYNCOLL_TRY(one, parse_size(text));
+    return std::vector<int64_t>{one};
+  }
+  SYNCOLL_TRY(from, parse_size(text.substr(0, dots)));
+  SYNCOLL_TRY(to, parse_size(text.substr(dots + 2)));
+  if (to < from)
+    return fail({}, fmt::format("size range '{}' ends below its start", text));
+  std::vector<int64_t> sizes;
+  for (int64_t s = from; s <= to; s *= 2)
+    sizes.push_back(s);
+  return sizes;
 }
 
 } // namespace syncoll

@@ -3,9 +3,12 @@
 // dgx-h100), and a byte count prints in the largest binary unit that divides it.
 #pragma once
 
+#include "model/diagnostics.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace syncoll {
 
@@ -14,5 +17,11 @@ namespace syncoll {
 
 /// "64 KiB", "1 GiB", "1000 B".
 [[nodiscard]] std::string format_size(int64_t bytes);
+
+/// A byte size such as 4096, 64K, 64KiB, 1MB, 256MiB or 1G (K, M, G are powers of 1024, as
+/// nccl-tests counts them).
+[[nodiscard]] Expected<int64_t> parse_size(const std::string &text);
+/// "A..B": the powers-of-two sweep from A to B (nccl-tests' -b A -e B -f 2); or one size.
+[[nodiscard]] Expected<std::vector<int64_t>> parse_size_range(const std::string &text);
 
 } // namespace syncoll

@@ -13,9 +13,15 @@ Picoseconds us_to_ps(double us) {
   return std::llround(us * 1e6);
 }
 
-Expected<Topology> node_topology(const SystemPreset &preset, int gpus) {
-  const GenerationTraits &g = generation_traits(preset.generation);
-  SYNCOLL_TRY(full, make_library_topology(preset.node_topology, {}));
+// The node's NVLinks at the line rate of `g`: a row whose rate differs from the table's (a what-if
+// study's faster NVLink) scales the library topology's links by the ratio.
+Expected<Topology> node_topology(const SystemPreset &preset, int gpus, const GenerationTraits &g) {
+  SYNCOLL_TRY(library, make_library_topology(preset.node_topology, {}));
+  const double scale = g.nvlink_line_gbps / generation_traits(preset.generation).nvlink_line_gbps;
+  TopologyDraft scaled = library.to_draft();
+  for (Link &l : scaled.links)
+    l.bandwidth = BytesPerNs{l.bandwidth.value * scale};
+  SYNCOLL_TRY(full, Topology::create(std::move(scaled)));
   if (gpus == full.num_ranks())
     return full;
   if (full.relations().empty())
@@ -82,7 +88,7 @@ Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, i
     return fail({}, "a collective needs at least two GPUs");
   std::optional<Topology> node;
   if (gpus > 1) {
-    SYNCOLL_TRY(t, node_topology(preset, gpus));
+    SYNCOLL_TRY(t, node_topology(preset, gpus, g));
     node = std::move(t);
   } else {
     // One GPU per node: a node of one rank and no links.

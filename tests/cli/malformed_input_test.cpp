@@ -27,6 +27,8 @@ std::string command_for(const std::string &file, const std::string &output) {
     return "algo check examples/algorithms/dgx1_allgather_ring.json --collective " + path;
   if (file.starts_with("algo_"))
     return "algo check " + path + " --topology dgx1";
+  if (file.starts_with("study_"))
+    return "study " + path + " -o " + output;
   if (file.starts_with("comp_"))
     return "compose --file " + path + " --system dgx_h100 --gpus 2 -o " + output;
   return "ir convert " + path + " -o " + output;
@@ -54,6 +56,14 @@ const MalformedCase kCases[] = {
     // Composition JSON
     {"comp_two_writers.json", "4:5", "writes rank 1 recv slot 0, which another primitive"},
     {"comp_unknown_buffer.json", "3:52", "unknown buffer 'scratch'"},
+    // Study files
+    {"study_bad_size.json", "5:13", "size '64XB' has an unknown unit 'XB'"},
+    {"study_missing_program.json", "7:44", "cannot read program"},
+    {"study_too_many_gpus.json", "3:47", "system 'dgx_h100' has 8 GPUs per node, not 16"},
+    {"study_two_kinds.json", "7:16", "a variant is exactly one of"},
+    {"study_unknown_baseline.json", "7:15", "no variant is named 'nccl'"},
+    {"study_unknown_key.json", "5:12", "unknown key 'sizez'"},
+    {"study_unknown_system.json", "3:27", "unknown system 'dgx9'"},
     // Topology JSON
     {"topo_trailing_comma.json", "6:3", "invalid JSON: syntax error"},
     {"topo_unknown_key.json", "5:37", "unknown key 'capcity'"},

@@ -1,0 +1,220 @@
+#include "study/evaluate.h"
+
+#include "compose/search.h"
+#include "model/collective_traits.h"
+#include "model/hardware.h"
+#include "model/invariant.h"
+#include "model/mscclir.h"
+#include "simulator/nccl_run.h"
+#include "simulator/program_sim.h"
+#include "verifier/verify.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <memory>
+
+namespace syncoll::study {
+namespace {
+
+// A diagnostic's messages without their locations: a point's note is one line.
+std::string message_of(const Diagnostics &d) {
+  std::string out;
+  for (const auto &item : d.items())
+    out += (out.empty() ? "" : "; ") + item.message;
+  return out;
+}
+
+// A machine as the study changes it. SystemModel points at its preset and generation row, so
+// the three live together and never move.
+struct BuiltMachine {
+  SystemPreset preset;
+  GenerationTraits generation;
+  std::optional<simulator::SystemModel> system;
+  std::string error;
+
+  explicit BuiltMachine(const Machine &m)
+      : preset(*find_system_preset(m.system)), generation(generation_traits(preset.generation)) {
+    if (m.nics > 0)
+      preset.nics_per_node = m.nics;
+    if (m.nic_gbps > 0)
+      preset.nic_gbps = m.nic_gbps;
+    generation.nvlink_line_gbps *= m.nvlink_scale;
+    generation.nccl_nvlink_gbps *= m.nvlink_scale;
+    auto s = simulator::make_system_model(preset, m.nodes, m.gpus, generation);
+    if (s)
+      system.emplace(std::move(*s));
+    else
+      error = message_of(s.error());
+  }
+  BuiltMachine(const BuiltMachine &) = delete;
+  BuiltMachine &operator=(const BuiltMachine &) = delete;
+};
+
+std::vector<Outcome> all_not_applicable(size_t n, const std::string &why) {
+  return std::vector<Outcome>(n, Outcome{OutcomeStatus::NotApplicable, 0, 0, 0, 0, why});
+}
+
+double busiest(const simulator::SimulationResult &r) {
+  double most = 0;
+  for (const simulator::LinkReport &l : r.links)
+    most = std::max(most, l.utilization);
+  return most;
+}
+
+Outcome from_result(const simulator::SimulationResult &r, std::string note) {
+  return {OutcomeStatus::Ok, double(r.completion) / 1e6, r.algbw_gbps, r.busbw_gbps, busiest(r),
+          std::move(note)};
+}
+
+std::optional<int> root_of(CollectiveKind kind) {
+  return collective_traits(kind).rooted ? std::optional<int>(0) : std::nullopt;
+}
+
+std::vector<Outcome> run_nccl(const Variant &v, CollectiveKind kind,
+                              const std::vector<int64_t> &sizes,
+                              const simulator::SystemModel &system) {
+  auto machine = simulator::nccl_machine(system);
+  if (!machine)
+    return all_not_applicable(sizes.size(), message_of(machine.error()));
+  simulator::NcclRunOptions o;
+  o.algorithm = v.algorithm;
+  o.protocol = v.protocol;
+  std::vector<Outcome> out;
+  for (int64_t size : sizes) {
+    auto run = simulator::simulate_nccl(kind, size, system, *machine, o);
+    if (!run)
+      out.push_back({OutcomeStatus::NotApplicable, 0, 0, 0, 0, message_of(run.error())});
+    else
+      out.push_back(from_result(run->result, run->info));
+  }
+  return out;
+}
+
+std::vector<Outcome> run_composed(const Variant &v, CollectiveKind kind,
+                                  const std::vector<int64_t> &sizes,
+                                  const simulator::SystemModel &system) {
+  const int ranks = system.topology.num_ranks();
+  const int factor = kind == CollectiveKind::Allreduce ? ranks : 1;
+  auto composition = compose::Composition::standard(kind, ranks, factor, root_of(kind));
+  auto spec = make_collective(kind, ranks, factor, root_of(kind));
+  if (!composition || !spec)
+    return all_not_applicable(sizes.size(), "no standard composition of " +
+                                                std::string(collective_kind_name(kind)));
+  std::vector<compose::Hierarchy> plans;
+  if (v.plan) {
+    compose::Hierarchy h = *v.plan;
+    h.factors = system.nodes > 1 ? std::vector<int>{system.nodes, system.gpus_per_node}
+                                 : std::vector<int>{ranks};
+    // A plan this machine cannot carry (more ring nodes than nodes, stripes that do not divide
+    // a node's GPUs) is not a candidate here, rather than a wrong program.
+    if (auto checked = compose::checked(h, ranks); !checked)
+      return all_not_applicable(sizes.size(), message_of(checked.error()));
+    plans.push_back(h);
+  } else {
+    plans = compose::candidates(system.nodes, system.gpus_per_node, system.preset->nics_per_node);
+  }
+  auto found = compose::search(*composition, *spec, system, sizes, plans);
+  if (!found)
+    return all_not_applicable(sizes.size(), message_of(found.error()));
+  std::vector<Outcome> out;
+  const double bus = bus_bandwidth_factor(kind, ranks);
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const compose::Search &s = (*found)[i];
+    if (!s.best) {
+      out.push_back({OutcomeStatus::NotVerified, 0, 0, 0, 0,
+                     s.tried.empty() ? "no plan" : s.tried.front().verdict});
+      continue;
+    }
+    const compose::Tried &best = s.tried[*s.best];
+    const double algbw = double(sizes[i]) / (*best.us * 1e3);
+    out.push_back({OutcomeStatus::Ok, *best.us, algbw, algbw * bus, 0,
+                   fmt::format("stripes {} ring nodes {} pipeline {}", best.hierarchy.stripes,
+                               best.hierarchy.ring_nodes, best.hierarchy.pipeline)});
+  }
+  return out;
+}
+
+std::vector<Outcome> run_program(const Variant &v, CollectiveKind kind,
+                                 const std::vector<int64_t> &sizes,
+                                 const simulator::SystemModel &system) {
+  // The file was read when the study was; a program that does not parse is bad input there.
+  auto parsed = parse_program(v.program_text, v.program_path);
+  if (!parsed)
+    return all_not_applicable(sizes.size(), message_of(parsed.error()));
+  const Program &program = parsed->value;
+  auto spec = collective_for_program(program, root_of(kind));
+  if (!spec)
+    return all_not_applicable(sizes.size(), message_of(spec.error()));
+  if (spec->kind() != kind || program.num_ranks() != system.topology.num_ranks())
+    return all_not_applicable(sizes.size(), fmt::format("the program implements {} on {} ranks",
+                                                        spec->name(), program.num_ranks()));
+  verifier::VerifyOptions options;
+  options.collective = *spec;
+  auto verified = verifier::certify(program, options);
+  if (!verified) {
+    for (const verifier::Verdict &verdict : verified.error().verdicts)
+      if (verdict.kind != verifier::VerdictKind::Holds)
+        return std::vector<Outcome>(
+            sizes.size(), Outcome{OutcomeStatus::NotVerified, 0, 0, 0, 0,
+                                  fmt::format("{}: {}", verifier::property_name(verdict.property),
+                                              verdict.summary)});
+  }
+  std::vector<Outcome> out;
+  for (int64_t size : sizes) {
+    simulator::ProgramSimOptions o;
+    o.size_bytes = size;
+    o.model = system.interpreted();
+    auto sim = simulator::simulate_program(program, system.topology, o);
+    if (!sim)
+      out.push_back({OutcomeStatus::NotApplicable, 0, 0, 0, 0, message_of(sim.error())});
+    else if (sim->deadlocked)
+      out.push_back({OutcomeStatus::NotVerified, 0, 0, 0, 0,
+                     "the simulator deadlocked on a verified program (a bug: please report)"});
+    else
+      out.push_back(from_result(sim->result, "verified"));
+  }
+  return out;
+}
+
+} // namespace
+
+std::string_view outcome_status_name(OutcomeStatus status) {
+  switch (status) {
+  case OutcomeStatus::Ok:
+    return "ok";
+  case OutcomeStatus::NotVerified:
+    return "not verified";
+  case OutcomeStatus::NotApplicable:
+    return "not applicable";
+  }
+  SYNCOLL_UNREACHABLE("outcome status");
+}
+
+std::optional<OutcomeStatus> parse_outcome_status(std::string_view name) {
+  for (OutcomeStatus s :
+       {OutcomeStatus::Ok, OutcomeStatus::NotVerified, OutcomeStatus::NotApplicable})
+    if (outcome_status_name(s) == name)
+      return s;
+  return std::nullopt;
+}
+
+std::vector<Outcome> evaluate(const Study &study, const Plan &plan, const Group &group) {
+  std::vector<int64_t> sizes;
+  for (size_t p : group.points)
+    sizes.push_back(plan.points[p].size);
+  const BuiltMachine built(study.machines[group.machine]);
+  if (!built.system)
+    return all_not_applicable(sizes.size(), built.error);
+  const Variant &v = study.variants[group.variant];
+  switch (v.kind) {
+  case VariantKind::Nccl:
+    return run_nccl(v, group.collective, sizes, *built.system);
+  case VariantKind::Composed:
+    return run_composed(v, group.collective, sizes, *built.system);
+  case VariantKind::Program:
+    return run_program(v, group.collective, sizes, *built.system);
+  }
+  SYNCOLL_UNREACHABLE("variant kind");
+}
+
+} // namespace syncoll::study

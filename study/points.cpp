@@ -1,0 +1,88 @@
+#include "study/points.h"
+
+#include "model/hardware.h"
+#include "model/invariant.h"
+
+#include <fmt/format.h>
+
+namespace syncoll::study {
+namespace {
+
+// The calibrated rows a machine's results come from: a recalibrated syncoll misses the cache
+// instead of reusing results of the old constants.
+std::string calibration_key(const SystemPreset &p) {
+  const GenerationTraits &g = generation_traits(p.generation);
+  std::string key =
+      fmt::format("preset={},{},{},{},{},{},{},{}", p.name, p.node_topology, p.gpus_per_node,
+                  p.nics_per_node, p.nic_gbps, p.launch_us, p.host_path_gbps, p.socket_links);
+  key += fmt::format(";generation={},{},{},{},{},{},{},{},{},{},{},{},{},{}", g.name,
+                     g.nvlink_line_gbps, g.nccl_nvlink_gbps, fmt::join(g.nvlink_payload_share, "/"),
+                     fmt::join(g.nvlink_hop_us, "/"), g.nic_payload_share, g.net_hop_us,
+                     fmt::join(g.thread_block_gbps, "/"), g.nvls_payload_share, g.nvls_latency_us,
+                     g.nvls_step_kib, g.executor_step_us, g.nccl_ll_max_gbps,
+                     g.nccl_tree_channel_gbps);
+  return key;
+}
+
+std::string variant_key(const Variant &v) {
+  switch (v.kind) {
+  case VariantKind::Nccl:
+    return fmt::format("nccl algorithm={} protocol={}",
+                       v.algorithm ? std::string(simulator::nccl_algorithm_name(*v.algorithm))
+                                   : "auto",
+                       v.protocol ? std::string(protocol_name(*v.protocol)) : "auto");
+  case VariantKind::Composed:
+    return v.plan ? fmt::format("compose stripes={} ring_nodes={} pipeline={}", v.plan->stripes,
+                                v.plan->ring_nodes, v.plan->pipeline)
+                  : "compose search";
+  case VariantKind::Program:
+    return fmt::format("program {:016x}", fnv1a(v.program_text));
+  }
+  SYNCOLL_UNREACHABLE("variant kind");
+}
+
+} // namespace
+
+uint64_t fnv1a(std::string_view text) {
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+Plan plan_points(const Study &study) {
+  Plan plan;
+  for (size_t m = 0; m < study.machines.size(); ++m) {
+    const Machine &machine = study.machines[m];
+    const std::string machine_key =
+        fmt::format("system={};nodes={};gpus={};nics={};nic_gbps={};nvlink_scale={};{}",
+                    machine.system, machine.nodes, machine.gpus, machine.nics, machine.nic_gbps,
+                    machine.nvlink_scale, calibration_key(*find_system_preset(machine.system)));
+    for (CollectiveKind collective : study.collectives)
+      for (size_t v = 0; v < study.variants.size(); ++v) {
+        Group group{m, collective, v, {}};
+        for (int64_t size : study.sizes) {
+          Point p{m, collective, v, size, {}, 0};
+          p.key =
+              fmt::format("syncoll-study-1;{};collective={};size={};variant={}", machine_key,
+                          collective_kind_name(collective), size, variant_key(study.variants[v]));
+          p.hash = fnv1a(p.key);
+          group.points.push_back(plan.points.size());
+          plan.points.push_back(std::move(p));
+        }
+        plan.groups.push_back(std::move(group));
+      }
+  }
+  return plan;
+}
+
+std::vector<size_t> shard_groups(const Plan &plan, int index, int count) {
+  std::vector<size_t> out;
+  for (size_t g = size_t(index); g < plan.groups.size(); g += size_t(count))
+    out.push_back(g);
+  return out;
+}
+
+} // namespace syncoll::study

@@ -1,0 +1,141 @@
+// The CSV and JSON forms of a study's results.
+#include "study/report.h"
+
+#include "model/hardware.h"
+#include "model/invariant.h"
+#include "model/json_document.h"
+
+#include <fmt/format.h>
+
+namespace syncoll::study {
+namespace {
+
+std::string csv_field(const std::string &text) {
+  if (text.find_first_of(",\"\n") == std::string::npos)
+    return text;
+  std::string out = "\"";
+  for (char c : text)
+    out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+} // namespace
+
+Machine resolved(const Machine &m) {
+  const SystemPreset *p = find_system_preset(m.system);
+  Machine r = m;
+  if (r.gpus == 0)
+    r.gpus = p->gpus_per_node;
+  if (r.nics == 0)
+    r.nics = p->nics_per_node;
+  if (r.nic_gbps == 0)
+    r.nic_gbps = p->nic_gbps;
+  return r;
+}
+
+size_t Results::point_of(size_t machine, CollectiveKind collective, size_t variant,
+                         int64_t size) const {
+  const size_t collectives = study->collectives.size(), variants = study->variants.size(),
+               sizes = study->sizes.size();
+  const size_t c =
+      size_t(std::find(study->collectives.begin(), study->collectives.end(), collective) -
+             study->collectives.begin());
+  const size_t s =
+      size_t(std::find(study->sizes.begin(), study->sizes.end(), size) - study->sizes.begin());
+  const size_t index = ((machine * collectives + c) * variants + variant) * sizes + s;
+  SYNCOLL_INVARIANT(index < plan->points.size() && plan->points[index].size == size &&
+                        plan->points[index].variant == variant,
+                    "the point order is machine, collective, variant, size");
+  return index;
+}
+
+std::optional<double> Results::speedup(size_t point) const {
+  const Point &p = plan->points[point];
+  size_t baseline = 0;
+  while (study->variants[baseline].name != study->baseline)
+    ++baseline;
+  const Outcome &mine = outcomes[point];
+  const Outcome &base = outcomes[point_of(p.machine, p.collective, baseline, p.size)];
+  if (mine.status != OutcomeStatus::Ok || base.status != OutcomeStatus::Ok || mine.time_us <= 0)
+    return std::nullopt;
+  return base.time_us / mine.time_us;
+}
+
+std::optional<size_t> Results::winner(size_t machine, CollectiveKind collective,
+                                      int64_t size) const {
+  std::optional<size_t> best;
+  double best_us = 0;
+  for (size_t v = 0; v < study->variants.size(); ++v) {
+    const Outcome &o = outcomes[point_of(machine, collective, v, size)];
+    if (o.status == OutcomeStatus::Ok && (!best || o.time_us < best_us)) {
+      best = v;
+      best_us = o.time_us;
+    }
+  }
+  return best;
+}
+
+std::string results_csv(const Results &r) {
+  std::string out = "study,system,nodes,gpus,nics,nic_gbps,nvlink_scale,collective,size_bytes,"
+                    "variant,status,metric,value,note\n";
+  for (size_t i = 0; i < r.plan->points.size(); ++i) {
+    const Point &p = r.plan->points[i];
+    const Machine m = resolved(r.study->machines[p.machine]);
+    const Outcome &o = r.outcomes[i];
+    const std::string head = fmt::format(
+        "{},{},{},{},{},{},{},{},{},{},{}", csv_field(r.study->name), m.system, m.nodes, m.gpus,
+        m.nics, m.nic_gbps, m.nvlink_scale, collective_kind_name(p.collective), p.size,
+        csv_field(r.study->variants[p.variant].name), outcome_status_name(o.status));
+    const std::string note = csv_field(o.note);
+    if (o.status != OutcomeStatus::Ok) {
+      out += fmt::format("{},,,{}\n", head, note);
+      continue;
+    }
+    out += fmt::format("{},time_us,{:.3f},{}\n", head, o.time_us, note);
+    out += fmt::format("{},algbw_gbps,{:.3f},{}\n", head, o.algbw_gbps, note);
+    out += fmt::format("{},busbw_gbps,{:.3f},{}\n", head, o.busbw_gbps, note);
+    if (auto s = r.speedup(i))
+      out += fmt::format("{},speedup,{:.4f},{}\n", head, *s, note);
+    if (o.busiest_link > 0)
+      out += fmt::format("{},busiest_link,{:.4f},{}\n", head, o.busiest_link, note);
+  }
+  return out;
+}
+
+std::string results_json(const Results &r) {
+  nlohmann::ordered_json j;
+  j["study"] = r.study->name;
+  j["question"] = r.study->question;
+  j["baseline"] = r.study->baseline;
+  j["points"] = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < r.plan->points.size(); ++i) {
+    const Point &p = r.plan->points[i];
+    const Machine m = resolved(r.study->machines[p.machine]);
+    const Outcome &o = r.outcomes[i];
+    nlohmann::ordered_json e;
+    e["system"] = m.system;
+    e["nodes"] = m.nodes;
+    e["gpus"] = m.gpus;
+    e["nics"] = m.nics;
+    e["nic_gbps"] = m.nic_gbps;
+    e["nvlink_scale"] = m.nvlink_scale;
+    e["collective"] = collective_kind_name(p.collective);
+    e["size_bytes"] = p.size;
+    e["variant"] = r.study->variants[p.variant].name;
+    e["status"] = outcome_status_name(o.status);
+    if (o.status == OutcomeStatus::Ok) {
+      e["time_us"] = o.time_us;
+      e["algbw_gbps"] = o.algbw_gbps;
+      e["busbw_gbps"] = o.busbw_gbps;
+      if (auto s = r.speedup(i))
+        e["speedup"] = *s;
+      if (o.busiest_link > 0)
+        e["busiest_link"] = o.busiest_link;
+    }
+    e["note"] = o.note;
+    j["points"].push_back(std::move(e));
+  }
+  return to_canonical_json(j);
+}
+
+} // namespace syncoll::study

@@ -1,0 +1,76 @@
+// A study file (docs/study.md): the machines, collectives, sizes and algorithms a what-if study
+// compares, written by hand in JSON and read with every error located (file:line:col).
+#pragma once
+
+#include "compose/factorize.h"
+#include "model/collective.h"
+#include "model/diagnostics.h"
+#include "model/program.h"
+#include "simulator/nccl_tuning.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace syncoll::study {
+
+/// One machine of the study: a system preset and what the study changes about it. Zero means
+/// the preset's own value.
+struct Machine {
+  std::string system;
+  int nodes = 1;
+  int gpus = 0;
+  int nics = 0;            ///< NICs per node
+  double nic_gbps = 0;     ///< one NIC's line rate
+  double nvlink_scale = 1; ///< NVLink line rate (and NCCL's view of it) times this
+
+  friend bool operator==(const Machine &, const Machine &) = default;
+};
+
+/// How one variant runs a collective.
+enum class VariantKind {
+  Nccl,     ///< NCCL as NCCL runs it: its own choice, or a forced algorithm and protocol
+  Composed, ///< a hierarchical composition: the plan search, or one fixed plan
+  Program,  ///< an MSCCL-IR program from a file, verified, then run as the MSCCL executor would
+};
+
+struct Variant {
+  std::string name;
+  VariantKind kind = VariantKind::Nccl;
+  std::optional<simulator::NcclAlgorithm> algorithm; ///< Nccl: forced (NCCL_ALGO)
+  std::optional<Protocol> protocol;                  ///< Nccl: forced (NCCL_PROTO)
+  /// Composed: stripes, ring nodes and pipeline of one plan (factors: nodes x GPUs); none runs
+  /// the plan search.
+  std::optional<compose::Hierarchy> plan;
+  std::string program_path; ///< Program: resolved against the study file's folder
+  std::string program_text; ///< Program: the file's content (part of every point's identity)
+};
+
+/// The heat map of the report: one metric of one variant over two machine axes.
+struct Heatmap {
+  std::string x, y; ///< machine axes: nodes, gpus, nics, nic_gbps, nvlink_scale
+  std::string variant;
+  CollectiveKind collective = CollectiveKind::Allreduce;
+  int64_t size = 0;
+  std::string metric; ///< busbw_gbps, time_us or speedup
+};
+
+struct Study {
+  std::string name;
+  std::string question;
+  std::vector<Machine> machines; ///< every machine list entry expanded (its axes' product)
+  std::vector<CollectiveKind> collectives;
+  std::vector<int64_t> sizes;
+  std::vector<Variant> variants;
+  std::string baseline; ///< the variant speedups are over
+  std::optional<Heatmap> heatmap;
+};
+
+/// Reads a study. With `quick`, the file's "quick" section replaces its machines and sizes (the
+/// small run examples are tested with). Bad input comes back located.
+[[nodiscard]] Expected<Study> read_study(const std::string &path, bool quick = false);
+
+/// The machine axes a heat map may use.
+[[nodiscard]] std::optional<double> machine_axis(const Machine &machine, const std::string &axis);
+
+} // namespace syncoll::study
