@@ -9,7 +9,7 @@ packages=(
   librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev
   graphviz libgraphviz-dev
   libcli11-dev nlohmann-json3-dev libpugixml-dev libexpected-dev libfmt-dev
-  openmpi-bin
+  openmpi-bin chromium zlib1g-dev
 )
 
 missing=()

@@ -134,12 +134,10 @@ std::string plots(const Results &r) {
         busbw.push_back(std::move(b));
         speedup.push_back(std::move(s));
       }
-      const std::string where = fmt::format("{} on {}", collective_kind_name(c),
-                                            machine_title(resolved(study.machines[m])));
-      html += "<div class=\"figure\">\n" +
-              line_plot("busbw: " + where, "busbw (GB/s)", study.sizes, busbw) +
-              line_plot("speedup over " + study.baseline + ": " + where, "speedup", study.sizes,
-                        speedup) +
+      html += fmt::format("<h3>{} on {}</h3>\n<div class=\"figure\">\n", collective_kind_name(c),
+                          escaped(machine_title(resolved(study.machines[m])))) +
+              line_plot("bus bandwidth", "busbw (GB/s)", study.sizes, busbw) +
+              line_plot("speedup over " + study.baseline, "speedup", study.sizes, speedup) +
               "</div>\n";
     }
   return html;
@@ -151,12 +149,18 @@ std::string heat_map(const Results &r, const Heatmap &h) {
   size_t variant = 0;
   while (study.variants[variant].name != h.variant)
     ++variant;
+  if (std::find(study.sizes.begin(), study.sizes.end(), h.size) == study.sizes.end())
+    return fmt::format("<h2>Heat map</h2>\n<p>The heat map is at {}, which this run did not "
+                       "simulate (a --quick run has its own sizes).</p>\n",
+                       escaped(format_size(h.size)));
   std::map<std::pair<double, double>, double> cells;
   std::set<double> xs, ys;
+  // One system's machines: two systems at the same axis values would share a cell.
+  const std::string &system = study.machines.front().system;
   for (size_t m = 0; m < study.machines.size(); ++m) {
     const Machine machine = resolved(study.machines[m]);
-    if (std::find(study.sizes.begin(), study.sizes.end(), h.size) == study.sizes.end())
-      break;
+    if (machine.system != system)
+      continue;
     const size_t p = r.point_of(m, h.collective, variant, h.size);
     const Outcome &o = r.outcomes[p];
     std::optional<double> value;
@@ -176,13 +180,14 @@ std::string heat_map(const Results &r, const Heatmap &h) {
     hi = std::max(hi, v);
   }
   constexpr double C = 80, L = 90, T = 40;
-  const double W = L + C * double(xs.size()) + 20, H = T + 30 * double(ys.size()) + 40;
+  const double W = std::max(560.0, L + C * double(xs.size()) + 20),
+               H = T + 30 * double(ys.size()) + 40;
   std::string svg = fmt::format(
       "<h2>Heat map</h2>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
       "class=\"plot heatmap\">\n<text x=\"{}\" y=\"18\" class=\"title\">{} of {}, {} at "
-      "{}</text>\n",
+      "{} on {}</text>\n",
       W, H, L, h.metric, escaped(h.variant), collective_kind_name(h.collective),
-      escaped(format_size(h.size)));
+      escaped(format_size(h.size)), escaped(system));
   size_t i = 0;
   for (double x : xs)
     svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"xtick\">{} {:g}</text>\n",
