@@ -1,6 +1,8 @@
 #include "study/evaluate.h"
 
 #include "compose/search.h"
+#include "examples/programs/programs.h"
+#include "lowering/compile.h"
 #include "model/collective_traits.h"
 #include "model/hardware.h"
 #include "model/invariant.h"
@@ -68,6 +70,33 @@ Outcome from_result(const simulator::SimulationResult &r, std::string note) {
 
 std::optional<int> root_of(CollectiveKind kind) {
   return collective_traits(kind).rooted ? std::optional<int>(0) : std::nullopt;
+}
+
+// The first property a report says does not hold.
+std::string first_violation(const verifier::Report &report) {
+  for (const verifier::Verdict &verdict : report.verdicts)
+    if (verdict.kind != verifier::VerdictKind::Holds)
+      return fmt::format("{}: {}", verifier::property_name(verdict.property), verdict.summary);
+  return "the verifier found no property that fails";
+}
+
+std::vector<Outcome> simulate_sizes(const Program &program, const std::vector<int64_t> &sizes,
+                                    const simulator::SystemModel &system) {
+  std::vector<Outcome> out;
+  for (int64_t size : sizes) {
+    simulator::ProgramSimOptions o;
+    o.size_bytes = size;
+    o.model = system.interpreted();
+    auto sim = simulator::simulate_program(program, system.topology, o);
+    if (!sim)
+      out.push_back({OutcomeStatus::NotApplicable, 0, 0, 0, 0, message_of(sim.error())});
+    else if (sim->deadlocked)
+      out.push_back({OutcomeStatus::NotVerified, 0, 0, 0, 0,
+                     "the simulator deadlocked on a verified program (a bug: please report)"});
+    else
+      out.push_back(from_result(sim->result, "verified"));
+  }
+  return out;
 }
 
 std::vector<Outcome> run_nccl(const Variant &v, CollectiveKind kind,
@@ -151,29 +180,34 @@ std::vector<Outcome> run_program(const Variant &v, CollectiveKind kind,
   verifier::VerifyOptions options;
   options.collective = *spec;
   auto verified = verifier::certify(program, options);
-  if (!verified) {
-    for (const verifier::Verdict &verdict : verified.error().verdicts)
-      if (verdict.kind != verifier::VerdictKind::Holds)
-        return std::vector<Outcome>(
-            sizes.size(), Outcome{OutcomeStatus::NotVerified, 0, 0, 0, 0,
-                                  fmt::format("{}: {}", verifier::property_name(verdict.property),
-                                              verdict.summary)});
-  }
-  std::vector<Outcome> out;
-  for (int64_t size : sizes) {
-    simulator::ProgramSimOptions o;
-    o.size_bytes = size;
-    o.model = system.interpreted();
-    auto sim = simulator::simulate_program(program, system.topology, o);
-    if (!sim)
-      out.push_back({OutcomeStatus::NotApplicable, 0, 0, 0, 0, message_of(sim.error())});
-    else if (sim->deadlocked)
-      out.push_back({OutcomeStatus::NotVerified, 0, 0, 0, 0,
-                     "the simulator deadlocked on a verified program (a bug: please report)"});
-    else
-      out.push_back(from_result(sim->result, "verified"));
-  }
-  return out;
+  if (!verified)
+    return std::vector<Outcome>(sizes.size(), Outcome{OutcomeStatus::NotVerified, 0, 0, 0, 0,
+                                                      first_violation(verified.error())});
+  return simulate_sizes(program, sizes, system);
+}
+
+std::vector<Outcome> run_dsl(const Variant &v, CollectiveKind kind,
+                             const std::vector<int64_t> &sizes,
+                             const simulator::SystemModel &system) {
+  const examples::ProgramExample *example = examples::find_program_example(v.example);
+  examples::ExampleParams params;
+  params.ranks = system.topology.num_ranks();
+  params.nodes = system.nodes;
+  auto dsl = example->build(params);
+  if (!dsl)
+    return all_not_applicable(sizes.size(), message_of(dsl.error()));
+  if (dsl->collective().kind() != kind)
+    return all_not_applicable(sizes.size(),
+                              fmt::format("the example implements {}", dsl->collective().name()));
+  lowering::LowerOptions options;
+  options.instances = v.instances;
+  auto lowered = lowering::lower(*dsl, options);
+  if (!lowered)
+    return all_not_applicable(sizes.size(), message_of(lowered.error()));
+  if (!lowered->verified)
+    return std::vector<Outcome>(sizes.size(), Outcome{OutcomeStatus::NotVerified, 0, 0, 0, 0,
+                                                      first_violation(lowered->verified.error())});
+  return simulate_sizes(lowered->program, sizes, system);
 }
 
 } // namespace
@@ -213,6 +247,8 @@ std::vector<Outcome> evaluate(const Study &study, const Plan &plan, const Group 
     return run_composed(v, group.collective, sizes, *built.system);
   case VariantKind::Program:
     return run_program(v, group.collective, sizes, *built.system);
+  case VariantKind::Dsl:
+    return run_dsl(v, group.collective, sizes, *built.system);
   }
   SYNCOLL_UNREACHABLE("variant kind");
 }

@@ -37,6 +37,8 @@ std::string variant_key(const Variant &v) {
                   : "compose search";
   case VariantKind::Program:
     return fmt::format("program {:016x}", fnv1a(v.program_text));
+  case VariantKind::Dsl:
+    return fmt::format("dsl {} instances={}", v.example, v.instances);
   }
   SYNCOLL_UNREACHABLE("variant kind");
 }

@@ -2,7 +2,8 @@
 //
 //   study_file.h  the study file: machines (system presets and what changes about them: nodes,
 //                 GPUs, NICs, NIC rate, NVLink rate), collectives, sizes, variants (NCCL's choice
-//                 or a forced algorithm, composed plans, MSCCL-IR programs), baseline, heat map
+//                 or a forced algorithm, composed plans, MSCCL-IR programs, DSL examples),
+//                 baseline, heat map
 //   points.h      every point in one fixed order, its key and hash; groups (a machine,
 //                 collective and variant at every size) and how shards share them out
 //   evaluate.h    one group's outcomes: simulated, verified where a program is involved; a point
@@ -11,7 +12,8 @@
 //   report.h      CSV (long format), JSON and the HTML report with SVG plots, built from the
 //                 cache, so identical whatever the shard count
 //
-// Depends on compose/ (composed variants), simulator/ (NCCL, programs), verifier/ and model/.
+// Depends on examples/programs (the DSL examples), compose/ (composed variants), lowering/,
+// simulator/ (NCCL, programs), verifier/ and model/.
 #pragma once
 
 #include "study/cache.h"

@@ -1,6 +1,7 @@
 // The study file's reader (docs/study.md, "The study file").
 #include "study/study_file.h"
 
+#include "examples/programs/programs.h"
 #include "model/hardware.h"
 #include "model/json_document.h"
 #include "model/text.h"
@@ -127,16 +128,20 @@ Expected<std::vector<int64_t>> size_list(const JsonView &v) {
 }
 
 Expected<Variant> variant_from_json(const JsonView &v, const std::filesystem::path &folder) {
-  SYNCOLL_CHECK(v.only_keys({"name", "nccl", "protocol", "compose", "program"}));
+  SYNCOLL_CHECK(
+      v.only_keys({"name", "nccl", "protocol", "compose", "program", "dsl", "instances"}));
   Variant out;
   SYNCOLL_TRY(name_view, v.member("name"));
   SYNCOLL_TRY(name, name_view.as_string());
   if (name.empty() || name.find_first_of("\n\r") != std::string::npos)
     return name_view.error("a variant's name must be one non-empty line");
   out.name = name;
-  const int kinds = int(v.has("nccl")) + int(v.has("compose")) + int(v.has("program"));
+  const int kinds =
+      int(v.has("nccl")) + int(v.has("compose")) + int(v.has("program")) + int(v.has("dsl"));
   if (kinds != 1)
-    return v.error("a variant is exactly one of \"nccl\", \"compose\" or \"program\"");
+    return v.error("a variant is exactly one of \"nccl\", \"compose\", \"program\" or \"dsl\"");
+  if (v.has("instances") && !v.has("dsl"))
+    return v.optional_member("instances")->error("\"instances\" applies to a \"dsl\" variant");
   if (v.has("protocol") && !v.has("nccl"))
     return v.optional_member("protocol")->error("\"protocol\" applies to an \"nccl\" variant");
   if (auto nccl = v.optional_member("nccl")) {
@@ -197,6 +202,20 @@ Expected<Variant> variant_from_json(const JsonView &v, const std::filesystem::pa
     text << in.rdbuf();
     out.program_path = resolved.string();
     out.program_text = text.str();
+  } else if (auto d = v.optional_member("dsl")) {
+    out.kind = VariantKind::Dsl;
+    SYNCOLL_TRY(example, d->as_string());
+    if (!examples::find_program_example(example)) {
+      std::string known;
+      for (const examples::ProgramExample &e : examples::program_examples())
+        known += (known.empty() ? "" : ", ") + e.name;
+      return d->error(fmt::format("unknown DSL example '{}' (known: {})", example, known));
+    }
+    out.example = example;
+    if (auto i = v.optional_member("instances")) {
+      SYNCOLL_TRY(instances, read_int(*i, 1, 32));
+      out.instances = instances;
+    }
   }
   return out;
 }

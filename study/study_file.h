@@ -32,6 +32,7 @@ enum class VariantKind {
   Nccl,     ///< NCCL as NCCL runs it: its own choice, or a forced algorithm and protocol
   Composed, ///< a hierarchical composition: the plan search, or one fixed plan
   Program,  ///< an MSCCL-IR program from a file, verified, then run as the MSCCL executor would
+  Dsl,      ///< one of syncoll's DSL example programs, built for the machine, lowered, verified
 };
 
 struct Variant {
@@ -44,6 +45,8 @@ struct Variant {
   std::optional<compose::Hierarchy> plan;
   std::string program_path; ///< Program: resolved against the study file's folder
   std::string program_text; ///< Program: the file's content (part of every point's identity)
+  std::string example;      ///< Dsl: the example's name (syncoll lower --list)
+  int instances = 1;        ///< Dsl: copies of the program on parallel channels
 };
 
 /// The heat map of the report: one metric of one variant over two machine axes.

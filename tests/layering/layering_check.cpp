@@ -19,7 +19,8 @@ const std::map<std::string, std::set<std::string>> &allowed_layers() {
       {"synth", {"synth", "verifier", "model"}},
       {"lowering", {"lowering", "verifier", "model"}},
       {"compose", {"compose", "lowering", "simulator", "verifier", "model"}},
-      {"study", {"study", "compose", "lowering", "simulator", "verifier", "model"}},
+      {"study",
+       {"study", "examples", "compose", "lowering", "synth", "simulator", "verifier", "model"}},
       {"viz", {"viz", "simulator", "verifier", "model"}},
       // examples/ (the DSL example programs) sits beside cli/ at the top: cli runs them.
       {"examples",
