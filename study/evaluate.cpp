@@ -7,7 +7,10 @@
 #include "model/hardware.h"
 #include "model/invariant.h"
 #include "model/mscclir.h"
+#include "model/topology_library.h"
+#include "simulator/baselines.h"
 #include "simulator/nccl_run.h"
+#include "simulator/nccl_search.h"
 #include "simulator/program_sim.h"
 #include "verifier/verify.h"
 
@@ -52,6 +55,53 @@ struct BuiltMachine {
   BuiltMachine &operator=(const BuiltMachine &) = delete;
 };
 
+// A topology family with the study's parameters: its links inside a node set to the study's
+// rate, latency and multiplicity (links that leave a node, NICs and fabric, keep theirs).
+Expected<Topology> family_topology(const Machine &m) {
+  TopologyParams params;
+  auto given = [](auto value, auto none) {
+    return value == none ? std::nullopt : std::optional(value);
+  };
+  params.n = given(m.ranks, 0);
+  params.dims = given(m.dims, 0);
+  if (!m.shape.empty()) {
+    std::vector<int> shape;
+    for (size_t at = 0; at <= m.shape.size();) {
+      const size_t x = std::min(m.shape.find('x', at), m.shape.size());
+      shape.push_back(std::atoi(m.shape.substr(at, x - at).c_str()));
+      at = x + 1;
+    }
+    params.shape = shape;
+  }
+  const bool hierarchical = m.topology == "multinode" || m.topology == "fat_tree";
+  if (hierarchical)
+    params.nodes = m.nodes;
+  params.gpus = given(m.gpus, 0);
+  if (!m.intra.empty())
+    params.intra = m.intra;
+  params.nics = given(m.nics, 0);
+  params.nic_bandwidth_gbps = given(m.nic_gbps, 0.0);
+  params.oversubscription = given(m.oversubscription, 0.0);
+  SYNCOLL_TRY(library, make_library_topology(m.topology, params));
+  TopologyDraft draft = library.to_draft();
+  const int per_node = hierarchical && !draft.hierarchy.empty() ? draft.hierarchy.levels.back().size
+                                                                : library.num_ranks();
+  for (Link &l : draft.links) {
+    const bool inside = l.src.value() < library.num_ranks() &&
+                        l.dst.value() < library.num_ranks() &&
+                        l.src.value() / per_node == l.dst.value() / per_node;
+    if (!inside)
+      continue;
+    if (m.link_gbps > 0)
+      l.bandwidth = BytesPerNs{m.link_gbps * l.capacity};
+    if (m.link_alpha_us >= 0)
+      l.alpha = Nanoseconds{m.link_alpha_us * 1000};
+    l.capacity *= m.link_multiplicity;
+    l.bandwidth = BytesPerNs{l.bandwidth.value * m.link_multiplicity};
+  }
+  return Topology::create(std::move(draft));
+}
+
 std::vector<Outcome> all_not_applicable(size_t n, const std::string &why) {
   return std::vector<Outcome>(n, Outcome{OutcomeStatus::NotApplicable, 0, 0, 0, 0, why});
 }
@@ -80,21 +130,29 @@ std::string first_violation(const verifier::Report &report) {
   return "the verifier found no property that fails";
 }
 
+// Where a program runs: a system's topology as the MSCCL executor runs it there, or a topology
+// family under the default cost model.
+struct Target {
+  const Topology &topology;
+  simulator::CostModel model;
+  int nodes = 1;
+};
+
 std::vector<Outcome> simulate_sizes(const Program &program, const std::vector<int64_t> &sizes,
-                                    const simulator::SystemModel &system) {
+                                    const Target &target, const std::string &note = "verified") {
   std::vector<Outcome> out;
   for (int64_t size : sizes) {
     simulator::ProgramSimOptions o;
     o.size_bytes = size;
-    o.model = system.interpreted();
-    auto sim = simulator::simulate_program(program, system.topology, o);
+    o.model = target.model;
+    auto sim = simulator::simulate_program(program, target.topology, o);
     if (!sim)
       out.push_back({OutcomeStatus::NotApplicable, 0, 0, 0, 0, message_of(sim.error())});
     else if (sim->deadlocked)
       out.push_back({OutcomeStatus::NotVerified, 0, 0, 0, 0,
                      "the simulator deadlocked on a verified program (a bug: please report)"});
     else
-      out.push_back(from_result(sim->result, "verified"));
+      out.push_back(from_result(sim->result, note));
   }
   return out;
 }
@@ -164,8 +222,7 @@ std::vector<Outcome> run_composed(const Variant &v, CollectiveKind kind,
 }
 
 std::vector<Outcome> run_program(const Variant &v, CollectiveKind kind,
-                                 const std::vector<int64_t> &sizes,
-                                 const simulator::SystemModel &system) {
+                                 const std::vector<int64_t> &sizes, const Target &target) {
   // The file was read when the study was; a program that does not parse is bad input there.
   auto parsed = parse_program(v.program_text, v.program_path);
   if (!parsed)
@@ -174,7 +231,7 @@ std::vector<Outcome> run_program(const Variant &v, CollectiveKind kind,
   auto spec = collective_for_program(program, root_of(kind));
   if (!spec)
     return all_not_applicable(sizes.size(), message_of(spec.error()));
-  if (spec->kind() != kind || program.num_ranks() != system.topology.num_ranks())
+  if (spec->kind() != kind || program.num_ranks() != target.topology.num_ranks())
     return all_not_applicable(sizes.size(), fmt::format("the program implements {} on {} ranks",
                                                         spec->name(), program.num_ranks()));
   verifier::VerifyOptions options;
@@ -183,16 +240,15 @@ std::vector<Outcome> run_program(const Variant &v, CollectiveKind kind,
   if (!verified)
     return std::vector<Outcome>(sizes.size(), Outcome{OutcomeStatus::NotVerified, 0, 0, 0, 0,
                                                       first_violation(verified.error())});
-  return simulate_sizes(program, sizes, system);
+  return simulate_sizes(program, sizes, target);
 }
 
 std::vector<Outcome> run_dsl(const Variant &v, CollectiveKind kind,
-                             const std::vector<int64_t> &sizes,
-                             const simulator::SystemModel &system) {
+                             const std::vector<int64_t> &sizes, const Target &target) {
   const examples::ProgramExample *example = examples::find_program_example(v.example);
   examples::ExampleParams params;
-  params.ranks = system.topology.num_ranks();
-  params.nodes = system.nodes;
+  params.ranks = target.topology.num_ranks();
+  params.nodes = target.nodes;
   auto dsl = example->build(params);
   if (!dsl)
     return all_not_applicable(sizes.size(), message_of(dsl.error()));
@@ -207,7 +263,50 @@ std::vector<Outcome> run_dsl(const Variant &v, CollectiveKind kind,
   if (!lowered->verified)
     return std::vector<Outcome>(sizes.size(), Outcome{OutcomeStatus::NotVerified, 0, 0, 0, 0,
                                                       first_violation(lowered->verified.error())});
-  return simulate_sizes(lowered->program, sizes, system);
+  return simulate_sizes(lowered->program, sizes, target);
+}
+
+// NCCL's ring or tree on a topology family: the rings its search finds there, on its runtime
+// channels, as in `syncoll simulate --baseline nccl-ring -t T`. Its own choice needs a system
+// (the tuning model's constants are a GPU generation's).
+std::vector<Outcome> run_nccl_on_topology(const Variant &v, CollectiveKind kind,
+                                          const std::vector<int64_t> &sizes, const Target &target) {
+  if (!v.algorithm || *v.algorithm == simulator::NcclAlgorithm::Nvls ||
+      *v.algorithm == simulator::NcclAlgorithm::Pat)
+    return all_not_applicable(sizes.size(), "on a topology family NCCL runs as a forced ring or "
+                                            "tree; its own choice, NVLS and PAT need a system");
+  const Topology &topology = target.topology;
+  auto graph = simulator::nccl_search_rings(topology, simulator::nccl_generation_for(topology));
+  if (!graph)
+    return all_not_applicable(sizes.size(), "NCCL's search finds no ring on this topology");
+  const int channels = graph->runtime_channels();
+  Expected<Program> program = fail({}, "no program");
+  if (*v.algorithm == simulator::NcclAlgorithm::Tree) {
+    if (kind != CollectiveKind::Allreduce)
+      return all_not_applicable(sizes.size(), "NCCL's tree is an Allreduce");
+    const Hierarchy &h = topology.hierarchy();
+    std::vector<std::vector<int>> trees;
+    if (h.levels.size() == 2 && h.levels.front().size > 1) {
+      trees = simulator::nccl_channel_trees(h.levels.front().size, h.levels.back().size,
+                                            h.nics_per_node, channels);
+    } else {
+      auto parent = simulator::find_tree(topology, RankId(0));
+      if (!parent)
+        return all_not_applicable(sizes.size(), "no tree over bidirectional links");
+      trees.assign(size_t(channels), *parent);
+    }
+    program =
+        simulator::nccl_tree_allreduce_program(trees, 4, v.protocol.value_or(Protocol::Simple));
+  } else {
+    const auto rings = graph->channel_rings(
+        channels, collective_traits(kind).rooted ? std::optional(RankId(0)) : std::nullopt);
+    program = simulator::nccl_ring_program(kind, rings, v.protocol.value_or(Protocol::Simple));
+  }
+  if (!program)
+    return all_not_applicable(sizes.size(), message_of(program.error()));
+  return simulate_sizes(*program, sizes, target,
+                        fmt::format("NCCL {} on {} channel(s) of its search",
+                                    simulator::nccl_algorithm_name(*v.algorithm), channels));
 }
 
 } // namespace
@@ -236,19 +335,38 @@ std::vector<Outcome> evaluate(const Study &study, const Plan &plan, const Group 
   std::vector<int64_t> sizes;
   for (size_t p : group.points)
     sizes.push_back(plan.points[p].size);
-  const BuiltMachine built(study.machines[group.machine]);
+  const Machine &machine = study.machines[group.machine];
+  const Variant &v = study.variants[group.variant];
+  if (!machine.topology.empty()) {
+    auto topology = family_topology(machine);
+    if (!topology)
+      return all_not_applicable(sizes.size(), message_of(topology.error()));
+    const Target target{*topology, simulator::CostModel{}, machine.nodes};
+    switch (v.kind) {
+    case VariantKind::Nccl:
+      return run_nccl_on_topology(v, group.collective, sizes, target);
+    case VariantKind::Composed:
+      return all_not_applicable(sizes.size(), "composed plans run on a system preset");
+    case VariantKind::Program:
+      return run_program(v, group.collective, sizes, target);
+    case VariantKind::Dsl:
+      return run_dsl(v, group.collective, sizes, target);
+    }
+    SYNCOLL_UNREACHABLE("variant kind");
+  }
+  const BuiltMachine built(machine);
   if (!built.system)
     return all_not_applicable(sizes.size(), built.error);
-  const Variant &v = study.variants[group.variant];
+  const Target target{built.system->topology, built.system->interpreted(), built.system->nodes};
   switch (v.kind) {
   case VariantKind::Nccl:
     return run_nccl(v, group.collective, sizes, *built.system);
   case VariantKind::Composed:
     return run_composed(v, group.collective, sizes, *built.system);
   case VariantKind::Program:
-    return run_program(v, group.collective, sizes, *built.system);
+    return run_program(v, group.collective, sizes, target);
   case VariantKind::Dsl:
-    return run_dsl(v, group.collective, sizes, *built.system);
+    return run_dsl(v, group.collective, sizes, target);
   }
   SYNCOLL_UNREACHABLE("variant kind");
 }

@@ -58,17 +58,23 @@ Plan plan_points(const Study &study) {
   Plan plan;
   for (size_t m = 0; m < study.machines.size(); ++m) {
     const Machine &machine = study.machines[m];
-    const std::string machine_key =
-        fmt::format("system={};nodes={};gpus={};nics={};nic_gbps={};nvlink_scale={};{}",
-                    machine.system, machine.nodes, machine.gpus, machine.nics, machine.nic_gbps,
-                    machine.nvlink_scale, calibration_key(*find_system_preset(machine.system)));
+    std::string machine_key =
+        fmt::format("system={};topology={};nodes={};gpus={};nics={};nic_gbps={};nvlink_scale={};"
+                    "ranks={};dims={};shape={};intra={};oversubscription={};link_gbps={};"
+                    "link_alpha_us={};link_multiplicity={}",
+                    machine.system, machine.topology, machine.nodes, machine.gpus, machine.nics,
+                    machine.nic_gbps, machine.nvlink_scale, machine.ranks, machine.dims,
+                    machine.shape, machine.intra, machine.oversubscription, machine.link_gbps,
+                    machine.link_alpha_us, machine.link_multiplicity);
+    if (!machine.system.empty())
+      machine_key += ";" + calibration_key(*find_system_preset(machine.system));
     for (CollectiveKind collective : study.collectives)
       for (size_t v = 0; v < study.variants.size(); ++v) {
         Group group{m, collective, v, {}};
         for (int64_t size : study.sizes) {
           Point p{m, collective, v, size, {}, 0};
           p.key =
-              fmt::format("syncoll-study-1;{};collective={};size={};variant={}", machine_key,
+              fmt::format("syncoll-study-2;{};collective={};size={};variant={}", machine_key,
                           collective_kind_name(collective), size, variant_key(study.variants[v]));
           p.hash = fnv1a(p.key);
           group.points.push_back(plan.points.size());

@@ -22,8 +22,10 @@ std::string csv_field(const std::string &text) {
 } // namespace
 
 Machine resolved(const Machine &m) {
-  const SystemPreset *p = find_system_preset(m.system);
   Machine r = m;
+  if (m.system.empty())
+    return r;
+  const SystemPreset *p = find_system_preset(m.system);
   if (r.gpus == 0)
     r.gpus = p->gpus_per_node;
   if (r.nics == 0)
@@ -31,6 +33,38 @@ Machine resolved(const Machine &m) {
   if (r.nic_gbps == 0)
     r.nic_gbps = p->nic_gbps;
   return r;
+}
+
+std::string machine_title(const Machine &machine) {
+  const Machine m = resolved(machine);
+  if (!m.system.empty()) {
+    std::string t = fmt::format("{} x {} ({} GPUs each, {} NICs of {:g} GB/s", m.nodes, m.system,
+                                m.gpus, m.nics, m.nic_gbps);
+    if (m.nvlink_scale != 1)
+      t += fmt::format(", NVLink x{:g}", m.nvlink_scale);
+    return t + ")";
+  }
+  std::vector<std::string> parts;
+  auto add = [&](bool given, std::string text) {
+    if (given)
+      parts.push_back(std::move(text));
+  };
+  add(m.ranks > 0, fmt::format("{} ranks", m.ranks));
+  add(m.dims > 0, fmt::format("{} dimensions", m.dims));
+  add(!m.shape.empty(), m.shape);
+  add(m.topology == "multinode" || m.topology == "fat_tree", fmt::format("{} nodes", m.nodes));
+  add(m.gpus > 0, fmt::format("{} GPUs each", m.gpus));
+  add(!m.intra.empty(), m.intra + " inside");
+  add(m.nics > 0, fmt::format("{} NICs", m.nics));
+  add(m.nic_gbps > 0, fmt::format("NICs of {:g} GB/s", m.nic_gbps));
+  add(m.oversubscription > 0, fmt::format("{:g}:1 oversubscribed", m.oversubscription));
+  add(m.link_gbps > 0, fmt::format("links of {:g} GB/s", m.link_gbps));
+  add(m.link_alpha_us >= 0, fmt::format("alpha {:g} us", m.link_alpha_us));
+  add(m.link_multiplicity > 1, fmt::format("{} parallel links", m.link_multiplicity));
+  std::string t = m.topology;
+  for (size_t i = 0; i < parts.size(); ++i)
+    t += (i == 0 ? " (" : ", ") + parts[i];
+  return parts.empty() ? t : t + ")";
 }
 
 size_t Results::point_of(size_t machine, CollectiveKind collective, size_t variant,
@@ -76,15 +110,18 @@ std::optional<size_t> Results::winner(size_t machine, CollectiveKind collective,
 }
 
 std::string results_csv(const Results &r) {
-  std::string out = "study,system,nodes,gpus,nics,nic_gbps,nvlink_scale,collective,size_bytes,"
-                    "variant,status,metric,value,note\n";
+  std::string out = "study,system,topology,nodes,gpus,nics,nic_gbps,nvlink_scale,ranks,dims,shape,"
+                    "intra,oversubscription,link_gbps,link_alpha_us,link_multiplicity,collective,"
+                    "size_bytes,variant,status,metric,value,note\n";
   for (size_t i = 0; i < r.plan->points.size(); ++i) {
     const Point &p = r.plan->points[i];
     const Machine m = resolved(r.study->machines[p.machine]);
     const Outcome &o = r.outcomes[i];
     const std::string head = fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{}", csv_field(r.study->name), m.system, m.nodes, m.gpus,
-        m.nics, m.nic_gbps, m.nvlink_scale, collective_kind_name(p.collective), p.size,
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", csv_field(r.study->name),
+        m.system, m.topology, m.nodes, m.gpus, m.nics, m.nic_gbps, m.nvlink_scale, m.ranks, m.dims,
+        csv_field(m.shape), csv_field(m.intra), m.oversubscription, m.link_gbps, m.link_alpha_us,
+        m.link_multiplicity, collective_kind_name(p.collective), p.size,
         csv_field(r.study->variants[p.variant].name), outcome_status_name(o.status));
     const std::string note = csv_field(o.note);
     if (o.status != OutcomeStatus::Ok) {
@@ -113,12 +150,22 @@ std::string results_json(const Results &r) {
     const Machine m = resolved(r.study->machines[p.machine]);
     const Outcome &o = r.outcomes[i];
     nlohmann::ordered_json e;
+    e["machine"] = machine_title(m);
     e["system"] = m.system;
+    e["topology"] = m.topology;
     e["nodes"] = m.nodes;
     e["gpus"] = m.gpus;
     e["nics"] = m.nics;
     e["nic_gbps"] = m.nic_gbps;
     e["nvlink_scale"] = m.nvlink_scale;
+    e["ranks"] = m.ranks;
+    e["dims"] = m.dims;
+    e["shape"] = m.shape;
+    e["intra"] = m.intra;
+    e["oversubscription"] = m.oversubscription;
+    e["link_gbps"] = m.link_gbps;
+    e["link_alpha_us"] = m.link_alpha_us;
+    e["link_multiplicity"] = m.link_multiplicity;
     e["collective"] = collective_kind_name(p.collective);
     e["size_bytes"] = p.size;
     e["variant"] = r.study->variants[p.variant].name;

@@ -28,6 +28,8 @@ struct Results {
 
 /// The machine with the preset's values where the study left them at zero.
 [[nodiscard]] Machine resolved(const Machine &machine);
+/// A machine in words: "4 x dgx_h100 (8 GPUs each, 8 NICs of 50 GB/s)", "ring (8 ranks, ...)".
+[[nodiscard]] std::string machine_title(const Machine &machine);
 
 [[nodiscard]] std::string results_csv(const Results &results);
 [[nodiscard]] std::string results_json(const Results &results);

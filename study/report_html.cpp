@@ -107,14 +107,6 @@ std::string line_plot(const std::string &title, const std::string &y_label,
   return svg + "</svg>\n";
 }
 
-std::string machine_title(const Machine &m) {
-  std::string t = fmt::format("{} x {} ({} GPUs each, {} NICs of {:g} GB/s", m.nodes, m.system,
-                              m.gpus, m.nics, m.nic_gbps);
-  if (m.nvlink_scale != 1)
-    t += fmt::format(", NVLink x{:g}", m.nvlink_scale);
-  return t + ")";
-}
-
 std::string plots(const Results &r) {
   const Study &study = *r.study;
   std::string html = "<h2>Bus bandwidth and speedup by size</h2>\n";
@@ -135,7 +127,7 @@ std::string plots(const Results &r) {
         speedup.push_back(std::move(s));
       }
       html += fmt::format("<h3>{} on {}</h3>\n<div class=\"figure\">\n", collective_kind_name(c),
-                          escaped(machine_title(resolved(study.machines[m])))) +
+                          escaped(machine_title(study.machines[m]))) +
               line_plot("bus bandwidth", "busbw (GB/s)", study.sizes, busbw) +
               line_plot("speedup over " + study.baseline, "speedup", study.sizes, speedup) +
               "</div>\n";
@@ -155,11 +147,12 @@ std::string heat_map(const Results &r, const Heatmap &h) {
                        escaped(format_size(h.size)));
   std::map<std::pair<double, double>, double> cells;
   std::set<double> xs, ys;
-  // One system's machines: two systems at the same axis values would share a cell.
-  const std::string &system = study.machines.front().system;
+  // One system's (or family's) machines: two at the same axis values would share a cell.
+  const std::string system = study.machines.front().system.empty() ? study.machines.front().topology
+                                                                   : study.machines.front().system;
   for (size_t m = 0; m < study.machines.size(); ++m) {
     const Machine machine = resolved(study.machines[m]);
-    if (machine.system != system)
+    if ((machine.system.empty() ? machine.topology : machine.system) != system)
       continue;
     const size_t p = r.point_of(m, h.collective, variant, h.size);
     const Outcome &o = r.outcomes[p];
@@ -227,9 +220,8 @@ std::string winners(const Results &r) {
   html += "</tr>\n";
   for (size_t m = 0; m < study.machines.size(); ++m)
     for (CollectiveKind c : study.collectives) {
-      html +=
-          fmt::format("<tr><td>{}</td><td>{}</td>",
-                      escaped(machine_title(resolved(study.machines[m]))), collective_kind_name(c));
+      html += fmt::format("<tr><td>{}</td><td>{}</td>", escaped(machine_title(study.machines[m])),
+                          collective_kind_name(c));
       for (int64_t size : study.sizes) {
         const auto w = r.winner(m, c, size);
         if (!w) {
@@ -254,7 +246,7 @@ std::string failures(const Results &r) {
     const Point &p = r.plan->points[i];
     rows += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
                         "</tr>\n",
-                        escaped(machine_title(resolved(r.study->machines[p.machine]))),
+                        escaped(machine_title(r.study->machines[p.machine])),
                         collective_kind_name(p.collective), escaped(format_size(p.size)),
                         escaped(r.study->variants[p.variant].name), outcome_status_name(o.status),
                         escaped(o.note));

@@ -5,6 +5,7 @@
 #include "model/hardware.h"
 #include "model/json_document.h"
 #include "model/text.h"
+#include "model/topology_library.h"
 
 #include <filesystem>
 #include <fmt/format.h>
@@ -41,51 +42,126 @@ Expected<int> read_int(const JsonView &v, int lo, int hi) {
   return int(x);
 }
 
-// One entry of "machines": the product of its axes, in the order written (systems outermost).
+template <typename T> using Axis = std::vector<T>;
+
+// One entry of "machines": the product of its axes, in the order written (systems or families
+// outermost).
 Expected<std::vector<Machine>> machines_from_json(const JsonView &v) {
-  SYNCOLL_CHECK(v.only_keys({"system", "nodes", "gpus", "nics", "nic_gbps", "nvlink_scale"}));
-  SYNCOLL_TRY(system_view, v.member("system"));
-  SYNCOLL_TRY(systems,
-              one_or_many<std::string>(system_view, [](const JsonView &e) -> Expected<std::string> {
-                SYNCOLL_TRY(name, e.as_string());
-                const SystemPreset *preset = find_system_preset(name);
-                if (!preset) {
-                  std::string known;
-                  for (const SystemPreset &p : all_system_presets())
-                    known += (known.empty() ? "" : ", ") + std::string(p.name);
-                  return e.error(fmt::format("unknown system '{}' (known: {})", name, known));
-                }
-                return std::string(preset->name);
-              }));
-  auto ints = [&](const char *key, int lo, int hi, int fallback) -> Expected<std::vector<int>> {
+  SYNCOLL_CHECK(v.only_keys({"system", "topology", "nodes", "gpus", "nics", "nic_gbps",
+                             "nvlink_scale", "ranks", "dims", "shape", "intra", "oversubscription",
+                             "link_gbps", "link_alpha_us", "link_multiplicity"}));
+  if (v.has("system") == v.has("topology"))
+    return v.error("a machine is a \"system\" (a preset) or a \"topology\" (a library family)");
+  const bool family = v.has("topology");
+  for (const char *key : {"ranks", "dims", "shape", "intra", "oversubscription", "link_gbps",
+                          "link_alpha_us", "link_multiplicity"})
+    if (!family && v.has(key))
+      return v.optional_member(key)->error(
+          fmt::format("\"{}\" applies to a topology family, not a system preset", key));
+  if (family && v.has("nvlink_scale"))
+    return v.optional_member("nvlink_scale")
+        ->error("\"nvlink_scale\" applies to a system preset; "
+                "a topology family has \"link_gbps\"");
+  auto strings =
+      [&](const char *key,
+          const std::function<Expected<std::string>(const JsonView &, const std::string &)> &check)
+      -> Expected<Axis<std::string>> {
+    if (auto f = v.optional_member(key))
+      return one_or_many<std::string>(*f, [&](const JsonView &e) -> Expected<std::string> {
+        SYNCOLL_TRY(text, e.as_string());
+        return check(e, text);
+      });
+    return Axis<std::string>{""};
+  };
+  auto ints = [&](const char *key, int lo, int hi, int fallback) -> Expected<Axis<int>> {
     if (auto f = v.optional_member(key))
       return one_or_many<int>(*f, [&](const JsonView &e) { return read_int(e, lo, hi); });
-    return std::vector<int>{fallback};
+    return Axis<int>{fallback};
   };
   auto numbers = [&](const char *key, double lo, double hi,
-                     double fallback) -> Expected<std::vector<double>> {
+                     double fallback) -> Expected<Axis<double>> {
     if (auto f = v.optional_member(key))
       return one_or_many<double>(*f, [&](const JsonView &e) { return e.as_number(lo, hi); });
-    return std::vector<double>{fallback};
+    return Axis<double>{fallback};
   };
-  SYNCOLL_TRY(nodes, ints("nodes", 1, 1024, 1));
+  SYNCOLL_TRY(
+      systems,
+      strings("system", [](const JsonView &e, const std::string &name) -> Expected<std::string> {
+        const SystemPreset *preset = find_system_preset(name);
+        if (!preset) {
+          std::string known;
+          for (const SystemPreset &p : all_system_presets())
+            known += (known.empty() ? "" : ", ") + std::string(p.name);
+          return e.error(fmt::format("unknown system '{}' (known: {})", name, known));
+        }
+        return std::string(preset->name);
+      }));
+  SYNCOLL_TRY(
+      families,
+      strings("topology", [](const JsonView &e, const std::string &name) -> Expected<std::string> {
+        for (const TopologyLibraryEntry &entry : topology_library())
+          if (name_key(entry.name) == name_key(name))
+            return entry.name;
+        std::string known;
+        for (const TopologyLibraryEntry &entry : topology_library())
+          known += (known.empty() ? "" : ", ") + entry.name;
+        return e.error(fmt::format("unknown topology family '{}' (known: {})", name, known));
+      }));
+  auto any = [](const JsonView &, const std::string &text) -> Expected<std::string> {
+    return text;
+  };
+  SYNCOLL_TRY(shapes, strings("shape", any));
+  SYNCOLL_TRY(intras, strings("intra", any));
+  SYNCOLL_TRY(nodes, ints("nodes", 1, 1 << 16, 1));
   SYNCOLL_TRY(gpus, ints("gpus", 1, 64, 0));
   SYNCOLL_TRY(nics, ints("nics", 1, 64, 0));
+  SYNCOLL_TRY(ranks, ints("ranks", 2, 1 << 16, 0));
+  SYNCOLL_TRY(dims, ints("dims", 1, 16, 0));
+  SYNCOLL_TRY(multiplicities, ints("link_multiplicity", 1, 64, 1));
   SYNCOLL_TRY(nic_gbps, numbers("nic_gbps", 0.001, 10000, 0));
   SYNCOLL_TRY(scales, numbers("nvlink_scale", 0.01, 100, 1));
+  SYNCOLL_TRY(oversubscription, numbers("oversubscription", 1, 64, 0));
+  SYNCOLL_TRY(link_gbps, numbers("link_gbps", 0.001, 10000, 0));
+  SYNCOLL_TRY(alphas, numbers("link_alpha_us", 0, 1000, -1));
   std::vector<Machine> out;
-  for (const std::string &system : systems) {
-    const SystemPreset *preset = find_system_preset(system);
-    for (int g : gpus)
-      if (g > preset->gpus_per_node)
-        return v.member("gpus")->error(fmt::format("system '{}' has {} GPUs per node, not {}",
-                                                   system, preset->gpus_per_node, g));
-    for (int n : nodes)
+  for (const std::string &kind : family ? families : systems) {
+    if (!family) {
+      const SystemPreset *preset = find_system_preset(kind);
       for (int g : gpus)
-        for (int k : nics)
-          for (double r : nic_gbps)
-            for (double s : scales)
-              out.push_back({system, n, g, k, r, s});
+        if (g > preset->gpus_per_node)
+          return v.member("gpus")->error(fmt::format("system '{}' has {} GPUs per node, not {}",
+                                                     kind, preset->gpus_per_node, g));
+    }
+    for (const std::string &shape : shapes)
+      for (const std::string &intra : intras)
+        for (int n : nodes)
+          for (int g : gpus)
+            for (int k : nics)
+              for (double r : nic_gbps)
+                for (double s : scales)
+                  for (int rk : ranks)
+                    for (int d : dims)
+                      for (double o : oversubscription)
+                        for (double l : link_gbps)
+                          for (double a : alphas)
+                            for (int m : multiplicities) {
+                              Machine machine;
+                              (family ? machine.topology : machine.system) = kind;
+                              machine.nodes = n;
+                              machine.gpus = g;
+                              machine.nics = k;
+                              machine.nic_gbps = r;
+                              machine.nvlink_scale = s;
+                              machine.ranks = rk;
+                              machine.dims = d;
+                              machine.shape = shape;
+                              machine.intra = intra;
+                              machine.oversubscription = o;
+                              machine.link_gbps = l;
+                              machine.link_alpha_us = a;
+                              machine.link_multiplicity = m;
+                              out.push_back(std::move(machine));
+                            }
   }
   return out;
 }
@@ -232,8 +308,9 @@ Expected<Heatmap> heatmap_from_json(const JsonView &v, const Study &study) {
     SYNCOLL_TRY(f, v.member(key));
     SYNCOLL_TRY(name, f.as_string());
     if (!axis_names().count(name))
-      return f.error(fmt::format("unknown machine axis '{}' (nodes, gpus, nics, nic_gbps or "
-                                 "nvlink_scale)",
+      return f.error(fmt::format("unknown machine axis '{}' (nodes, gpus, nics, nic_gbps, "
+                                 "nvlink_scale, ranks, oversubscription, link_gbps, "
+                                 "link_alpha_us or link_multiplicity)",
                                  name));
     into = name;
     return {};
@@ -272,16 +349,19 @@ Expected<Heatmap> heatmap_from_json(const JsonView &v, const Study &study) {
 } // namespace
 
 std::optional<double> machine_axis(const Machine &m, const std::string &axis) {
-  if (axis == "nodes")
-    return m.nodes;
-  if (axis == "gpus")
-    return m.gpus;
-  if (axis == "nics")
-    return m.nics;
-  if (axis == "nic_gbps")
-    return m.nic_gbps;
-  if (axis == "nvlink_scale")
-    return m.nvlink_scale;
+  const std::pair<const char *, double> axes[] = {{"nodes", m.nodes},
+                                                  {"gpus", m.gpus},
+                                                  {"nics", m.nics},
+                                                  {"nic_gbps", m.nic_gbps},
+                                                  {"nvlink_scale", m.nvlink_scale},
+                                                  {"ranks", m.ranks},
+                                                  {"oversubscription", m.oversubscription},
+                                                  {"link_gbps", m.link_gbps},
+                                                  {"link_alpha_us", m.link_alpha_us},
+                                                  {"link_multiplicity", m.link_multiplicity}};
+  for (const auto &[name, value] : axes)
+    if (axis == name)
+      return value;
   return std::nullopt;
 }
 

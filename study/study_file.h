@@ -14,15 +14,26 @@
 
 namespace syncoll::study {
 
-/// One machine of the study: a system preset and what the study changes about it. Zero means
-/// the preset's own value.
+/// One machine of the study: a system preset and what the study changes about it, or a family
+/// of the topology library with its parameters. Zero (or empty) means the preset's or the
+/// library's own value.
 struct Machine {
-  std::string system;
+  std::string system;   ///< a system preset; empty for a topology family
+  std::string topology; ///< a library family (ring, torus2d, fat_tree, ...); empty for a system
   int nodes = 1;
   int gpus = 0;
   int nics = 0;            ///< NICs per node
   double nic_gbps = 0;     ///< one NIC's line rate
-  double nvlink_scale = 1; ///< NVLink line rate (and NCCL's view of it) times this
+  double nvlink_scale = 1; ///< systems: NVLink line rate (and NCCL's view of it) times this
+  // Topology families only.
+  int ranks = 0;               ///< line, ring, fully_connected, star, hub_and_spoke
+  int dims = 0;                ///< hypercube
+  std::string shape;           ///< mesh2d, torus2d (WxH), torus3d (XxYxZ)
+  std::string intra;           ///< multinode, fat_tree: the node's topology
+  double oversubscription = 0; ///< fat_tree: leaf down/up bandwidth
+  double link_gbps = 0;        ///< every link inside a node, per unit of its capacity
+  double link_alpha_us = -1;   ///< every link inside a node; -1: the library's
+  int link_multiplicity = 1;   ///< parallel links per link inside a node
 
   friend bool operator==(const Machine &, const Machine &) = default;
 };
@@ -73,7 +84,8 @@ struct Study {
 /// small run examples are tested with). Bad input comes back located.
 [[nodiscard]] Expected<Study> read_study(const std::string &path, bool quick = false);
 
-/// The machine axes a heat map may use.
+/// The machine axes a heat map may use: nodes, gpus, nics, nic_gbps, nvlink_scale, ranks,
+/// oversubscription, link_gbps, link_alpha_us, link_multiplicity.
 [[nodiscard]] std::optional<double> machine_axis(const Machine &machine, const std::string &axis);
 
 } // namespace syncoll::study

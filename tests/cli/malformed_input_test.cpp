@@ -59,6 +59,8 @@ const MalformedCase kCases[] = {
     // Study files
     {"study_bad_size.json", "5:13", "size '64XB' has an unknown unit 'XB'"},
     {"study_missing_program.json", "7:44", "cannot read program"},
+    {"study_system_and_topology.json", "4:16",
+     "a machine is a \"system\" (a preset) or a \"topology\""},
     {"study_too_many_gpus.json", "3:47", "system 'dgx_h100' has 8 GPUs per node, not 16"},
     {"study_two_kinds.json", "7:16", "a variant is exactly one of"},
     {"study_unknown_baseline.json", "7:15", "no variant is named 'nccl'"},
