@@ -353,35 +353,60 @@ std::vector<std::vector<int>> nccl_channel_trees(int nodes, int gpus, int nics_p
 }
 
 Expected<Program> nccl_alltoall_program(int n, Protocol protocol, int channels) {
+  return nccl_alltoall_program(n, protocol, channels, n, channels);
+}
+
+Expected<Program> nccl_alltoall_program(int n, Protocol protocol, int channels, int gpus_per_node,
+                                        int net_channels) {
   if (n < 2)
     return fail({}, "an alltoall needs at least 2 ranks");
-  if (channels < 1 || channels > 32)
-    return fail({}, fmt::format("channels per peer must be in [1, 32], got {}", channels));
-  ProgramDraft d = nccl_draft("nccl_p2p_alltoall", CollectiveKind::Alltoall, protocol, n, channels,
-                              n * channels, false);
-  // Chunk ch of the part for (or from) rank j lives at j * channels + ch.
-  auto part = [channels](int j, int ch) { return j * channels + ch; };
+  for (int c : {channels, net_channels})
+    if (c < 1 || c > 32)
+      return fail({}, fmt::format("channels per peer must be in [1, 32], got {}", c));
+  if (gpus_per_node < 1 || n % gpus_per_node != 0)
+    return fail({}, fmt::format("{} ranks are not whole nodes of {} GPUs", n, gpus_per_node));
+  const int chunks = std::max(channels, net_channels);
+  if (chunks % channels != 0 || chunks % net_channels != 0)
+    return fail({}, fmt::format("{} and {} channels per peer do not divide one another", channels,
+                                net_channels));
+  ProgramDraft d = nccl_draft("nccl_p2p_alltoall", CollectiveKind::Alltoall, protocol, n, chunks,
+                              n * std::max(channels, net_channels), false);
+  // Chunk k of the part for (or from) rank j lives at j * chunks + k.
+  auto part = [chunks](int j, int k) { return j * chunks + k; };
+  auto channels_to = [&](int r, int j) {
+    return r / gpus_per_node == j / gpus_per_node ? channels : net_channels;
+  };
   for (int r = 0; r < n; ++r) {
-    RankProgram rp{RankId(r), n * channels, n * channels, 0, {}};
+    RankProgram rp{RankId(r), n * chunks, n * chunks, 0, {}};
     // One thread block per channel keeps the rank's own part; for each peer and channel one
     // thread block sends and another receives, as NCCL's grouped send/receive runs them on
     // separate warps.
     for (int ch = 0; ch < channels; ++ch) {
+      const int share = chunks / channels;
       ThreadBlockBuilder own(TbId(ch), std::nullopt, std::nullopt, ChannelId(ch));
-      own.step(OpType::Copy, in(part(r, ch)), out(part(r, ch)));
+      own.step(OpType::Copy, in(part(r, ch * share)), out(part(r, ch * share)), share);
       rp.thread_blocks.push_back(own.take());
     }
-    for (int k = 1; k < n; ++k)
-      for (int ch = 0; ch < channels; ++ch) {
-        const int to = (r + k) % n, from = (r - k + n) % n;
-        const int id = int(rp.thread_blocks.size());
-        ThreadBlockBuilder send(TbId(id), RankId(to), std::nullopt, ChannelId(ch));
-        send.step(OpType::Send, in(part(to, ch)), out(part(r, ch)));
-        rp.thread_blocks.push_back(send.take());
-        ThreadBlockBuilder recv(TbId(id + 1), std::nullopt, RankId(from), ChannelId(ch));
-        recv.step(OpType::Recv, in(part(r, ch)), out(part(from, ch)));
-        rp.thread_blocks.push_back(recv.take());
+    for (int k = 1; k < n; ++k) {
+      const int to = (r + k) % n, from = (r - k + n) % n;
+      const int out_channels = channels_to(r, to), in_channels = channels_to(r, from);
+      for (int ch = 0; ch < std::max(out_channels, in_channels); ++ch) {
+        if (ch < out_channels) {
+          const int share = chunks / out_channels;
+          ThreadBlockBuilder send(TbId(int(rp.thread_blocks.size())), RankId(to), std::nullopt,
+                                  ChannelId(ch));
+          send.step(OpType::Send, in(part(to, ch * share)), out(part(r, ch * share)), share);
+          rp.thread_blocks.push_back(send.take());
+        }
+        if (ch < in_channels) {
+          const int share = chunks / in_channels;
+          ThreadBlockBuilder recv(TbId(int(rp.thread_blocks.size())), std::nullopt,
+                                  RankId(from), ChannelId(ch));
+          recv.step(OpType::Recv, in(part(r, ch * share)), out(part(from, ch * share)), share);
+          rp.thread_blocks.push_back(recv.take());
+        }
       }
+    }
     d.ranks.push_back(std::move(rp));
   }
   return Program::create(std::move(d));

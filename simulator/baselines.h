@@ -61,6 +61,13 @@ std::vector<std::vector<int>> nccl_channel_trees(int nodes, int gpus_per_node, i
 /// channels with a sending and a receiving thread block each.
 [[nodiscard]] Expected<Program> nccl_alltoall_program(int ranks, Protocol protocol,
                                                       int channels_per_peer = 1);
+/// The same with the peers of another node (ranks are numbered node by node, `gpus_per_node`
+/// each) on `net_channels_per_peer` channels: NCCL gives a network peer fewer channels than an
+/// NVLink peer. A peer's part is cut into as many chunks as the larger count (the smaller one
+/// divides it), each channel moving its share of them in one step.
+[[nodiscard]] Expected<Program> nccl_alltoall_program(int ranks, Protocol protocol,
+                                                      int channels_per_peer, int gpus_per_node,
+                                                      int net_channels_per_peer);
 
 /// NCCL's PAT Allgather for one GPU per node, as logarithmic steps: at step k each rank sends the
 /// 2^k parts it holds to the rank 2^k behind it and receives the next 2^k from the rank 2^k

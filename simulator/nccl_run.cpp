@@ -66,9 +66,19 @@ Expected<Program> nccl_program(CollectiveKind kind, const NcclEstimate &choice,
     return kind == CollectiveKind::Allgather
                ? nccl_pat_allgather_program(ranks, choice.protocol)
                : nccl_pat_reducescatter_program(ranks, choice.protocol);
-  case NcclAlgorithm::P2p:
-    // NCCL spreads its point-to-point channels over the peers (at least one each).
-    return nccl_alltoall_program(ranks, choice.protocol, std::max(1, channels / ranks));
+  case NcclAlgorithm::P2p: {
+    // NCCL spreads its point-to-point channels over the NVLink peers (at least one each); a
+    // peer across the network gets two, halved while that would put more than four operations
+    // per channel on the communicator (NCCL's ncclTopoGetNchannels, up to 2.28), at least one.
+    int net = 2;
+    while (net * ranks > channels * 4 && net > 1)
+      net /= 2;
+    int intra = std::max(1, channels / ranks);
+    // Counts that do not divide one another (5 and 2 for 6 ranks) cut the part into the larger.
+    if (std::max(intra, net) % std::min(intra, net) != 0)
+      intra = net;
+    return nccl_alltoall_program(ranks, choice.protocol, intra, s.gpus_per_node, net);
+  }
   case NcclAlgorithm::Nvls:
     SYNCOLL_UNREACHABLE("NVLS has no program; it runs as its closed form");
   }

@@ -129,6 +129,15 @@ TEST(NcclRingProgramTest, TreesPatAndAlltoallVerify) {
   ASSERT_TRUE(a2a) << a2a.error().to_string();
   auto w = verifier::certify(*a2a, {});
   EXPECT_TRUE(w) << (w ? "" : w.error().to_text());
+  // Network peers on fewer channels than NVLink peers, and the reverse: every part still lands.
+  for (auto [intra, net] : {std::pair{4, 2}, std::pair{1, 2}, std::pair{2, 2}}) {
+    auto mixed = nccl_alltoall_program(8, Protocol::Simple, intra, 4, net);
+    ASSERT_TRUE(mixed) << mixed.error().to_string();
+    auto checked = verifier::certify(*mixed, {});
+    EXPECT_TRUE(checked) << intra << " and " << net << " channels\n"
+                         << (checked ? "" : checked.error().to_text());
+  }
+  EXPECT_FALSE(nccl_alltoall_program(8, Protocol::Simple, 3, 4, 2)) << "3 and 2 do not divide";
 }
 
 TEST(NcclSearchTest, ChannelsBeatOneChannelOnDgx1) {
