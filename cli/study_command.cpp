@@ -89,14 +89,16 @@ Expected<int> run_study(const StudyArgs &a) {
   Progress progress(total);
   for (size_t g : mine) {
     const study::Group &group = plan.groups[g];
-    const bool cached =
-        !a.fresh && std::all_of(group.points.begin(), group.points.end(),
-                                [&](size_t p) { return cache.find(plan.points[p]).has_value(); });
+    // A group killed part-way is evaluated again, but the points it had stored stay as written.
+    std::vector<bool> cached(group.points.size(), false);
+    for (size_t k = 0; k < group.points.size() && !a.fresh; ++k)
+      cached[k] = cache.find(plan.points[group.points[k]]).has_value();
     size_t failed = 0;
-    if (!cached) {
+    if (std::find(cached.begin(), cached.end(), false) != cached.end()) {
       const std::vector<study::Outcome> outcomes = study::evaluate(study, plan, group);
       for (size_t k = 0; k < group.points.size(); ++k) {
-        SYNCOLL_CHECK(cache.store(plan.points[group.points[k]], outcomes[k]));
+        if (!cached[k])
+          SYNCOLL_CHECK(cache.store(plan.points[group.points[k]], outcomes[k]));
         failed += outcomes[k].status != study::OutcomeStatus::Ok;
       }
     }

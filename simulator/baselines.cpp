@@ -400,8 +400,8 @@ Expected<Program> nccl_alltoall_program(int n, Protocol protocol, int channels, 
         }
         if (ch < in_channels) {
           const int share = chunks / in_channels;
-          ThreadBlockBuilder recv(TbId(int(rp.thread_blocks.size())), std::nullopt,
-                                  RankId(from), ChannelId(ch));
+          ThreadBlockBuilder recv(TbId(int(rp.thread_blocks.size())), std::nullopt, RankId(from),
+                                  ChannelId(ch));
           recv.step(OpType::Recv, in(part(r, ch * share)), out(part(from, ch * share)), share);
           rp.thread_blocks.push_back(recv.take());
         }
