@@ -39,7 +39,8 @@ std::optional<Outcome> ResultCache::find(const Point &point) const {
                  j.value("algbw_gbps", 0.0),
                  j.value("busbw_gbps", 0.0),
                  j.value("busiest_link", 0.0),
-                 j.value("note", "")};
+                 j.value("note", ""),
+                 j.value("synthesis_s", 0.0)};
 }
 
 Expected<void> ResultCache::store(const Point &point, const Outcome &o) const {
@@ -51,6 +52,7 @@ Expected<void> ResultCache::store(const Point &point, const Outcome &o) const {
   j["busbw_gbps"] = o.busbw_gbps;
   j["busiest_link"] = o.busiest_link;
   j["note"] = o.note;
+  j["synthesis_s"] = o.synthesis_s;
   const std::string path = path_of(point);
   // Unique per process, so that shards writing the same point never share a temporary file.
   const std::string temporary = fmt::format("{}.{}.tmp", path, ::getpid());

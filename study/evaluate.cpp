@@ -3,6 +3,7 @@
 #include "compose/search.h"
 #include "examples/programs/programs.h"
 #include "lowering/compile.h"
+#include "lowering/from_algorithm.h"
 #include "model/collective_traits.h"
 #include "model/hardware.h"
 #include "model/invariant.h"
@@ -12,9 +13,11 @@
 #include "simulator/nccl_run.h"
 #include "simulator/nccl_search.h"
 #include "simulator/program_sim.h"
+#include "synth/synthesize.h"
 #include "verifier/verify.h"
 
 #include <algorithm>
+#include <chrono>
 #include <fmt/format.h>
 #include <memory>
 
@@ -266,6 +269,66 @@ std::vector<Outcome> run_dsl(const Variant &v, CollectiveKind kind,
   return simulate_sizes(lowered->program, sizes, target);
 }
 
+// SCCL's Pareto frontier on `where` (a node's topology, or the family's), each point lowered and
+// verified, then timed on the machine; the fastest per size. The frontier is synthesized once for
+// the group and its solver time is kept with every point.
+std::vector<Outcome> run_synth(const Variant &v, CollectiveKind kind,
+                               const std::vector<int64_t> &sizes, const Topology &where,
+                               const Target &target) {
+  synth::Target goal;
+  goal.kind = kind;
+  goal.root = root_of(kind);
+  synth::ParetoOptions options;
+  options.synth.time_limit_s = v.time_limit_s;
+  const auto start = std::chrono::steady_clock::now();
+  auto frontier = synth::pareto(where, goal, options);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!frontier)
+    return all_not_applicable(sizes.size(), message_of(frontier.error()));
+  std::vector<Outcome> best(sizes.size(),
+                            Outcome{OutcomeStatus::NotVerified, 0, 0, 0, 0,
+                                    "no frontier point lowered and verified", seconds});
+  if (frontier->frontier.empty())
+    for (Outcome &o : best)
+      o = {OutcomeStatus::NotApplicable,
+           0,
+           0,
+           0,
+           0,
+           "the synthesis found no algorithm (" + frontier->note + ")",
+           seconds};
+  for (const synth::ParetoPoint &point : frontier->frontier) {
+    auto collective = goal.collective(where.num_ranks(), point.chunks);
+    if (!collective)
+      continue;
+    auto dsl = lowering::algorithm_to_dsl(point.algorithm, where, *collective);
+    if (!dsl)
+      continue;
+    auto lowered = lowering::lower(*dsl);
+    if (!lowered || !lowered->verified) {
+      const std::string why =
+          !lowered ? message_of(lowered.error()) : first_violation(lowered->verified.error());
+      for (Outcome &o : best)
+        if (o.status != OutcomeStatus::Ok)
+          o.note =
+              fmt::format("(C{} S{} R{}) {}", point.chunks, point.sr.steps, point.sr.rounds, why);
+      continue;
+    }
+    const std::vector<Outcome> timed =
+        simulate_sizes(lowered->program, sizes, target,
+                       fmt::format("C{} S{} R{} of {} frontier point(s)", point.chunks,
+                                   point.sr.steps, point.sr.rounds, frontier->frontier.size()));
+    for (size_t i = 0; i < sizes.size(); ++i)
+      if (timed[i].status == OutcomeStatus::Ok &&
+          (best[i].status != OutcomeStatus::Ok || timed[i].time_us < best[i].time_us)) {
+        best[i] = timed[i];
+        best[i].synthesis_s = seconds;
+      }
+  }
+  return best;
+}
+
 // NCCL's ring or tree on a topology family: the rings its search finds there, on its runtime
 // channels, as in `syncoll simulate --baseline nccl-ring -t T`. Its own choice needs a system
 // (the tuning model's constants are a GPU generation's).
@@ -351,6 +414,8 @@ std::vector<Outcome> evaluate(const Study &study, const Plan &plan, const Group 
       return run_program(v, group.collective, sizes, target);
     case VariantKind::Dsl:
       return run_dsl(v, group.collective, sizes, target);
+    case VariantKind::Synth:
+      return run_synth(v, group.collective, sizes, *topology, target);
     }
     SYNCOLL_UNREACHABLE("variant kind");
   }
@@ -367,6 +432,15 @@ std::vector<Outcome> evaluate(const Study &study, const Plan &plan, const Group 
     return run_program(v, group.collective, sizes, target);
   case VariantKind::Dsl:
     return run_dsl(v, group.collective, sizes, target);
+  case VariantKind::Synth: {
+    // Synthesis runs on one whole node's topology (SCCL's scale); the timing on the machine.
+    if (built.system->nodes > 1 || built.system->gpus_per_node != built.preset.gpus_per_node)
+      return all_not_applicable(sizes.size(), "synthesis runs on one whole node");
+    auto node = make_library_topology(built.preset.node_topology, {});
+    if (!node)
+      return all_not_applicable(sizes.size(), message_of(node.error()));
+    return run_synth(v, group.collective, sizes, *node, target);
+  }
   }
   SYNCOLL_UNREACHABLE("variant kind");
 }

@@ -24,6 +24,9 @@ struct Outcome {
   double busiest_link = 0; ///< the busiest link's utilization, 0 to 1 (none for closed forms)
   /// NCCL's choice as NCCL_DEBUG=INFO prints it, the plan that won, or why the point did not run.
   std::string note;
+  /// Synth: the solver's wall-clock seconds for the frontier (the one metric that differs
+  /// between two fresh runs; a cached result keeps it).
+  double synthesis_s = 0;
 
   friend bool operator==(const Outcome &, const Outcome &) = default;
 };

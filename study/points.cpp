@@ -39,6 +39,8 @@ std::string variant_key(const Variant &v) {
     return fmt::format("program {:016x}", fnv1a(v.program_text));
   case VariantKind::Dsl:
     return fmt::format("dsl {} instances={}", v.example, v.instances);
+  case VariantKind::Synth:
+    return fmt::format("synth pareto time_limit_s={}", v.time_limit_s);
   }
   SYNCOLL_UNREACHABLE("variant kind");
 }

@@ -135,6 +135,8 @@ std::string results_csv(const Results &r) {
       out += fmt::format("{},speedup,{:.4f},{}\n", head, *s, note);
     if (o.busiest_link > 0)
       out += fmt::format("{},busiest_link,{:.4f},{}\n", head, o.busiest_link, note);
+    if (o.synthesis_s > 0)
+      out += fmt::format("{},synthesis_s,{:.3f},{}\n", head, o.synthesis_s, note);
   }
   return out;
 }
@@ -178,6 +180,8 @@ std::string results_json(const Results &r) {
         e["speedup"] = *s;
       if (o.busiest_link > 0)
         e["busiest_link"] = o.busiest_link;
+      if (o.synthesis_s > 0)
+        e["synthesis_s"] = o.synthesis_s;
     }
     e["note"] = o.note;
     j["points"].push_back(std::move(e));

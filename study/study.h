@@ -2,7 +2,8 @@
 //
 //   study_file.h  the study file: machines (system presets and what changes about them: nodes,
 //                 GPUs, NICs, NIC rate, NVLink rate), collectives, sizes, variants (NCCL's choice
-//                 or a forced algorithm, composed plans, MSCCL-IR programs, DSL examples),
+//                 or a forced algorithm, composed plans, MSCCL-IR programs, DSL examples,
+//                 SCCL's synthesized frontier),
 //                 baseline, heat map
 //   points.h      every point in one fixed order, its key and hash; groups (a machine,
 //                 collective and variant at every size) and how shards share them out
@@ -12,7 +13,7 @@
 //   report.h      CSV (long format), JSON and the HTML report with SVG plots, built from the
 //                 cache, so identical whatever the shard count
 //
-// Depends on examples/programs (the DSL examples), compose/ (composed variants), lowering/,
+// Depends on examples/programs (the DSL examples), compose/ (composed variants), synth/, lowering/,
 // simulator/ (NCCL, programs), verifier/ and model/.
 #pragma once
 

@@ -204,18 +204,22 @@ Expected<std::vector<int64_t>> size_list(const JsonView &v) {
 }
 
 Expected<Variant> variant_from_json(const JsonView &v, const std::filesystem::path &folder) {
-  SYNCOLL_CHECK(
-      v.only_keys({"name", "nccl", "protocol", "compose", "program", "dsl", "instances"}));
+  SYNCOLL_CHECK(v.only_keys({"name", "nccl", "protocol", "compose", "program", "dsl", "instances",
+                             "synth", "time_limit_s"}));
   Variant out;
   SYNCOLL_TRY(name_view, v.member("name"));
   SYNCOLL_TRY(name, name_view.as_string());
   if (name.empty() || name.find_first_of("\n\r") != std::string::npos)
     return name_view.error("a variant's name must be one non-empty line");
   out.name = name;
-  const int kinds =
-      int(v.has("nccl")) + int(v.has("compose")) + int(v.has("program")) + int(v.has("dsl"));
+  const int kinds = int(v.has("nccl")) + int(v.has("compose")) + int(v.has("program")) +
+                    int(v.has("dsl")) + int(v.has("synth"));
   if (kinds != 1)
-    return v.error("a variant is exactly one of \"nccl\", \"compose\", \"program\" or \"dsl\"");
+    return v.error("a variant is exactly one of \"nccl\", \"compose\", \"program\", \"dsl\" "
+                   "or \"synth\"");
+  if (v.has("time_limit_s") && !v.has("synth"))
+    return v.optional_member("time_limit_s")
+        ->error("\"time_limit_s\" applies to a \"synth\" variant");
   if (v.has("instances") && !v.has("dsl"))
     return v.optional_member("instances")->error("\"instances\" applies to a \"dsl\" variant");
   if (v.has("protocol") && !v.has("nccl"))
@@ -291,6 +295,15 @@ Expected<Variant> variant_from_json(const JsonView &v, const std::filesystem::pa
     if (auto i = v.optional_member("instances")) {
       SYNCOLL_TRY(instances, read_int(*i, 1, 32));
       out.instances = instances;
+    }
+  } else if (auto y = v.optional_member("synth")) {
+    out.kind = VariantKind::Synth;
+    SYNCOLL_TRY(what, y->as_string());
+    if (what != "pareto")
+      return y->error(fmt::format("unknown synthesis '{}' (pareto: SCCL's frontier)", what));
+    if (auto t = v.optional_member("time_limit_s")) {
+      SYNCOLL_TRY(limit, t->as_number(0.001, 86400));
+      out.time_limit_s = limit;
     }
   }
   return out;

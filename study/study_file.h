@@ -44,6 +44,7 @@ enum class VariantKind {
   Composed, ///< a hierarchical composition: the plan search, or one fixed plan
   Program,  ///< an MSCCL-IR program from a file, verified, then run as the MSCCL executor would
   Dsl,      ///< one of syncoll's DSL example programs, built for the machine, lowered, verified
+  Synth,    ///< SCCL's Pareto frontier synthesized on the machine, each point lowered and verified
 };
 
 struct Variant {
@@ -58,6 +59,7 @@ struct Variant {
   std::string program_text; ///< Program: the file's content (part of every point's identity)
   std::string example;      ///< Dsl: the example's name (syncoll lower --list)
   int instances = 1;        ///< Dsl: copies of the program on parallel channels
+  double time_limit_s = 0;  ///< Synth: per solver call (0: none)
 };
 
 /// The heat map of the report: one metric of one variant over two machine axes.

@@ -61,6 +61,8 @@ const MalformedCase kCases[] = {
     {"study_missing_program.json", "7:44", "cannot read program"},
     {"study_system_and_topology.json", "4:16",
      "a machine is a \"system\" (a preset) or a \"topology\""},
+    {"study_time_limit_without_synth.json", "6:65",
+     "\"time_limit_s\" applies to a \"synth\" variant"},
     {"study_too_many_gpus.json", "3:47", "system 'dgx_h100' has 8 GPUs per node, not 16"},
     {"study_two_kinds.json", "7:16", "a variant is exactly one of"},
     {"study_unknown_baseline.json", "7:15", "no variant is named 'nccl'"},
