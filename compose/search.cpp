@@ -58,11 +58,10 @@ Lowered lower_plan(const Composition &composition, const CollectiveSpec &collect
 
 } // namespace
 
-Expected<std::vector<Search>> search(const Composition &composition,
-                                     const CollectiveSpec &collective,
-                                     const simulator::SystemModel &system,
-                                     const std::vector<int64_t> &sizes,
-                                     const std::vector<Hierarchy> &plans) {
+Expected<std::vector<Search>>
+search(const Composition &composition, const CollectiveSpec &collective,
+       const simulator::SystemModel &system, const std::vector<int64_t> &sizes,
+       const std::vector<Hierarchy> &plans, std::optional<Protocol> protocol) {
   std::vector<Search> out(sizes.size());
   for (const Hierarchy &h : plans) {
     const Lowered lowered = lower_plan(composition, collective, h, system);
@@ -72,6 +71,7 @@ Expected<std::vector<Search>> search(const Composition &composition,
         simulator::ProgramSimOptions o;
         o.size_bytes = sizes[i];
         o.model = system.interpreted();
+        o.protocol = protocol;
         SYNCOLL_TRY(sim, simulator::simulate_program(*lowered.program, system.topology, o));
         if (sim.deadlocked)
           t.verdict = "the simulator deadlocked on a verified program (a bug: please report)";

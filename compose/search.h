@@ -31,11 +31,11 @@ struct Search {
 std::vector<Hierarchy> candidates(int nodes, int gpus, int nics);
 
 /// Tries every candidate for `composition` (computing `collective`) on `system` at each of
-/// `sizes` (nccl-tests' sizes): each plan is lowered and verified once and simulated per size.
-[[nodiscard]] Expected<std::vector<Search>> search(const Composition &composition,
-                                                   const CollectiveSpec &collective,
-                                                   const simulator::SystemModel &system,
-                                                   const std::vector<int64_t> &sizes,
-                                                   const std::vector<Hierarchy> &plans);
+/// `sizes` (nccl-tests' sizes): each plan is lowered and verified once and simulated per size,
+/// in `protocol` when given (else the program's, Simple). NCCL beside it makes its own choice.
+[[nodiscard]] Expected<std::vector<Search>>
+search(const Composition &composition, const CollectiveSpec &collective,
+       const simulator::SystemModel &system, const std::vector<int64_t> &sizes,
+       const std::vector<Hierarchy> &plans, std::optional<Protocol> protocol = std::nullopt);
 
 } // namespace syncoll::compose

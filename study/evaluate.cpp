@@ -139,6 +139,7 @@ struct Target {
   const Topology &topology;
   simulator::CostModel model;
   int nodes = 1;
+  std::optional<Protocol> protocol; ///< instead of the program's own
 };
 
 std::vector<Outcome> simulate_sizes(const Program &program, const std::vector<int64_t> &sizes,
@@ -148,6 +149,7 @@ std::vector<Outcome> simulate_sizes(const Program &program, const std::vector<in
     simulator::ProgramSimOptions o;
     o.size_bytes = size;
     o.model = target.model;
+    o.protocol = target.protocol;
     auto sim = simulator::simulate_program(program, target.topology, o);
     if (!sim)
       out.push_back({OutcomeStatus::NotApplicable, 0, 0, 0, 0, message_of(sim.error())});
@@ -203,7 +205,7 @@ std::vector<Outcome> run_composed(const Variant &v, CollectiveKind kind,
   } else {
     plans = compose::candidates(system.nodes, system.gpus_per_node, system.preset->nics_per_node);
   }
-  auto found = compose::search(*composition, *spec, system, sizes, plans);
+  auto found = compose::search(*composition, *spec, system, sizes, plans, v.protocol);
   if (!found)
     return all_not_applicable(sizes.size(), message_of(found.error()));
   std::vector<Outcome> out;
@@ -404,7 +406,7 @@ std::vector<Outcome> evaluate(const Study &study, const Plan &plan, const Group 
     auto topology = family_topology(machine);
     if (!topology)
       return all_not_applicable(sizes.size(), message_of(topology.error()));
-    const Target target{*topology, simulator::CostModel{}, machine.nodes};
+    const Target target{*topology, simulator::CostModel{}, machine.nodes, v.protocol};
     switch (v.kind) {
     case VariantKind::Nccl:
       return run_nccl_on_topology(v, group.collective, sizes, target);
@@ -422,7 +424,8 @@ std::vector<Outcome> evaluate(const Study &study, const Plan &plan, const Group 
   const BuiltMachine built(machine);
   if (!built.system)
     return all_not_applicable(sizes.size(), built.error);
-  const Target target{built.system->topology, built.system->interpreted(), built.system->nodes};
+  const Target target{built.system->topology, built.system->interpreted(), built.system->nodes,
+                      v.protocol};
   switch (v.kind) {
   case VariantKind::Nccl:
     return run_nccl(v, group.collective, sizes, *built.system);

@@ -24,13 +24,12 @@ std::string calibration_key(const SystemPreset &p) {
   return key;
 }
 
-std::string variant_key(const Variant &v) {
+std::string variant_kind_key(const Variant &v) {
   switch (v.kind) {
   case VariantKind::Nccl:
-    return fmt::format("nccl algorithm={} protocol={}",
+    return fmt::format("nccl algorithm={}",
                        v.algorithm ? std::string(simulator::nccl_algorithm_name(*v.algorithm))
-                                   : "auto",
-                       v.protocol ? std::string(protocol_name(*v.protocol)) : "auto");
+                                   : "auto");
   case VariantKind::Composed:
     return v.plan ? fmt::format("compose stripes={} ring_nodes={} pipeline={}", v.plan->stripes,
                                 v.plan->ring_nodes, v.plan->pipeline)
@@ -43,6 +42,11 @@ std::string variant_key(const Variant &v) {
     return fmt::format("synth pareto time_limit_s={}", v.time_limit_s);
   }
   SYNCOLL_UNREACHABLE("variant kind");
+}
+
+std::string variant_key(const Variant &v) {
+  return fmt::format("{} protocol={}", variant_kind_key(v),
+                     v.protocol ? std::string(protocol_name(*v.protocol)) : "own");
 }
 
 } // namespace
@@ -76,7 +80,7 @@ Plan plan_points(const Study &study) {
         for (int64_t size : study.sizes) {
           Point p{m, collective, v, size, {}, 0};
           p.key =
-              fmt::format("syncoll-study-2;{};collective={};size={};variant={}", machine_key,
+              fmt::format("syncoll-study-3;{};collective={};size={};variant={}", machine_key,
                           collective_kind_name(collective), size, variant_key(study.variants[v]));
           p.hash = fnv1a(p.key);
           group.points.push_back(plan.points.size());

@@ -222,8 +222,12 @@ Expected<Variant> variant_from_json(const JsonView &v, const std::filesystem::pa
         ->error("\"time_limit_s\" applies to a \"synth\" variant");
   if (v.has("instances") && !v.has("dsl"))
     return v.optional_member("instances")->error("\"instances\" applies to a \"dsl\" variant");
-  if (v.has("protocol") && !v.has("nccl"))
-    return v.optional_member("protocol")->error("\"protocol\" applies to an \"nccl\" variant");
+  if (auto p = v.optional_member("protocol")) {
+    SYNCOLL_TRY(text, p->as_string());
+    out.protocol = parse_protocol(text);
+    if (!out.protocol)
+      return p->error(fmt::format("unknown protocol '{}' (Simple, LL or LL128)", text));
+  }
   if (auto nccl = v.optional_member("nccl")) {
     out.kind = VariantKind::Nccl;
     SYNCOLL_TRY(which, nccl->as_string());
@@ -240,12 +244,6 @@ Expected<Variant> variant_from_json(const JsonView &v, const std::filesystem::pa
         return nccl->error(fmt::format("unknown NCCL algorithm '{}' (auto, ring, tree, nvls or "
                                        "pat)",
                                        which));
-    }
-    if (auto p = v.optional_member("protocol")) {
-      SYNCOLL_TRY(text, p->as_string());
-      out.protocol = parse_protocol(text);
-      if (!out.protocol)
-        return p->error(fmt::format("unknown protocol '{}' (Simple, LL or LL128)", text));
     }
   } else if (auto c = v.optional_member("compose")) {
     out.kind = VariantKind::Composed;

@@ -51,7 +51,9 @@ struct Variant {
   std::string name;
   VariantKind kind = VariantKind::Nccl;
   std::optional<simulator::NcclAlgorithm> algorithm; ///< Nccl: forced (NCCL_ALGO)
-  std::optional<Protocol> protocol;                  ///< Nccl: forced (NCCL_PROTO)
+  /// Nccl: forced (NCCL_PROTO); any other kind: its programs run in this protocol instead of
+  /// their own.
+  std::optional<Protocol> protocol;
   /// Composed: stripes, ring nodes and pipeline of one plan (factors: nodes x GPUs); none runs
   /// the plan search.
   std::optional<compose::Hierarchy> plan;
