@@ -19,6 +19,11 @@ std::string csv_field(const std::string &text) {
   return out + "\"";
 }
 
+// The protocol a variant's points run in: named, or the variant's own.
+std::string protocol_of(const Variant &v) {
+  return v.protocol ? std::string(protocol_name(*v.protocol)) : "own";
+}
+
 } // namespace
 
 Machine resolved(const Machine &m) {
@@ -85,11 +90,18 @@ size_t Results::point_of(size_t machine, CollectiveKind collective, size_t varia
 
 std::optional<double> Results::speedup(size_t point) const {
   const Point &p = plan->points[point];
-  size_t baseline = 0;
-  while (study->variants[baseline].name != study->baseline)
-    ++baseline;
+  // The baseline at the point's protocol when the axis expanded it, else the baseline as written.
+  std::optional<size_t> baseline;
+  for (size_t v = 0; v < study->variants.size(); ++v) {
+    const Variant &b = study->variants[v];
+    if (b.family != study->baseline)
+      continue;
+    if (!baseline || b.protocol == study->variants[p.variant].protocol)
+      baseline = v;
+  }
+  SYNCOLL_INVARIANT(baseline.has_value(), "the study's baseline names a variant");
   const Outcome &mine = outcomes[point];
-  const Outcome &base = outcomes[point_of(p.machine, p.collective, baseline, p.size)];
+  const Outcome &base = outcomes[point_of(p.machine, p.collective, *baseline, p.size)];
   if (mine.status != OutcomeStatus::Ok || base.status != OutcomeStatus::Ok || mine.time_us <= 0)
     return std::nullopt;
   return base.time_us / mine.time_us;
@@ -112,17 +124,18 @@ std::optional<size_t> Results::winner(size_t machine, CollectiveKind collective,
 std::string results_csv(const Results &r) {
   std::string out = "study,system,topology,nodes,gpus,nics,nic_gbps,nvlink_scale,ranks,dims,shape,"
                     "intra,oversubscription,link_gbps,link_alpha_us,link_multiplicity,collective,"
-                    "size_bytes,variant,status,metric,value,note\n";
+                    "size_bytes,variant,protocol,status,metric,value,note\n";
   for (size_t i = 0; i < r.plan->points.size(); ++i) {
     const Point &p = r.plan->points[i];
     const Machine m = resolved(r.study->machines[p.machine]);
     const Outcome &o = r.outcomes[i];
     const std::string head = fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", csv_field(r.study->name),
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", csv_field(r.study->name),
         m.system, m.topology, m.nodes, m.gpus, m.nics, m.nic_gbps, m.nvlink_scale, m.ranks, m.dims,
         csv_field(m.shape), csv_field(m.intra), m.oversubscription, m.link_gbps, m.link_alpha_us,
         m.link_multiplicity, collective_kind_name(p.collective), p.size,
-        csv_field(r.study->variants[p.variant].name), outcome_status_name(o.status));
+        csv_field(r.study->variants[p.variant].name), protocol_of(r.study->variants[p.variant]),
+        outcome_status_name(o.status));
     const std::string note = csv_field(o.note);
     if (o.status != OutcomeStatus::Ok) {
       out += fmt::format("{},,,{}\n", head, note);
@@ -171,6 +184,7 @@ std::string results_json(const Results &r) {
     e["collective"] = collective_kind_name(p.collective);
     e["size_bytes"] = p.size;
     e["variant"] = r.study->variants[p.variant].name;
+    e["protocol"] = protocol_of(r.study->variants[p.variant]);
     e["status"] = outcome_status_name(o.status);
     if (o.status == OutcomeStatus::Ok) {
       e["time_us"] = o.time_us;

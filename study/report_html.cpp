@@ -139,7 +139,7 @@ std::string plots(const Results &r) {
 std::string heat_map(const Results &r, const Heatmap &h) {
   const Study &study = *r.study;
   size_t variant = 0;
-  while (study.variants[variant].name != h.variant)
+  while (study.variants[variant].name != h.variant && study.variants[variant].family != h.variant)
     ++variant;
   if (std::find(study.sizes.begin(), study.sizes.end(), h.size) == study.sizes.end())
     return fmt::format("<h2>Heat map</h2>\n<p>The heat map is at {}, which this run did not "
@@ -179,7 +179,7 @@ std::string heat_map(const Results &r, const Heatmap &h) {
       "<h2>Heat map</h2>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
       "class=\"plot heatmap\">\n<text x=\"{}\" y=\"18\" class=\"title\">{} of {}, {} at "
       "{} on {}</text>\n",
-      W, H, L, h.metric, escaped(h.variant), collective_kind_name(h.collective),
+      W, H, L, h.metric, escaped(study.variants[variant].name), collective_kind_name(h.collective),
       escaped(format_size(h.size)), escaped(system));
   size_t i = 0;
   for (double x : xs)

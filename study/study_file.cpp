@@ -331,7 +331,7 @@ Expected<Heatmap> heatmap_from_json(const JsonView &v, const Study &study) {
   SYNCOLL_TRY(variant_view, v.member("variant"));
   SYNCOLL_TRY(variant, variant_view.as_string());
   if (std::none_of(study.variants.begin(), study.variants.end(),
-                   [&](const Variant &x) { return x.name == variant; }))
+                   [&](const Variant &x) { return x.name == variant || x.family == variant; }))
     return variant_view.error(fmt::format("no variant is named '{}'", variant));
   h.variant = variant;
   SYNCOLL_TRY(coll_view, v.member("collective"));
@@ -381,8 +381,8 @@ Expected<Study> read_study(const std::string &path, bool quick) {
   const JsonView root = doc.root();
   if (!root.is_object())
     return root.error("a study file is a JSON object");
-  SYNCOLL_CHECK(root.only_keys({"study", "question", "machines", "collectives", "sizes", "variants",
-                                "baseline", "heatmap", "quick"}));
+  SYNCOLL_CHECK(root.only_keys({"study", "question", "machines", "collectives", "sizes",
+                                "protocols", "variants", "baseline", "heatmap", "quick"}));
   Study study;
   SYNCOLL_TRY(name_view, root.member("study"));
   SYNCOLL_TRY(name, name_view.as_string());
@@ -423,12 +423,41 @@ Expected<Study> read_study(const std::string &path, bool quick) {
   SYNCOLL_TRY(variants, variants_view.elements());
   if (variants.empty())
     return variants_view.error("a study needs at least one variant");
+  // The protocols axis: "own" keeps each variant's own protocol.
+  std::vector<std::optional<Protocol>> protocols{std::nullopt};
+  if (auto axis = root.optional_member("protocols")) {
+    SYNCOLL_TRY(values, axis->elements());
+    if (values.empty())
+      return axis->error("an axis needs at least one value");
+    protocols.clear();
+    for (const JsonView &e : values) {
+      SYNCOLL_TRY(text, e.as_string());
+      const std::optional<Protocol> p = parse_protocol(text);
+      if (!p && text != "own")
+        return e.error(fmt::format("unknown protocol '{}' (own, Simple, LL or LL128)", text));
+      if (std::find(protocols.begin(), protocols.end(), p) != protocols.end())
+        return e.error(fmt::format("protocol '{}' is listed twice", text));
+      protocols.push_back(p);
+    }
+  }
   std::set<std::string> names;
   for (const JsonView &v : variants) {
     SYNCOLL_TRY(variant, variant_from_json(v, folder));
     if (!names.insert(variant.name).second)
       return v.error(fmt::format("two variants are named '{}'", variant.name));
-    study.variants.push_back(std::move(variant));
+    variant.family = variant.name;
+    if (variant.protocol || protocols.size() == 1) {
+      if (protocols.size() == 1)
+        variant.protocol = variant.protocol ? variant.protocol : protocols.front();
+      study.variants.push_back(std::move(variant));
+      continue;
+    }
+    for (const std::optional<Protocol> &p : protocols) {
+      Variant copy = variant;
+      copy.protocol = p;
+      copy.name = fmt::format("{} [{}]", variant.family, p ? protocol_name(*p) : "own");
+      study.variants.push_back(std::move(copy));
+    }
   }
   study.baseline = study.variants.front().name;
   if (auto b = root.optional_member("baseline")) {

@@ -48,7 +48,8 @@ enum class VariantKind {
 };
 
 struct Variant {
-  std::string name;
+  std::string name;   ///< unique: the written name, with " [protocol]" when the axis expanded it
+  std::string family; ///< the name as written in the file
   VariantKind kind = VariantKind::Nccl;
   std::optional<simulator::NcclAlgorithm> algorithm; ///< Nccl: forced (NCCL_ALGO)
   /// Nccl: forced (NCCL_PROTO); any other kind: its programs run in this protocol instead of
@@ -79,8 +80,10 @@ struct Study {
   std::vector<Machine> machines; ///< every machine list entry expanded (its axes' product)
   std::vector<CollectiveKind> collectives;
   std::vector<int64_t> sizes;
+  /// Every written variant without a protocol of its own, once per value of the file's
+  /// "protocols" axis; with its own, once.
   std::vector<Variant> variants;
-  std::string baseline; ///< the variant speedups are over
+  std::string baseline; ///< the variant (family) speedups are over, at the point's protocol
   std::optional<Heatmap> heatmap;
 };
 

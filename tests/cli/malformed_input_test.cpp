@@ -66,6 +66,7 @@ const MalformedCase kCases[] = {
     {"study_too_many_gpus.json", "3:47", "system 'dgx_h100' has 8 GPUs per node, not 16"},
     {"study_two_kinds.json", "7:16", "a variant is exactly one of"},
     {"study_unknown_baseline.json", "7:15", "no variant is named 'nccl'"},
+    {"study_unknown_protocol.json", "6:27", "unknown protocol 'LL256'"},
     {"study_unknown_dsl.json", "7:39", "unknown DSL example 'ring_allreduse'"},
     {"study_unknown_key.json", "5:12", "unknown key 'sizez'"},
     {"study_unknown_system.json", "3:27", "unknown system 'dgx9'"},

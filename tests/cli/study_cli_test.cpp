@@ -118,11 +118,28 @@ TEST(StudyCliTest, AProgramThatFailsVerificationIsReportedNotDropped) {
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_NE(run.out.find("4 points, 2 ran, 2 did not"), std::string::npos) << run.out;
   const std::string csv = read_all(dir / "results.csv");
-  EXPECT_NE(csv.find("head-to-head,not verified,,,\"deadlock freedom: violated"), std::string::npos)
+  EXPECT_NE(csv.find("head-to-head,own,not verified,,,\"deadlock freedom: violated"),
+            std::string::npos)
       << csv;
   const std::string html = read_all(dir / "report.html");
   EXPECT_NE(html.find("Points that did not run"), std::string::npos);
   EXPECT_NE(html.find("a wait-for cycle"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+// The protocols axis runs every variant without a protocol of its own once per protocol, and a
+// speedup compares with the baseline at the same protocol.
+TEST(StudyCliTest, TheProtocolsAxisRunsEachVariantPerProtocol) {
+  const fs::path dir = fresh_dir("protocols");
+  CliRun run = run_cli("study tests/data/studies/protocols.json -o " + dir.string());
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("14 points, 14 ran"), std::string::npos) << run.out;
+  const std::string csv = read_all(dir / "results.csv");
+  for (const char *row : {",GC3 ring [Simple],Simple,ok,time_us,", ",GC3 ring [LL],LL,ok,time_us,",
+                          ",GC3 ring [LL128],LL128,ok,time_us,",
+                          // NCCL's own LL128 over the ring baseline's LL128 run.
+                          ",NCCL,LL128,ok,speedup,", ",NCCL ring [LL],LL,ok,speedup,1.0000,"})
+    EXPECT_NE(csv.find(row), std::string::npos) << row << "\n" << csv;
   fs::remove_all(dir);
 }
 
