@@ -22,6 +22,8 @@ struct ComposeArgs {
   std::string system;
   int nodes = 1;
   int gpus = 0;
+  int nics = 0;
+  double nic_gbps = 0;
   std::optional<int> chunk_factor;
   std::optional<int> root;
   std::string factors;
@@ -89,7 +91,13 @@ Expected<Input> composition_input(const ComposeArgs &a, int ranks) {
 }
 
 Expected<int> run_compose(const ComposeArgs &a) {
-  SYNCOLL_TRY(preset, system_preset(a.system));
+  SYNCOLL_TRY(named, system_preset(a.system));
+  // What-if NICs: the preset with another NIC count or rate (SystemModel keeps a pointer to it).
+  auto preset = std::make_unique<SystemPreset>(*named);
+  if (a.nics > 0)
+    preset->nics_per_node = a.nics;
+  if (a.nic_gbps > 0)
+    preset->nic_gbps = a.nic_gbps;
   SYNCOLL_TRY(system, simulator::make_system_model(*preset, a.nodes, a.gpus));
   const int ranks = system.topology.num_ranks();
   SYNCOLL_TRY(bytes, parse_size(a.size));
@@ -172,6 +180,10 @@ void add_compose_command(CLI::App &app, RunResult &result) {
   cmd->add_option("--system", args->system, "the machine: a system preset (syncoll topo systems)")
       ->required();
   cmd->add_option("--nodes", args->nodes, "nodes of the preset")->check(CLI::Range(1, 1024));
+  cmd->add_option("--nics", args->nics, "NICs per node (default: the preset's)")
+      ->check(CLI::Range(1, 64));
+  cmd->add_option("--nic-gbps", args->nic_gbps, "one NIC's line rate, GB/s (default: the preset's)")
+      ->check(CLI::Range(0.001, 10000.0));
   cmd->add_option("--gpus", args->gpus, "GPUs per node (default: all of the preset's)")
       ->check(CLI::Range(0, 64));
   cmd->add_option("-C,--chunk-factor", args->chunk_factor,

@@ -57,6 +57,24 @@ TEST(ComposeCliTest, TheSearchSetsTheBestPlanBesideNccl) {
   EXPECT_NE(run.out.find("NCCL's choice:"), std::string::npos) << run.out;
 }
 
+// --nics rebuilds the machine with that many NICs per node: NCCL's rings, which all cross the
+// nodes, slow down when one NIC carries them all.
+TEST(ComposeCliTest, FewerNicsSlowNcclsRingsAcrossNodes) {
+  auto nccl_us = [](const std::string &extra) {
+    CliRun run =
+        run_cli("compose -c allgather --system dgx_h100 --nodes 2 -s 64MiB --search" + extra);
+    EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+    const size_t at = run.out.find("NCCL's choice:");
+    const size_t colon = run.out.find(": ", run.out.find("time", at));
+    return at == std::string::npos || colon == std::string::npos
+               ? 0.0
+               : std::stod(run.out.substr(colon + 2));
+  };
+  const double eight = nccl_us(""), one = nccl_us(" --nics 1");
+  EXPECT_GT(eight, 0);
+  EXPECT_GT(one, 2 * eight) << "one NIC per node instead of eight";
+}
+
 TEST(ComposeCliTest, BadParametersAreOneLineAndExitTwo) {
   for (const char *args :
        {"compose -c allreduce --system dgx_h100 --nodes 2 --stripes 3",
