@@ -148,21 +148,7 @@ Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topolo
   if (*forced == simulator::NcclAlgorithm::Tree) {
     if (*kind != CollectiveKind::Allreduce)
       return fail({}, "the NCCL tree baseline is an allreduce");
-    // Across nodes, NCCL's shape per channel: a chain through each node's GPUs from the GPU of
-    // the channel's NIC, the chains' heads in a binary tree; on one node, a tree over the
-    // topology's links on every channel.
-    const Hierarchy &h = topology.hierarchy();
-    std::vector<std::vector<int>> trees;
-    if (h.levels.size() == 2 && h.levels.front().size > 1) {
-      trees = simulator::nccl_channel_trees(h.levels.front().size, h.levels.back().size,
-                                            h.nics_per_node, channels);
-    } else {
-      auto parent = simulator::find_tree(topology, RankId(0));
-      if (!parent)
-        return fail(
-            {}, fmt::format("topology '{}' has no tree over bidirectional links", topology.name()));
-      trees.assign(size_t(channels), *parent);
-    }
+    SYNCOLL_TRY(trees, simulator::nccl_topology_trees(topology, channels));
     if (a.streamed)
       return streamed_subject(*kind, *forced, {}, trees);
     SYNCOLL_TRY(

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <numeric>
 
 namespace syncoll::simulator {
 namespace {
@@ -352,6 +353,19 @@ std::vector<std::vector<int>> nccl_channel_trees(int nodes, int gpus, int nics_p
   return trees;
 }
 
+Expected<std::vector<std::vector<int>>> nccl_topology_trees(const Topology &topology,
+                                                            int channels) {
+  const Hierarchy &h = topology.hierarchy();
+  if (h.levels.size() == 2 && h.levels.front().size > 1)
+    return nccl_channel_trees(h.levels.front().size, h.levels.back().size, h.nics_per_node,
+                              channels);
+  auto parent = find_tree(topology, RankId(0));
+  if (!parent)
+    return fail({},
+                fmt::format("topology '{}' has no tree over bidirectional links", topology.name()));
+  return std::vector<std::vector<int>>(size_t(channels), *parent);
+}
+
 Expected<Program> nccl_alltoall_program(int n, Protocol protocol, int channels) {
   return nccl_alltoall_program(n, protocol, channels, n, channels);
 }
@@ -365,12 +379,10 @@ Expected<Program> nccl_alltoall_program(int n, Protocol protocol, int channels, 
       return fail({}, fmt::format("channels per peer must be in [1, 32], got {}", c));
   if (gpus_per_node < 1 || n % gpus_per_node != 0)
     return fail({}, fmt::format("{} ranks are not whole nodes of {} GPUs", n, gpus_per_node));
-  const int chunks = std::max(channels, net_channels);
-  if (chunks % channels != 0 || chunks % net_channels != 0)
-    return fail({}, fmt::format("{} and {} channels per peer do not divide one another", channels,
-                                net_channels));
-  ProgramDraft d = nccl_draft("nccl_p2p_alltoall", CollectiveKind::Alltoall, protocol, n, chunks,
-                              n * std::max(channels, net_channels), false);
+  // A part is cut so that either channel count moves a whole number of its chunks.
+  const int chunks = std::lcm(channels, net_channels);
+  ProgramDraft d = nccl_draft("nccl_p2p_alltoall", CollectiveKind::Alltoall, protocol, n,
+                              std::max(channels, net_channels), n * chunks, false);
   // Chunk k of the part for (or from) rank j lives at j * chunks + k.
   auto part = [chunks](int j, int k) { return j * chunks + k; };
   auto channels_to = [&](int r, int j) {

@@ -56,6 +56,12 @@ std::vector<int> nccl_tree_parents(int nodes, int gpus_per_node, int first_gpu =
 std::vector<std::vector<int>> nccl_channel_trees(int nodes, int gpus_per_node, int nics_per_node,
                                                  int channels);
 
+/// NCCL's tree per channel on a plain topology: across nodes (a two-level hierarchy of several
+/// nodes) its chains and binary tree (nccl_channel_trees); on one node, one tree over the
+/// topology's bidirectional links on every channel. Fails when there is none.
+[[nodiscard]] Expected<std::vector<std::vector<int>>> nccl_topology_trees(const Topology &topology,
+                                                                          int channels);
+
 /// NCCL's Alltoall: every rank sends part j of its input to rank j directly and receives rank
 /// j's part into output part j (grouped point-to-point), each part over `channels_per_peer`
 /// channels with a sending and a receiving thread block each.
@@ -63,8 +69,8 @@ std::vector<std::vector<int>> nccl_channel_trees(int nodes, int gpus_per_node, i
                                                       int channels_per_peer = 1);
 /// The same with the peers of another node (ranks are numbered node by node, `gpus_per_node`
 /// each) on `net_channels_per_peer` channels: NCCL gives a network peer fewer channels than an
-/// NVLink peer. A peer's part is cut into as many chunks as the larger count (the smaller one
-/// divides it), each channel moving its share of them in one step.
+/// NVLink peer. A peer's part is cut into the counts' least common multiple of chunks, each
+/// channel moving its share of them in one step.
 [[nodiscard]] Expected<Program> nccl_alltoall_program(int ranks, Protocol protocol,
                                                       int channels_per_peer, int gpus_per_node,
                                                       int net_channels_per_peer);

@@ -73,11 +73,8 @@ Expected<Program> nccl_program(CollectiveKind kind, const NcclEstimate &choice,
     int net = 2;
     while (net * ranks > channels * 4 && net > 1)
       net /= 2;
-    int intra = std::max(1, channels / ranks);
-    // Counts that do not divide one another (5 and 2 for 6 ranks) cut the part into the larger.
-    if (std::max(intra, net) % std::min(intra, net) != 0)
-      intra = net;
-    return nccl_alltoall_program(ranks, choice.protocol, intra, s.gpus_per_node, net);
+    return nccl_alltoall_program(ranks, choice.protocol, std::max(1, channels / ranks),
+                                 s.gpus_per_node, net);
   }
   case NcclAlgorithm::Nvls:
     SYNCOLL_UNREACHABLE("NVLS has no program; it runs as its closed form");

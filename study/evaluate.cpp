@@ -349,19 +349,11 @@ std::vector<Outcome> run_nccl_on_topology(const Variant &v, CollectiveKind kind,
   if (*v.algorithm == simulator::NcclAlgorithm::Tree) {
     if (kind != CollectiveKind::Allreduce)
       return all_not_applicable(sizes.size(), "NCCL's tree is an Allreduce");
-    const Hierarchy &h = topology.hierarchy();
-    std::vector<std::vector<int>> trees;
-    if (h.levels.size() == 2 && h.levels.front().size > 1) {
-      trees = simulator::nccl_channel_trees(h.levels.front().size, h.levels.back().size,
-                                            h.nics_per_node, channels);
-    } else {
-      auto parent = simulator::find_tree(topology, RankId(0));
-      if (!parent)
-        return all_not_applicable(sizes.size(), "no tree over bidirectional links");
-      trees.assign(size_t(channels), *parent);
-    }
+    auto trees = simulator::nccl_topology_trees(topology, channels);
+    if (!trees)
+      return all_not_applicable(sizes.size(), message_of(trees.error()));
     program =
-        simulator::nccl_tree_allreduce_program(trees, 4, v.protocol.value_or(Protocol::Simple));
+        simulator::nccl_tree_allreduce_program(*trees, 4, v.protocol.value_or(Protocol::Simple));
   } else {
     const auto rings = graph->channel_rings(
         channels, collective_traits(kind).rooted ? std::optional(RankId(0)) : std::nullopt);

@@ -123,46 +123,39 @@ Expected<std::vector<Machine>> machines_from_json(const JsonView &v) {
   SYNCOLL_TRY(oversubscription, numbers("oversubscription", 1, 64, 0));
   SYNCOLL_TRY(link_gbps, numbers("link_gbps", 0.001, 10000, 0));
   SYNCOLL_TRY(alphas, numbers("link_alpha_us", 0, 1000, -1));
-  std::vector<Machine> out;
-  for (const std::string &kind : family ? families : systems) {
-    if (!family) {
-      const SystemPreset *preset = find_system_preset(kind);
+  for (const std::string &kind : systems)
+    if (!kind.empty())
       for (int g : gpus)
-        if (g > preset->gpus_per_node)
+        if (g > find_system_preset(kind)->gpus_per_node)
           return v.member("gpus")->error(fmt::format("system '{}' has {} GPUs per node, not {}",
-                                                     kind, preset->gpus_per_node, g));
-    }
-    for (const std::string &shape : shapes)
-      for (const std::string &intra : intras)
-        for (int n : nodes)
-          for (int g : gpus)
-            for (int k : nics)
-              for (double r : nic_gbps)
-                for (double s : scales)
-                  for (int rk : ranks)
-                    for (int d : dims)
-                      for (double o : oversubscription)
-                        for (double l : link_gbps)
-                          for (double a : alphas)
-                            for (int m : multiplicities) {
-                              Machine machine;
-                              (family ? machine.topology : machine.system) = kind;
-                              machine.nodes = n;
-                              machine.gpus = g;
-                              machine.nics = k;
-                              machine.nic_gbps = r;
-                              machine.nvlink_scale = s;
-                              machine.ranks = rk;
-                              machine.dims = d;
-                              machine.shape = shape;
-                              machine.intra = intra;
-                              machine.oversubscription = o;
-                              machine.link_gbps = l;
-                              machine.link_alpha_us = a;
-                              machine.link_multiplicity = m;
-                              out.push_back(std::move(machine));
-                            }
-  }
+                                                     kind, find_system_preset(kind)->gpus_per_node,
+                                                     g));
+  // The product of the axes, the first written outermost: each axis multiplies the machines so
+  // far by its values.
+  std::vector<Machine> out{Machine{}};
+  auto axis = [&out](const auto &values, auto field) {
+    std::vector<Machine> next;
+    for (const Machine &m : out)
+      for (const auto &value : values) {
+        next.push_back(m);
+        next.back().*field = value;
+      }
+    out = std::move(next);
+  };
+  axis(family ? families : systems, family ? &Machine::topology : &Machine::system);
+  axis(shapes, &Machine::shape);
+  axis(intras, &Machine::intra);
+  axis(nodes, &Machine::nodes);
+  axis(gpus, &Machine::gpus);
+  axis(nics, &Machine::nics);
+  axis(nic_gbps, &Machine::nic_gbps);
+  axis(scales, &Machine::nvlink_scale);
+  axis(ranks, &Machine::ranks);
+  axis(dims, &Machine::dims);
+  axis(oversubscription, &Machine::oversubscription);
+  axis(link_gbps, &Machine::link_gbps);
+  axis(alphas, &Machine::link_alpha_us);
+  axis(multiplicities, &Machine::link_multiplicity);
   return out;
 }
 
