@@ -33,6 +33,7 @@ struct SimulateArgs {
   std::string protocol;
   std::string preset;
   std::string mode = "sync";
+  std::string lowering; ///< algorithms on a system: kernel (empty too) or copy-engine
   std::string switching = "cut-through";
   std::string sharing;
   int channels = 0; ///< 0: the channels NCCL's search gives
@@ -208,11 +209,10 @@ Expected<Subject> file_subject(const SimulateArgs &a) {
   return Subject{std::move(program.value), std::nullopt, a.input};
 }
 
-Expected<std::vector<Row>> simulate_sizes(const Subject &subject, const SimulateArgs &a,
-                                          const Topology &topology,
-                                          const simulator::CostModel &model,
-                                          std::optional<Protocol> protocol,
-                                          const std::vector<int64_t> &sizes) {
+Expected<std::vector<Row>>
+simulate_sizes(const Subject &subject, const SimulateArgs &a, const Topology &topology,
+               const simulator::SystemModel *system, const simulator::CostModel &model,
+               std::optional<Protocol> protocol, const std::vector<int64_t> &sizes) {
   std::vector<Row> rows;
   if (subject.streamed) {
     if (!a.trace.empty())
@@ -246,11 +246,23 @@ Expected<std::vector<Row>> simulate_sizes(const Subject &subject, const Simulate
   SYNCOLL_TRY(collective, resolve_collective(coll, topology.num_ranks(),
                                              a.chunk_factor.value_or(algorithm.target.chunk_factor),
                                              a.root ? a.root : algorithm.target.root));
-  const simulator::AlgorithmSimOptions options{
-      a.mode == "dataflow" ? simulator::AlgorithmTiming::Dataflow
-                           : simulator::AlgorithmTiming::StepSynchronous,
-      model.efficiency[simulator::CostModel::index(protocol.value_or(Protocol::Simple))],
-      !a.trace.empty(), model.switching};
+  simulator::AlgorithmSimOptions options;
+  if (system && protocol && *protocol != Protocol::Simple)
+    return fail({}, "an algorithm on a --system runs as SCCL's generated code, which copies like "
+                    "Simple; --protocol applies to programs and baselines");
+  if (system && a.lowering == "copy-engine") {
+    SYNCOLL_TRY(o, system->copy_engine(algorithm));
+    options = o;
+  } else if (system) {
+    options = system->sccl_kernel();
+  } else {
+    options.efficiency =
+        model.efficiency[simulator::CostModel::index(protocol.value_or(Protocol::Simple))];
+    options.switching = model.switching;
+  }
+  options.timing = a.mode == "dataflow" ? simulator::AlgorithmTiming::Dataflow
+                                        : simulator::AlgorithmTiming::StepSynchronous;
+  options.trace = !a.trace.empty();
   for (int64_t size : sizes) {
     // --size counts like nccl-tests: the output for allgather and gather.
     const int64_t input = input_bytes_for_nccl_tests_size(collective, size);
@@ -331,7 +343,13 @@ Expected<bool> run_simulate(SimulateArgs &a) {
     const simulator::CostModel model = system ? system->interpreted() : cost_model_for(a);
     SYNCOLL_TRY(subject,
                 a.baseline.empty() ? file_subject(a) : baseline_subject(a, *topology, protocol));
-    SYNCOLL_TRY(r, simulate_sizes(subject, a, *topology, model, protocol, sizes));
+    if (!a.lowering.empty() && (!system || !subject.algorithm))
+      return fail({}, "--lowering times an algorithm (JSON) on a --system");
+    if (a.lowering == "copy-engine" && a.mode == "dataflow")
+      return fail({}, "--lowering copy-engine issues steps one after another: it has no dataflow "
+                      "mode");
+    SYNCOLL_TRY(r, simulate_sizes(subject, a, *topology, system ? &*system : nullptr, model,
+                                  protocol, sizes));
     rows = std::move(r);
     what = subject.what;
   }
@@ -378,6 +396,11 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
   cmd->add_option("--protocol", args->protocol, "Simple, LL or LL128 (default: the program's)");
   cmd->add_option("--preset", args->preset, "cost model preset: nccl")
       ->check(CLI::IsMember({"nccl"}));
+  cmd->add_option("--lowering", args->lowering,
+                  "algorithms on a --system: kernel (SCCL's generated kernel: one launch, a flag "
+                  "per send; the default) or copy-engine (one cudaMemcpy per send, step after "
+                  "step)")
+      ->check(CLI::IsMember({"kernel", "copy-engine"}));
   cmd->add_option("--mode", args->mode, "algorithms: sync (step-synchronous) or dataflow")
       ->check(CLI::IsMember({"sync", "dataflow"}))
       ->capture_default_str();

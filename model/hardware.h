@@ -63,6 +63,9 @@ struct GenerationTraits {
   /// Per instruction step of an interpreting executor (MSCCL: one primitive call, its flags and
   /// its dependency check), microseconds.
   double executor_step_us;
+  /// How much faster a copy engine (cudaMemcpy's DMA) moves payload over NVLink than a kernel's
+  /// Simple copies: it sends maximum-size packets where a kernel's stores send 128-byte ones.
+  double copy_engine_gain;
 };
 
 /// The row of a generation; every generation has one.

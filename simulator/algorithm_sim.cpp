@@ -51,20 +51,43 @@ std::vector<LinkReport> link_reports(const Topology &topology, const Network &ne
   return out;
 }
 
+// When the last combine of a step ends: a rank combines what reducing sends brought into one of
+// its chunks in arrival order, one at a time. `scratch` is reused across steps.
+Picoseconds last_combine(const std::vector<Send> &sends, const std::vector<Picoseconds> &arrivals,
+                         Picoseconds combine,
+                         std::vector<std::pair<uint64_t, Picoseconds>> &scratch) {
+  scratch.clear();
+  for (size_t i = 0; i < sends.size(); ++i)
+    if (sends[i].op == SendOp::Reduce)
+      scratch.emplace_back(uint64_t(sends[i].dst.value()) << 32 | uint32_t(sends[i].chunk.value()),
+                           arrivals[i]);
+  std::sort(scratch.begin(), scratch.end());
+  Picoseconds last = 0, free_at = 0;
+  for (size_t i = 0; i < scratch.size(); ++i) {
+    if (i == 0 || scratch[i].first != scratch[i - 1].first)
+      free_at = 0;
+    free_at = std::max(free_at, scratch[i].second) + combine;
+    last = std::max(last, free_at);
+  }
+  return last;
+}
+
 // The step-synchronous engine; `trace` and `busy` are filled when given. A step that repeats the
 // one before (the source says so) after a step that left the network idle takes that step's time
 // and adds its link usage again, without being simulated: the network is then in the same state
 // as when the step it repeats started.
 Expected<SimulationResult> run_steps(const StepSource &source, const Topology &topology,
                                      int64_t chunk_bytes, double efficiency, Switching switching,
-                                     std::vector<TraceSpan> *trace,
+                                     const ExecutorCosts &costs, std::vector<TraceSpan> *trace,
                                      std::vector<std::vector<TransferTimes>> *busy) {
   Network network(topology, efficiency);
   std::vector<Send> sends;
   std::vector<Delivery> delivered;
   SimulationResult result;
-  Picoseconds step_start = 0;
+  Picoseconds step_start = costs.launch;
   uint64_t transfers = 0;
+  std::vector<Picoseconds> arrivals;
+  std::vector<std::pair<uint64_t, Picoseconds>> combines; // (rank, chunk) key, arrival
   const bool may_repeat = trace == nullptr && busy == nullptr;
   Picoseconds last_duration = 0;
   bool last_left_idle = false;
@@ -83,8 +106,9 @@ Expected<SimulationResult> run_steps(const StepSource &source, const Topology &t
     const bool measure = may_repeat && s + 1 < source.num_steps() && source.repeats_previous(s + 1);
     if (measure)
       before = network.usage();
-    const Picoseconds started = step_start;
+    const Picoseconds started = step_start + costs.step_overhead;
     source.sends(s, sends);
+    arrivals.assign(sends.size(), started);
     auto record = [&](const Send &send, LinkId link, TransferTimes t) {
       if (busy)
         (*busy)[send.src.index()].push_back(t);
@@ -107,6 +131,7 @@ Expected<SimulationResult> run_steps(const StepSource &source, const Topology &t
         continue; // multi-hop or fair-shared: its times come from the network below
       ++transfers;
       step_end = std::max(step_end, t->arrival);
+      arrivals[i] = t->arrival;
       record(send, route.front(), *t);
     }
     delivered.clear();
@@ -115,13 +140,16 @@ Expected<SimulationResult> run_steps(const StepSource &source, const Topology &t
       if (!d.arrived)
         continue; // the step waits for arrivals only
       step_end = std::max(step_end, d.times.arrival);
+      arrivals[d.tag] = d.times.arrival;
       const Send &send = sends[d.tag];
       record(send, network.route(send.src, send.dst).front(), d.times);
     }
+    if (costs.combine > 0)
+      step_end = std::max(step_end, last_combine(sends, arrivals, costs.combine, combines));
     step_start = step_end;
     last_left_idle = false;
     if (measure) {
-      last_duration = step_end - started;
+      last_duration = step_end - (started - costs.step_overhead);
       last_left_idle = network.idle_by(step_end);
       last_usage = network.usage();
       for (size_t l = 0; l < last_usage.size(); ++l) {
@@ -143,7 +171,7 @@ Expected<SimulationResult> run_steps(const StepSource &source, const Topology &t
 Expected<SimulationResult> simulate_steps(const StepSource &source, const Topology &topology,
                                           int64_t chunk_bytes, double efficiency,
                                           Switching switching) {
-  return run_steps(source, topology, chunk_bytes, efficiency, switching, nullptr, nullptr);
+  return run_steps(source, topology, chunk_bytes, efficiency, switching, {}, nullptr, nullptr);
 }
 
 Expected<SimulationResult> simulate_algorithm(const Algorithm &algorithm, const Topology &topology,
@@ -197,8 +225,9 @@ Expected<SimulationResult> simulate_algorithm(const Algorithm &algorithm, const 
     private:
       const Algorithm &a_;
     };
-    auto streamed = run_steps(AlgorithmSteps(algorithm), topology, chunk_bytes, options.efficiency,
-                              options.switching, options.trace ? &result.trace : nullptr, &busy);
+    auto streamed =
+        run_steps(AlgorithmSteps(algorithm), topology, chunk_bytes, options.efficiency,
+                  options.switching, options.costs, options.trace ? &result.trace : nullptr, &busy);
     if (!streamed)
       return tl::unexpected(streamed.error());
     result.completion = streamed->completion;
@@ -221,9 +250,12 @@ Expected<SimulationResult> simulate_algorithm(const Algorithm &algorithm, const 
     EventQueue queue;
     queue.reserve(2 * sends.size() + 1);
     std::vector<Picoseconds> ready_at(sends.size(), 0);
+    const ExecutorCosts &costs = options.costs;
+    // Combines into one chunk of one rank take turns: when each (rank, chunk) is free again.
+    std::vector<Picoseconds> combine_free(size_t(collective.num_chunks()) * P, 0);
     for (size_t i = 0; i < sends.size(); ++i)
       if (waiting[i] == 0)
-        queue.push(0, kSendReady, uint32_t(i));
+        queue.push(costs.launch + costs.step_overhead, kSendReady, uint32_t(i));
     std::vector<TransferTimes> times(sends.size());
     std::vector<Delivery> delivered;
     for (;;) {
@@ -253,11 +285,18 @@ Expected<SimulationResult> simulate_algorithm(const Algorithm &algorithm, const 
         record(sends[e.target], *t);
         queue.push(t->arrival, kArrival, e.target);
       } else {
-        result.completion = std::max(result.completion, e.time);
+        Picoseconds held = e.time; // when the chunk is usable at its destination
+        const Send &send = sends[e.target].send;
+        if (send.op == SendOp::Reduce && costs.combine > 0) {
+          Picoseconds &free_at = combine_free[send.chunk.index() * P + send.dst.index()];
+          free_at = std::max(free_at, e.time) + costs.combine;
+          held = free_at;
+        }
+        result.completion = std::max(result.completion, held);
         for (size_t i : successors[e.target]) {
-          ready_at[i] = std::max(ready_at[i], e.time);
+          ready_at[i] = std::max(ready_at[i], held);
           if (--waiting[i] == 0)
-            queue.push(ready_at[i], kSendReady, uint32_t(i));
+            queue.push(ready_at[i] + costs.step_overhead, kSendReady, uint32_t(i));
         }
       }
     }

@@ -20,12 +20,26 @@ enum class AlgorithmTiming {
   Dataflow,
 };
 
+/// What the code that runs an algorithm charges beyond its links: zero for SCCL's bare
+/// k-synchronous model; a lowering's costs otherwise (SystemModel::sccl_kernel, copy_engine).
+struct ExecutorCosts {
+  /// Once, before anything moves (a kernel launch).
+  Picoseconds launch = 0;
+  /// Before every step's sends (step-synchronous) or every send (dataflow): the flag a send
+  /// waits on, or the host issuing a step.
+  Picoseconds step_overhead = 0;
+  /// After a reducing send arrives, its receiver combines it into its chunk; combines into the
+  /// same chunk of a rank take turns, since they write the same buffer.
+  Picoseconds combine = 0;
+};
+
 struct AlgorithmSimOptions {
   AlgorithmTiming timing = AlgorithmTiming::StepSynchronous;
   double efficiency = 1.0; ///< protocol payload share
   bool trace = false;
   /// Sends between ranks without a direct link follow a shortest route through other ranks.
   Switching switching = Switching::CutThrough;
+  ExecutorCosts costs;
 };
 
 /// Simulates `algorithm` moving chunks of `size_bytes / collective.input_chunks()` bytes

@@ -322,19 +322,21 @@ private:
     }
     tb.parked = false;
     const Instruction &in = tb.in;
-    if (tb.message == 0 && o_.model.step_overhead > 0 && !tb.step_started) {
-      // The executor's per-step work comes first, then the step waits for what it needs.
-      tb.step_started = true;
-      tb.busy += o_.model.step_overhead;
-      tb.busy_until = now + o_.model.step_overhead;
-      wake(g, tb.busy_until);
-      return;
-    }
     if (tb.message == 0 && !dependency_met(tb, in)) {
       const RankProgram &rp = p_.rank(tb.rank);
       if (in.dependency->tb.index() < rp.thread_blocks.size())
         tbs_[size_t(tb_base_[tb.rank.index()] + in.dependency->tb.value())].flag_waiters.push_back(
             g);
+      return;
+    }
+    if (tb.message == 0 && o_.model.step_overhead > 0 && !tb.step_started) {
+      // The executor spins on the flag of the step this one depends on, then pays its per-step
+      // work (the barrier after the spin, the primitive's setup), then waits for FIFO room or data:
+      // a chain of dependencies across thread blocks pays the step cost at every link of the chain.
+      tb.step_started = true;
+      tb.busy += o_.model.step_overhead;
+      tb.busy_until = now + o_.model.step_overhead;
+      wake(g, tb.busy_until);
       return;
     }
     const int n = messages(in);

@@ -71,6 +71,37 @@ CostModel SystemModel::interpreted() const {
   return m;
 }
 
+AlgorithmSimOptions SystemModel::sccl_kernel() const {
+  AlgorithmSimOptions o;
+  o.timing = AlgorithmTiming::StepSynchronous;
+  o.efficiency = model.efficiency[CostModel::index(Protocol::Simple)];
+  o.switching = model.switching;
+  o.costs.launch = model.launch;
+  o.costs.step_overhead = us_to_ps(generation->nvlink_hop_us[CostModel::index(Protocol::Simple)]);
+  o.costs.combine = us_to_ps(generation->executor_step_us);
+  return o;
+}
+
+Expected<AlgorithmSimOptions> SystemModel::copy_engine(const Algorithm &algorithm) const {
+  if (nodes > 1)
+    return fail({}, fmt::format("copy engines move data between the GPUs of one node; this "
+                                "machine has {} nodes",
+                                nodes));
+  for (const AlgorithmStep &step : algorithm.steps)
+    for (const Send &send : step.sends)
+      if (send.op == SendOp::Reduce)
+        return fail({}, fmt::format("'{}' reduces chunk {} into rank {}: a copy engine only "
+                                    "copies",
+                                    algorithm.name, send.chunk.value(), send.dst.value()));
+  AlgorithmSimOptions o;
+  o.timing = AlgorithmTiming::StepSynchronous;
+  o.efficiency =
+      model.efficiency[CostModel::index(Protocol::Simple)] * generation->copy_engine_gain;
+  o.switching = model.switching;
+  o.costs.step_overhead = model.launch;
+  return o;
+}
+
 Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, int gpus) {
   return make_system_model(preset, nodes, gpus, generation_traits(preset.generation));
 }

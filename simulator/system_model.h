@@ -5,6 +5,7 @@
 #include "model/diagnostics.h"
 #include "model/hardware.h"
 #include "model/topology.h"
+#include "simulator/algorithm_sim.h"
 #include "simulator/cost_model.h"
 
 namespace syncoll::simulator {
@@ -29,6 +30,17 @@ struct SystemModel {
   /// The cost model for a program run by an interpreting executor (MSCCL), which pays the
   /// generation's per-step overhead that NCCL's compiled kernels do not.
   CostModel interpreted() const;
+
+  /// An algorithm run by SCCL's own generated kernel (one launch; every send a push of the whole
+  /// chunk into the receiver's memory followed by a flag the next step's sender waits for, which
+  /// costs an NVLink hop at Simple; a receiver combines the reducing sends into one chunk one at
+  /// a time, each an executor step).
+  AlgorithmSimOptions sccl_kernel() const;
+  /// An algorithm lowered to one cudaMemcpy per send, issued by the host step after step: the
+  /// copy engines move payload `copy_engine_gain` faster than a kernel's Simple copies, and every
+  /// step costs what a launch costs. Fails on more than one node (copy engines move data inside
+  /// one) and for an algorithm with reducing sends (a copy engine cannot combine).
+  [[nodiscard]] Expected<AlgorithmSimOptions> copy_engine(const Algorithm &algorithm) const;
 };
 
 /// `nodes` nodes of the preset, with `gpus_per_node` GPUs each (0: all of the node's; fewer

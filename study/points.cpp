@@ -79,8 +79,11 @@ Plan plan_points(const Study &study) {
         Group group{m, collective, v, {}};
         for (int64_t size : study.sizes) {
           Point p{m, collective, v, size, {}, 0};
+          // The leading version changes whenever the simulator times the same point differently
+          // (4: an executor step pays its cost after the flag it depends on), so a cache filled
+          // by an older syncoll is recomputed rather than reused.
           p.key =
-              fmt::format("syncoll-study-3;{};collective={};size={};variant={}", machine_key,
+              fmt::format("syncoll-study-4;{};collective={};size={};variant={}", machine_key,
                           collective_kind_name(collective), size, variant_key(study.variants[v]));
           p.hash = fnv1a(p.key);
           group.points.push_back(plan.points.size());

@@ -1,4 +1,5 @@
 #include "model/hardware.h"
+#include "model/text.h"
 #include "tests/cli/run_cli.h"
 
 #include <filesystem>
@@ -167,6 +168,41 @@ TEST(SimulateCliTest, SystemMistakesAreBadInput) {
   EXPECT_EQ(run_cli("simulate -t dgx1 --baseline nccl -c allreduce").exit_code, 2);
   EXPECT_EQ(run_cli("simulate --system dgx1 --baseline nccl -c allreduce --channels 0").exit_code,
             2);
+}
+
+// SCCL's two lowerings of an algorithm on a machine: the copy engines lose at small sizes (a
+// host-issued step each) and win at large ones (bigger NVLink packets).
+TEST(SimulateCliTest, AnAlgorithmOnASystemRunsAsScclsKernelOrItsCopyEngines) {
+  const std::string ring = std::string(SYNCOLL_SOURCE_DIR) + "/examples/algorithms/";
+  auto time_us = [&](const std::string &lowering, const std::string &size) {
+    CliRun run = run_cli("simulate " + ring + "dgx1_allgather_ring.json --system dgx1 -s " + size +
+                         (lowering.empty() ? "" : " --lowering " + lowering) + " --csv -");
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    const auto line = run.out.find("\n" + std::to_string(parse_size(size).value()) + ",");
+    EXPECT_NE(line, std::string::npos) << run.out;
+    std::stringstream fields(run.out.substr(line + 1));
+    std::string field;
+    std::getline(fields, field, ',');
+    std::getline(fields, field, ',');
+    return std::stod(field);
+  };
+  EXPECT_EQ(time_us("", "1KiB"), time_us("kernel", "1KiB"));
+  EXPECT_LT(time_us("kernel", "1KiB"), time_us("copy-engine", "1KiB"));
+  EXPECT_GT(time_us("kernel", "1GiB"), time_us("copy-engine", "1GiB"));
+
+  // Reductions, programs, dataflow steps and other protocols are not what these lowerings run.
+  for (const std::string &bad :
+       {"simulate " + ring + "ring4_allreduce.json --system dgx1 --lowering copy-engine",
+        "simulate " + std::string(SYNCOLL_SOURCE_DIR) +
+            "/examples/ir/dgx1_allgather_637.xml --system dgx1 --lowering kernel",
+        "simulate " + ring + "dgx1_allgather_ring.json -t dgx1 --lowering kernel",
+        "simulate " + ring +
+            "dgx1_allgather_ring.json --system dgx1 --lowering copy-engine --mode dataflow",
+        "simulate " + ring + "dgx1_allgather_ring.json --system dgx1 --protocol LL"}) {
+    CliRun run = run_cli(bad);
+    EXPECT_EQ(run.exit_code, 2) << bad << "\n" << run.out << run.err;
+    EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  }
 }
 
 // The co-design question behind the search: NCCL on a DGX-1 runs several rings, so more

@@ -92,7 +92,8 @@ RC_GTEST_PROP(AlgorithmSimProperty, RingAllreduceMatchesTheFormula, ()) {
   auto collective = make_collective(CollectiveKind::Allreduce, n, n);
   const int64_t size = int64_t(n) * 1000 * *rc::gen::inRange(1, 1000);
   for (auto timing : {AlgorithmTiming::StepSynchronous, AlgorithmTiming::Dataflow}) {
-    auto r = simulate_algorithm(ring_allreduce(n), t, *collective, size, {timing});
+    auto r = simulate_algorithm(ring_allreduce(n), t, *collective, size,
+                                {timing, 1.0, false, Switching::CutThrough, {}});
     RC_ASSERT(r.has_value());
     // 2(N-1)(alpha + L/(N*B))
     const Picoseconds per_step =
@@ -118,7 +119,7 @@ RC_GTEST_PROP(AlgorithmSimProperty, TimeIsMonotoneAndBytesAreConserved, ()) {
   };
   const double alpha = *rc::gen::inRange(0, 3000), bw = *rc::gen::inRange(1, 100);
   for (auto timing : {AlgorithmTiming::StepSynchronous, AlgorithmTiming::Dataflow}) {
-    const AlgorithmSimOptions o{timing};
+    const AlgorithmSimOptions o{timing, 1.0, false, Switching::CutThrough, {}};
     auto base = simulate_algorithm(a, topo(alpha, bw), *collective, size, o);
     auto slower_alpha = simulate_algorithm(a, topo(alpha + 100, bw), *collective, size, o);
     auto slower_bw = simulate_algorithm(a, topo(alpha, bw / 2), *collective, size, o);
@@ -140,11 +141,58 @@ TEST(AlgorithmSimTest, DataflowOverlapsWhatStepsSerialize) {
   auto a = read_algorithm_file(std::string(SYNCOLL_SOURCE_DIR) +
                                "/examples/algorithms/line4_broadcast_s4r4.json");
   ASSERT_TRUE(a);
-  auto sync = simulate_algorithm(*a, *line(4), *bc, 2 << 20, {AlgorithmTiming::StepSynchronous});
-  auto flow = simulate_algorithm(*a, *line(4), *bc, 2 << 20, {AlgorithmTiming::Dataflow});
+  auto sync =
+      simulate_algorithm(*a, *line(4), *bc, 2 << 20,
+                         {AlgorithmTiming::StepSynchronous, 1.0, false, Switching::CutThrough, {}});
+  auto flow =
+      simulate_algorithm(*a, *line(4), *bc, 2 << 20,
+                         {AlgorithmTiming::Dataflow, 1.0, false, Switching::CutThrough, {}});
   ASSERT_TRUE(sync && flow);
   EXPECT_EQ(sync->completion, 4 * (500'000 + 20'971'520));
   EXPECT_EQ(flow->completion, 3 * 500'000 + 4 * 20'971'520);
+}
+
+TEST(AlgorithmSimTest, ExecutorCostsAddALaunchAStepCostAndCombinesThatTakeTurns) {
+  // The line broadcast as above, under a launch of 7 us and 2 us before every step.
+  auto bc = make_collective(CollectiveKind::Broadcast, 4, 2, 0);
+  auto a = read_algorithm_file(std::string(SYNCOLL_SOURCE_DIR) +
+                               "/examples/algorithms/line4_broadcast_s4r4.json");
+  ASSERT_TRUE(a);
+  AlgorithmSimOptions o;
+  o.costs = {7'000'000, 2'000'000, 0};
+  auto sync = simulate_algorithm(*a, *line(4), *bc, 2 << 20, o);
+  ASSERT_TRUE(sync);
+  EXPECT_EQ(sync->completion, 7'000'000 + 4 * (2'000'000 + 500'000 + 20'971'520));
+  // Dataflow: every send waits 2 us after its chunk is there; chunk 1 trails chunk 0 by one
+  // serialization on the last link.
+  o.timing = AlgorithmTiming::Dataflow;
+  auto flow = simulate_algorithm(*a, *line(4), *bc, 2 << 20, o);
+  ASSERT_TRUE(flow);
+  EXPECT_EQ(flow->completion, 7'000'000 + 3 * (2'000'000 + 500'000 + 20'971'520) + 20'971'520);
+
+  // Ranks 1 and 2 reduce chunk 0 into rank 0 in one step: the two combines take turns after
+  // both arrived (alpha 500 ns + 1,000 bytes at 1 GB/s).
+  auto reduce = make_collective(CollectiveKind::Reduce, 3, 1, 0);
+  ASSERT_TRUE(reduce);
+  const Topology t = uniform_fully_connected(3, 1, 500, 1);
+  const Algorithm into_one{"into-one",
+                           {},
+                           {{1,
+                             {{ChunkId(0), RankId(1), RankId(0), SendOp::Reduce},
+                              {ChunkId(0), RankId(2), RankId(0), SendOp::Reduce}}}}};
+  for (AlgorithmTiming timing : {AlgorithmTiming::StepSynchronous, AlgorithmTiming::Dataflow}) {
+    AlgorithmSimOptions c;
+    c.timing = timing;
+    c.costs.combine = 300'000; // picoseconds, as every time here
+    auto r = simulate_algorithm(into_one, t, *reduce, 1000, c);
+    ASSERT_TRUE(r) << r.error().to_string();
+    EXPECT_EQ(r->completion, 500'000 + 1'000'000 + 2 * 300'000);
+    // Without combines the same step ends with its arrivals.
+    c.costs.combine = 0;
+    auto bare = simulate_algorithm(into_one, t, *reduce, 1000, c);
+    ASSERT_TRUE(bare);
+    EXPECT_EQ(bare->completion, 500'000 + 1'000'000);
+  }
 }
 
 TEST(AlgorithmSimTest, RelationsSerializeSwitchPorts) {
@@ -180,8 +228,8 @@ TEST(AlgorithmSimTest, TwoHopsThroughASwitchCostOneLatencyOrOneSerialization) {
   const int64_t mb = 1'000'000;
   const Picoseconds alpha = 500'000, serialization = 20'000'000;
   for (auto timing : {AlgorithmTiming::StepSynchronous, AlgorithmTiming::Dataflow}) {
-    AlgorithmSimOptions cut{timing, 1.0, false, Switching::CutThrough};
-    AlgorithmSimOptions store{timing, 1.0, false, Switching::StoreAndForward};
+    AlgorithmSimOptions cut{timing, 1.0, false, Switching::CutThrough, {}};
+    AlgorithmSimOptions store{timing, 1.0, false, Switching::StoreAndForward, {}};
     auto one_hop = simulate_algorithm(one, t, *bc, mb, cut);
     auto two_cut = simulate_algorithm(two, t, *bc, mb, cut);
     auto two_store = simulate_algorithm(two, t, *bc, mb, store);
@@ -234,7 +282,7 @@ TEST(AlgorithmSimTest, TransfersTakeEachHopWhenTheyReachIt) {
   const int64_t mb = 1'000'000;
   const Picoseconds alpha = 500'000, ser = 20'000'000;
   for (auto timing : {AlgorithmTiming::StepSynchronous, AlgorithmTiming::Dataflow}) {
-    auto r = simulate_algorithm(a, t, *bc, mb, {timing, 1.0, false, Switching::CutThrough});
+    auto r = simulate_algorithm(a, t, *bc, mb, {timing, 1.0, false, Switching::CutThrough, {}});
     ASSERT_TRUE(r) << r.error().to_string();
     // A: 1 -> 0 over [ser, 2 ser], 0 -> 2 over [ser + alpha, 2 ser + alpha], in at 2 ser + 2 alpha.
     EXPECT_EQ(r->completion, 2 * ser + 2 * alpha);

@@ -196,7 +196,7 @@ TEST(FairShareTest, AlgorithmsRunOverFairRelationsInBothTimings) {
   Algorithm a{
       "fan", {}, {{2, {{ChunkId(0), RankId(0), RankId(1)}, {ChunkId(0), RankId(0), RankId(2)}}}}};
   for (auto timing : {AlgorithmTiming::StepSynchronous, AlgorithmTiming::Dataflow}) {
-    AlgorithmSimOptions o{timing, 1.0, true, Switching::CutThrough};
+    AlgorithmSimOptions o{timing, 1.0, true, Switching::CutThrough, {}};
     auto fair = simulate_algorithm(a, fan_out(3, 50, RelationSharing::Fair), *bc, 1'000'000, o);
     auto fifo = simulate_algorithm(a, fan_out(3, 50, RelationSharing::Fifo), *bc, 1'000'000, o);
     ASSERT_TRUE(fair && fifo);

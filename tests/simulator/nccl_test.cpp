@@ -1,6 +1,7 @@
 #include "model/collective_traits.h"
 #include "model/hardware.h"
 #include "model/topology_library.h"
+#include "simulator/algorithm_sim.h"
 #include "simulator/baselines.h"
 #include "simulator/nccl_run.h"
 #include "simulator/nccl_search.h"
@@ -295,6 +296,42 @@ TEST(SystemModelTest, PresetsBuildAndRejectImpossibleShapes) {
   EXPECT_TRUE(make_system_model(*find_system_preset("dgx_h100"), 1, 5));
   EXPECT_EQ(find_system_preset("DGX-H100"), find_system_preset("dgx_h100"));
   EXPECT_EQ(find_system_preset("nope"), nullptr);
+}
+
+TEST(SystemModelTest, ScclLoweringsChargeWhatTheirExecutorsDo) {
+  // A copying DGX-1 Allgather (a ring: 7 steps of one round).
+  auto system = make_system_model(*find_system_preset("dgx1"));
+  ASSERT_TRUE(system);
+  const auto ag = read_algorithm_file(std::string(SYNCOLL_SOURCE_DIR) +
+                                      "/examples/algorithms/dgx1_allgather_ring.json");
+  ASSERT_TRUE(ag) << ag.error().to_string();
+  auto spec = make_collective(CollectiveKind::Allgather, 8, ag->target.chunk_factor);
+  ASSERT_TRUE(spec);
+  auto copy = system->copy_engine(*ag);
+  ASSERT_TRUE(copy) << copy.error().to_string();
+  const AlgorithmSimOptions kernel = system->sccl_kernel();
+  auto time = [&](const AlgorithmSimOptions &o, int64_t bytes) {
+    auto r = simulate_algorithm(*ag, system->topology, *spec, bytes, o);
+    EXPECT_TRUE(r) << r.error().to_string();
+    return r ? double(r->completion) : 0.0;
+  };
+  // Small: one launch beats a host-issued step each; large: the copy engines' bigger packets win
+  // by their gain, less the steps' fixed costs.
+  EXPECT_LT(time(kernel, 1024), time(*copy, 1024));
+  const double large_ratio = time(kernel, int64_t(1) << 28) / time(*copy, int64_t(1) << 28);
+  EXPECT_GT(large_ratio, 1.0);
+  EXPECT_LE(large_ratio, system->generation->copy_engine_gain);
+  EXPECT_GT(large_ratio, 0.98 * system->generation->copy_engine_gain);
+
+  // A copy engine cannot combine, and it does not cross nodes.
+  Algorithm reducing = *ag;
+  reducing.steps[0].sends[0].op = SendOp::Reduce;
+  auto refused = system->copy_engine(reducing);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().to_string().find("only copies"), std::string::npos);
+  auto two = make_system_model(*find_system_preset("dgx1"), 2);
+  ASSERT_TRUE(two);
+  EXPECT_FALSE(two->copy_engine(*ag));
 }
 
 // Upper bound on a collective's bus bandwidth: no rank sends or receives faster than its links
