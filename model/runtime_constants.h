@@ -106,6 +106,13 @@ inline constexpr double kNcclPatNetHopUs = 14.0;
 inline constexpr double kNcclPatPerRankUs = 2.8;
 inline constexpr double kNcclLlMaxMultiNodeGbps[2] = {39.0, 20.4};
 
+/// Bytes one point-to-point primitive call of NCCL moves in Simple (its P2P chunk size, the
+/// defaults of NCCL_P2P_NVL_CHUNKSIZE and NCCL_P2P_NET_CHUNKSIZE): over NVLink and across the
+/// network. Grouped send/receive loops over a peer's data one chunk at a time, so a message
+/// through the network's proxy is a quarter of one over NVLink.
+inline constexpr int64_t kNcclP2pNvlinkChunkBytes = int64_t(512) << 10;
+inline constexpr int64_t kNcclP2pNetChunkBytes = int64_t(128) << 10;
+
 /// NCCL's tree AllReduce bandwidth correction by log2(bytes / 64), 64 B to 256 MiB (Simple, LL,
 /// LL128).
 inline constexpr std::array<std::array<double, 24>, 3> kNcclTreeCorrection{{

@@ -124,6 +124,12 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const System
   // The executor's nBytes is nccl-tests' size for every collective NCCL runs as a ring or tree.
   po.size_bytes = bytes;
   po.model = s.model;
+  if (choice->algorithm == NcclAlgorithm::P2p) {
+    // The program sim tiles every connection alike, so a machine with peers across the network
+    // tiles by the network's chunk everywhere; its NVLink transfers are not what limits it.
+    po.model.iteration_bytes[CostModel::index(Protocol::Simple)] =
+        s.nodes > 1 ? kNcclP2pNetChunkBytes : kNcclP2pNvlinkChunkBytes;
+  }
   // Point-to-point traffic to every peer at once shares each switch port max-min fairly, as the
   // hardware does (first come first served leaves gaps where a transfer waits for both of its
   // ports). A ring's or tree's channels send to one peer over one link, which carries one

@@ -334,6 +334,22 @@ TEST(SystemModelTest, ScclLoweringsChargeWhatTheirExecutorsDo) {
   EXPECT_FALSE(two->copy_engine(*ag));
 }
 
+TEST(NcclRunTest, PointToPointAcrossTheNetworkMovesOneSmallChunkPerMessage) {
+  // Two nodes of one GPU: NCCL's alltoall sends half of its buffer to the other node on two
+  // channels whose messages are 128 KiB, so like the two-channel ring allgather it stays well
+  // under the NIC's rate (measured on Azure NDv4: 15.5 and 15.8 GB/s of bus bandwidth).
+  auto two = make_system_model(*find_system_preset("ndv4_mscclpp"), 2, 1);
+  ASSERT_TRUE(two);
+  auto machine = nccl_machine(*two);
+  ASSERT_TRUE(machine);
+  auto a2a = simulate_nccl(CollectiveKind::Alltoall, int64_t(1) << 30, *two, *machine);
+  auto ag = simulate_nccl(CollectiveKind::Allgather, int64_t(1) << 30, *two, *machine);
+  ASSERT_TRUE(a2a && ag);
+  const double nic = two->preset->nic_gbps * two->generation->nic_payload_share;
+  EXPECT_LT(a2a->result.busbw_gbps, 0.9 * nic);
+  EXPECT_NEAR(a2a->result.busbw_gbps / ag->result.busbw_gbps, 1.0, 0.25);
+}
+
 // Upper bound on a collective's bus bandwidth: no rank sends or receives faster than its links
 // and the relations over them allow (the singleton cuts of the cut bound).
 double singleton_cut_bound(const Topology &t) {
