@@ -23,11 +23,11 @@ constexpr double kBlackwellInter[] = {96, 86,   80, 48, 45.1, 42, 40,  30,  24, 
 
 // Ampere's fitted NVLink and network columns (docs/cost-model.md, "Calibration").
 constexpr struct {
-  std::array<double, 3> nvlink_payload_share{0.80, 0.37, 0.79};
-  std::array<double, 3> nvlink_hop_us{21.85, 0.60, 5.42};
-  double nic_payload_share = 0.84;
+  std::array<double, 3> nvlink_payload_share{0.80, 0.351, 0.44};
+  std::array<double, 3> nvlink_hop_us{20.14, 0.63, 5.39};
+  double nic_payload_share = 0.926;
   double net_hop_us = 7.12;
-  std::array<double, 3> thread_block_gbps{31.35, 15.0, 20.5};
+  std::array<double, 3> thread_block_gbps{28.14, 19.0, 21.5};
 } kAmpereFit;
 
 // The calibrated columns (from nvlink_payload_share on) are fitted by

@@ -134,15 +134,18 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const System
   // hardware does (first come first served leaves gaps where a transfer waits for both of its
   // ports). A ring's or tree's channels send to one peer over one link, which carries one
   // transfer at a time either way, so they keep the topology's first-come ports.
-  std::optional<Topology> fair;
+  // The protocol's payload rates are in the links: its NVLink share differs from its wire
+  // format's share across the network.
+  Topology topology = s.protocol_topology(choice->protocol);
+  po.model.efficiency.fill(1.0);
   if (choice->algorithm == NcclAlgorithm::P2p) {
-    TopologyDraft draft = s.topology.to_draft();
+    TopologyDraft draft = topology.to_draft();
     for (auto &relation : draft.relations)
       relation.sharing = RelationSharing::Fair;
     SYNCOLL_TRY(t, Topology::create(std::move(draft)));
-    fair = std::move(t);
+    topology = std::move(t);
   }
-  SYNCOLL_TRY(sim, simulate_program(program, fair ? *fair : s.topology, po));
+  SYNCOLL_TRY(sim, simulate_program(program, topology, po));
   SYNCOLL_INVARIANT(!sim.deadlocked, "an NCCL program deadlocked in the simulator");
   run.result = std::move(sim.result);
   run.result.size_bytes = bytes;

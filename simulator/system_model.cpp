@@ -1,5 +1,7 @@
 #include "simulator/system_model.h"
 
+#include "model/invariant.h"
+#include "model/runtime_constants.h"
 #include "model/topology_library.h"
 
 #include <cmath>
@@ -69,6 +71,20 @@ CostModel SystemModel::interpreted() const {
   CostModel m = model;
   m.step_overhead = us_to_ps(generation->executor_step_us);
   return m;
+}
+
+Topology SystemModel::protocol_topology(Protocol protocol) const {
+  const size_t p = CostModel::index(protocol);
+  const double inside = model.efficiency[p];
+  const double across = protocol_traits(protocol).payload_fraction;
+  TopologyDraft draft = topology.to_draft();
+  for (Link &l : draft.links) {
+    const bool same_node = l.src.value() / gpus_per_node == l.dst.value() / gpus_per_node;
+    l.bandwidth = BytesPerNs{l.bandwidth.value * (same_node ? inside : across)};
+  }
+  auto scaled = Topology::create(std::move(draft));
+  SYNCOLL_INVARIANT(scaled.has_value(), "scaling a valid topology's links made it invalid");
+  return std::move(*scaled);
 }
 
 AlgorithmSimOptions SystemModel::sccl_kernel() const {

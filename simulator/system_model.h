@@ -31,6 +31,12 @@ struct SystemModel {
   /// generation's per-step overhead that NCCL's compiled kernels do not.
   CostModel interpreted() const;
 
+  /// The topology at `protocol`'s payload rates: NVLinks (and host paths) at the generation's
+  /// share for it, network links at the NIC's share times the wire format's payload fraction
+  /// (LL128 carries 120 of 128 bytes across the network as on any wire). Run a program on it at
+  /// efficiency 1.
+  [[nodiscard]] Topology protocol_topology(Protocol protocol) const;
+
   /// An algorithm run by SCCL's own generated kernel (one launch; every send a push of the whole
   /// chunk into the receiver's memory followed by a flag the next step's sender waits for, which
   /// costs an NVLink hop at Simple; a receiver combines the reducing sends into one chunk one at

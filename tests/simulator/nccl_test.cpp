@@ -334,6 +334,27 @@ TEST(SystemModelTest, ScclLoweringsChargeWhatTheirExecutorsDo) {
   EXPECT_FALSE(two->copy_engine(*ag));
 }
 
+TEST(SystemModelTest, AProtocolsNvlinkShareStaysInsideTheNode) {
+  // LL128 flags cost what the generation measured on NVLink, and 8 of every 128 bytes on a NIC.
+  auto two = make_system_model(*find_system_preset("aws_p4de"), 2);
+  ASSERT_TRUE(two);
+  const Topology ll128 = two->protocol_topology(Protocol::LL128);
+  const auto &g = *two->generation;
+  const double nvlink_ratio = g.nvlink_payload_share[2] / g.nvlink_payload_share[0];
+  int inside = 0, across = 0;
+  for (size_t l = 0; l < ll128.links().size(); ++l) {
+    const Link &scaled = ll128.links()[l], &simple = two->topology.links()[l];
+    const bool same_node = scaled.src.value() / 8 == scaled.dst.value() / 8;
+    const double ratio = scaled.bandwidth.value / simple.bandwidth.value;
+    EXPECT_NEAR(ratio, same_node ? nvlink_ratio : 120.0 / 128.0, 1e-9);
+    ++(same_node ? inside : across);
+  }
+  EXPECT_GT(inside, 0);
+  EXPECT_GT(across, 0);
+  // Simple is the topology itself.
+  EXPECT_EQ(two->protocol_topology(Protocol::Simple).links(), two->topology.links());
+}
+
 TEST(NcclRunTest, PointToPointAcrossTheNetworkMovesOneSmallChunkPerMessage) {
   // Two nodes of one GPU: NCCL's alltoall sends half of its buffer to the other node on two
   // channels whose messages are 128 KiB, so like the two-channel ring allgather it stays well
