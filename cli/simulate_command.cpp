@@ -246,15 +246,20 @@ simulate_sizes(const Subject &subject, const SimulateArgs &a, const Topology &to
   SYNCOLL_TRY(collective, resolve_collective(coll, topology.num_ranks(),
                                              a.chunk_factor.value_or(algorithm.target.chunk_factor),
                                              a.root ? a.root : algorithm.target.root));
-  simulator::AlgorithmSimOptions options;
+  // On a system the algorithm runs as one of SCCL's lowerings, on the links at its rates.
+  std::optional<simulator::AlgorithmExecutor> lowered;
   if (system && protocol && *protocol != Protocol::Simple)
     return fail({}, "an algorithm on a --system runs as SCCL's generated code, which copies like "
                     "Simple; --protocol applies to programs and baselines");
   if (system && a.lowering == "copy-engine") {
-    SYNCOLL_TRY(o, system->copy_engine(algorithm));
-    options = o;
+    SYNCOLL_TRY(e, system->copy_engine(algorithm));
+    lowered = std::move(e);
   } else if (system) {
-    options = system->sccl_kernel();
+    lowered = system->sccl_kernel();
+  }
+  simulator::AlgorithmSimOptions options;
+  if (lowered) {
+    options = lowered->options;
   } else {
     options.efficiency =
         model.efficiency[simulator::CostModel::index(protocol.value_or(Protocol::Simple))];
@@ -263,11 +268,11 @@ simulate_sizes(const Subject &subject, const SimulateArgs &a, const Topology &to
   options.timing = a.mode == "dataflow" ? simulator::AlgorithmTiming::Dataflow
                                         : simulator::AlgorithmTiming::StepSynchronous;
   options.trace = !a.trace.empty();
+  const Topology &links = lowered ? lowered->topology : topology;
   for (int64_t size : sizes) {
     // --size counts like nccl-tests: the output for allgather and gather.
     const int64_t input = input_bytes_for_nccl_tests_size(collective, size);
-    SYNCOLL_TRY(sim,
-                simulator::simulate_algorithm(algorithm, topology, collective, input, options));
+    SYNCOLL_TRY(sim, simulator::simulate_algorithm(algorithm, links, collective, input, options));
     rows.push_back({size, std::move(sim), false, {}});
   }
   return rows;

@@ -106,7 +106,7 @@ Expected<SimulationResult> run_steps(const StepSource &source, const Topology &t
     const bool measure = may_repeat && s + 1 < source.num_steps() && source.repeats_previous(s + 1);
     if (measure)
       before = network.usage();
-    const Picoseconds started = step_start + costs.step_overhead;
+    const Picoseconds began = step_start, started = began + costs.step_overhead;
     source.sends(s, sends);
     arrivals.assign(sends.size(), started);
     auto record = [&](const Send &send, LinkId link, TransferTimes t) {
@@ -149,7 +149,7 @@ Expected<SimulationResult> run_steps(const StepSource &source, const Topology &t
     step_start = step_end;
     last_left_idle = false;
     if (measure) {
-      last_duration = step_end - (started - costs.step_overhead);
+      last_duration = step_end - began;
       last_left_idle = network.idle_by(step_end);
       last_usage = network.usage();
       for (size_t l = 0; l < last_usage.size(); ++l) {

@@ -130,14 +130,14 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const System
     po.model.iteration_bytes[CostModel::index(Protocol::Simple)] =
         s.nodes > 1 ? kNcclP2pNetChunkBytes : kNcclP2pNvlinkChunkBytes;
   }
-  // Point-to-point traffic to every peer at once shares each switch port max-min fairly, as the
-  // hardware does (first come first served leaves gaps where a transfer waits for both of its
-  // ports). A ring's or tree's channels send to one peer over one link, which carries one
-  // transfer at a time either way, so they keep the topology's first-come ports.
   // The protocol's payload rates are in the links: its NVLink share differs from its wire
   // format's share across the network.
   Topology topology = s.protocol_topology(choice->protocol);
   po.model.efficiency.fill(1.0);
+  // Point-to-point traffic to every peer at once shares each switch port max-min fairly, as the
+  // hardware does (first come first served leaves gaps where a transfer waits for both of its
+  // ports). A ring's or tree's channels send to one peer over one link, which carries one
+  // transfer at a time either way, so they keep the topology's first-come ports.
   if (choice->algorithm == NcclAlgorithm::P2p) {
     TopologyDraft draft = topology.to_draft();
     for (auto &relation : draft.relations)

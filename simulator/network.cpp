@@ -19,7 +19,7 @@ Picoseconds to_ps(Nanoseconds ns) {
 
 Network::Network(const Topology &topology, double efficiency)
     : topology_(topology), efficiency_(efficiency) {
-  SYNCOLL_INVARIANT(efficiency > 0, "a link carries no payload at efficiency 0 or below");
+  SYNCOLL_INVARIANT(efficiency > 0 && efficiency <= 1, "protocol efficiency out of (0, 1]");
   const size_t n = topology.links().size();
   usage_.assign(n, {});
   std::vector<std::vector<int32_t>> relations_of_link(n);

@@ -58,8 +58,7 @@ struct LinkUsage {
 
 class Network {
 public:
-  /// `efficiency` scales every bandwidth (a protocol's payload share: LL 0.5, LL128 120/128; above
-  /// 1 for a copy engine on a topology at a kernel's payload rates).
+  /// `efficiency` scales every bandwidth (a protocol's payload share: LL 0.5, LL128 120/128).
   Network(const Topology &topology, double efficiency);
 
   /// Reserves link `link` for `bytes`, no earlier than `ready`.

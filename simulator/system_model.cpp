@@ -73,10 +73,7 @@ CostModel SystemModel::interpreted() const {
   return m;
 }
 
-Topology SystemModel::protocol_topology(Protocol protocol) const {
-  const size_t p = CostModel::index(protocol);
-  const double inside = model.efficiency[p];
-  const double across = protocol_traits(protocol).payload_fraction;
+Topology SystemModel::scaled_topology(double inside, double across) const {
   TopologyDraft draft = topology.to_draft();
   for (Link &l : draft.links) {
     const bool same_node = l.src.value() / gpus_per_node == l.dst.value() / gpus_per_node;
@@ -87,18 +84,22 @@ Topology SystemModel::protocol_topology(Protocol protocol) const {
   return std::move(*scaled);
 }
 
-AlgorithmSimOptions SystemModel::sccl_kernel() const {
-  AlgorithmSimOptions o;
-  o.timing = AlgorithmTiming::StepSynchronous;
-  o.efficiency = model.efficiency[CostModel::index(Protocol::Simple)];
-  o.switching = model.switching;
-  o.costs.launch = model.launch;
-  o.costs.step_overhead = us_to_ps(generation->nvlink_hop_us[CostModel::index(Protocol::Simple)]);
-  o.costs.combine = us_to_ps(generation->executor_step_us);
-  return o;
+Topology SystemModel::protocol_topology(Protocol protocol) const {
+  return scaled_topology(model.efficiency[CostModel::index(protocol)],
+                         protocol_traits(protocol).payload_fraction);
 }
 
-Expected<AlgorithmSimOptions> SystemModel::copy_engine(const Algorithm &algorithm) const {
+AlgorithmExecutor SystemModel::sccl_kernel() const {
+  AlgorithmExecutor e{topology, {}};
+  e.options.switching = model.switching;
+  e.options.costs.launch = model.launch;
+  e.options.costs.step_overhead =
+      us_to_ps(generation->nvlink_hop_us[CostModel::index(Protocol::Simple)]);
+  e.options.costs.combine = us_to_ps(generation->executor_step_us);
+  return e;
+}
+
+Expected<AlgorithmExecutor> SystemModel::copy_engine(const Algorithm &algorithm) const {
   if (nodes > 1)
     return fail({}, fmt::format("copy engines move data between the GPUs of one node; this "
                                 "machine has {} nodes",
@@ -109,13 +110,14 @@ Expected<AlgorithmSimOptions> SystemModel::copy_engine(const Algorithm &algorith
         return fail({}, fmt::format("'{}' reduces chunk {} into rank {}: a copy engine only "
                                     "copies",
                                     algorithm.name, send.chunk.value(), send.dst.value()));
-  AlgorithmSimOptions o;
-  o.timing = AlgorithmTiming::StepSynchronous;
-  o.efficiency =
-      model.efficiency[CostModel::index(Protocol::Simple)] * generation->copy_engine_gain;
-  o.switching = model.switching;
-  o.costs.step_overhead = model.launch;
-  return o;
+  const double gain = generation->copy_engine_gain;
+  SYNCOLL_INVARIANT(gain * generation->nvlink_payload_share[CostModel::index(Protocol::Simple)] <=
+                        1,
+                    "a copy engine cannot move more than the NVLink line rate");
+  AlgorithmExecutor e{scaled_topology(gain, 1.0), {}};
+  e.options.switching = model.switching;
+  e.options.costs.step_overhead = model.launch;
+  return e;
 }
 
 Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, int gpus) {

@@ -10,6 +10,13 @@
 
 namespace syncoll::simulator {
 
+/// An algorithm as one of SCCL's lowerings runs it: the links at the rates its copies reach, and
+/// what its executor charges (`options.costs`).
+struct AlgorithmExecutor {
+  Topology topology;
+  AlgorithmSimOptions options;
+};
+
 struct SystemModel {
   const SystemPreset *preset = nullptr;
   const GenerationTraits *generation = nullptr;
@@ -40,13 +47,17 @@ struct SystemModel {
   /// An algorithm run by SCCL's own generated kernel (one launch; every send a push of the whole
   /// chunk into the receiver's memory followed by a flag the next step's sender waits for, which
   /// costs an NVLink hop at Simple; a receiver combines the reducing sends into one chunk one at
-  /// a time, each an executor step).
-  AlgorithmSimOptions sccl_kernel() const;
+  /// a time, each an executor step), on the links at Simple's rates.
+  AlgorithmExecutor sccl_kernel() const;
   /// An algorithm lowered to one cudaMemcpy per send, issued by the host step after step: the
-  /// copy engines move payload `copy_engine_gain` faster than a kernel's Simple copies, and every
-  /// step costs what a launch costs. Fails on more than one node (copy engines move data inside
-  /// one) and for an algorithm with reducing sends (a copy engine cannot combine).
-  [[nodiscard]] Expected<AlgorithmSimOptions> copy_engine(const Algorithm &algorithm) const;
+  /// links inside the node at `copy_engine_gain` times a kernel's Simple rate, and every step
+  /// costs what a launch costs. Fails on more than one node (copy engines move data inside one)
+  /// and for an algorithm with reducing sends (a copy engine cannot combine).
+  [[nodiscard]] Expected<AlgorithmExecutor> copy_engine(const Algorithm &algorithm) const;
+
+private:
+  /// The topology with links inside a node scaled by `inside` and across nodes by `across`.
+  Topology scaled_topology(double inside, double across) const;
 };
 
 /// `nodes` nodes of the preset, with `gpus_per_node` GPUs each (0: all of the node's; fewer

@@ -309,9 +309,9 @@ TEST(SystemModelTest, ScclLoweringsChargeWhatTheirExecutorsDo) {
   ASSERT_TRUE(spec);
   auto copy = system->copy_engine(*ag);
   ASSERT_TRUE(copy) << copy.error().to_string();
-  const AlgorithmSimOptions kernel = system->sccl_kernel();
-  auto time = [&](const AlgorithmSimOptions &o, int64_t bytes) {
-    auto r = simulate_algorithm(*ag, system->topology, *spec, bytes, o);
+  const AlgorithmExecutor kernel = system->sccl_kernel();
+  auto time = [&](const AlgorithmExecutor &e, int64_t bytes) {
+    auto r = simulate_algorithm(*ag, e.topology, *spec, bytes, e.options);
     EXPECT_TRUE(r) << r.error().to_string();
     return r ? double(r->completion) : 0.0;
   };
