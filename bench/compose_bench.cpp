@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <cstring>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -20,7 +22,10 @@ using namespace syncoll;
 namespace {
 
 std::string plan_name(const compose::Hierarchy &h) {
-  return fmt::format("s{} r{} p{}", h.stripes, h.ring_nodes, h.pipeline);
+  // Two levels (nodes x GPUs) go without saying; deeper hierarchies are named.
+  const std::string levels =
+      h.factors.size() > 2 ? fmt::format("{} ", fmt::join(h.factors, "x")) : "";
+  return fmt::format("{}s{} r{} p{}", levels, h.stripes, h.ring_nodes, h.pipeline);
 }
 
 std::string size_name(int64_t b) {
@@ -87,37 +92,65 @@ int main(int argc, char **argv) {
         const int ranks = system->topology.num_ranks();
         std::vector<compose::Hierarchy> plans;
         // Past 16 nodes a flat tree across nodes needs a thread block per peer node, more than the
-        // executor keeps resident, so the top level is a ring of 8-node segments or of all nodes;
-        // and a 512-rank plan takes a minute to lower and verify, so it is not pipelined.
+        // executor keeps resident, so the top level is a ring of 8-node segments or of all nodes,
+        // or a tree of three levels (groups of 8 nodes, nodes, GPUs); and a 512-rank plan takes
+        // seconds to lower and verify, so it is not pipelined.
         const bool large = nodes > 16;
         const std::set<int> rings =
             large ? std::set<int>{std::max(1, nodes / 8), nodes} : std::set<int>{1, nodes};
         const std::set<int> pipelines = large ? std::set<int>{1} : std::set<int>{1, 4};
-        for (int stripes : std::set<int>{1, preset.nics_per_node})
+        for (int stripes : std::set<int>{1, preset.nics_per_node}) {
           for (int ring : rings)
             for (int pipeline : pipelines)
-              plans.push_back({{nodes, system->gpus_per_node}, stripes, ring, pipeline});
+              plans.push_back({{nodes, system->gpus_per_node}, stripes, ring, pipeline, {}});
+          if (large && nodes % 8 == 0)
+            plans.push_back({{nodes / 8, 8, system->gpus_per_node}, stripes, 1, 1, {}});
+        }
         for (CollectiveKind kind : kinds) {
-          if (large && kind == CollectiveKind::Alltoall) {
-            // n^2 point-to-point parts (261,632 at 512 ranks), each its own tree: lowering and
-            // verifying them takes longer than this bench allows.
-            std::printf("%-9s %5d %4d %-10s  not run past 16 nodes (n^2 parts to lower and "
-                        "verify)\n",
-                        name.c_str(), nodes, preset.nics_per_node,
-                        std::string(collective_kind_name(kind)).c_str());
-            continue;
+          // Allreduce in a slice per rank where the model holds it (its postcondition relates
+          // ranks^2 x chunks x parts, at most 2^24), else in fewer slices: plans grouped by the
+          // chunk factor their parts allow.
+          std::map<int, std::vector<compose::Hierarchy>> by_factor;
+          for (const compose::Hierarchy &h : plans) {
+            int factor = 1;
+            if (kind == CollectiveKind::Allreduce)
+              for (factor = ranks;
+                   factor > 1 &&
+                   int64_t(ranks) * ranks * factor * h.stripes * h.pipeline > (int64_t(1) << 24);)
+                factor /= 2;
+            by_factor[factor].push_back(h);
           }
-          const int factor = kind == CollectiveKind::Allreduce ? ranks : 1;
           const std::optional<int> root =
               kind == CollectiveKind::Broadcast ? std::optional<int>(0) : std::nullopt;
-          auto composition = compose::Composition::standard(kind, ranks, factor, root);
-          auto spec = make_collective(kind, ranks, factor, root);
-          auto found = composition && spec
-                           ? compose::search(*composition, *spec, *system, sizes, plans)
-                           : Expected<std::vector<compose::Search>>(fail({}, "no composition"));
+          Expected<compose::Composition> composition = fail({}, "no plans");
+          Expected<CollectiveSpec> spec = fail({}, "no plans");
+          Expected<std::vector<compose::Search>> found = std::vector<compose::Search>{};
+          for (const auto &[factor, group] : by_factor) {
+            composition = compose::Composition::standard(kind, ranks, factor, root);
+            spec = make_collective(kind, ranks, factor, root);
+            if (!composition || !spec)
+              break;
+            auto more = compose::search(*composition, *spec, *system, sizes, group);
+            if (!more) {
+              found = std::move(more);
+              break;
+            }
+            found->resize(sizes.size());
+            for (size_t i = 0; i < sizes.size(); ++i) {
+              compose::Search &into = (*found)[i];
+              const compose::Search &from = (*more)[i];
+              for (size_t t = 0; t < from.tried.size(); ++t) {
+                into.tried.push_back(from.tried[t]);
+                if (from.best == t &&
+                    (!into.best || *from.tried[t].us < *into.tried[*into.best].us))
+                  into.best = into.tried.size() - 1;
+              }
+              into.nccl_us = from.nccl_us;
+              into.nccl_info = from.nccl_info;
+            }
+          }
           if (!composition || !spec) {
-            // Past the model's bounds (an Allreduce of 512 ranks has 512 chunks per rank, and
-            // its postcondition relates ranks^2 x chunks of them): a row that says so.
+            // Past the model's bounds: a row that says so.
             const Diagnostics &why = composition ? spec.error() : composition.error();
             std::printf("%-9s %5d %4d %-10s  not run: %s\n", name.c_str(), nodes,
                         preset.nics_per_node, std::string(collective_kind_name(kind)).c_str(),
@@ -141,6 +174,8 @@ int main(int argc, char **argv) {
                           std::string(collective_kind_name(kind)).c_str(),
                           size_name(sizes[i]).c_str(), "none", "-", s.nccl_us.value_or(0), "-",
                           "NCCL", choice.c_str());
+              // Why not: the first plan's verdict (they fail alike when none fits).
+              std::printf("%47s(%s)\n", "", s.tried.front().verdict.substr(0, 100).c_str());
               continue;
             }
             const compose::Tried &best = s.tried[*s.best];

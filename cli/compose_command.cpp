@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 #include <memory>
+#include <sstream>
 
 namespace syncoll::cli {
 namespace {
@@ -27,6 +28,7 @@ struct ComposeArgs {
   std::optional<int> chunk_factor;
   std::optional<int> root;
   std::string factors;
+  std::string transports;
   int stripes = 1;
   int ring_nodes = 1;
   int pipeline = 1;
@@ -40,8 +42,12 @@ std::string describe(const compose::Hierarchy &h) {
   std::string factors;
   for (int f : h.factors)
     factors += (factors.empty() ? "" : "x") + std::to_string(f);
-  return fmt::format("factors {} stripes {} ring {} pipeline {}", factors, h.stripes, h.ring_nodes,
-                     h.pipeline);
+  std::string transports;
+  for (compose::Transport t : h.transports)
+    transports += (transports.empty() ? "" : ",") + std::string(compose::transport_name(t));
+  return fmt::format("factors {} stripes {} ring {} pipeline {}{}", factors, h.stripes,
+                     h.ring_nodes, h.pipeline,
+                     transports.empty() ? "" : " transports " + transports);
 }
 
 // The plan's parameters: --factors, or nodes x GPUs on several nodes, and the rest as given.
@@ -55,6 +61,17 @@ Expected<compose::Hierarchy> hierarchy_of(const ComposeArgs &a,
     h.factors = *factors;
   } else if (system.nodes > 1) {
     h.factors = {system.nodes, system.gpus_per_node};
+  }
+  if (!a.transports.empty()) {
+    std::stringstream in(a.transports);
+    for (std::string name; std::getline(in, name, ',');) {
+      const auto t = compose::parse_transport(name);
+      if (!t)
+        return fail({}, fmt::format("--transports '{}': unknown transport '{}' (known: auto, p2p, "
+                                    "net)",
+                                    a.transports, name));
+      h.transports.push_back(*t);
+    }
   }
   h.stripes = a.stripes;
   h.ring_nodes = a.ring_nodes;
@@ -160,7 +177,7 @@ Expected<int> run_compose(const ComposeArgs &a) {
   simulator::ProgramSimOptions o;
   o.size_bytes = bytes;
   o.model = system.interpreted();
-  SYNCOLL_TRY(sim, simulator::simulate_program(lowered.program, system.topology, o));
+  SYNCOLL_TRY(sim, simulator::simulate_program(lowered.program, plan.topology, o));
   fmt::print("verified; simulated {:.1f} us, busbw {:.1f} GB/s\n",
              double(sim.result.completion) / 1e6, sim.result.busbw_gbps);
   if (!a.output.empty())
@@ -191,6 +208,9 @@ void add_compose_command(CLI::App &app, RunResult &result) {
   cmd->add_option("--root", args->root, "root of rooted collectives (default 0)");
   cmd->add_option("--factors", args->factors,
                   "group counts per level, outermost first (default: nodes,gpus)");
+  cmd->add_option("--transports", args->transports,
+                  "per level, outermost first: auto, p2p (the GPUs' own link inside a node) or net "
+                  "(through the NICs)");
   cmd->add_option("--stripes", args->stripes, "parts sent across the top level by different GPUs");
   cmd->add_option("--ring-nodes", args->ring_nodes,
                   "top-level groups chained as a ring (1: a tree)");

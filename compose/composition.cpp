@@ -86,8 +86,11 @@ Expected<void> Composition::reduction(Slice source, const Members &contributors,
 }
 
 void Composition::fence() {
-  if (!epochs_.back().empty())
-    epochs_.emplace_back();
+  if (epochs_.back().empty())
+    return;
+  epochs_.emplace_back();
+  epoch_written_.clear();
+  epoch_read_.clear();
 }
 
 Expected<void> Composition::add(Primitive p) {
@@ -119,11 +122,7 @@ Expected<void> Composition::add(Primitive p) {
                                 describe(p.target)));
   // A slot written in an epoch is neither read nor written by another primitive of that epoch:
   // the primitives run concurrently.
-  std::set<Slot> written, read;
-  for (const Primitive &q : epochs_.back()) {
-    for_each_write(q, [&](const Slot &s) { written.insert(s); });
-    for_each_read(q, [&](const Slot &s) { read.insert(s); });
-  }
+  const std::set<Slot> &written = epoch_written_, &read = epoch_read_;
   std::set<Slot> mine;
   std::optional<std::string> conflict;
   for_each_write(p, [&](const Slot &s) {
@@ -142,6 +141,8 @@ Expected<void> Composition::add(Primitive p) {
   });
   if (conflict)
     return fail({}, *conflict);
+  epoch_written_.insert(mine.begin(), mine.end());
+  for_each_read(p, [&](const Slot &s) { epoch_read_.insert(s); });
   epochs_.back().push_back(std::move(p));
   return {};
 }
@@ -156,6 +157,10 @@ Composition Composition::refined(int parts) const {
         s->offset *= parts;
         s->count *= parts;
       }
+  for (const Primitive &p : c.epochs_.back()) {
+    for_each_write(p, [&](const Slot &s) { c.epoch_written_.insert(s); });
+    for_each_read(p, [&](const Slot &s) { c.epoch_read_.insert(s); });
+  }
   return c;
 }
 
@@ -259,21 +264,22 @@ Expected<Composition> Composition::standard(CollectiveKind kind, int ranks, int 
       for (int d = 0; d < ranks; ++d)
         SYNCOLL_CHECK(c.multicast(send(d * C, C), rank(r), Members::of({rank(d)}), recv(r * C, C)));
     break;
-  case CollectiveKind::Allreduce:
-    if (C % ranks == 0) {
-      // Reduce-scatter, then all-gather of the reduced slices: each byte crosses the machine
-      // twice instead of once per rank.
-      const int s = C / ranks;
-      for (int r = 0; r < ranks; ++r)
-        SYNCOLL_CHECK(c.reduction(send(r * s, s), Members::all(), rank(r), recv(r * s, s)));
-      c.fence();
-      for (int r = 0; r < ranks && ranks > 1; ++r)
-        SYNCOLL_CHECK(c.multicast(recv(r * s, s), rank(r), Members::others(), recv(r * s, s)));
-    } else {
-      for (int r = 0; r < ranks; ++r)
-        SYNCOLL_CHECK(c.reduction(send(0, C), Members::all(), rank(r), recv(0, C)));
-    }
+  case CollectiveKind::Allreduce: {
+    // Reduce-scatter, then all-gather of the reduced slices: each byte crosses the machine twice
+    // instead of once per rank. With fewer chunks than ranks, as many slices as chunks, their
+    // roots spread evenly over the ranks (one chunk: a reduction to rank 0 and a broadcast).
+    const int slices = std::min(C, ranks);
+    auto first = [&](int j) { return int(int64_t(j) * C / slices); };
+    auto root_of = [&](int j) { return rank(int(int64_t(j) * ranks / slices)); };
+    for (int j = 0; j < slices; ++j)
+      SYNCOLL_CHECK(c.reduction(send(first(j), first(j + 1) - first(j)), Members::all(), root_of(j),
+                                recv(first(j), first(j + 1) - first(j))));
+    c.fence();
+    for (int j = 0; j < slices && ranks > 1; ++j)
+      SYNCOLL_CHECK(c.multicast(recv(first(j), first(j + 1) - first(j)), root_of(j),
+                                Members::others(), recv(first(j), first(j + 1) - first(j))));
     break;
+  }
   case CollectiveKind::AllToNext:
     for (int r = 0; r + 1 < ranks; ++r)
       SYNCOLL_CHECK(c.multicast(send(0, C), rank(r), Members::of({rank(r + 1)}), recv(0, C)));

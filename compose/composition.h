@@ -15,7 +15,9 @@
 #include "model/program.h"
 
 #include <optional>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace syncoll::compose {
@@ -66,9 +68,9 @@ public:
   /// Ends the epoch; a fence after an empty epoch is ignored.
   void fence();
 
-  /// The standard collective's composition (HiCCL's table: Allreduce as reductions, a fence and
-  /// multicasts when the chunk factor divides among the ranks, one reduction per root
-  /// otherwise). `chunk_factor` and `root` as make_collective takes them.
+  /// The standard collective's composition (HiCCL's table: Allreduce as reductions of
+  /// min(chunk factor, ranks) slices to roots spread over the ranks, a fence, and multicasts of the
+  /// reduced slices). `chunk_factor` and `root` as make_collective takes them.
   [[nodiscard]] static Expected<Composition> standard(CollectiveKind kind, int ranks,
                                                       int chunk_factor,
                                                       std::optional<int> root = std::nullopt);
@@ -95,6 +97,10 @@ private:
   int send_chunks_;
   int recv_chunks_;
   std::vector<std::vector<Primitive>> epochs_;
+  /// What the last epoch's primitives write and read, (rank, buffer, slot), kept as they are
+  /// added so that checking a primitive against its epoch does not revisit the others.
+  using Slot = std::tuple<int, BufferKind, int>;
+  std::set<Slot> epoch_written_, epoch_read_;
 };
 
 /// Whether two collectives ask the same: every receive slot of every rank must end with the same

@@ -17,6 +17,22 @@ using lowering::Buffer;
 using lowering::ChunkRef;
 using lowering::DslProgram;
 
+// Ranks in one group of each level (the outermost first).
+std::vector<int> group_sizes(const Hierarchy &h, int ranks) {
+  std::vector<int> out;
+  for (int f : h.factors)
+    out.push_back(ranks /= f);
+  return out;
+}
+
+// The outermost level at which two ranks are in different groups (-1: the same rank).
+int crossing_level(const std::vector<int> &group_size, int a, int b) {
+  for (size_t l = 0; l < group_size.size(); ++l)
+    if (a / group_size[l] != b / group_size[l])
+      return int(l);
+  return -1;
+}
+
 // One rank's place in one part's tree. The root appears once as the root and may appear again
 // as a relay below a stripe holder; the two are separate nodes with separate storage.
 struct Node {
@@ -29,13 +45,7 @@ struct Node {
 
 class TreeBuilder {
 public:
-  TreeBuilder(const Hierarchy &h, int ranks) : h_(h) {
-    int size = ranks;
-    for (int f : h.factors) {
-      size /= f;
-      group_size_.push_back(size); // group_size_[l]: ranks in one group of level l
-    }
-  }
+  TreeBuilder(const Hierarchy &h, int ranks) : h_(h), group_size_(group_sizes(h, ranks)) {}
 
   // The tree of part `stripe` from `root` to `members`.
   std::vector<Node> build(int root, std::set<int> members, int stripe) const {
@@ -56,15 +66,9 @@ public:
 
 private:
   const Hierarchy &h_;
-  std::vector<int> group_size_;
+  std::vector<int> group_size_; ///< group_size_[l]: ranks in one group of level l
 
-  // The outermost level at which two ranks are in different groups.
-  int crossing(int a, int b) const {
-    for (size_t l = 0; l < group_size_.size(); ++l)
-      if (a / group_size_[l] != b / group_size_[l])
-        return int(l);
-    return -1;
-  }
+  int crossing(int a, int b) const { return crossing_level(group_size_, a, b); }
 
   // Across the outermost level: the groups with members, in ring order from the holder's, cut
   // into `ring_nodes` segments; segment leaders form a chain, the rest of a segment hangs off its
@@ -303,7 +307,82 @@ private:
   }
 };
 
+constexpr std::pair<Transport, std::string_view> kTransportNames[] = {
+    {Transport::Auto, "auto"}, {Transport::P2p, "p2p"}, {Transport::Net, "net"}};
+
+// Ranks per node of the topology's own hierarchy (every rank when it has none).
+int node_size(const Topology &t) {
+  return t.hierarchy().empty() ? t.num_ranks() : t.num_ranks() / t.hierarchy().levels[0].size;
+}
+
+Transport transport_at(const Hierarchy &h, int level) {
+  return h.transports.empty() ? Transport::Auto : h.transports[size_t(level)];
+}
+
+// The topology less the in-node links between ranks that meet at a Net level.
+Topology plan_topology(const Topology &topology, const Hierarchy &h) {
+  if (std::find(h.transports.begin(), h.transports.end(), Transport::Net) == h.transports.end())
+    return topology;
+  const std::vector<int> sizes = group_sizes(h, topology.num_ranks());
+  const int node = node_size(topology);
+  auto unused = [&](RankId a, RankId b) {
+    if (topology.is_switch(a) || topology.is_switch(b) || a.value() / node != b.value() / node)
+      return false;
+    return transport_at(h, crossing_level(sizes, a.value(), b.value())) == Transport::Net;
+  };
+  TopologyDraft draft = topology.to_draft();
+  std::erase_if(draft.links, [&](const Link &l) { return unused(l.src, l.dst); });
+  for (TopologyDraft::Relation &r : draft.relations)
+    std::erase_if(r.links, [&](const auto &ends) { return unused(ends.first, ends.second); });
+  std::erase_if(draft.relations, [](const TopologyDraft::Relation &r) { return r.links.empty(); });
+  auto out = Topology::create(std::move(draft));
+  SYNCOLL_INVARIANT(out.has_value(), "removing links made a valid topology invalid");
+  return std::move(*out);
+}
+
+// Whether `hop` travels as its level's transport allows on the plan's topology.
+Expected<void> check_transport(const Hop &hop, const Hierarchy &h, const Topology &plan, int node) {
+  const RankId from(hop.from), to(hop.to);
+  const bool same_node = hop.from / node == hop.to / node;
+  const Transport t = transport_at(h, hop.level);
+  const std::string_view name = transport_name(t);
+  switch (t) {
+  case Transport::P2p:
+    if (!same_node || !plan.find_link(from, to))
+      return fail({}, fmt::format("level {} uses {}, but ranks {} and {} {}", hop.level, name,
+                                  hop.from, hop.to,
+                                  same_node ? "have no link between them"
+                                            : "are in different nodes (p2p stays inside a node)"));
+    return {};
+  case Transport::Net:
+  case Transport::Auto:
+    if (!plan.reaches(from, to))
+      return fail({}, fmt::format("level {} uses {}, but rank {} cannot reach rank {}{}", hop.level,
+                                  name, hop.from, hop.to,
+                                  t == Transport::Net && same_node
+                                      ? " through the network (they share a node, and the "
+                                        "topology has no switch fabric to route them through)"
+                                      : ""));
+    return {};
+  }
+  SYNCOLL_UNREACHABLE("a transport without a case");
+}
+
 } // namespace
+
+std::string_view transport_name(Transport transport) {
+  for (const auto &[t, name] : kTransportNames)
+    if (t == transport)
+      return name;
+  SYNCOLL_UNREACHABLE("a transport without a name");
+}
+
+std::optional<Transport> parse_transport(std::string_view name) {
+  for (const auto &[t, known] : kTransportNames)
+    if (known == name)
+      return t;
+  return std::nullopt;
+}
 
 Expected<Hierarchy> checked(Hierarchy h, int ranks) {
   if (h.factors.empty())
@@ -326,6 +405,9 @@ Expected<Hierarchy> checked(Hierarchy h, int ranks) {
                                 h.factors[0]));
   if (h.pipeline < 1)
     return fail({}, fmt::format("pipeline depth {} is below 1", h.pipeline));
+  if (!h.transports.empty() && h.transports.size() != h.factors.size())
+    return fail({}, fmt::format("{} transports for {} levels (one per level, outermost first)",
+                                h.transports.size(), h.factors.size()));
   return h;
 }
 
@@ -350,7 +432,8 @@ Expected<Factorized> factorize(const Composition &composition, const CollectiveS
   }
   if (!same_postcondition(computed, target))
     return fail({}, fmt::format("the composition does not compute {}", collective.name()));
-  SYNCOLL_TRY(program, DslProgram::create(collective.name(), topology, target, options));
+  Topology used = plan_topology(topology, h);
+  SYNCOLL_TRY(program, DslProgram::create(collective.name(), used, target, options));
 
   // Every part's tree first: the deepest tree of each epoch numbers the next epoch's stages.
   const TreeBuilder builder(h, ranks);
@@ -446,8 +529,12 @@ Expected<Factorized> factorize(const Composition &composition, const CollectiveS
     if (busiest <= kStepsPerConnection || lanes >= most_lanes)
       break;
   }
+  const int node = node_size(used);
+  for (const Hop &hop : emitter->hops)
+    if (hop.from != hop.to)
+      SYNCOLL_CHECK(check_transport(hop, h, used, node));
   SYNCOLL_CHECK(emitter->run());
-  return Factorized{std::move(program), std::move(emitter->hops), emitter->steps};
+  return Factorized{std::move(program), std::move(used), std::move(emitter->hops), emitter->steps};
 }
 
 } // namespace syncoll::compose

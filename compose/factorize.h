@@ -9,10 +9,24 @@
 #include "lowering/dsl.h"
 #include "model/topology.h"
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace syncoll::compose {
+
+/// How one level's hops travel: HiCCL's communication library per level, in the topology's terms
+/// (NCCL's transports: P2P between GPUs of a node, NET through the NICs).
+enum class Transport {
+  Auto, ///< the pair's own link when there is one, else a route through the switch fabric
+  P2p,  ///< the link between the two GPUs inside their node (NVLink, PCIe peer-to-peer)
+  Net,  ///< through the NICs: a link between nodes, or the switch fabric even inside a node
+};
+
+/// The transport's name as the CLI takes it ("auto", "p2p", "net"), and back.
+std::string_view transport_name(Transport transport);
+std::optional<Transport> parse_transport(std::string_view name);
 
 struct Hierarchy {
   /// Group counts per level, outermost first (nodes, GPUs per node, ...); their product is the
@@ -27,6 +41,8 @@ struct Hierarchy {
   int ring_nodes = 1;
   /// Pieces each stripe is cut into, sent one after another so that the tree's stages overlap.
   int pipeline = 1;
+  /// Per level, outermost first: the links its hops use. Empty: Auto at every level.
+  std::vector<Transport> transports;
 };
 
 /// One copy or reduction of the factorized plan, for drawing and tests.
@@ -42,13 +58,18 @@ struct Hop {
 
 struct Factorized {
   lowering::DslProgram program;
+  /// The machine as the plan uses it: the topology less the links its levels' transports leave
+  /// unused (in-node links of a Net level). The program is lowered, verified and simulated on it.
+  Topology topology;
   std::vector<Hop> hops;
   int steps = 0; ///< wavefront steps (HiCCL's S + m - 1 for one primitive)
 };
 
 /// Fails (bad input) for factors that do not multiply to the rank count, stripes that do not
 /// divide the top-level group, ring nodes outside 1..top-level groups, a pipeline depth below 1,
-/// and for a hop over a link the topology lacks.
+/// a transport list whose length is not the level count, and for a hop its level's transport
+/// cannot carry (a P2p hop between nodes or without a link, a Net hop inside a node without a
+/// switch fabric to route it, any hop between ranks the topology does not connect).
 [[nodiscard]] Expected<Factorized> factorize(const Composition &composition,
                                              const CollectiveSpec &collective,
                                              const Hierarchy &hierarchy, const Topology &topology,

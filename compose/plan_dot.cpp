@@ -39,8 +39,12 @@ std::string plan_to_dot(const Factorized &plan, const Hierarchy &hierarchy, int 
       stages += (stages.empty() ? "" : ",") + std::to_string(s);
     const std::string_view color =
         kLevelColors[size_t(std::max(0, level)) % std::size(kLevelColors)];
-    out += fmt::format("  r{} -> r{} [color={}, label=\"L{} x{}{} s{}\"];\n", from, to, color,
-                       level, e.hops, e.reductions ? " (+)" : "", stages);
+    const std::string transport =
+        level >= 0 && size_t(level) < hierarchy.transports.size()
+            ? fmt::format(" {}", transport_name(hierarchy.transports[size_t(level)]))
+            : "";
+    out += fmt::format("  r{} -> r{} [color={}, label=\"L{}{} x{}{} s{}\"];\n", from, to, color,
+                       level, transport, e.hops, e.reductions ? " (+)" : "", stages);
   }
   out += "}\n";
   return out;

@@ -26,7 +26,7 @@ std::vector<Hierarchy> candidates(int nodes, int gpus, int nics) {
     for (int s : stripes)
       for (int r : rings)
         for (int pipeline : {1, 2, 4})
-          out.push_back({factors, s, r, pipeline});
+          out.push_back({factors, s, r, pipeline, {}});
   }
   return out;
 }
@@ -36,6 +36,7 @@ namespace {
 // One plan lowered and verified: its program, or the first property that failed.
 struct Lowered {
   std::optional<Program> program;
+  std::optional<Topology> topology; ///< the machine as the plan uses it
   std::string verdict;
 };
 
@@ -43,17 +44,17 @@ Lowered lower_plan(const Composition &composition, const CollectiveSpec &collect
                    const Hierarchy &h, const simulator::SystemModel &system) {
   auto f = factorize(composition, collective, h, system.topology);
   if (!f) // a plan the machine cannot carry (a link it lacks): not a candidate
-    return {std::nullopt, f.error().items().front().message};
+    return {std::nullopt, std::nullopt, f.error().items().front().message};
   auto lowered = lowering::lower(f->program);
   if (!lowered)
-    return {std::nullopt, lowered.error().items().front().message};
+    return {std::nullopt, std::nullopt, lowered.error().items().front().message};
   if (!lowered->verified) {
     for (const verifier::Verdict &v : lowered->verified.error().verdicts)
       if (v.kind != verifier::VerdictKind::Holds)
-        return {std::nullopt,
+        return {std::nullopt, std::nullopt,
                 fmt::format("{}: {}", verifier::property_name(v.property), v.summary)};
   }
-  return {std::move(lowered->program), "verified"};
+  return {std::move(lowered->program), std::move(f->topology), "verified"};
 }
 
 } // namespace
@@ -72,7 +73,7 @@ search(const Composition &composition, const CollectiveSpec &collective,
         o.size_bytes = sizes[i];
         o.model = system.interpreted();
         o.protocol = protocol;
-        SYNCOLL_TRY(sim, simulator::simulate_program(*lowered.program, system.topology, o));
+        SYNCOLL_TRY(sim, simulator::simulate_program(*lowered.program, *lowered.topology, o));
         if (sim.deadlocked)
           t.verdict = "the simulator deadlocked on a verified program (a bug: please report)";
         else

@@ -1,6 +1,6 @@
 // `syncoll compose`: a standard collective factorized, verified, simulated and written; a
 // composition file; the plan drawn the same way twice; the search with NCCL's choice beside it;
-// bad parameters one line and exit 2.
+// bad parameters (transports a level cannot use among them) one line and exit 2.
 #include "tests/cli/run_cli.h"
 
 #include <algorithm>
@@ -43,6 +43,19 @@ TEST(ComposeCliTest, AFactorizedAllreduceVerifiesAndIsWritten) {
     std::filesystem::remove(f);
 }
 
+TEST(ComposeCliTest, EachLevelsTransportIsPrintedAndDrawn) {
+  const std::string dot = temp("transports.dot");
+  CliRun run = run_cli("compose -c allgather --system dgx_h100 --nodes 2 --transports net,p2p "
+                       "-s 16MiB --dot " +
+                       dot);
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("transports net,p2p"), std::string::npos) << run.out;
+  const std::string drawn = slurp(dot);
+  EXPECT_NE(drawn.find("label=\"L0 net"), std::string::npos) << drawn;
+  EXPECT_NE(drawn.find("label=\"L1 p2p"), std::string::npos) << drawn;
+  std::filesystem::remove(dot);
+}
+
 TEST(ComposeCliTest, ACompositionFileIsItsOwnSpecification) {
   CliRun run = run_cli("compose --file examples/compositions/allreduce_2.json --system dgx_h100 "
                        "--gpus 2 -s 1MiB");
@@ -80,6 +93,10 @@ TEST(ComposeCliTest, BadParametersAreOneLineAndExitTwo) {
        {"compose -c allreduce --system dgx_h100 --nodes 2 --stripes 3",
         "compose -c allreduce --system dgx_h100 --nodes 2 --factors 3,8",
         "compose -c allreduce --system dgx_h100 --nodes 2 --factors 2,x",
+        "compose -c allreduce --system dgx_h100 --nodes 2 --transports net",
+        "compose -c allreduce --system dgx_h100 --nodes 2 --transports auto,ipc",
+        "compose -c allreduce --system dgx_h100 --nodes 2 --transports p2p,auto",
+        "compose -c allreduce --system dgx_h100 --nodes 2 --transports auto,net",
         "compose -c allreduce --system nowhere",
         "compose -c allreduce --file examples/compositions/allreduce_2.json --system dgx_h100",
         "compose --file examples/compositions/allreduce_2.json --system dgx_h100 --nodes 2"}) {

@@ -4,6 +4,8 @@
 #include "compose/factorize.h"
 #include "lowering/compile.h"
 #include "model/topology_library.h"
+#include "simulator/program_sim.h"
+#include "tests/support/topologies.h"
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
@@ -37,7 +39,7 @@ std::optional<int> root_for(CollectiveKind kind, int ranks) {
 TEST(CompositionTest, StandardCompositionsComputeTheStandardCollectives) {
   for (CollectiveKind kind : kStandard)
     for (int ranks : {1, 2, 3, 8})
-      for (int factor : {1, 2, ranks}) {
+      for (int factor : {1, 2, 5, ranks}) {
         auto c = Composition::standard(kind, ranks, factor, root_for(kind, ranks));
         ASSERT_TRUE(c) << collective_kind_name(kind) << ": " << c.error().to_string();
         auto derived = c->specification("derived");
@@ -133,8 +135,8 @@ TEST(FactorizeTest, EveryStandardCollectiveOnTwoNodesVerifies) {
   auto machine = multinode(2, *node, 2, BytesPerNs(25));
   ASSERT_TRUE(machine) << machine.error().to_string();
   for (CollectiveKind kind : kStandard)
-    for (Hierarchy h : {Hierarchy{{2, 4}, 1, 1, 1}, Hierarchy{{2, 4}, 2, 2, 2},
-                        Hierarchy{{2, 2, 2}, 4, 1, 3}, Hierarchy{{8}, 1, 1, 2}}) {
+    for (Hierarchy h : {Hierarchy{{2, 4}, 1, 1, 1, {}}, Hierarchy{{2, 4}, 2, 2, 2, {}},
+                        Hierarchy{{2, 2, 2}, 4, 1, 3, {}}, Hierarchy{{8}, 1, 1, 2, {}}}) {
       const std::string failure =
           lower_and_verify(kind, h, *machine, kind == CollectiveKind::Allreduce ? 8 : 1);
       EXPECT_EQ(failure, "") << collective_kind_name(kind) << " factors " << h.factors.size()
@@ -144,10 +146,10 @@ TEST(FactorizeTest, EveryStandardCollectiveOnTwoNodesVerifies) {
 }
 
 TEST(FactorizeTest, BadParametersAreRefused) {
-  EXPECT_FALSE(checked({{2, 3}, 1, 1, 1}, 8));
-  EXPECT_FALSE(checked({{2, 4}, 3, 1, 1}, 8));
-  EXPECT_FALSE(checked({{2, 4}, 1, 3, 1}, 8));
-  EXPECT_FALSE(checked({{2, 4}, 1, 1, 0}, 8));
+  EXPECT_FALSE(checked({{2, 3}, 1, 1, 1, {}}, 8));
+  EXPECT_FALSE(checked({{2, 4}, 3, 1, 1, {}}, 8));
+  EXPECT_FALSE(checked({{2, 4}, 1, 3, 1, {}}, 8));
+  EXPECT_FALSE(checked({{2, 4}, 1, 1, 0, {}}, 8));
   auto h = checked({}, 8);
   ASSERT_TRUE(h);
   EXPECT_EQ(h->factors, std::vector<int>{8});
@@ -157,6 +159,58 @@ TEST(FactorizeTest, BadParametersAreRefused) {
 // composed and factorized with random stripes, ring nodes and pipeline depth verifies. (Past a few
 // dozen ranks, all-to-all-like plans need more thread blocks per rank than the executor keeps
 // resident: the verifier's resource verdict, not a wrong program.)
+TEST(FactorizeTest, ATransportPerLevelChoosesTheLinksItsHopsUse) {
+  // Two nodes of four GPUs (100 GB/s links inside) whose two NICs (25 GB/s) hang off one leaf
+  // switch: inside a node a hop can take the GPUs' own link or go out through the NICs.
+  const Topology node = testing::uniform_fully_connected(4, 1, 0, 100);
+  FatTree fabric;
+  fabric.nics_per_node = 2;
+  fabric.nic_bandwidth = BytesPerNs(25);
+  auto machine = fat_tree(2, node, fabric);
+  ASSERT_TRUE(machine) << machine.error().to_string();
+  auto c = Composition::standard(CollectiveKind::Allgather, 8, 1);
+  auto spec = make_collective(CollectiveKind::Allgather, 8, 1);
+  ASSERT_TRUE(c && spec);
+  auto time_us = [&](std::vector<Transport> transports) -> Expected<double> {
+    SYNCOLL_TRY(f, factorize(*c, *spec, {{2, 4}, 1, 1, 1, transports}, *machine));
+    // The plan runs on the machine less what its transports leave unused.
+    EXPECT_EQ(f.topology.find_link(RankId(0), RankId(1)).has_value(),
+              transports.empty() || transports[1] != Transport::Net);
+    EXPECT_TRUE(f.topology.reaches(RankId(0), RankId(1)));
+    auto lowered = lowering::lower(f.program);
+    EXPECT_TRUE(lowered && lowered->verified);
+    simulator::ProgramSimOptions o;
+    o.size_bytes = int64_t(64) << 20;
+    auto sim = simulator::simulate_program(lowered->program, f.topology, o);
+    EXPECT_TRUE(sim && !sim->deadlocked);
+    return double(sim->result.completion) / 1e6;
+  };
+  auto direct = time_us({});
+  auto p2p = time_us({Transport::Auto, Transport::P2p});
+  auto net = time_us({Transport::Auto, Transport::Net});
+  ASSERT_TRUE(direct && p2p && net) << (net ? "" : net.error().to_string());
+  EXPECT_DOUBLE_EQ(*direct, *p2p);
+  // Inside the node through a 25 GB/s NIC instead of a 100 GB/s link: well over twice as long.
+  EXPECT_GT(*net, 2 * *direct);
+
+  // What a level's transport cannot carry is refused, with the ranks.
+  auto across =
+      factorize(*c, *spec, {{2, 4}, 1, 1, 1, {Transport::P2p, Transport::Auto}}, *machine);
+  ASSERT_FALSE(across);
+  EXPECT_NE(across.error().to_string().find("different nodes"), std::string::npos)
+      << across.error().to_string();
+  auto joined = multinode(2, node, 2, BytesPerNs(25));
+  ASSERT_TRUE(joined);
+  auto no_fabric =
+      factorize(*c, *spec, {{2, 4}, 1, 1, 1, {Transport::Auto, Transport::Net}}, *joined);
+  ASSERT_FALSE(no_fabric);
+  EXPECT_NE(no_fabric.error().to_string().find("no switch fabric"), std::string::npos)
+      << no_fabric.error().to_string();
+  EXPECT_FALSE(checked({{2, 4}, 1, 1, 1, {Transport::Net}}, 8));
+  EXPECT_EQ(parse_transport("net"), Transport::Net);
+  EXPECT_EQ(parse_transport("ipc"), std::nullopt);
+}
+
 RC_GTEST_PROP(FactorizeProperty, RandomHierarchiesVerify, ()) {
   const int levels = *rc::gen::inRange(2, 4);
   std::vector<int> factors;
@@ -174,11 +228,17 @@ RC_GTEST_PROP(FactorizeProperty, RandomHierarchiesVerify, ()) {
   for (int s = 1; s <= top; ++s)
     if (top % s == 0)
       stripe_choices.push_back(s);
-  Hierarchy h{factors, *rc::gen::elementOf(stripe_choices), *rc::gen::inRange(1, factors[0] + 1),
-              *rc::gen::inRange(1, 3)};
+  Hierarchy h{factors,
+              *rc::gen::elementOf(stripe_choices),
+              *rc::gen::inRange(1, factors[0] + 1),
+              *rc::gen::inRange(1, 3),
+              {}};
   const CollectiveKind kind =
       *rc::gen::elementOf(std::vector<CollectiveKind>(std::begin(kStandard), std::end(kStandard)));
-  const int factor = kind == CollectiveKind::Allreduce ? ranks : *rc::gen::inRange(1, 3);
+  // Allreduce in a slice per rank, or in fewer slices than ranks.
+  const int factor = kind == CollectiveKind::Allreduce
+                         ? *rc::gen::elementOf(std::vector<int>{1, 2, ranks})
+                         : *rc::gen::inRange(1, 3);
   RC_TAG(collective_kind_name(kind));
   auto topology = fully_connected(ranks);
   RC_ASSERT(topology.has_value());

@@ -52,7 +52,8 @@ TEST(CostOracleTest, APipelinedRingTakesSPlusMMinusOneStages) {
   double best_time = 1e300;
   int best_m = 0;
   for (int m : {1, 2, 4, 8, 16, 32}) {
-    const double simulated = simulate_us(CollectiveKind::Broadcast, {{6}, 1, 6, m}, t, d, alpha_us);
+    const double simulated =
+        simulate_us(CollectiveKind::Broadcast, {{6}, 1, 6, m, {}}, t, d, alpha_us);
     const double model = (S + m - 1) * (alpha_us + double(d) / m / beta);
     // The model charges alpha on every stage of every piece; so does the executor, whose relay
     // pays its step cost once the piece it forwards has arrived (the dependency comes first).
@@ -73,7 +74,7 @@ TEST(CostOracleTest, AFlatTreeSumsItsLevels) {
   auto t = multinode(3, *node, 1, BytesPerNs(12.5));
   ASSERT_TRUE(t) << t.error().to_string();
   const int64_t d = 16 << 20;
-  const double simulated = simulate_us(CollectiveKind::Broadcast, {{3, 4}, 1, 1, 1}, *t, d);
+  const double simulated = simulate_us(CollectiveKind::Broadcast, {{3, 4}, 1, 1, 1, {}}, *t, d);
   // Level 0: the root's NIC sends to 2 nodes; level 1: each node's holder to its 3 others.
   double alpha0 = 0, beta0 = 0, alpha1 = 0, beta1 = 0;
   for (const Link &l : t->links()) {
@@ -92,8 +93,8 @@ TEST(CostOracleTest, StripingOverNicsMultipliesTheInterNodeRate) {
   auto t = multinode(2, *node, 4, BytesPerNs(5));
   ASSERT_TRUE(t);
   const int64_t d = 64 << 20;
-  const double one = simulate_us(CollectiveKind::Broadcast, {{2, 8}, 1, 1, 1}, *t, d);
-  const double four = simulate_us(CollectiveKind::Broadcast, {{2, 8}, 4, 1, 1}, *t, d);
+  const double one = simulate_us(CollectiveKind::Broadcast, {{2, 8}, 1, 1, 1, {}}, *t, d);
+  const double four = simulate_us(CollectiveKind::Broadcast, {{2, 8}, 4, 1, 1, {}}, *t, d);
   // About 4x on the part that crosses the nodes, which dominates here.
   EXPECT_GT(one / four, 3.0) << one << " us with one stripe, " << four << " with four";
   EXPECT_LT(one / four, 4.5);
