@@ -105,6 +105,9 @@ int main(int argc, char **argv) {
               plans.push_back({{nodes, system->gpus_per_node}, stripes, ring, pipeline, {}});
           if (large && nodes % 8 == 0)
             plans.push_back({{nodes / 8, 8, system->gpus_per_node}, stripes, 1, 1, {}});
+          if (!large && system->gpus_per_node == 8)
+            for (int pipeline : pipelines)
+              plans.push_back({{nodes, 2, 2, 2}, stripes, 1, pipeline, {}});
         }
         for (CollectiveKind kind : kinds) {
           // Allreduce in a slice per rank where the model holds it (its postcondition relates

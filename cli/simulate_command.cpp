@@ -329,6 +329,13 @@ Expected<bool> run_simulate(SimulateArgs &a) {
     SYNCOLL_TRY(s, simulator::make_system_model(*preset, a.topology.params.nodes.value_or(1),
                                                 a.topology.params.gpus.value_or(0)));
     system = std::move(s);
+    if (!a.sharing.empty()) {
+      // The what-if applies to everything run on the system, NCCL's own runs among them.
+      SYNCOLL_TRY(shared,
+                  with_sharing(system->topology, a.sharing == "fair" ? RelationSharing::Fair
+                                                                     : RelationSharing::Fifo));
+      system->topology = std::move(shared);
+    }
   }
   std::optional<Topology> topology;
   if (system)

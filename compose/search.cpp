@@ -14,6 +14,10 @@ std::vector<Hierarchy> candidates(int nodes, int gpus, int nics) {
   std::vector<std::vector<int>> shapes{{ranks}};
   if (nodes > 1 && gpus > 1)
     shapes.push_back({nodes, gpus});
+  // Inside the node a binary tree of GPU pairs: a rank combines or forwards to one peer per level
+  // instead of to every GPU of its node in turn (HiCCL's {2, 2, 4}-like hierarchies).
+  if (nodes > 1 && gpus >= 8 && gpus % 4 == 0)
+    shapes.push_back({nodes, 2, 2, gpus / 4});
   for (const std::vector<int> &factors : shapes) {
     const int top = ranks / factors[0];
     std::vector<int> stripes{1};

@@ -26,8 +26,9 @@ struct Search {
   std::string nccl_info; ///< NCCL's choice, as NCCL_DEBUG=INFO prints it
 };
 
-/// The candidate hierarchies for `ranks` ranks on `nodes` nodes of `gpus` GPUs with `nics` NICs
-/// each.
+/// The candidate hierarchies on `nodes` nodes of `gpus` GPUs with `nics` NICs each: flat, nodes x
+/// GPUs and (8 GPUs or more) nodes x 2 x 2 x GPUs/4, each with stripes 1 to the NIC count in
+/// powers of two, a tree or a ring across the top level, and pipeline depths 1, 2 and 4.
 std::vector<Hierarchy> candidates(int nodes, int gpus, int nics);
 
 /// Tries every candidate for `composition` (computing `collective`) on `system` at each of

@@ -112,6 +112,17 @@ TEST(SimulateCliTest, SharingOverridesEveryRelation) {
                     "--sharing fast")
                 .exit_code,
             2);
+  // On a system the what-if reaches NCCL's own runs too: a broadcast ring's 16 channels share
+  // each NVSwitch port at once instead of one transfer after another.
+  std::string csv[2];
+  for (int i = 0; i < 2; ++i) {
+    CliRun run = run_cli(std::string("simulate --system dgx_h100 --nodes 2 --baseline nccl -c "
+                                     "broadcast -s 64MiB --csv - --sharing ") +
+                         (i == 0 ? "fifo" : "fair"));
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    csv[i] = run.out;
+  }
+  EXPECT_NE(csv[0], csv[1]);
 }
 
 // NCCL's own choice on a calibrated system, reported per size as NCCL_DEBUG=INFO would.
