@@ -1,7 +1,7 @@
 // Verifier speed on ring Allreduce programs of growing size: every property in every
 // mode, against the target of 100 ms per property, and the whole report under 100 ms at 20,000
 // steps (32 ranks x 10 channels); the time per step across the sizes shows the checks are linear.
-#include "tests/support/programs.h"
+#include "testing/programs.h"
 #include "verifier/detail/connections.h"
 #include "verifier/detail/execution.h"
 #include "verifier/detail/races.h"

@@ -8,7 +8,7 @@
 #include "model/json_document.h"
 #include "model/topology_library.h"
 #include "synth/synthesize.h"
-#include "tests/support/programs.h"
+#include "testing/programs.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

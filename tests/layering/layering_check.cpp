@@ -22,9 +22,13 @@ const std::map<std::string, std::set<std::string>> &allowed_layers() {
       {"study",
        {"study", "examples", "compose", "lowering", "synth", "simulator", "verifier", "model"}},
       {"viz", {"viz", "simulator", "verifier", "model"}},
-      // examples/ (the DSL example programs) sits beside cli/ at the top: cli runs them.
+      // testing/ (generators and laws for property tests) may exercise every library below cli/.
+      {"testing", {"testing", "compose", "lowering", "synth", "simulator", "verifier", "model"}},
+      // examples/ (the DSL example programs) sits beside cli/ at the top: cli runs them; its
+      // consumer project (examples/consumer) uses the installed package, syncoll::testing too.
       {"examples",
-       {"examples", "viz", "compose", "lowering", "synth", "simulator", "verifier", "model"}},
+       {"examples", "testing", "viz", "compose", "lowering", "synth", "simulator", "verifier",
+        "model"}},
       {"cli",
        {"cli", "examples", "viz", "study", "compose", "lowering", "synth", "simulator", "verifier",
         "model"}},

@@ -10,8 +10,8 @@
 #include "model/topology_library.h"
 #include "simulator/baselines.h"
 #include "simulator/program_sim.h"
+#include "testing/generators.h"
 #include "tests/lowering/deadlocked_example.h"
-#include "tests/support/generators.h"
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>

@@ -2,7 +2,7 @@
 // value (docs/architecture.md, "Tests and benchmarks").
 #include "model/mscclir.h"
 #include "model/topology_json.h"
-#include "tests/support/generators.h"
+#include "testing/generators.h"
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>

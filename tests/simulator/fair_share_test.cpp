@@ -6,7 +6,7 @@
 #include "simulator/algorithm_sim.h"
 #include "simulator/network.h"
 #include "simulator/program_sim.h"
-#include "tests/support/programs.h"
+#include "testing/programs.h"
 
 #include <algorithm>
 #include <gtest/gtest.h>

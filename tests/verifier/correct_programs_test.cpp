@@ -1,6 +1,6 @@
 #include "model/collective_traits.h"
 #include "model/mscclir.h"
-#include "tests/support/programs.h"
+#include "testing/programs.h"
 #include "verifier/verify.h"
 
 #include <gtest/gtest.h>

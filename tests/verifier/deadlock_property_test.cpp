@@ -2,7 +2,7 @@
 // agree on random small programs (docs/architecture.md, "Tests and benchmarks"), in both protocols'
 // FIFO capacities and both count-splitting regimes; and the model checker's partial-order reduction
 // loses nothing.
-#include "tests/support/generators.h"
+#include "testing/generators.h"
 #include "verifier/detail/connections.h"
 #include "verifier/detail/execution.h"
 #include "verifier/model_checker.h"

@@ -4,7 +4,7 @@
 #include "model/invariant.h"
 #include "model/mscclir.h"
 #include "model/runtime_constants.h"
-#include "tests/support/programs.h"
+#include "testing/programs.h"
 #include "verifier/verify.h"
 
 #include <algorithm>

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "model/program.h"
-#include "tests/support/programs.h"
+#include "testing/programs.h"
 
 #include <gtest/gtest.h>
 #include <string>

@@ -1,6 +1,6 @@
-#include "tests/support/generators.h"
+#include "testing/generators.h"
 
-#include "tests/support/programs.h"
+#include "testing/programs.h"
 
 #include <map>
 #include <set>

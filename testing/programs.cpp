@@ -1,4 +1,4 @@
-#include "tests/support/programs.h"
+#include "testing/programs.h"
 
 #include "model/collective_traits.h"
 #include "model/invariant.h"
