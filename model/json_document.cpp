@@ -173,19 +173,29 @@ private:
 };
 
 // nlohmann's messages read "[json.exception.parse_error.101] parse error at line 3, column 5:
-// syntax error while parsing ..."; keep the location as numbers and the rest as the message.
-Diagnostic parse_error_diagnostic(const nlohmann::json::parse_error &e, const std::string &file) {
+// syntax error while parsing ..."; keep the rest as the message. The location comes from the
+// byte the parser stopped at, counted in the text: nlohmann's own column is 0 when that byte is
+// a line break, and some errors carry no line at all.
+Diagnostic parse_error_diagnostic(const nlohmann::json::parse_error &e, std::string_view text,
+                                  const std::string &file) {
   std::string what = e.what();
-  int line = 0, column = 0;
   std::string message = what;
-  auto at = what.find(" at line ");
-  if (at != std::string::npos &&
-      std::sscanf(what.c_str() + at, " at line %d, column %d", &line, &column) == 2) {
-    auto colon = what.find(": ", at);
-    if (colon != std::string::npos)
+  if (auto at = what.find(" at line "); at != std::string::npos) {
+    if (auto colon = what.find(": ", at); colon != std::string::npos)
       message = what.substr(colon + 2);
   } else if (auto bracket = what.find("] "); bracket != std::string::npos) {
     message = what.substr(bracket + 2);
+  }
+  // e.byte counts from 1; the offending byte is the last one read (the end for an early end).
+  const size_t stop = std::min(text.size(), e.byte > 0 ? size_t(e.byte - 1) : size_t(0));
+  int line = 1, column = 1;
+  for (size_t i = 0; i < stop; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
   }
   return {Severity::Error, {file, line, column}, "invalid JSON: " + message, {}};
 }
@@ -198,7 +208,7 @@ Expected<JsonDocument> JsonDocument::parse(std::string_view text, std::string fi
   try {
     doc.root_ = nlohmann::json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::parse_error &e) {
-    return tl::unexpected(Diagnostics(parse_error_diagnostic(e, doc.file_)));
+    return tl::unexpected(Diagnostics(parse_error_diagnostic(e, text, doc.file_)));
   }
   doc.text_ = std::string(text);
   return doc;

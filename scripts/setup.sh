@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  g++ cmake ninja-build pkg-config clang-format
+  g++ cmake ninja-build pkg-config clang-format clang libclang-rt-14-dev
   libz3-dev libcadical-dev libboost-graph-dev
   librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev
   graphviz libgraphviz-dev

@@ -371,7 +371,11 @@ std::optional<double> machine_axis(const Machine &m, const std::string &axis) {
 
 Expected<Study> read_study(const std::string &path, bool quick) {
   SYNCOLL_TRY(doc, JsonDocument::read_file(path));
-  const JsonView root = doc.root();
+  return study_from_json(doc.root(), std::filesystem::path(path).parent_path(), quick);
+}
+
+Expected<Study> study_from_json(const JsonView &root, const std::filesystem::path &folder,
+                                bool quick) {
   if (!root.is_object())
     return root.error("a study file is a JSON object");
   SYNCOLL_CHECK(root.only_keys({"study", "question", "machines", "collectives", "sizes",
@@ -411,7 +415,6 @@ Expected<Study> read_study(const std::string &path, bool quick) {
     study.collectives.push_back(*kind);
   }
 
-  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
   SYNCOLL_TRY(variants_view, root.member("variants"));
   SYNCOLL_TRY(variants, variants_view.elements());
   if (variants.empty())

@@ -8,6 +8,7 @@
 #include "model/program.h"
 #include "simulator/nccl_tuning.h"
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -90,6 +91,10 @@ struct Study {
 /// Reads a study. With `quick`, the file's "quick" section replaces its machines and sizes (the
 /// small run examples are tested with). Bad input comes back located.
 [[nodiscard]] Expected<Study> read_study(const std::string &path, bool quick = false);
+/// The same from a parsed study file (its document locates the diagnostics); files the study
+/// names (programs, algorithms, compositions) are found relative to `folder`.
+[[nodiscard]] Expected<Study>
+study_from_json(const JsonView &root, const std::filesystem::path &folder, bool quick = false);
 
 /// The machine axes a heat map may use: nodes, gpus, nics, nic_gbps, nvlink_scale, ranks,
 /// oversubscription, link_gbps, link_alpha_us, link_multiplicity.
