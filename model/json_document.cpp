@@ -2,6 +2,7 @@
 
 #include "model/invariant.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <fstream>
 #include <sstream>
@@ -172,6 +173,20 @@ private:
   }
 };
 
+// Line and column (from 1) of byte `stop` of the text.
+SourceLocation location_of_byte(std::string_view text, size_t stop, const std::string &file) {
+  int line = 1, column = 1;
+  for (size_t i = 0; i < std::min(stop, text.size()); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return {file, line, column};
+}
+
 // nlohmann's messages read "[json.exception.parse_error.101] parse error at line 3, column 5:
 // syntax error while parsing ..."; keep the rest as the message. The location comes from the
 // byte the parser stopped at, counted in the text: nlohmann's own column is 0 when that byte is
@@ -187,17 +202,20 @@ Diagnostic parse_error_diagnostic(const nlohmann::json::parse_error &e, std::str
     message = what.substr(bracket + 2);
   }
   // e.byte counts from 1; the offending byte is the last one read (the end for an early end).
-  const size_t stop = std::min(text.size(), e.byte > 0 ? size_t(e.byte - 1) : size_t(0));
-  int line = 1, column = 1;
-  for (size_t i = 0; i < stop; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return {Severity::Error, {file, line, column}, "invalid JSON: " + message, {}};
+  const size_t stop = e.byte > 0 ? size_t(e.byte - 1) : size_t(0);
+  return {Severity::Error, location_of_byte(text, stop, file), "invalid JSON: " + message, {}};
+}
+
+Diagnostic value_error_diagnostic(const nlohmann::json::exception &e, std::string_view text,
+                                  const std::string &file) {
+  std::string message = e.what();
+  if (auto bracket = message.find("] "); bracket != std::string::npos)
+    message = message.substr(bracket + 2);
+  size_t at = 0;
+  const auto open = message.find('\''), close = message.rfind('\'');
+  if (open != std::string::npos && close > open + 1)
+    at = std::min(text.size(), text.find(message.substr(open + 1, close - open - 1)));
+  return {Severity::Error, location_of_byte(text, at, file), "invalid JSON: " + message, {}};
 }
 
 } // namespace
@@ -209,6 +227,10 @@ Expected<JsonDocument> JsonDocument::parse(std::string_view text, std::string fi
     doc.root_ = nlohmann::json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::parse_error &e) {
     return tl::unexpected(Diagnostics(parse_error_diagnostic(e, text, doc.file_)));
+  } catch (const nlohmann::json::exception &e) {
+    // A number too large for a double ("number overflow parsing '3e999'"): no byte position
+    // comes with it, so the quoted token is looked up in the text.
+    return tl::unexpected(Diagnostics(value_error_diagnostic(e, text, doc.file_)));
   }
   doc.text_ = std::string(text);
   return doc;

@@ -72,6 +72,9 @@ const MalformedCase kCases[] = {
     {"study_unknown_system.json", "3:27", "unknown system 'dgx9'"},
     // Topology JSON
     {"topo_trailing_comma.json", "6:3", "invalid JSON: syntax error"},
+    // A line break inside a string: at the break, not at column 0 of the next line.
+    {"topo_line_break_in_string.json", "2:13", "must be escaped"},
+    {"topo_number_overflow.json", "3:12", "number overflow parsing '4e99999'"},
     {"topo_unknown_key.json", "5:37", "unknown key 'capcity'"},
     {"topo_negative_capacity.json", "5:38", "capacity -2 must be at least 1"},
     {"topo_dangling_link.json", "6:23", "destination 9 is out of range [0, 4)"},
