@@ -177,7 +177,8 @@ Expected<int> run_compose(const ComposeArgs &a) {
   simulator::ProgramSimOptions o;
   o.size_bytes = bytes;
   o.model = system.interpreted();
-  SYNCOLL_TRY(sim, simulator::simulate_program(lowered.program, plan.topology, o));
+  SYNCOLL_TRY(sim, simulator::simulate_program(lowered.program,
+                                               simulator::with_fair_ports(plan.topology), o));
   fmt::print("verified; simulated {:.1f} us, busbw {:.1f} GB/s\n",
              double(sim.result.completion) / 1e6, sim.result.busbw_gbps);
   if (!a.output.empty())

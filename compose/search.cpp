@@ -58,7 +58,9 @@ Lowered lower_plan(const Composition &composition, const CollectiveSpec &collect
         return {std::nullopt, std::nullopt,
                 fmt::format("{}: {}", verifier::property_name(v.property), v.summary)};
   }
-  return {std::move(lowered->program), std::move(f->topology), "verified"};
+  // A plan fans in and out over many peers at once: its ports are shared as the hardware
+  // shares them (as NCCL's point-to-point runs are).
+  return {std::move(lowered->program), simulator::with_fair_ports(f->topology), "verified"};
 }
 
 } // namespace
@@ -68,8 +70,18 @@ search(const Composition &composition, const CollectiveSpec &collective,
        const simulator::SystemModel &system, const std::vector<int64_t> &sizes,
        const std::vector<Hierarchy> &plans, std::optional<Protocol> protocol) {
   std::vector<Search> out(sizes.size());
+  size_t primitives = 0;
+  for (const auto &epoch : composition.epochs())
+    primitives += epoch.size();
   for (const Hierarchy &h : plans) {
-    const Lowered lowered = lower_plan(composition, collective, h, system);
+    const size_t parts = primitives * size_t(h.stripes * h.pipeline);
+    const Lowered lowered =
+        h.stripes * h.pipeline > 1 && parts > kMostParts
+            ? Lowered{std::nullopt, std::nullopt,
+                      fmt::format("not tried: {} parts (more than {}) take minutes to lower and "
+                                  "verify",
+                                  parts, kMostParts)}
+            : lower_plan(composition, collective, h, system);
     for (size_t i = 0; i < sizes.size(); ++i) {
       Tried t{h, std::nullopt, lowered.verdict};
       if (lowered.program) {

@@ -31,6 +31,11 @@ struct Search {
 /// powers of two, a tree or a ring across the top level, and pipeline depths 1, 2 and 4.
 std::vector<Hierarchy> candidates(int nodes, int gpus, int nics);
 
+/// Striped or pipelined plans of more parts than this (primitives x stripes x pipeline depth)
+/// are reported as not tried: an Alltoall of 128 ranks has 16,256 primitives, and cutting each
+/// into 32 parts makes a plan that takes minutes to lower and verify.
+inline constexpr size_t kMostParts = size_t(1) << 16;
+
 /// Tries every candidate for `composition` (computing `collective`) on `system` at each of
 /// `sizes` (nccl-tests' sizes): each plan is lowered and verified once and simulated per size,
 /// in `protocol` when given (else the program's, Simple). NCCL beside it makes its own choice.

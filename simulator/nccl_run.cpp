@@ -134,17 +134,9 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const System
   // format's share across the network.
   Topology topology = s.protocol_topology(choice->protocol);
   po.model.efficiency.fill(1.0);
-  // Point-to-point traffic to every peer at once shares each switch port max-min fairly, as the
-  // hardware does (first come first served leaves gaps where a transfer waits for both of its
-  // ports). A ring's or tree's channels send to one peer over one link, which carries one
-  // transfer at a time either way, so they keep the topology's first-come ports.
-  if (choice->algorithm == NcclAlgorithm::P2p) {
-    TopologyDraft draft = topology.to_draft();
-    for (auto &relation : draft.relations)
-      relation.sharing = RelationSharing::Fair;
-    SYNCOLL_TRY(t, Topology::create(std::move(draft)));
-    topology = std::move(t);
-  }
+  // Point-to-point traffic to every peer at once: ports shared as the hardware shares them.
+  if (choice->algorithm == NcclAlgorithm::P2p)
+    topology = with_fair_ports(topology);
   SYNCOLL_TRY(sim, simulate_program(program, topology, po));
   SYNCOLL_INVARIANT(!sim.deadlocked, "an NCCL program deadlocked in the simulator");
   run.result = std::move(sim.result);

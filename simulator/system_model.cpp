@@ -120,6 +120,15 @@ Expected<AlgorithmExecutor> SystemModel::copy_engine(const Algorithm &algorithm)
   return e;
 }
 
+Topology with_fair_ports(const Topology &topology) {
+  TopologyDraft draft = topology.to_draft();
+  for (auto &relation : draft.relations)
+    relation.sharing = RelationSharing::Fair;
+  auto fair = Topology::create(std::move(draft));
+  SYNCOLL_INVARIANT(fair.has_value(), "sharing a valid topology's relations made it invalid");
+  return std::move(*fair);
+}
+
 Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, int gpus) {
   return make_system_model(preset, nodes, gpus, generation_traits(preset.generation));
 }

@@ -60,6 +60,13 @@ private:
   Topology scaled_topology(double inside, double across) const;
 };
 
+/// `topology` with every bandwidth relation (switch port, NIC) shared max-min fairly: how the
+/// hardware carries traffic to many peers at once (NCCL's point-to-point, composed plans that fan
+/// in and out over a node's GPUs). First come first served would leave gaps where a transfer
+/// waits for both of its ports. A ring's or tree's channels send to one peer over one link, which
+/// carries one transfer at a time either way, so they keep the topology's first-come ports.
+[[nodiscard]] Topology with_fair_ports(const Topology &topology);
+
 /// `nodes` nodes of the preset, with `gpus_per_node` GPUs each (0: all of the node's; fewer
 /// only behind an NVSwitch).
 [[nodiscard]] Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes = 1,
