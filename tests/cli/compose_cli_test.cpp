@@ -56,6 +56,28 @@ TEST(ComposeCliTest, EachLevelsTransportIsPrintedAndDrawn) {
   std::filesystem::remove(dot);
 }
 
+TEST(ComposeCliTest, APlanTakesWhatItsProgramTakesOnFairPorts) {
+  // The composed plan's time is its written program's, simulated on the same system with its
+  // ports shared max-min fairly (traffic to many peers at once); first come first served is
+  // slower for it.
+  const std::string xml = temp("fair.xml");
+  CliRun plan = run_cli("compose -c allgather --system dgx_h100 --nodes 2 -s 64MiB -o " + xml);
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  const auto at = plan.out.find("simulated ");
+  ASSERT_NE(at, std::string::npos) << plan.out;
+  const double composed_us = std::stod(plan.out.substr(at + 10));
+  auto simulated_us = [&](const std::string &sharing) {
+    CliRun run = run_cli("simulate " + xml + " --system dgx_h100 --nodes 2 -s 64MiB --csv - " +
+                         "--sharing " + sharing);
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    const std::string last = run.out.substr(run.out.rfind("67108864,"));
+    return std::stod(last.substr(last.find(',') + 1));
+  };
+  EXPECT_NEAR(simulated_us("fair"), composed_us, 0.1);
+  EXPECT_GT(simulated_us("fifo"), composed_us);
+  std::filesystem::remove(xml);
+}
+
 TEST(ComposeCliTest, ACompositionFileIsItsOwnSpecification) {
   CliRun run = run_cli("compose --file examples/compositions/allreduce_2.json --system dgx_h100 "
                        "--gpus 2 -s 1MiB");

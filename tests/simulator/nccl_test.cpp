@@ -334,6 +334,19 @@ TEST(SystemModelTest, ScclLoweringsChargeWhatTheirExecutorsDo) {
   EXPECT_FALSE(two->copy_engine(*ag));
 }
 
+TEST(SystemModelTest, FairPortsShareEveryRelationAndKeepTheLinks) {
+  auto s = make_system_model(*find_system_preset("dgx_h100"), 2);
+  ASSERT_TRUE(s);
+  const Topology fair = with_fair_ports(s->topology);
+  EXPECT_EQ(fair.links(), s->topology.links());
+  ASSERT_EQ(fair.relations().size(), s->topology.relations().size());
+  for (size_t r = 0; r < fair.relations().size(); ++r) {
+    EXPECT_EQ(s->topology.relations()[r].sharing, RelationSharing::Fifo);
+    EXPECT_EQ(fair.relations()[r].sharing, RelationSharing::Fair) << fair.relations()[r].name;
+    EXPECT_EQ(fair.relations()[r].links, s->topology.relations()[r].links);
+  }
+}
+
 TEST(SystemModelTest, AProtocolsNvlinkShareStaysInsideTheNode) {
   // LL128 flags cost what the generation measured on NVLink, and 8 of every 128 bytes on a NIC.
   auto two = make_system_model(*find_system_preset("aws_p4de"), 2);
