@@ -43,11 +43,17 @@ int main(int argc, char **argv) {
   std::vector<int> nic_counts; // empty: each preset's own
   std::vector<std::string> chosen_systems;
   std::vector<CollectiveKind> chosen_kinds;
-  auto int_list = [](const char *text) {
-    std::vector<int> out;
+  auto words = [](const char *text) {
+    std::vector<std::string> out;
     std::stringstream in(text);
     for (std::string item; std::getline(in, item, ',');)
-      out.push_back(std::atoi(item.c_str()));
+      out.push_back(item);
+    return out;
+  };
+  auto int_list = [&](const char *text) {
+    std::vector<int> out;
+    for (const std::string &word : words(text))
+      out.push_back(std::atoi(word.c_str()));
     return out;
   };
   for (int i = 1; i < argc; ++i) {
@@ -59,16 +65,16 @@ int main(int argc, char **argv) {
     } else if (std::strcmp(argv[i], "--nics") == 0 && i + 1 < argc) {
       nic_counts = int_list(argv[++i]);
     } else if (std::strcmp(argv[i], "--collectives") == 0 && i + 1 < argc) {
-      std::stringstream in(argv[++i]);
-      chosen_kinds.clear();
-      for (std::string item; std::getline(in, item, ',');)
-        if (auto kind = parse_collective_kind(item))
-          chosen_kinds.push_back(*kind);
+      for (const std::string &word : words(argv[++i])) {
+        const auto kind = parse_collective_kind(word);
+        if (!kind) {
+          std::fprintf(stderr, "compose_bench: unknown collective '%s'\n", word.c_str());
+          return 2;
+        }
+        chosen_kinds.push_back(*kind);
+      }
     } else if (std::strcmp(argv[i], "--systems") == 0 && i + 1 < argc) {
-      std::stringstream in(argv[++i]);
-      chosen_systems.clear();
-      for (std::string item; std::getline(in, item, ',');)
-        chosen_systems.push_back(item);
+      chosen_systems = words(argv[++i]);
     }
   }
   const std::vector<int64_t> sizes = quick

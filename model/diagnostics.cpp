@@ -10,6 +10,19 @@
 
 namespace syncoll {
 
+SourceLocation location_at(std::string_view text, const std::string &file, size_t offset) {
+  int line = 1, column = 1;
+  for (size_t i = 0; i < std::min(offset, text.size()); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return {file, line, column};
+}
+
 std::string Diagnostic::to_string() const {
   std::string out;
   if (!location.file.empty())

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <tl/expected.hpp>
 #include <vector>
 
@@ -20,6 +21,11 @@ struct SourceLocation {
 
   friend bool operator==(const SourceLocation &, const SourceLocation &) = default;
 };
+
+/// Where byte `offset` of `text` (a file's contents) sits: line and column from 1, the column
+/// counted in bytes; an offset past the end is the end.
+[[nodiscard]] SourceLocation location_at(std::string_view text, const std::string &file,
+                                         size_t offset);
 
 enum class Severity { Error, Warning };
 

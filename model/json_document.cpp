@@ -173,20 +173,6 @@ private:
   }
 };
 
-// Line and column (from 1) of byte `stop` of the text.
-SourceLocation location_of_byte(std::string_view text, size_t stop, const std::string &file) {
-  int line = 1, column = 1;
-  for (size_t i = 0; i < std::min(stop, text.size()); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return {file, line, column};
-}
-
 // nlohmann's messages read "[json.exception.parse_error.101] parse error at line 3, column 5:
 // syntax error while parsing ..."; keep the rest as the message. The location comes from the
 // byte the parser stopped at, counted in the text: nlohmann's own column is 0 when that byte is
@@ -203,7 +189,7 @@ Diagnostic parse_error_diagnostic(const nlohmann::json::parse_error &e, std::str
   }
   // e.byte counts from 1; the offending byte is the last one read (the end for an early end).
   const size_t stop = e.byte > 0 ? size_t(e.byte - 1) : size_t(0);
-  return {Severity::Error, location_of_byte(text, stop, file), "invalid JSON: " + message, {}};
+  return {Severity::Error, location_at(text, file, stop), "invalid JSON: " + message, {}};
 }
 
 Diagnostic value_error_diagnostic(const nlohmann::json::exception &e, std::string_view text,
@@ -215,7 +201,7 @@ Diagnostic value_error_diagnostic(const nlohmann::json::exception &e, std::strin
   const auto open = message.find('\''), close = message.rfind('\'');
   if (open != std::string::npos && close > open + 1)
     at = std::min(text.size(), text.find(message.substr(open + 1, close - open - 1)));
-  return {Severity::Error, location_of_byte(text, at, file), "invalid JSON: " + message, {}};
+  return {Severity::Error, location_at(text, file, at), "invalid JSON: " + message, {}};
 }
 
 } // namespace

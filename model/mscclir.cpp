@@ -11,25 +11,13 @@
 namespace syncoll {
 namespace {
 
-// Line and column of a byte offset (1-based, columns in bytes).
-SourceLocation location_at(std::string_view text, const std::string &file, ptrdiff_t offset) {
-  int line = 1, column = 1;
-  for (ptrdiff_t i = 0; i < offset && size_t(i) < text.size(); ++i) {
-    if (text[size_t(i)] == '\n')
-      ++line, column = 1;
-    else
-      ++column;
-  }
-  return {file, line, column};
-}
-
 class XmlReader {
 public:
   XmlReader(std::string_view text, std::string file) : text_(text), file_(std::move(file)) {}
 
   SourceLocation at(const pugi::xml_node &node) const {
     // offset_debug points at the element name; step back to its '<'.
-    return location_at(text_, file_, std::max<ptrdiff_t>(0, node.offset_debug() - 1));
+    return location_at(text_, file_, size_t(std::max<ptrdiff_t>(0, node.offset_debug() - 1)));
   }
 
   SourceLocation at(const pugi::xml_node &node, std::string_view attribute) const {
@@ -45,7 +33,7 @@ public:
       while (after < tag.size() && (tag[after] == ' ' || tag[after] == '\t'))
         ++after;
       if (starts && after < tag.size() && tag[after] == '=')
-        return location_at(text_, file_, start + ptrdiff_t(pos));
+        return location_at(text_, file_, size_t(start) + pos);
     }
     return at(node);
   }
@@ -331,7 +319,7 @@ Expected<Warned<Program>> parse_mscclir_xml(std::string_view text, const std::st
   pugi::xml_document doc;
   pugi::xml_parse_result parsed = doc.load_buffer(text.data(), text.size(), pugi::parse_default);
   if (!parsed)
-    return fail(location_at(text, file, parsed.offset),
+    return fail(location_at(text, file, size_t(std::max<ptrdiff_t>(0, parsed.offset))),
                 fmt::format("invalid XML: {}", parsed.description()));
   pugi::xml_node algo = doc.document_element();
   if (!algo)

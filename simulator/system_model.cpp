@@ -121,10 +121,7 @@ Expected<AlgorithmExecutor> SystemModel::copy_engine(const Algorithm &algorithm)
 }
 
 Topology with_fair_ports(const Topology &topology) {
-  TopologyDraft draft = topology.to_draft();
-  for (auto &relation : draft.relations)
-    relation.sharing = RelationSharing::Fair;
-  auto fair = Topology::create(std::move(draft));
+  auto fair = with_sharing(topology, RelationSharing::Fair);
   SYNCOLL_INVARIANT(fair.has_value(), "sharing a valid topology's relations made it invalid");
   return std::move(*fair);
 }

@@ -60,7 +60,8 @@ private:
   Topology scaled_topology(double inside, double across) const;
 };
 
-/// `topology` with every bandwidth relation (switch port, NIC) shared max-min fairly: how the
+/// `topology` with every bandwidth relation (switch port, NIC) shared max-min fairly, and every
+/// link outside them sharing itself so (model's `with_sharing`): how the
 /// hardware carries traffic to many peers at once (NCCL's point-to-point, composed plans that fan
 /// in and out over a node's GPUs). First come first served would leave gaps where a transfer
 /// waits for both of its ports. A ring's or tree's channels send to one peer over one link, which
