@@ -4,9 +4,19 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 namespace syncoll::simulator {
+
+namespace {
+// Rates in fixed point (2^-20 bytes/ns), so that a constraint's demand, kept up to date as hops
+// come and go, is exact however long the run.
+constexpr double kRateScale = double(1 << 20);
+int64_t fixed_rate(double bytes_per_ns) {
+  return static_cast<int64_t>(std::llround(bytes_per_ns * kRateScale));
+}
+} // namespace
 
 Picoseconds transfer_ps(int64_t bytes, double bytes_per_ns) {
   SYNCOLL_INVARIANT(bytes_per_ns > 0, "transfer over a link without bandwidth");
@@ -39,9 +49,6 @@ Network::Network(const Topology &topology, double efficiency)
   for (const BandwidthRelation &rel : topology.relations())
     relation_fair_.push_back(rel.sharing == RelationSharing::Fair);
   has_fair_ = std::find(relation_fair_.begin(), relation_fair_.end(), true) != relation_fair_.end();
-  share_left_.assign(relation_fair_.size(), 0);
-  share_count_.assign(relation_fair_.size(), 0);
-  relation_round_.assign(relation_fair_.size(), 0);
   for (size_t l = 0; l < n; ++l) {
     LinkState state;
     state.alpha = to_ps(topology.links()[l].alpha);
@@ -73,11 +80,21 @@ Network::Network(const Topology &topology, double efficiency)
   }
   if (has_fair_) {
     link_hops_.resize(n);
-    link_left_.assign(n, 0);
-    link_rising_.assign(n, 0);
     link_dirty_.assign(n, 0);
-    link_round_.assign(n, 0);
+    const size_t constraints = n + relation_fair_.size();
+    left_.assign(constraints, 0);
+    rising_.assign(constraints, 0);
+    demand_.assign(constraints, 0);
+    unbounded_.assign(constraints, 0);
+    constraint_round_.assign(constraints, 0);
+    supply_.resize(constraints);
+    for (size_t l = 0; l < n; ++l)
+      supply_[l] = fixed_rate(topology.links()[l].bandwidth.value * efficiency);
+    for (size_t r = 0; r < relation_fair_.size(); ++r)
+      supply_[n + r] = fixed_rate(relation_bytes_per_ns_[r] * efficiency);
     busy_since_.assign(n, 0);
+    relation_busy_.resize(relation_fair_.size());
+    busy_slot_.assign(relation_ids_.size(), 0);
   }
 }
 
@@ -346,11 +363,14 @@ void Network::activate(int32_t h, Picoseconds at) {
   hop.rate = 0;
   hop.end = kNever;
   std::vector<int32_t> &on_link = link_hops_[hop.link.index()];
-  if (on_link.empty())
+  if (on_link.empty()) {
     busy_since_[hop.link.index()] = at;
+    link_busy(hop.link);
+  }
   hop.slot = static_cast<int32_t>(on_link.size());
   on_link.push_back(h);
   ++carried_;
+  add_demand(h, +1);
   changed(hop.link);
   hop_started(h, at);
 }
@@ -409,10 +429,13 @@ void Network::hop_ended(int32_t h, Picoseconds at, std::vector<Delivery> &delive
     hops_[size_t(on_link.back())].slot = hop.slot;
     on_link.pop_back();
     --carried_;
+    add_demand(h, -1);
     hops_[size_t(h)].end = kNever;
     usage_[link.index()].bytes += t.bytes;
-    if (on_link.empty())
+    if (on_link.empty()) {
       usage_[link.index()].busy += at - busy_since_[link.index()];
+      link_idle(link);
+    }
     changed(link);
   }
   if (hop_done(hop, at)) {
@@ -424,38 +447,68 @@ void Network::hop_ended(int32_t h, Picoseconds at, std::vector<Delivery> &delive
   }
 }
 
-// Progressive filling over one connected component of fluid links (links joined by the fair
-// relations they share): raise every unfrozen hop's rate together until a hop reaches its own
-// cap (its sender's), or a link or fair relation runs out; freeze those hops and go on. Only the
-// components of links whose hops changed are shared out again.
+void Network::link_busy(LinkId link) {
+  const LinkState &s = links_[link.index()];
+  for (int32_t k = s.relations_begin; k < s.relations_end; ++k) {
+    std::vector<int32_t> &busy = relation_busy_[size_t(relation_ids_[size_t(k)])];
+    busy_slot_[size_t(k)] = static_cast<int32_t>(busy.size());
+    busy.push_back(link.value());
+  }
+}
+
+void Network::link_idle(LinkId link) {
+  const LinkState &s = links_[link.index()];
+  for (int32_t k = s.relations_begin; k < s.relations_end; ++k) {
+    const int32_t r = relation_ids_[size_t(k)];
+    std::vector<int32_t> &busy = relation_busy_[size_t(r)];
+    const int32_t slot = busy_slot_[size_t(k)];
+    const int32_t moved = busy.back();
+    busy[size_t(slot)] = moved;
+    busy.pop_back();
+    const LinkState &m = links_[size_t(moved)];
+    for (int32_t j = m.relations_begin; j < m.relations_end; ++j)
+      if (relation_ids_[size_t(j)] == r)
+        busy_slot_[size_t(j)] = slot;
+  }
+}
+
+void Network::add_demand(int32_t h, int sign) {
+  const double cap = transfers_[size_t(hops_[size_t(h)].transfer)].rate_cap;
+  const int64_t demand = cap > 0 ? sign * fixed_rate(cap) : 0;
+  const int32_t unbounded = cap > 0 ? 0 : sign;
+  for_each_constraint(hops_[size_t(h)].link, [&](size_t c) {
+    demand_[c] += demand;
+    unbounded_[c] += unbounded;
+  });
+}
+
+// Max-min fair rates by progressive filling (raise every unfrozen hop's rate together until a
+// hop reaches its own cap, its sender's, or a link or fair relation runs out; freeze those hops
+// and go on), re-run only where a change can move a rate.
+//
+// A constraint (a fluid link or a fair relation) whose hops' caps add up to no more than it
+// carries never runs out before each of them reaches its cap, so it constrains nothing. When
+// hops come or go on a link, the hops whose rates can change are those on the link's
+// constraints, and, through every saturated constraint they are on, the hops sharing it, and so
+// on; their rates are filled again over the saturated constraints they meet (and the changed
+// link's own), every one of which has all its hops among them.
 void Network::share_bandwidth() {
   rates_stale_ = false;
   ++sharing_round_;
+  if (hop_seen_.size() < hops_.size())
+    hop_seen_.resize(hops_.size(), 0);
   for (int32_t dirty : dirty_links_) {
     link_dirty_[size_t(dirty)] = 0;
-    if (link_round_[size_t(dirty)] == sharing_round_)
-      continue; // in a component already shared out in this round
-    std::vector<int32_t> &links = component_links_;
-    std::vector<int32_t> &relations = component_relations_;
-    links.assign(1, dirty);
-    relations.clear();
-    link_round_[size_t(dirty)] = sharing_round_;
-    for (size_t i = 0; i < links.size(); ++i) {
-      const LinkState &s = links_[size_t(links[i])];
-      for (int32_t k = s.relations_begin; k < s.relations_end; ++k) {
-        const int32_t r = relation_ids_[size_t(k)];
-        if (!relation_fair_[size_t(r)] || relation_round_[size_t(r)] == sharing_round_)
-          continue;
-        relation_round_[size_t(r)] = sharing_round_;
-        relations.push_back(r);
-        for (LinkId l : topology_.relations()[size_t(r)].links)
-          if (link_round_[l.index()] != sharing_round_) {
-            link_round_[l.index()] = sharing_round_;
-            links.push_back(l.value());
-          }
-      }
-    }
-    share_component(links, relations);
+    solve_constraints_.clear();
+    solve_hops_.clear();
+    for_each_constraint(LinkId(dirty), [&](size_t c) { visit(c); });
+    for (size_t i = 0; i < solve_hops_.size(); ++i)
+      for_each_constraint(hops_[size_t(solve_hops_[i])].link, [&](size_t c) {
+        if (constraint_round_[c] != sharing_round_ && saturated(c))
+          visit(c);
+      });
+    if (!solve_hops_.empty())
+      fill();
   }
   dirty_links_.clear();
   // Every sharing leaves the old ends of its hops behind in the queue; when those outnumber the
@@ -469,95 +522,133 @@ void Network::share_bandwidth() {
   }
 }
 
-void Network::share_component(const std::vector<int32_t> &links,
-                              const std::vector<int32_t> &relations) {
-  std::vector<int32_t> &rising = component_hops_;
-  rising.clear();
-  for (int32_t l : links) {
-    const std::vector<int32_t> &on_link = link_hops_[size_t(l)];
-    rising.insert(rising.end(), on_link.begin(), on_link.end());
-    link_left_[size_t(l)] = topology_.link(LinkId(l)).bandwidth.value * efficiency_;
-    link_rising_[size_t(l)] = static_cast<int32_t>(on_link.size());
-  }
-  for (int32_t r : relations) {
-    share_left_[size_t(r)] = relation_bytes_per_ns_[size_t(r)] * efficiency_;
-    share_count_[size_t(r)] = 0;
-  }
-  auto fair_relations = [&](int32_t h) {
-    const LinkState &s = links_[hops_[size_t(h)].link.index()];
-    return std::span<const int32_t>(relation_ids_.data() + s.relations_begin,
-                                    size_t(s.relations_end - s.relations_begin));
+bool Network::saturated(size_t c) const {
+  return unbounded_[c] > 0 || demand_[c] > supply_[c];
+}
+
+void Network::visit(size_t c) {
+  if (constraint_round_[c] == sharing_round_)
+    return; // an earlier change in this round took it, and all its hops, in
+  constraint_round_[c] = sharing_round_;
+  solve_constraints_.push_back(static_cast<int32_t>(c));
+  auto take = [&](int32_t link) {
+    for (int32_t h : link_hops_[size_t(link)])
+      if (hop_seen_[size_t(h)] != sharing_round_) {
+        hop_seen_[size_t(h)] = sharing_round_;
+        solve_hops_.push_back(h);
+      }
   };
-  auto own_cap = [&](int32_t h) {
-    const double cap = transfers_[size_t(hops_[size_t(h)].transfer)].rate_cap;
-    return cap > 0 ? cap : std::numeric_limits<double>::infinity();
+  if (c < links_.size()) {
+    take(static_cast<int32_t>(c));
+  } else {
+    for (int32_t l : relation_busy_[c - links_.size()])
+      take(l);
+  }
+}
+
+// The constraints wait in a heap by the share each would give its rising hops; the smallest is
+// the next level. Freezing hops at the level only raises the other constraints' shares, so an
+// entry is never above its constraint's share: one found below it when it comes up is pushed
+// again at its share now, and one whose hops are all frozen is dropped.
+void Network::fill() {
+  const size_t n = links_.size();
+  if (hop_level_.size() < hops_.size()) {
+    hop_level_.resize(hops_.size(), 0);
+    hop_frozen_.resize(hops_.size(), 0);
+  }
+  ++freeze_round_;
+  const uint32_t round = sharing_round_;
+  std::vector<ConstraintEntry> &heap = constraint_heap_;
+  heap.clear();
+  for (int32_t c : solve_constraints_) {
+    const size_t k = size_t(c);
+    left_[k] = k < n ? topology_.link(LinkId(c)).bandwidth.value * efficiency_
+                     : relation_bytes_per_ns_[k - n] * efficiency_;
+    rising_[k] = 0;
+    if (k < n) {
+      rising_[k] = static_cast<int32_t>(link_hops_[k].size());
+    } else {
+      for (int32_t l : relation_busy_[k - n])
+        rising_[k] += static_cast<int32_t>(link_hops_[size_t(l)].size());
+    }
+    if (rising_[k] > 0)
+      heap.push_back({left_[k] / rising_[k], uint32_t(c)});
+  }
+  std::make_heap(heap.begin(), heap.end(), std::greater<>());
+  std::vector<std::pair<double, int32_t>> &capped = capped_scratch_;
+  capped.clear();
+  for (int32_t h : solve_hops_)
+    if (const double cap = transfers_[size_t(hops_[size_t(h)].transfer)].rate_cap; cap > 0)
+      capped.emplace_back(cap, h);
+  std::sort(capped.begin(), capped.end());
+
+  size_t rising_hops = solve_hops_.size();
+  auto freeze = [&](int32_t h, double level) {
+    hop_frozen_[size_t(h)] = freeze_round_;
+    hop_level_[size_t(h)] = level;
+    --rising_hops;
+    // Only the constraints of this filling count; a hop's others never run out.
+    for_each_constraint(hops_[size_t(h)].link, [&](size_t c) {
+      if (constraint_round_[c] == round) {
+        left_[c] = std::max(0.0, left_[c] - level);
+        --rising_[c];
+      }
+    });
   };
-  // What each hop has carried at its old rate up to now.
-  for (int32_t h : rising) {
+  auto freeze_link = [&](size_t l, double level) {
+    for (int32_t h : link_hops_[l])
+      if (hop_frozen_[size_t(h)] != freeze_round_)
+        freeze(h, level);
+  };
+  // Rounding can leave a constraint a hair below the level reached, or below zero; levels never
+  // go down, and a rate stays positive (at least one byte per second) so that the ends exist.
+  double level = 1e-9;
+  size_t next_capped = 0;
+  while (rising_hops > 0) {
+    while (next_capped < capped.size() &&
+           hop_frozen_[size_t(capped[next_capped].second)] == freeze_round_)
+      ++next_capped;
+    const double by_cap = next_capped < capped.size() ? capped[next_capped].first
+                                                      : std::numeric_limits<double>::infinity();
+    if (heap.empty() || by_cap <= heap.front().share) {
+      SYNCOLL_INVARIANT(next_capped < capped.size(), "progressive filling made no progress");
+      level = std::max(level, by_cap);
+      freeze(capped[next_capped++].second, level);
+      continue;
+    }
+    const ConstraintEntry top = heap.front();
+    std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+    heap.pop_back();
+    if (rising_[top.id] == 0)
+      continue; // its hops were frozen by other constraints
+    if (const double now = left_[top.id] / rising_[top.id]; now > top.share * (1 + 1e-12)) {
+      heap.push_back({now, top.id});
+      std::push_heap(heap.begin(), heap.end(), std::greater<>());
+      continue;
+    }
+    level = std::max(level, top.share);
+    if (top.id < n) {
+      freeze_link(top.id, level);
+    } else {
+      for (int32_t l : relation_busy_[top.id - n])
+        freeze_link(size_t(l), level);
+    }
+  }
+  // A hop whose rate did not change keeps its projected end (and its entry in the queue).
+  for (int32_t h : solve_hops_) {
     Hop &hop = hops_[size_t(h)];
+    const double rate = hop_level_[size_t(h)];
+    if (rate == hop.rate && hop.end != kNever)
+      continue;
     hop.remaining -= hop.rate * double(now_ - hop.since) / 1000.0;
     hop.since = now_;
-    for (int32_t r : fair_relations(h))
-      if (relation_fair_[size_t(r)])
-        ++share_count_[size_t(r)];
+    hop.rate = rate;
+    hop.end =
+        now_ + (hop.remaining <= 0
+                    ? 0
+                    : static_cast<Picoseconds>(std::llround(hop.remaining * 1000.0 / hop.rate)));
+    ends_.push(hop.end, kHopEnd, uint32_t(h));
   }
-  // A link's or relation's share is what is left of it over the hops still rising on it.
-  auto bound = [&](int32_t h, double level) {
-    const double tolerance = level * 1e-12;
-    const size_t l = hops_[size_t(h)].link.index();
-    if (own_cap(h) <= level + tolerance || link_left_[l] / link_rising_[l] <= level + tolerance)
-      return true;
-    for (int32_t r : fair_relations(h))
-      if (relation_fair_[size_t(r)] &&
-          share_left_[size_t(r)] / share_count_[size_t(r)] <= level + tolerance)
-        return true;
-    return false;
-  };
-  std::vector<int32_t> &freeze = freeze_scratch_;
-  while (!rising.empty()) {
-    double level = std::numeric_limits<double>::infinity();
-    for (int32_t h : rising) {
-      const size_t l = hops_[size_t(h)].link.index();
-      level = std::min({level, own_cap(h), link_left_[l] / link_rising_[l]});
-    }
-    for (int32_t r : relations)
-      if (share_count_[size_t(r)] > 0)
-        level = std::min(level, share_left_[size_t(r)] / share_count_[size_t(r)]);
-    // Rounding can leave a constraint a hair below zero; a rate must stay positive for the ends
-    // to exist, so the level never drops below one byte per second.
-    level = std::max(level, 1e-9);
-    freeze.clear();
-    size_t kept = 0;
-    for (int32_t h : rising) {
-      if (bound(h, level))
-        freeze.push_back(h);
-      else
-        rising[kept++] = h;
-    }
-    SYNCOLL_INVARIANT(!freeze.empty(), "progressive filling made no progress");
-    rising.resize(kept);
-    for (int32_t h : freeze) {
-      Hop &hop = hops_[size_t(h)];
-      hop.rate = level;
-      const size_t l = hop.link.index();
-      link_left_[l] = std::max(0.0, link_left_[l] - level);
-      --link_rising_[l];
-      for (int32_t r : fair_relations(h))
-        if (relation_fair_[size_t(r)]) {
-          share_left_[size_t(r)] = std::max(0.0, share_left_[size_t(r)] - level);
-          --share_count_[size_t(r)];
-        }
-    }
-  }
-  for (int32_t l : links)
-    for (int32_t h : link_hops_[size_t(l)]) {
-      Hop &hop = hops_[size_t(h)];
-      hop.end =
-          now_ + (hop.remaining <= 0
-                      ? 0
-                      : static_cast<Picoseconds>(std::llround(hop.remaining * 1000.0 / hop.rate)));
-      ends_.push(hop.end, kHopEnd, uint32_t(h));
-    }
 }
 
 // The earliest projected end of a hop on a fluid link; entries left behind by a rate change, or

@@ -150,9 +150,22 @@ private:
   bool hop_done(const Hop &hop, Picoseconds end);
   void reach(int32_t transfer, int32_t index, Picoseconds at); ///< hop `index` is ready
   void hop_ended(int32_t hop, Picoseconds at, std::vector<Delivery> &delivered);
-  void changed(LinkId link); ///< a hop started or ended on fluid link `link`
-  void share_bandwidth();    ///< max-min rates in the components of the changed links
-  void share_component(const std::vector<int32_t> &links, const std::vector<int32_t> &relations);
+  void changed(LinkId link);   ///< a hop started or ended on fluid link `link`
+  void link_busy(LinkId link); ///< fluid link `link` took its first hop: its relations list it
+  void link_idle(LinkId link); ///< and carries none any more
+  void add_demand(int32_t hop, int sign); ///< `hop`'s cap joins (+1) or leaves (-1) its constraints
+  void share_bandwidth(); ///< max-min rates wherever hops came or went since the last sharing
+  bool saturated(size_t constraint) const; ///< its hops' caps add up to more than it carries
+  void visit(size_t constraint);           ///< takes it, and its hops, into the next filling
+  void fill();                             ///< progressive filling over what was visited
+  /// Calls `f` with every constraint of fluid link `link`: the link, then its fair relations.
+  template <typename F> void for_each_constraint(LinkId link, F &&f) const {
+    f(link.index());
+    const LinkState &s = links_[link.index()];
+    for (int32_t k = s.relations_begin; k < s.relations_end; ++k)
+      if (const auto r = size_t(relation_ids_[size_t(k)]); relation_fair_[r])
+        f(links_.size() + r);
+  }
   Picoseconds first_end();
   void refresh_next_event();
   int32_t new_hop(int32_t transfer, int32_t index);
@@ -194,20 +207,33 @@ private:
   std::vector<Delivery> *reports_ = nullptr; ///< the running `advance`'s output
   uint64_t fluid_completions_ = 0;
   bool rates_stale_ = false;
-  // Sharing: links whose hops changed since the last sharing, and scratch of the components.
-  std::vector<int32_t> dirty_links_;
+  // Sharing. A constraint is a fluid link (index = link) or a fair relation (links + relation).
+  std::vector<int32_t> dirty_links_; ///< links whose hops changed since the last sharing
   std::vector<char> link_dirty_;
+  std::vector<std::vector<int32_t>> relation_busy_; ///< per relation: its links carrying hops
+  std::vector<int32_t> busy_slot_; ///< per entry of relation_ids_: the link's place in busy list
+  std::vector<int64_t> supply_;    ///< per constraint: its rate, fixed point
+  std::vector<int64_t> demand_;    ///< per constraint: its hops' caps added up, fixed point
+  std::vector<int32_t> unbounded_; ///< per constraint: its hops without a cap
   uint32_t sharing_round_ = 0;
-  std::vector<uint32_t> link_round_; ///< the last round that shared a link's component
-  std::vector<uint32_t> relation_round_;
-  std::vector<double> link_left_;
-  std::vector<int32_t> link_rising_;
-  std::vector<double> share_left_; ///< per fair relation
-  std::vector<int32_t> share_count_;
-  std::vector<int32_t> component_links_;
-  std::vector<int32_t> component_relations_;
-  std::vector<int32_t> component_hops_;
-  std::vector<int32_t> freeze_scratch_;
+  std::vector<uint32_t> constraint_round_; ///< the last round that took it into a filling
+  std::vector<uint32_t> hop_seen_;         ///< per hop: likewise
+  std::vector<int32_t> solve_constraints_;
+  std::vector<int32_t> solve_hops_;
+  std::vector<double> left_;    ///< per constraint, while filling: what its frozen hops leave
+  std::vector<int32_t> rising_; ///< and how many of its hops still rise
+  struct ConstraintEntry {
+    double share = 0;
+    uint32_t id = 0;
+    friend bool operator>(const ConstraintEntry &a, const ConstraintEntry &b) {
+      return a.share != b.share ? a.share > b.share : a.id > b.id;
+    }
+  };
+  std::vector<ConstraintEntry> constraint_heap_;
+  std::vector<std::pair<double, int32_t>> capped_scratch_; ///< the filling's capped hops
+  std::vector<double> hop_level_; ///< per hop: the rate the filling gives it
+  std::vector<uint32_t> hop_frozen_;
+  uint32_t freeze_round_ = 0;
 };
 
 /// ps to move `bytes` at `bytes_per_ns`, rounded to the nearest picosecond.

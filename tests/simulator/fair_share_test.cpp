@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <gtest/gtest.h>
+#include <limits>
 #include <numeric>
 #include <rapidcheck/gtest.h>
 
@@ -187,6 +188,178 @@ RC_GTEST_PROP(FairShareProperty, ABatchEndsWhenFifoWouldAndSmallerEndsFirst, ())
     for (size_t j = 0; j < sizes.size(); ++j)
       if (sizes[i] < sizes[j])
         RC_ASSERT(fair_end[i] <= fair_end[j]);
+}
+
+// Max-min fair rates of `flows` (each a link, and a cap; 0 for none) under the links' own
+// bandwidths and the fair relations' rates, by plain progressive filling over every flow: the
+// definition, recomputed from scratch, without the network's bookkeeping.
+std::vector<double> max_min_rates(const Topology &t,
+                                  const std::vector<std::pair<size_t, double>> &flows) {
+  std::vector<double> rate(flows.size(), 0);
+  std::vector<bool> frozen(flows.size(), false);
+  std::vector<double> link_left(t.links().size());
+  for (size_t l = 0; l < t.links().size(); ++l)
+    link_left[l] = t.links()[l].bandwidth.value;
+  std::vector<double> relation_left;
+  for (const BandwidthRelation &r : t.relations()) {
+    double unit = std::numeric_limits<double>::infinity();
+    for (LinkId l : r.links)
+      unit = std::min(unit, t.link(l).bandwidth.value / t.link(l).capacity);
+    relation_left.push_back(unit * r.capacity);
+  }
+  auto in_relation = [&](size_t r, size_t link) {
+    const auto &links = t.relations()[r].links;
+    return std::find(links.begin(), links.end(), LinkId(int32_t(link))) != links.end();
+  };
+  for (size_t left = flows.size(); left > 0;) {
+    // The next level: the smallest cap, link share or relation share among unfrozen flows.
+    double level = std::numeric_limits<double>::infinity();
+    std::vector<int> on_link(t.links().size(), 0), on_relation(t.relations().size(), 0);
+    for (size_t f = 0; f < flows.size(); ++f)
+      if (!frozen[f]) {
+        ++on_link[flows[f].first];
+        for (size_t r = 0; r < relation_left.size(); ++r)
+          on_relation[r] += in_relation(r, flows[f].first);
+        if (flows[f].second > 0)
+          level = std::min(level, flows[f].second);
+      }
+    for (size_t l = 0; l < on_link.size(); ++l)
+      if (on_link[l] > 0)
+        level = std::min(level, link_left[l] / on_link[l]);
+    for (size_t r = 0; r < on_relation.size(); ++r)
+      if (on_relation[r] > 0)
+        level = std::min(level, relation_left[r] / on_relation[r]);
+    std::vector<size_t> freeze;
+    for (size_t f = 0; f < flows.size(); ++f) {
+      if (frozen[f])
+        continue;
+      const double slack = level * 1e-12;
+      bool bound = (flows[f].second > 0 && flows[f].second <= level + slack) ||
+                   link_left[flows[f].first] / on_link[flows[f].first] <= level + slack;
+      for (size_t r = 0; r < relation_left.size(); ++r)
+        bound = bound || (in_relation(r, flows[f].first) &&
+                          relation_left[r] / on_relation[r] <= level + slack);
+      if (bound)
+        freeze.push_back(f);
+    }
+    for (size_t f : freeze) {
+      frozen[f] = true;
+      rate[f] = level;
+      --left;
+      link_left[flows[f].first] -= level;
+      for (size_t r = 0; r < relation_left.size(); ++r)
+        if (in_relation(r, flows[f].first))
+          relation_left[r] -= level;
+    }
+  }
+  return rate;
+}
+
+RC_GTEST_PROP(FairShareProperty, EndsAreThoseOfMaxMinRatesRecomputedFromScratch, ()) {
+  // Random links behind random overlapping fair relations (every link in at least one), and
+  // one-link transfers that start at random times, some with a cap: the network shares again
+  // only where a change can move a rate, and must end every transfer when a fluid run that
+  // recomputes every rate at every start and end does.
+  const int n = *rc::gen::inRange(3, 6);
+  TopologyDraft d;
+  d.name = "random_ports";
+  d.num_ranks = n;
+  for (int a = 0; a < n; ++a)
+    for (int b = 0; b < n; ++b)
+      // A ring, so there are links at every size, and others at random.
+      if (a != b && (b == (a + 1) % n || *rc::gen::inRange(0, 3) > 0))
+        d.links.push_back({RankId(a), RankId(b), 1, Nanoseconds{0},
+                           BytesPerNs{*rc::gen::element(10.0, 25.0, 50.0)}});
+  std::vector<bool> covered(d.links.size(), false);
+  const int relations = *rc::gen::inRange(1, 5);
+  for (int r = 0; r < relations; ++r) {
+    TopologyDraft::Relation rel{
+        "rel" + std::to_string(r), {}, *rc::gen::inRange(1, 4), RelationSharing::Fair};
+    for (size_t l = 0; l < d.links.size(); ++l)
+      if (*rc::gen::inRange(0, 2) == 0) {
+        rel.links.emplace_back(d.links[l].src, d.links[l].dst);
+        covered[l] = true;
+      }
+    if (!rel.links.empty())
+      d.relations.push_back(rel);
+  }
+  for (size_t l = 0; l < d.links.size(); ++l)
+    if (!covered[l])
+      d.relations.push_back({"self" + std::to_string(l),
+                             {{d.links[l].src, d.links[l].dst}},
+                             1,
+                             RelationSharing::Fair});
+  const Topology t = *Topology::create(d);
+
+  struct Flow {
+    size_t link = 0;
+    int64_t bytes = 0;
+    Picoseconds start = 0;
+    double cap = 0;
+  };
+  const size_t count = *rc::gen::inRange<size_t>(1, 14);
+  std::vector<Flow> flows;
+  for (size_t i = 0; i < count; ++i)
+    flows.push_back({*rc::gen::inRange<size_t>(0, t.links().size()),
+                     int64_t(*rc::gen::inRange(1, 2000)) * 1000,
+                     Picoseconds(*rc::gen::inRange(0, 40)) * 1'000'000,
+                     *rc::gen::element(0.0, 0.0, 4.0, 12.0, 30.0)});
+  std::vector<size_t> order(count);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return flows[a].start < flows[b].start; });
+
+  Network network(t, 1.0);
+  std::vector<Delivery> delivered;
+  for (size_t i : order) {
+    network.advance(flows[i].start, delivered);
+    const Link &link = t.links()[flows[i].link];
+    RC_ASSERT(!network.start(network.route(link.src, link.dst), flows[i].bytes, flows[i].start,
+                             Switching::CutThrough, uint32_t(i), flows[i].cap));
+  }
+  network.advance(kNever, delivered);
+  std::vector<Picoseconds> got(count, -1);
+  for (const Delivery &report : delivered)
+    if (report.arrived)
+      got[report.tag] = report.times.arrival;
+
+  // The reference: from one start or end to the next, every active flow at its max-min rate.
+  std::vector<double> expected(count, -1), remaining(count);
+  for (size_t i = 0; i < count; ++i)
+    remaining[i] = double(flows[i].bytes);
+  double now = 0;
+  size_t next = 0, done = 0;
+  std::vector<size_t> active;
+  while (done < count) {
+    while (next < count && double(flows[order[next]].start) <= now)
+      active.push_back(order[next++]);
+    std::vector<std::pair<size_t, double>> demand;
+    for (size_t i : active)
+      demand.emplace_back(flows[i].link, flows[i].cap);
+    const std::vector<double> rate = max_min_rates(t, demand);
+    double step = next < count ? double(flows[order[next]].start) - now
+                               : std::numeric_limits<double>::infinity();
+    for (size_t k = 0; k < active.size(); ++k)
+      step = std::min(step, remaining[active[k]] * 1000.0 / rate[k]);
+    now += step;
+    std::vector<size_t> still;
+    for (size_t k = 0; k < active.size(); ++k) {
+      remaining[active[k]] -= rate[k] * step / 1000.0;
+      if (remaining[active[k]] <= 1e-6 * double(flows[active[k]].bytes)) {
+        expected[active[k]] = now;
+        ++done;
+      } else {
+        still.push_back(active[k]);
+      }
+    }
+    active = still;
+  }
+  for (size_t i = 0; i < count; ++i) {
+    RC_ASSERT(got[i] >= 0);
+    RC_LOG() << "transfer " << i << ": network " << got[i] << " ps, reference " << expected[i]
+             << " ps\n";
+    RC_ASSERT(std::abs(double(got[i]) - expected[i]) <= 1000.0 + 1e-6 * expected[i]);
+  }
 }
 
 TEST(FairShareTest, AlgorithmsRunOverFairRelationsInBothTimings) {
