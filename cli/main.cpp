@@ -25,6 +25,7 @@ int main(int argc, char **argv) {
   add_run_command(app, result);
   add_compose_command(app, result);
   add_study_command(app, result);
+  add_check_command(app, result);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &e) {

@@ -94,8 +94,12 @@ Program ring_allgather_program(int n, int channels, Protocol proto) {
   return ring_program(CollectiveKind::Allgather, n, channels, proto);
 }
 
-Program allpairs_allreduce_program(int n) {
-  ProgramDraft d = header("allpairs_allreduce", "allreduce", n, 1, n, true, Protocol::Simple);
+namespace {
+
+// `wait_alone`: the final sends wait for the reduction even when it is a single step. Without it
+// (the seeded bug of broken_allpairs_allreduce_program) 2 ranks race.
+Program allpairs_allreduce(int n, bool wait_alone, const char *name) {
+  ProgramDraft d = header(name, "allreduce", n, 1, n, true, Protocol::Simple);
   for (int r = 0; r < n; ++r) {
     RankProgram rp{RankId(r), n, n, n, {}};
     const int reducer = n - 1; // thread blocks 0..n-2 talk to the peers, n-1 reduces
@@ -108,7 +112,10 @@ Program allpairs_allreduce_program(int n) {
       ThreadBlockBuilder b = thread_block(int(t), p, p, 0);
       b.step(OpType::Send, in(p), in(p));                   // my contribution to chunk p
       b.step(OpType::Recv, in(r), scratch(p), 1, {}, true); // p's contribution to chunk r
-      b.step(OpType::Send, in(r), in(r), 1, Dependency{TbId(reducer), StepIndex(n - 2)});
+      std::optional<Dependency> reduced = Dependency{TbId(reducer), StepIndex(n - 2)};
+      if (n == 2 && !wait_alone)
+        reduced.reset();
+      b.step(OpType::Send, in(r), in(r), 1, reduced);
       b.step(OpType::Recv, in(p), in(p)); // the reduced chunk p
       rp.thread_blocks.push_back(b.take());
     }
@@ -120,6 +127,16 @@ Program allpairs_allreduce_program(int n) {
     d.ranks.push_back(std::move(rp));
   }
   return finish(std::move(d));
+}
+
+} // namespace
+
+Program allpairs_allreduce_program(int n) {
+  return allpairs_allreduce(n, true, "allpairs_allreduce");
+}
+
+Program broken_allpairs_allreduce_program(int n) {
+  return allpairs_allreduce(n, false, "broken_allpairs_allreduce");
 }
 
 Program recursive_doubling_allgather_program(int n) {

@@ -39,6 +39,11 @@ Program ring_allgather_program(int ranks, int channels, Protocol proto = Protoco
 /// local reductions after the receives and the final sends after the reductions.
 Program allpairs_allreduce_program(int ranks);
 
+/// The same with a seeded bug, for trying property runs (`syncoll check --family
+/// broken_allpairs_allreduce`): at 2 ranks the sends of the reduced chunk do not wait for the
+/// (single) reduction, so they race with it; from 3 ranks on it is correct.
+Program broken_allpairs_allreduce_program(int ranks);
+
 /// Recursive-doubling Allgather (ranks a power of two), out of place: in round k each rank
 /// exchanges the 2^k chunks it has with rank ^ 2^k; one thread block per partner, rounds chained
 /// with dependencies.

@@ -4,11 +4,21 @@
 // - testing/generators.h: rapidcheck generators (with shrinking) for topologies and thread-block
 //   programs, every value well formed.
 // - testing/programs.h: reference programs built directly (rings, trees, all-to-alls) that are
-//   correct by construction, for differential tests.
+//   correct by construction, for differential tests, and one with a seeded bug.
+// - testing/laws.h: ready laws (verifies; simulator and verifier agree; simulated time at least
+//   the cost model's receive bound; the CPU executor matches the reference), each a verdict with a
+//   readable counterexample; `require(law)` asserts one inside a property.
+// - testing/mutate.h: faults injected into correct programs (deadlock, race, wrong result), each
+//   mutant re-verified to show exactly that fault.
+// - testing/check.h: property runs over a family of programs with seeded cases and shrinking, the
+//   engine of `syncoll check`.
 //
 // Installed with the package: `find_package(syncoll)` and link `syncoll::testing`
 // (examples/consumer is a project that does).
 #pragma once
 
+#include "testing/check.h"
 #include "testing/generators.h"
+#include "testing/laws.h"
+#include "testing/mutate.h"
 #include "testing/programs.h"

@@ -1,0 +1,219 @@
+// `syncoll check`: property runs over a family of programs (a reference family, a DSL example
+// over a rank range, or a folder of the user's MSCCL-IR files): seeded cases, the laws of
+// testing/laws.h on each, and the first failing case shrunk and written as a program file the
+// other commands read.
+#include "cli/cli_support.h"
+#include "cli/commands.h"
+#include "examples/programs/programs.h"
+#include "lowering/compile.h"
+#include "model/mscclir.h"
+#include "testing/check.h"
+#include "testing/families.h"
+
+#include <bit>
+#include <filesystem>
+#include <fmt/format.h>
+#include <iostream>
+#include <memory>
+
+namespace syncoll::cli {
+namespace {
+
+struct CheckArgs {
+  std::string family;
+  std::string example;
+  std::string programs;
+  std::string collective;
+  std::string ranks = "2..8";
+  int nodes = 2;
+  std::string sizes = "1KiB..4MiB";
+  uint64_t seed = 1;
+  int cases = 100;
+  bool shrink = true;
+  std::string laws = "verifies,agrees,bound,cpu";
+  std::string out = "counterexample.xml";
+};
+
+Expected<testing::IntRange> rank_range(const std::string &text) {
+  const size_t dots = text.find("..");
+  const auto low = parse_int_list(text.substr(0, dots), ',');
+  const auto high = dots == std::string::npos ? low : parse_int_list(text.substr(dots + 2), ',');
+  if (!low || !high || low->size() != 1 || high->size() != 1 || (*low)[0] < 2 ||
+      (*high)[0] < (*low)[0] || (*high)[0] > 64)
+    return fail({}, fmt::format("--ranks {}: expected N or A..B with 2 <= A <= B <= 64", text));
+  return testing::IntRange{(*low)[0], (*high)[0]};
+}
+
+int floor_log2(int64_t bytes) {
+  return 63 - std::countl_zero(uint64_t(bytes));
+}
+
+Expected<testing::IntRange> size_range(const std::string &text) {
+  const size_t dots = text.find("..");
+  SYNCOLL_TRY(low, parse_size(text.substr(0, dots)));
+  int64_t high = low;
+  if (dots != std::string::npos) {
+    SYNCOLL_TRY(h, parse_size(text.substr(dots + 2)));
+    high = h;
+  }
+  if (low < 1 || high < low || high > (int64_t(1) << 32))
+    return fail({}, fmt::format("--sizes {}: expected S or A..B with 1 <= A <= B <= 4GiB", text));
+  return testing::IntRange{floor_log2(low), floor_log2(high)};
+}
+
+Expected<std::vector<testing::LawId>> law_list(const std::string &text) {
+  std::vector<testing::LawId> laws;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string name = text.substr(start, comma - start);
+    const auto law = testing::parse_law(name);
+    if (!law)
+      return fail(
+          {}, fmt::format("--laws: unknown law '{}' (known: verifies, agrees, bound, cpu)", name));
+    laws.push_back(*law);
+    start = comma + 1;
+  }
+  return laws;
+}
+
+// A DSL example as a family: the variant is the aliasing mode (an index into the modes it is
+// written for); a rank count the example has no program for is outside the family.
+Expected<testing::Family> example_family(const CheckArgs &a, testing::IntRange ranks) {
+  const examples::ProgramExample *example = examples::find_program_example(a.example);
+  if (!example) {
+    std::string names;
+    for (const auto &e : examples::program_examples())
+      names += (names.empty() ? "" : ", ") + e.name;
+    return fail({}, fmt::format("unknown example '{}' (one of {})", a.example, names));
+  }
+  testing::Family f;
+  f.name = example->name;
+  f.ranks = ranks;
+  f.variants = {0, int(example->in_place_modes.size()) - 1};
+  f.variant_name = "aliasing";
+  const std::vector<bool> modes = example->in_place_modes;
+  f.describe_variant = [modes](int k) { return modes[size_t(k)] ? "in place" : "out of place"; };
+  const int nodes = a.nodes;
+  f.make = [example, modes,
+            nodes](const testing::CaseParams &p) -> Expected<std::optional<testing::FamilyCase>> {
+    examples::ExampleParams params;
+    params.ranks = p.ranks;
+    params.nodes = nodes;
+    params.options.in_place = modes[size_t(p.variant)];
+    auto dsl = example->build(params);
+    if (!dsl)
+      return std::optional<testing::FamilyCase>();
+    auto lowered = lowering::lower(*dsl);
+    if (!lowered)
+      return std::optional<testing::FamilyCase>();
+    return std::optional<testing::FamilyCase>(testing::FamilyCase{
+        std::move(lowered->program), dsl->topology(), std::move(lowered->collective)});
+  };
+  return f;
+}
+
+Expected<testing::Family> family_of(const CheckArgs &a) {
+  const int given = int(!a.family.empty()) + int(!a.example.empty()) + int(!a.programs.empty());
+  if (given != 1)
+    return fail({}, "name one family: --family NAME, --example NAME or --programs DIR|FILE");
+  if (!a.collective.empty() && a.programs.empty())
+    return fail({}, "--collective is an option of --programs");
+  SYNCOLL_TRY(ranks, rank_range(a.ranks));
+  if (!a.family.empty())
+    return testing::reference_family(a.family, ranks);
+  if (!a.example.empty())
+    return example_family(a, ranks);
+  std::optional<CollectiveSpec> collective;
+  if (!a.collective.empty()) {
+    SYNCOLL_TRY(c, read_collective_file(a.collective));
+    collective = std::move(c);
+  }
+  if (std::filesystem::is_directory(a.programs))
+    return testing::program_folder_family(a.programs, collective);
+  return testing::program_file_family(a.programs, collective);
+}
+
+std::string law_names(const std::vector<testing::LawId> &laws) {
+  std::string out;
+  for (testing::LawId law : laws)
+    out += (out.empty() ? "" : ",") + std::string(testing::law_name(law));
+  return out;
+}
+
+Expected<int> run_check_command(const CheckArgs &a) {
+  SYNCOLL_TRY(family, family_of(a));
+  testing::CheckOptions options;
+  SYNCOLL_TRY(sizes, size_range(a.sizes));
+  SYNCOLL_TRY(laws, law_list(a.laws));
+  if (a.cases < 1)
+    return fail({}, fmt::format("--cases {}: expected at least 1", a.cases));
+  options.seed = a.seed;
+  options.cases = a.cases;
+  options.shrink = a.shrink;
+  options.size_log2 = sizes;
+  options.laws = laws;
+  std::cout << fmt::format("syncoll check: family {}, seed {}, up to {} cases, laws {}\n",
+                           family.name, a.seed, a.cases, law_names(laws));
+  SYNCOLL_TRY(report, testing::run_check(family, options));
+  if (!report.first_failure) {
+    std::cout << fmt::format("{} cases pass, {} unknown, {} outside the family (seed {})\n",
+                             report.passed, report.unknown, report.discarded, a.seed);
+    if (report.first_unknown)
+      std::cout << fmt::format("first unknown ({}):\n{}\n", report.first_unknown->law,
+                               report.first_unknown->counterexample);
+    if (report.passed + report.unknown == 0)
+      return fail(
+          {}, fmt::format("no case of family '{}' in the ranks and sizes asked for", family.name));
+    return int(report.unknown > 0 ? kUnknown : kSuccess);
+  }
+  const testing::CaseFailure &first = *report.first_failure;
+  const testing::CaseFailure &minimal = *report.minimal;
+  // The file first, so a failed write is bad input before anything claims it exists.
+  SYNCOLL_CHECK(write_output(a.out, program_to_mscclir_xml(minimal.instance.program)));
+  std::cout << fmt::format("case {} breaks law '{}' after {} passing: {}\n", first.case_index,
+                           first.verdict.law, report.passed,
+                           testing::describe_case(family, first.params, first.size_bytes));
+  std::cout << fmt::format("shrunk in {} step(s) to: {}\n", report.shrink_steps,
+                           testing::describe_case(family, minimal.params, minimal.size_bytes));
+  std::cout << minimal.verdict.counterexample;
+  if (!minimal.verdict.counterexample.ends_with('\n'))
+    std::cout << "\n";
+  std::cout << fmt::format("counterexample written to {} (seed {})\n", a.out, a.seed);
+  std::cout << fmt::format("reproduce: syncoll check --programs {} --laws {} --sizes {}\n", a.out,
+                           minimal.verdict.law, minimal.size_bytes);
+  if (minimal.verdict.law == "verifies")
+    std::cout << fmt::format("       or: syncoll verify {}\n", a.out);
+  return int(kCheckFailed);
+}
+
+} // namespace
+
+void add_check_command(CLI::App &app, RunResult &result) {
+  auto args = std::make_shared<CheckArgs>();
+  CLI::App *cmd = app.add_subcommand(
+      "check", "property runs over a family of programs: seeded cases, the laws verifies, agrees "
+               "(simulator and verifier), bound (simulated time >= the receive bound) and cpu "
+               "(CPU executor = reference) on each, the first failing case shrunk and written "
+               "as a program file (exit 0 all pass, 1 a law breaks, 2 bad input, 3 unknown)");
+  cmd->add_option("--family", args->family,
+                  "a reference family: ring_allreduce, ring_allgather, allpairs_allreduce, "
+                  "recursive_doubling_allgather, two_step_alltoall, broken_allpairs_allreduce");
+  cmd->add_option("--example", args->example, "a DSL example program (syncoll lower --example)");
+  cmd->add_option("--programs", args->programs, "a folder of MSCCL-IR files (.xml, .json), or one");
+  cmd->add_option("-c,--collective", args->collective,
+                  "custom collective JSON the --programs implement (default: each header's coll)");
+  cmd->add_option("--ranks", args->ranks, "rank range of --family and --example: N or A..B");
+  cmd->add_option("--nodes", args->nodes, "nodes of hierarchical examples")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("-s,--sizes", args->sizes, "message sizes (nBytes): S or A..B");
+  cmd->add_option("--seed", args->seed, "seed of the cases (printed; same seed, same run)");
+  cmd->add_option("--cases", args->cases, "cases to pass");
+  cmd->add_flag("--shrink,!--no-shrink", args->shrink, "shrink a failing case (default on)");
+  cmd->add_option("--laws", args->laws, "laws to run, comma-separated");
+  cmd->add_option("-o,--out", args->out, "where to write the minimal counterexample program");
+  cmd->callback(
+      [&result, args] { result.exit_code = exit_code_or_bad_input(run_check_command(*args)); });
+}
+
+} // namespace syncoll::cli
