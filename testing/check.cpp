@@ -1,9 +1,11 @@
 #include "testing/check.h"
 
+#include "model/collective_traits.h"
 #include "model/invariant.h"
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <numeric>
 
 namespace syncoll::testing {
 namespace {
@@ -98,7 +100,7 @@ Expected<std::optional<CaseFailure>> fails_again(const Family &family, const Cas
   SYNCOLL_TRY(instance, family.make(params));
   if (!instance)
     return std::optional<CaseFailure>();
-  const int64_t size = case_size_bytes(params, instance->program);
+  const int64_t size = case_size_bytes(params.size_log2, instance->program, instance->collective);
   const std::vector<LawId> laws = {*parse_law(failure.verdict.law)};
   CaseOutcome outcome = run_laws(*instance, params, size, laws);
   if (!outcome.broken)
@@ -135,9 +137,11 @@ std::optional<LawId> parse_law(std::string_view name) {
   return std::nullopt;
 }
 
-int64_t case_size_bytes(const CaseParams &params, const Program &program) {
-  const int64_t unit = int64_t(std::max(1, program.chunks_per_loop())) * 4;
-  const int64_t size = int64_t(1) << std::clamp(params.size_log2, 0, 40);
+int64_t case_size_bytes(int size_log2, const Program &program, const CollectiveSpec &collective) {
+  const int64_t unit = int64_t(std::lcm(std::max(1, program.chunks_per_loop()),
+                                        std::max(1, nccl_tests_chunks(collective)))) *
+                       4;
+  const int64_t size = int64_t(1) << std::clamp(size_log2, 0, 40);
   return std::max(unit, size / unit * unit);
 }
 
@@ -162,7 +166,7 @@ Expected<CheckReport> run_check(const Family &family, const CheckOptions &option
       ++report.discarded;
       continue;
     }
-    const int64_t size = case_size_bytes(params, instance->program);
+    const int64_t size = case_size_bytes(params.size_log2, instance->program, instance->collective);
     CaseOutcome outcome = run_laws(*instance, params, size, options.laws);
     if (outcome.broken) {
       report.first_failure =

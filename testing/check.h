@@ -87,9 +87,10 @@ struct CheckReport {
   int shrink_steps = 0;
 };
 
-/// The message size of a case: 2^size_log2 bytes rounded down to whole i32 elements per chunk,
-/// at least one element per chunk.
-int64_t case_size_bytes(const CaseParams &params, const Program &program);
+/// The message size of a case: 2^size_log2 bytes rounded down to a size that cuts into whole i32
+/// elements per chunk both as the runtime cuts nBytes (nchunksperloop) and as nccl-tests sizes
+/// the call (its larger buffer), at least one element per chunk.
+int64_t case_size_bytes(int size_log2, const Program &program, const CollectiveSpec &collective);
 
 /// The case's knobs in words: "ranks 3, channels 2, 4096 B, data seed 17".
 std::string describe_case(const Family &family, const CaseParams &params, int64_t size_bytes);

@@ -51,15 +51,16 @@ void require(const LawVerdict &verdict);
 [[nodiscard]] double receive_bound_ps(const Program &program, const Topology &topology,
                                       const CollectiveSpec &collective, int64_t size_bytes);
 
-/// "bound": the simulated time of `size_bytes` is at least receive_bound_ps; a program that
-/// deadlocks in the simulator breaks the law too.
+/// "bound": the simulated time of `size_bytes` (the runtime's nBytes) is at least receive_bound_ps;
+/// a program that deadlocks in the simulator breaks the law too.
 [[nodiscard]] LawVerdict simulated_time_respects_bound(const Program &program,
                                                        const Topology &topology,
                                                        const CollectiveSpec &collective,
                                                        int64_t size_bytes);
 
-/// "cpu": the program verifies, and the CPU executor, run with seeded i32 data of `size_bytes`,
-/// finishes and writes in every output slot what the host reference computes.
+/// "cpu": the program verifies, and the CPU executor, run with seeded i32 data of `size_bytes`
+/// (the call's size as nccl-tests counts it: the larger buffer of one rank), finishes and writes in
+/// every output slot what the host reference computes.
 [[nodiscard]] LawVerdict cpu_executor_matches_reference(const Program &program,
                                                         const CollectiveSpec &collective,
                                                         int64_t size_bytes, uint64_t seed);

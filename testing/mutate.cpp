@@ -60,25 +60,46 @@ void edit_step(ProgramDraft &d, const StepAt &at, const std::function<void(Instr
       [&](std::vector<Instruction> &steps) { f(steps[at.step]); });
 }
 
+std::vector<size_t> swapped(size_t n, size_t k) {
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), size_t(0));
+  std::swap(order[k], order[k + 1]);
+  return order;
+}
+
+std::vector<size_t> first_to_last(size_t n) {
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), size_t(1));
+  order.back() = 0;
+  return order;
+}
+
+// Reorders the thread block `tb` of rank `rank`, or of every rank whose thread block `tb` has as
+// many steps when `rank` is none: a symmetric program (a ring) deadlocks only when every rank
+// makes the same mistake.
+Edit reorder_edit(std::optional<size_t> rank, size_t tb, size_t n, std::vector<size_t> order) {
+  return [rank, tb, n, order = std::move(order)](ProgramDraft &x) {
+    for (size_t r = 0; r < x.ranks.size(); ++r)
+      if ((!rank || *rank == r) && tb < x.ranks[r].thread_blocks.size() &&
+          x.ranks[r].thread_blocks[tb].steps.size() == n)
+        reorder(x, r, tb, order);
+  };
+}
+
 std::vector<Edit> deadlock_edits(const ProgramDraft &d) {
   std::vector<Edit> out;
-  for (size_t r = 0; r < d.ranks.size(); ++r)
-    for (size_t t = 0; t < d.ranks[r].thread_blocks.size(); ++t) {
-      const size_t n = d.ranks[r].thread_blocks[t].steps.size();
-      for (size_t k = 0; k + 1 < n; ++k)
-        out.push_back([r, t, k, n](ProgramDraft &x) {
-          std::vector<size_t> order(n);
-          std::iota(order.begin(), order.end(), size_t(0));
-          std::swap(order[k], order[k + 1]);
-          reorder(x, r, t, order);
-        });
-      if (n > 2) // the first step moved to the end: a sender that first waits to receive
-        out.push_back([r, t, n](ProgramDraft &x) {
-          std::vector<size_t> order(n);
-          std::iota(order.begin(), order.end(), size_t(1));
-          order.back() = 0;
-          reorder(x, r, t, order);
-        });
+  for (std::optional<size_t> one_rank : {std::optional<size_t>(), std::optional<size_t>(0)})
+    for (size_t r = 0; r < d.ranks.size(); ++r) {
+      if (!one_rank && r > 0)
+        break; // the every-rank edits are named by rank 0's thread blocks
+      for (size_t t = 0; t < d.ranks[r].thread_blocks.size(); ++t) {
+        const size_t n = d.ranks[r].thread_blocks[t].steps.size();
+        const std::optional<size_t> rank = one_rank ? std::optional<size_t>(r) : std::nullopt;
+        for (size_t k = 0; k + 1 < n; ++k)
+          out.push_back(reorder_edit(rank, t, n, swapped(n, k)));
+        if (n > 2) // the first step moved to the end: a sender that first waits to receive
+          out.push_back(reorder_edit(rank, t, n, first_to_last(n)));
+      }
     }
   return out;
 }

@@ -1,32 +1,36 @@
-// A user's property test against the installed syncoll: every reference ring Allreduce of 2 to 8
-// ranks and 1 to 4 channels verifies, and simulating it never beats the bandwidth bound
-// 2 (n - 1) / n x size / a rank's
-// sending rate. rapidcheck prints the seed and a shrunk counterexample when a
-// case fails; the exit status is 0 only when every case passes.
+// A user's property tests against the installed syncoll. The first is the ten-line property the
+// package is for: every program syncoll::testing generates (reference programs and generated
+// algorithms through the compiler) verifies, the simulator agrees with the verifier, and no
+// simulated time beats the cost model's receive bound. The second checks a user's own family, a
+// ring Allreduce of 2..8 ranks and 1..4 channels, the same way. rapidcheck prints the seed and a
+// shrunk counterexample when a case fails; the exit status is 0 only when every case passes.
+#include "model/collective_traits.h"
 #include "model/topology_library.h"
-#include "simulator/program_sim.h"
 #include "testing/testing.h"
-#include "verifier/verify.h"
 
 #include <rapidcheck.h>
 
 using namespace syncoll;
 
 int main() {
-  const bool ok = rc::check("a ring Allreduce verifies and respects the bandwidth bound", [] {
-    const int n = *rc::gen::inRange(2, 9), channels = *rc::gen::inRange(1, 5);
-    const Program program = testing::ring_allreduce_program(n, channels);
-    RC_ASSERT(verifier::verify(program, {}).all_hold());
-    const Topology ring = *make_library_topology("ring", {.n = n});
-    simulator::ProgramSimOptions options;
-    options.size_bytes = int64_t(64) << 20;
-    const auto sim = simulator::simulate_program(program, ring, options);
-    RC_ASSERT(sim && !sim->deadlocked);
-    double out = 0; // bytes per ns a rank can send, over all of its links
-    for (LinkId l : ring.out_links(RankId(0)))
-      out += ring.link(l).bandwidth.value;
-    const double bound_ns = 2.0 * (n - 1) / n * double(options.size_bytes) / out;
-    RC_ASSERT(double(sim->result.completion) / 1e3 >= bound_ns * 0.999);
+  const bool generated = rc::check("generated programs keep the laws", [] {
+    const testing::FamilyCase c = *testing::gen_verified_program();
+    const int64_t size =
+        testing::case_size_bytes(*rc::gen::inRange(10, 24), c.program, c.collective);
+    testing::require(testing::verifies(c.program, c.collective));
+    testing::require(testing::simulator_agrees_with_verifier(c.program, c.topology, c.collective));
+    testing::require(
+        testing::simulated_time_respects_bound(c.program, c.topology, c.collective, size));
   });
-  return ok ? 0 : 1;
+  const bool ring = rc::check("my ring Allreduce keeps the laws", [] {
+    const Program p =
+        testing::ring_allreduce_program(*rc::gen::inRange(2, 9), *rc::gen::inRange(1, 5));
+    const CollectiveSpec c = *collective_for_program(p, std::nullopt);
+    const Topology t = *make_library_topology("ring", {.n = p.num_ranks()});
+    testing::require(testing::verifies(p, c));
+    testing::require(testing::simulated_time_respects_bound(p, t, c, int64_t(64) << 20));
+    testing::require(
+        testing::cpu_executor_matches_reference(p, c, int64_t(p.chunks_per_loop()) << 12, 1));
+  });
+  return generated && ring ? 0 : 1;
 }

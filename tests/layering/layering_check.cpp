@@ -30,8 +30,8 @@ const std::map<std::string, std::set<std::string>> &allowed_layers() {
        {"examples", "testing", "viz", "compose", "lowering", "synth", "simulator", "verifier",
         "model"}},
       {"cli",
-       {"cli", "examples", "viz", "study", "compose", "lowering", "synth", "simulator", "verifier",
-        "model"}},
+       {"cli", "examples", "testing", "viz", "study", "compose", "lowering", "synth", "simulator",
+        "verifier", "model"}},
   };
   return kAllowed;
 }

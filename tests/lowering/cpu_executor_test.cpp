@@ -96,6 +96,31 @@ TEST(CpuExecutorTest, NcclRingBaselinesRunCorrectly) {
   }
 }
 
+// A copied chunk of a custom collective may start at several places; it is one value at all of
+// them, so the rank that serves it from its own input must write what the reference expects.
+TEST(CpuExecutorTest, ACopiedChunkWithSeveralPrePlacesIsOneValue) {
+  CollectiveDraft d;
+  d.name = "keep_or_fetch";
+  d.num_ranks = 3;
+  d.input_chunks = 2;
+  d.output_chunks = 1;
+  d.chunks = {{{{RankId(0), 0}}, {{RankId(0), 0}}, false},
+              {{{RankId(0), 1}, {RankId(1), 0}, {RankId(2), 0}}, {{RankId(1), 0}}, false}};
+  const CollectiveSpec spec = *CollectiveSpec::create(d);
+  auto prog = lowering::DslProgram::create("local_copies", *fully_connected(3), spec);
+  ASSERT_TRUE(prog);
+  // Each post rank copies the chunk from its own input: no message at all.
+  for (auto [chunk_rank, slot] : {std::pair{0, 0}, std::pair{1, 0}}) {
+    auto c = prog->chunk(chunk_rank, lowering::Buffer::input(), slot);
+    ASSERT_TRUE(c) << c.error().to_string();
+    ASSERT_TRUE(prog->copy(*c, chunk_rank, lowering::Buffer::output(), 0));
+  }
+  auto lowered = lowering::lower(*prog);
+  ASSERT_TRUE(lowered) << lowered.error().to_string();
+  ASSERT_TRUE(lowered->verified) << lowered->verified.error().to_text();
+  expect_correct(*lowered->verified, "a chunk copied from any of its pre places");
+}
+
 TEST(CpuExecutorTest, AProgramTheVerifierSaysDeadlocksHangsWhereItSays) {
   auto example = executor_testing::deadlocked_example();
   ASSERT_TRUE(example);

@@ -72,14 +72,17 @@ public:
         arenas_[size_t(r)].assign(size_t(shape.units_per_rank) * chunk_, T{});
     initial_.resize(size_t(ranks));
     for (const RankProgram &rp : e.program().ranks()) {
-      const int slots = e.slots(rp.rank, BufferKind::Input);
       std::vector<T> &initial = initial_[rp.rank.index()];
-      initial.resize(size_t(slots) * chunk_);
+      initial.resize(size_t(e.slots(rp.rank, BufferKind::Input)) * chunk_);
       for (size_t i = 0; i < initial.size(); ++i)
         initial[i] = input_value<T>(o.op, o.seed, rp.rank.value(), ranks, i);
+    }
+    same_value_at_every_pre_place();
+    for (const RankProgram &rp : e.program().ranks()) {
       if (only && *only != rp.rank)
         continue;
-      for (int slot = 0; slot < slots; ++slot)
+      const std::vector<T> &initial = initial_[rp.rank.index()];
+      for (int slot = 0; slot < e.slots(rp.rank, BufferKind::Input); ++slot)
         std::copy_n(initial.data() + size_t(slot) * chunk_, chunk_,
                     chunk_at(rp.rank, BufferKind::Input, slot));
     }
@@ -127,6 +130,25 @@ public:
   }
 
 private:
+  // A copied chunk is one value wherever it starts (a custom collective may give it several pre
+  // places): every pre place takes the data of the one the reference reads.
+  void same_value_at_every_pre_place() {
+    const CollectiveSpec &spec = e_.collective();
+    for (int c = 0; c < spec.num_chunks(); ++c) {
+      const ChunkSpec &chunk = spec.chunk(ChunkId(c));
+      if (chunk.reduced || chunk.pre.size() < 2)
+        continue;
+      const RankId source = spec.expected_value(ChunkId(c)).front().rank;
+      const auto from = std::find_if(chunk.pre.begin(), chunk.pre.end(),
+                                     [&](const ChunkPlace &p) { return p.rank == source; });
+      SYNCOLL_INVARIANT(from != chunk.pre.end(), "a copied chunk's value from a rank without it");
+      for (const ChunkPlace &to : chunk.pre)
+        if (to != *from)
+          std::copy_n(initial_[from->rank.index()].data() + size_t(from->slot) * chunk_, chunk_,
+                      initial_[to.rank.index()].data() + size_t(to.slot) * chunk_);
+    }
+  }
+
   const ExecutableProgram &e_;
   size_t chunk_;
   std::optional<RankId> only_;
