@@ -24,6 +24,8 @@ struct CheckArgs {
   std::string example;
   std::string programs;
   std::string collective;
+  std::string synthesize;
+  std::optional<int> root;
   std::string ranks = "2..8";
   int nodes = 2;
   std::string sizes = "1KiB..4MiB";
@@ -114,16 +116,27 @@ Expected<testing::Family> example_family(const CheckArgs &a, testing::IntRange r
 }
 
 Expected<testing::Family> family_of(const CheckArgs &a) {
-  const int given = int(!a.family.empty()) + int(!a.example.empty()) + int(!a.programs.empty());
+  const int given = int(!a.family.empty()) + int(!a.example.empty()) + int(!a.programs.empty()) +
+                    int(!a.synthesize.empty());
   if (given != 1)
-    return fail({}, "name one family: --family NAME, --example NAME or --programs DIR|FILE");
-  if (!a.collective.empty() && a.programs.empty())
-    return fail({}, "--collective is an option of --programs");
+    return fail({}, "name one family: --family NAME, --example NAME, --programs DIR|FILE or "
+                    "--synthesize TOPOLOGY -c COLLECTIVE");
+  if (!a.collective.empty() && a.programs.empty() && a.synthesize.empty())
+    return fail({}, "--collective is an option of --programs and --synthesize");
+  if (a.root && a.synthesize.empty())
+    return fail({}, "--root is an option of --synthesize");
   SYNCOLL_TRY(ranks, rank_range(a.ranks));
   if (!a.family.empty())
     return testing::reference_family(a.family, ranks);
   if (!a.example.empty())
     return example_family(a, ranks);
+  if (!a.synthesize.empty()) {
+    const auto kind = parse_collective_kind(a.collective);
+    if (a.collective.empty() || !kind || *kind == CollectiveKind::Custom)
+      return fail({}, fmt::format("--synthesize needs -c with a standard collective, got '{}'",
+                                  a.collective));
+    return testing::synthesized_family(a.synthesize, *kind, a.root, ranks);
+  }
   std::optional<CollectiveSpec> collective;
   if (!a.collective.empty()) {
     SYNCOLL_TRY(c, read_collective_file(a.collective));
@@ -201,8 +214,13 @@ void add_check_command(CLI::App &app, RunResult &result) {
                   "recursive_doubling_allgather, two_step_alltoall, broken_allpairs_allreduce");
   cmd->add_option("--example", args->example, "a DSL example program (syncoll lower --example)");
   cmd->add_option("--programs", args->programs, "a folder of MSCCL-IR files (.xml, .json), or one");
+  cmd->add_option("--synthesize", args->synthesize,
+                  "algorithms synthesized (SAT, fewest steps) for a library topology sized by "
+                  "--ranks, lowered by the compiler");
   cmd->add_option("-c,--collective", args->collective,
-                  "custom collective JSON the --programs implement (default: each header's coll)");
+                  "--synthesize: the collective; --programs: a custom collective JSON they "
+                  "implement (default: each header's coll)");
+  cmd->add_option("--root", args->root, "root rank of a rooted collective to synthesize");
   cmd->add_option("--ranks", args->ranks, "rank range of --family and --example: N or A..B");
   cmd->add_option("--nodes", args->nodes, "nodes of hierarchical examples")
       ->check(CLI::PositiveNumber);

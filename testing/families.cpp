@@ -1,14 +1,19 @@
 #include "testing/families.h"
 
+#include "lowering/compile.h"
+#include "lowering/from_algorithm.h"
 #include "model/collective_traits.h"
 #include "model/json_document.h"
 #include "model/mscclir.h"
 #include "model/topology_library.h"
+#include "synth/synthesize.h"
 #include "testing/programs.h"
 
 #include <algorithm>
+#include <bit>
 #include <filesystem>
 #include <fmt/format.h>
+#include <map>
 #include <memory>
 
 namespace syncoll::testing {
@@ -93,6 +98,77 @@ Expected<Family> reference_family(const std::string &name, IntRange ranks) {
     known += (known.empty() ? "" : ", ") + f.name;
   }
   return fail({}, fmt::format("unknown family '{}' (known: {})", name, known));
+}
+
+namespace {
+
+// How a library topology takes a size: not at all (a machine), as -n, or as a hypercube's
+// dimension.
+enum class Sizing { Fixed, Ranks, Dimension };
+
+std::optional<Topology> sized(const std::string &name, Sizing sizing, int ranks) {
+  TopologyParams params;
+  if (sizing == Sizing::Ranks)
+    params.n = ranks;
+  if (sizing == Sizing::Dimension) {
+    if (ranks < 2 || (ranks & (ranks - 1)) != 0)
+      return std::nullopt;
+    params.dims = std::countr_zero(unsigned(ranks));
+  }
+  auto t = make_library_topology(name, params);
+  return t ? std::optional<Topology>(*std::move(t)) : std::nullopt;
+}
+
+} // namespace
+
+Expected<Family> synthesized_family(const std::string &topology, CollectiveKind collective,
+                                    std::optional<int> root, IntRange ranks) {
+  std::optional<Sizing> sizing;
+  for (Sizing s : {Sizing::Fixed, Sizing::Ranks, Sizing::Dimension})
+    if (!sizing && sized(topology, s, s == Sizing::Dimension ? 4 : ranks.min))
+      sizing = s;
+  if (!sizing)
+    return fail({}, fmt::format("topology '{}': a synthesized family needs a library topology "
+                                "that takes -n, a hypercube or a fixed machine",
+                                topology));
+  if (collective == CollectiveKind::Custom)
+    return fail({}, "a synthesized family needs a standard collective");
+  Family f;
+  f.name = fmt::format("synthesized {} on {}", collective_kind_name(collective), topology);
+  f.ranks = *sizing == Sizing::Fixed ? IntRange{0, 0} : ranks;
+  f.variants = {1, 2};
+  f.variant_name = "chunks";
+  using Made = std::optional<FamilyCase>;
+  auto cache = std::make_shared<std::map<std::pair<int, int>, Made>>();
+  f.make = [topology, sizing = *sizing, collective, root,
+            cache](const CaseParams &p) -> Expected<Made> {
+    const auto key = std::pair{p.ranks, p.variant};
+    if (auto hit = cache->find(key); hit != cache->end())
+      return hit->second;
+    Made made;
+    if (const auto t = sized(topology, sizing, p.ranks)) {
+      synth::Target target;
+      target.kind = collective;
+      target.root = root;
+      synth::SynthOptions options;
+      options.time_limit_s = 30;
+      // A composed Allreduce counts its chunks over every rank.
+      const int chunks = p.variant * (collective == CollectiveKind::Allreduce ? t->num_ranks() : 1);
+      auto found = synth::least_steps(*t, target, chunks, std::nullopt, 4, 16, options);
+      if (found && found->found && found->found->algorithm) {
+        // The collective the algorithm says it implements (a composed Allreduce's own chunks).
+        const Algorithm &algorithm = *found->found->algorithm;
+        SYNCOLL_TRY(spec, make_collective(algorithm.target.collective, algorithm.target.ranks,
+                                          algorithm.target.chunk_factor, algorithm.target.root));
+        SYNCOLL_TRY(dsl, lowering::algorithm_to_dsl(algorithm, *t, spec));
+        SYNCOLL_TRY(lowered, lowering::lower(dsl));
+        made = FamilyCase{std::move(lowered.program), *t, std::move(lowered.collective)};
+      }
+    }
+    cache->emplace(key, made);
+    return made;
+  };
+  return f;
 }
 
 namespace {

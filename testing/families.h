@@ -20,6 +20,16 @@ std::vector<Family> reference_families(IntRange ranks);
 /// The reference family of that name; unknown names fail with the list of known ones.
 [[nodiscard]] Expected<Family> reference_family(const std::string &name, IntRange ranks);
 
+/// Algorithms synthesized for a topology family and lowered by the compiler: SAT synthesis of the
+/// fewest steps (rounds up to steps + 4, at most 16 steps, 30 s per solver call) of `collective`
+/// with 1..2 chunks per rank (the variant) on the library topology `topology` sized by the
+/// case's ranks (`-n` for line, ring, fully_connected, star and hub_and_spoke; powers of two for
+/// hypercube; fixed machines such as dgx1 ignore the rank range). A case whose synthesis finds
+/// nothing is outside the family. Each (ranks, chunks) is synthesized once per family.
+[[nodiscard]] Expected<Family> synthesized_family(const std::string &topology,
+                                                  CollectiveKind collective,
+                                                  std::optional<int> root, IntRange ranks);
+
 /// Every program file in `folder` (.xml, and .json that holds a program), in name order, as one
 /// family whose variant is the file: each checked for `collective` when given, else for the
 /// standard collective its header names, on a fully connected topology. Fails for a folder that

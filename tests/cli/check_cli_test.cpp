@@ -91,7 +91,10 @@ TEST(CheckCliTest, BadInputIsOneLineAndExitTwo) {
         std::string("check --family ring_allreduce --sizes 1KiB..lots"),
         std::string("check --family ring_allreduce --laws verifies,fast"),
         std::string("check --family ring_allreduce --example ring_allgather"),
-        std::string("check --programs tests/data/malformed")}) {
+        std::string("check --programs tests/data/malformed"),
+        std::string("check --synthesize ring"),
+        std::string("check --synthesize no_such_topology -c allgather"),
+        std::string("check --family ring_allreduce --root 1")}) {
     CliRun run = run_cli(args + " -o " + file.string());
     EXPECT_EQ(run.exit_code, 2) << args << "\n" << run.out << run.err;
     EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << args << "\n" << run.err;
