@@ -1,5 +1,6 @@
 #include "testing/laws.h"
 
+#include "lowering/compile.h"
 #include "lowering/cuda/executor.h"
 #include "lowering/cuda/instruction_table.h"
 #include "simulator/program_sim.h"
@@ -97,6 +98,18 @@ LawVerdict verifies(const Program &program, const CollectiveSpec &collective) {
   if (report.all_hold())
     return holds("verifies");
   return {any_violated(report) ? LawOutcome::Broken : LawOutcome::Unknown, "verifies",
+          report.to_text()};
+}
+
+LawVerdict lowers_and_verifies(const lowering::DslProgram &program) {
+  auto lowered = lowering::lower(program);
+  if (!lowered)
+    return broken("lowers and verifies",
+                  "the compiler refuses the program: " + lowered.error().to_string());
+  if (lowered->verified)
+    return holds("lowers and verifies");
+  const verifier::Report &report = lowered->verified.error();
+  return {any_violated(report) ? LawOutcome::Broken : LawOutcome::Unknown, "lowers and verifies",
           report.to_text()};
 }
 

@@ -4,6 +4,7 @@
 // `syncoll check` runs them over a family of programs.
 #pragma once
 
+#include "lowering/dsl.h"
 #include "model/collective.h"
 #include "model/program.h"
 #include "model/topology.h"
@@ -34,6 +35,10 @@ void require(const LawVerdict &verdict);
 /// "verifies": every property the verifier checks holds (structure, resources, deadlock and race
 /// freedom, the postcondition) for `collective`, over the program's whole size window.
 [[nodiscard]] LawVerdict verifies(const Program &program, const CollectiveSpec &collective);
+
+/// "lowers and verifies": the compiler lowers the DSL program (every pass, then the verifier) to a
+/// program every property of which holds. A DSL program the compiler refuses breaks the law too.
+[[nodiscard]] LawVerdict lowers_and_verifies(const lowering::DslProgram &program);
 
 /// "agrees": the timed simulator and the verifier's executor, written apart, agree on the same
 /// program: both finish or both deadlock, and when the program is race free the simulator's

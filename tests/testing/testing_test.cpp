@@ -51,9 +51,7 @@ RC_GTEST_PROP(GeneratorProperty, AlgorithmsThatCheckLowerToProgramsThatVerify, (
   RC_TAG(collective_kind_name(a.collective.kind()));
   auto dsl = lowering::algorithm_to_dsl(a.algorithm, a.topology, a.collective);
   RC_ASSERT(dsl.has_value());
-  auto lowered = lowering::lower(*dsl);
-  RC_ASSERT(lowered.has_value());
-  require(verifies(lowered->program, lowered->collective));
+  require(lowers_and_verifies(*dsl));
 }
 
 RC_GTEST_PROP(LawProperty, VerifiedProgramsKeepEveryLaw, ()) {
@@ -100,6 +98,24 @@ TEST(LawTest, TheReceiveBoundOfARingAllgather) {
   const double took = double(simulator::simulate_program(p, t, o)->result.completion);
   EXPECT_GT(took, 1.9 * bound);
   EXPECT_LT(took, 2.2 * bound);
+}
+
+TEST(LawTest, ADslProgramThatLosesAChunkDoesNotLowerAndVerify) {
+  // An Allgather whose rank 0 never sends its chunk to rank 2.
+  auto prog = lowering::DslProgram::create("lossy", *fully_connected(3),
+                                           *make_collective(CollectiveKind::Allgather, 3, 1));
+  ASSERT_TRUE(prog);
+  for (int r = 0; r < 3; ++r)
+    for (int to = 0; to < 3; ++to)
+      if (!(r == 0 && to == 2)) {
+        auto c = prog->chunk(r, lowering::Buffer::input(), 0);
+        ASSERT_TRUE(c);
+        ASSERT_TRUE(prog->copy(*c, to, lowering::Buffer::output(), r));
+      }
+  const LawVerdict v = lowers_and_verifies(*prog);
+  EXPECT_TRUE(v.broken());
+  EXPECT_NE(v.counterexample.find("postcondition:    violated"), std::string::npos)
+      << v.counterexample;
 }
 
 TEST(LawTest, AProgramTheSimulatorRefusesBreaksTheLawsThatRunIt) {
