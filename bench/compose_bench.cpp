@@ -10,6 +10,7 @@
 #include "model/hardware.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -50,11 +51,24 @@ int main(int argc, char **argv) {
       out.push_back(item);
     return out;
   };
+  // Positive integers, or none when a word is not one.
   auto int_list = [&](const char *text) {
     std::vector<int> out;
-    for (const std::string &word : words(text))
-      out.push_back(std::atoi(word.c_str()));
+    for (const std::string &word : words(text)) {
+      char *end = nullptr;
+      const long v = std::strtol(word.c_str(), &end, 10);
+      if (word.empty() || *end != '\0' || v < 1 || v > 1 << 20)
+        return std::vector<int>();
+      out.push_back(int(v));
+    }
     return out;
+  };
+  auto usage = [](const char *what) {
+    std::fprintf(stderr,
+                 "compose_bench: %s\nusage: compose_bench [--quick] [--nodes 4,16,64] "
+                 "[--nics 1,2,4,8] [--systems dgx_h100,aws_p4de] [--collectives allreduce,...]\n",
+                 what);
+    return 2;
   };
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {
@@ -62,8 +76,12 @@ int main(int argc, char **argv) {
       node_counts = {2};
     } else if (std::strcmp(argv[i], "--nodes") == 0 && i + 1 < argc) {
       node_counts = int_list(argv[++i]);
+      if (node_counts.empty())
+        return usage("--nodes takes positive integers separated by commas");
     } else if (std::strcmp(argv[i], "--nics") == 0 && i + 1 < argc) {
       nic_counts = int_list(argv[++i]);
+      if (nic_counts.empty())
+        return usage("--nics takes positive integers separated by commas");
     } else if (std::strcmp(argv[i], "--collectives") == 0 && i + 1 < argc) {
       for (const std::string &word : words(argv[++i])) {
         const auto kind = parse_collective_kind(word);
@@ -75,6 +93,8 @@ int main(int argc, char **argv) {
       }
     } else if (std::strcmp(argv[i], "--systems") == 0 && i + 1 < argc) {
       chosen_systems = words(argv[++i]);
+    } else {
+      return usage((std::string("unknown option or missing value: ") + argv[i]).c_str());
     }
   }
   const std::vector<int64_t> sizes = quick

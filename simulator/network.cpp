@@ -447,9 +447,13 @@ void Network::hop_ended(int32_t h, Picoseconds at, std::vector<Delivery> &delive
   }
 }
 
+// Only fair relations keep the list of their busy links (the refill walks them); FIFO relations
+// are held transfer by transfer and have none.
 void Network::link_busy(LinkId link) {
   const LinkState &s = links_[link.index()];
   for (int32_t k = s.relations_begin; k < s.relations_end; ++k) {
+    if (!relation_fair_[size_t(relation_ids_[size_t(k)])])
+      continue;
     std::vector<int32_t> &busy = relation_busy_[size_t(relation_ids_[size_t(k)])];
     busy_slot_[size_t(k)] = static_cast<int32_t>(busy.size());
     busy.push_back(link.value());
@@ -460,6 +464,8 @@ void Network::link_idle(LinkId link) {
   const LinkState &s = links_[link.index()];
   for (int32_t k = s.relations_begin; k < s.relations_end; ++k) {
     const int32_t r = relation_ids_[size_t(k)];
+    if (!relation_fair_[size_t(r)])
+      continue;
     std::vector<int32_t> &busy = relation_busy_[size_t(r)];
     const int32_t slot = busy_slot_[size_t(k)];
     const int32_t moved = busy.back();

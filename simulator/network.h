@@ -8,11 +8,11 @@
 // A transfer over several links takes each when it gets there (hop by hop, in the order
 // transfers reach the link), so shared links interleave transfers as hardware does.
 //
-// A link in a max-min fair relation is a fluid resource instead (SimGrid's LMM; reference
-// cost-models.md 7.2): it still carries one transfer at a time, in arrival order, but the
-// transfers on the links of a fair relation share its bandwidth max-min fairly while they
-// overlap, so a transfer's end depends on transfers that start after it. Those transfers are
-// run by the network's own events (`start`, `next_event`, `advance`).
+// A link in a max-min fair relation is a fluid resource instead (SimGrid's LMM): the transfers
+// crossing it at once share it, and those on the links of a fair relation share the relation too,
+// all at max-min fair rates recomputed whenever one starts or ends, so a transfer's end depends on
+// transfers that start after it. Those transfers are run by the network's own events (`start`,
+// `next_event`, `advance`).
 #pragma once
 
 #include "model/topology.h"
