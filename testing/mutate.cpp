@@ -37,7 +37,8 @@ void reorder(ProgramDraft &d, size_t rank, size_t tb, const std::vector<size_t> 
   for (ThreadBlock &other : rp.thread_blocks)
     other.steps.edit([&](std::vector<Instruction> &all) {
       for (Instruction &in : all)
-        if (in.dependency && in.dependency->tb == moved)
+        if (in.dependency && in.dependency->tb == moved &&
+            in.dependency->step.index() < new_index.size())
           in.dependency->step = StepIndex(new_index[in.dependency->step.index()]);
     });
 }
