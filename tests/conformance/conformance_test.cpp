@@ -1,8 +1,13 @@
 // The conformance corpus (tests/data/conformance): no false alarm on a program in the
-// conventions real runtimes use, every known-bad one flagged for its reason, and the committed
-// files exactly what the generator writes (SYNCOLL_UPDATE_GOLDEN=1 rewrites them).
+// conventions real runtimes use, every known-bad one flagged for its reason, every correct one
+// keeping the laws of syncoll::testing, and the committed files exactly what the generator writes
+// (SYNCOLL_UPDATE_GOLDEN=1 rewrites them).
+#include "model/collective_traits.h"
 #include "model/json_document.h"
 #include "model/mscclir.h"
+#include "model/topology_library.h"
+#include "testing/check.h"
+#include "testing/laws.h"
 #include "tests/conformance/corpus.h"
 #include "verifier/verify.h"
 
@@ -76,6 +81,29 @@ TEST(ConformanceTest, NoFalseAlarmsAndEveryBadProgramForItsReason) {
   }
   EXPECT_GE(correct, 80);
   EXPECT_GE(bad, 4);
+}
+
+// The laws beyond the verifier on every correct program real runtimes could be handed: the timed
+// simulator agrees with the verifier's executor, simulated time respects the receive bound, and
+// the CPU executor computes what the host reference does.
+TEST(ConformanceTest, EveryCorrectProgramKeepsEveryLaw) {
+  int checked = 0;
+  for (const CorpusEntry &e : build_corpus()) {
+    if (!e.violated.empty())
+      continue;
+    const CollectiveSpec collective =
+        e.collective ? *e.collective : *collective_for_program(e.program, std::nullopt);
+    const Topology topology = *fully_connected(e.program.num_ranks());
+    const int64_t size = testing::case_size_bytes(16, e.program, collective);
+    for (const testing::LawVerdict &v :
+         {testing::simulator_agrees_with_verifier(e.program, topology, collective),
+          testing::simulated_time_respects_bound(e.program, topology, collective, size),
+          testing::cpu_executor_matches_reference(e.program, collective, size, 3)})
+      EXPECT_TRUE(v.holds()) << e.file << " (" << e.convention << "): law '" << v.law << "'\n"
+                             << v.counterexample;
+    ++checked;
+  }
+  EXPECT_GE(checked, 80);
 }
 
 } // namespace
