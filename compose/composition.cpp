@@ -267,10 +267,14 @@ Expected<Composition> Composition::standard(CollectiveKind kind, int ranks, int 
   case CollectiveKind::Allreduce: {
     // Reduce-scatter, then all-gather of the reduced slices: each byte crosses the machine twice
     // instead of once per rank. With fewer chunks than ranks, as many slices as chunks, their
-    // roots spread evenly over the ranks (one chunk: a reduction to rank 0 and a broadcast).
+    // roots spread evenly over the ranks and, slice after slice, over the positions within a span
+    // of ranks / slices consecutive ranks: where the innermost groups of a hierarchy are
+    // consecutive ranks (a node's GPUs), the roots then sit on every GPU, and behind every NIC,
+    // rather than all on each node's first (one chunk: a reduction to rank 0 and a broadcast).
     const int slices = std::min(C, ranks);
+    const int span = ranks / slices;
     auto first = [&](int j) { return int(int64_t(j) * C / slices); };
-    auto root_of = [&](int j) { return rank(int(int64_t(j) * ranks / slices)); };
+    auto root_of = [&](int j) { return rank(int(int64_t(j) * ranks / slices) + j % span); };
     for (int j = 0; j < slices; ++j)
       SYNCOLL_CHECK(c.reduction(send(first(j), first(j + 1) - first(j)), Members::all(), root_of(j),
                                 recv(first(j), first(j + 1) - first(j))));
