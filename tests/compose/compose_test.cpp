@@ -8,7 +8,9 @@
 #include "tests/support/topologies.h"
 
 #include <gtest/gtest.h>
+#include <map>
 #include <rapidcheck/gtest.h>
+#include <set>
 
 namespace syncoll::compose {
 namespace {
@@ -54,6 +56,23 @@ TEST(CompositionTest, StandardCompositionsComputeTheStandardCollectives) {
         ASSERT_TRUE(finer && standard3);
         EXPECT_TRUE(same_postcondition(*finer, *standard3)) << collective_kind_name(kind);
       }
+}
+
+// 64 slices of an Allreduce over 64 nodes of 8 GPUs: one root per node, and every GPU index (so
+// every NIC) a root on 8 of the nodes.
+TEST(CompositionTest, SlicedAllreduceRootsSpreadOverNodesAndPositions) {
+  auto c = Composition::standard(CollectiveKind::Allreduce, 512, 64, std::nullopt);
+  ASSERT_TRUE(c) << c.error().to_string();
+  std::set<int> nodes;
+  std::map<int, int> per_position;
+  for (const Primitive &p : c->epochs().front()) {
+    nodes.insert(p.root.value() / 8);
+    ++per_position[p.root.value() % 8];
+  }
+  EXPECT_EQ(nodes.size(), 64u);
+  ASSERT_EQ(per_position.size(), 8u);
+  for (const auto &[position, roots] : per_position)
+    EXPECT_EQ(roots, 8) << "GPU " << position;
 }
 
 TEST(CompositionTest, ADifferentCompositionIsADifferentCollective) {
