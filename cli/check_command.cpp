@@ -221,7 +221,8 @@ void add_check_command(CLI::App &app, RunResult &result) {
                   "--synthesize: the collective; --programs: a custom collective JSON they "
                   "implement (default: each header's coll)");
   cmd->add_option("--root", args->root, "root rank of a rooted collective to synthesize");
-  cmd->add_option("--ranks", args->ranks, "rank range of --family and --example: N or A..B");
+  cmd->add_option("--ranks", args->ranks,
+                  "rank range of --family, --example and --synthesize: N or A..B");
   cmd->add_option("--nodes", args->nodes, "nodes of hierarchical examples")
       ->check(CLI::PositiveNumber);
   cmd->add_option("-s,--sizes", args->sizes, "message sizes (nBytes): S or A..B");
