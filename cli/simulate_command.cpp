@@ -36,7 +36,8 @@ struct SimulateArgs {
   std::string lowering; ///< algorithms on a system: kernel (empty too) or copy-engine
   std::string switching = "cut-through";
   std::string sharing;
-  int channels = 0; ///< 0: the channels NCCL's search gives
+  double sharing_window_us = 0; ///< 0: exact max-min sharing
+  int channels = 0;             ///< 0: the channels NCCL's search gives
   bool streamed = false;
   std::string trace;
   std::string csv;
@@ -82,11 +83,16 @@ Expected<std::optional<Protocol>> protocol_for(const SimulateArgs &a) {
   return protocol;
 }
 
+simulator::Picoseconds sharing_window_ps(const SimulateArgs &a) {
+  return static_cast<simulator::Picoseconds>(std::llround(a.sharing_window_us * 1e6));
+}
+
 simulator::CostModel cost_model_for(const SimulateArgs &a) {
   simulator::CostModel model =
       a.preset == "nccl" ? simulator::nccl_preset() : simulator::CostModel{};
   model.switching = a.switching == "store-and-forward" ? simulator::Switching::StoreAndForward
                                                        : simulator::Switching::CutThrough;
+  model.sharing_window = sharing_window_ps(a);
   return model;
 }
 
@@ -336,6 +342,7 @@ Expected<bool> run_simulate(SimulateArgs &a) {
                                                                      : RelationSharing::Fifo));
       system->topology = std::move(shared);
     }
+    system->model.sharing_window = sharing_window_ps(a);
   }
   std::optional<Topology> topology;
   if (system)
@@ -426,6 +433,11 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
                   "fifo (one transfer after another) or fair (max-min fair; every link then "
                   "shares itself among its transfers too)")
       ->check(CLI::IsMember({"fifo", "fair"}));
+  cmd->add_option("--sharing-window", args->sharing_window_us,
+                  "microseconds of simulated time between two sharings of max-min fair rates "
+                  "(default 0: at every start and end, exact); a transfer that starts inside a "
+                  "window waits for its rate until the window's events are through")
+      ->check(CLI::Range(0.0, 1e6));
   cmd->add_flag("--streamed", args->streamed,
                 "baselines on a topology: NCCL's ring or tree as a step-synchronous schedule "
                 "generated step by step, repeated steps timed once (thousands of ranks), instead "

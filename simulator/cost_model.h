@@ -48,6 +48,10 @@ struct CostModel {
   /// interpreting executor's primitive call, flag handling and dependency check (0 for NCCL's
   /// own compiled kernels, whose per-hop cost is in `message_latency`).
   Picoseconds step_overhead = 0;
+  /// Max-min fair rates are shared out again at most once per this much simulated time (0: at
+  /// every start and end of a fair-shared transfer, exact). A large Alltoall on fair ports needs
+  /// it: there every event moves every rate (Network::set_sharing_window says what it costs).
+  Picoseconds sharing_window = 0;
 
   static size_t index(Protocol p) { return static_cast<size_t>(p); }
 };

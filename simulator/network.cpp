@@ -380,6 +380,8 @@ void Network::changed(LinkId link) {
     link_dirty_[link.index()] = 1;
     dirty_links_.push_back(link.value());
   }
+  if (!rates_stale_)
+    stale_since_ = now_;
   rates_stale_ = true;
 }
 
@@ -671,6 +673,8 @@ Picoseconds Network::first_end() {
 
 void Network::refresh_next_event() {
   next_event_ = std::min(fluid_queue_.empty() ? kNever : fluid_queue_.top().time, first_end());
+  if (rates_stale_)
+    next_event_ = std::min(next_event_, stale_since_ + window_);
 }
 
 void Network::advance(Picoseconds until, std::vector<Delivery> &delivered) {
@@ -680,13 +684,14 @@ void Network::advance(Picoseconds until, std::vector<Delivery> &delivered) {
     // Rates are shared out again once everything due at this time has happened: a burst of
     // starts or ends at one time costs one sharing, not one each. Until then only events at the
     // present can come next (a hop whose end is due now is through, whatever the new rates).
+    // Within a sharing window, events go on at the rates shared last.
     const Picoseconds first_queued = fluid_queue_.empty() ? kNever : fluid_queue_.top().time;
     const Picoseconds ending = first_end();
-    if (rates_stale_ && first_queued > now_ && ending > now_) {
+    const Picoseconds t = std::min(ending, first_queued);
+    if (rates_stale_ && t > now_ && (window_ == 0 || t > stale_since_ + window_)) {
       share_bandwidth();
       continue;
     }
-    const Picoseconds t = std::min(ending, first_queued);
     if (t == kNever || t > until)
       break;
     now_ = std::max(now_, t);
@@ -706,7 +711,7 @@ void Network::advance(Picoseconds until, std::vector<Delivery> &delivered) {
         hop_ended(h, t, delivered);
     }
   }
-  if (rates_stale_)
+  if (rates_stale_ && window_ == 0)
     share_bandwidth();
   refresh_next_event();
   reports_ = nullptr;

@@ -80,7 +80,16 @@ public:
   std::optional<TransferTimes> start(std::span<const LinkId> route, int64_t bytes,
                                      Picoseconds ready, Switching switching, uint32_t tag,
                                      double rate_cap = 0);
-  /// Time of the next fair-shared event (a hop starting or ending), kNever when none is due.
+  /// Shares max-min fair rates out again at most once per `window` of simulated time instead of
+  /// at every start and end (0, the default: exact). Events inside a window run at the rates
+  /// shared last: a hop that starts there waits for its rate until the window's events are
+  /// through, and bandwidth a hop leaves stays unused until then, so a transfer ends late by up
+  /// to about the window per hop that starts inside one. In exchange a run whose every event
+  /// moves every rate (an Alltoall on saturated ports) costs one sharing per window, not one per
+  /// event.
+  void set_sharing_window(Picoseconds window) { window_ = window; }
+  /// Time of the next fair-shared event (a hop starting or ending, or a sharing window closing),
+  /// kNever when none is due.
   Picoseconds next_event() const { return next_event_; }
   /// Runs network-run transfers through `until` and appends the reports due: those whose first
   /// link is done (each before its arrival, at a time no later than its `first_hop_end`), and
@@ -207,6 +216,8 @@ private:
   std::vector<Delivery> *reports_ = nullptr; ///< the running `advance`'s output
   uint64_t fluid_completions_ = 0;
   bool rates_stale_ = false;
+  Picoseconds stale_since_ = 0; ///< when the rates went stale
+  Picoseconds window_ = 0;      ///< see set_sharing_window
   // Sharing. A constraint is a fluid link (index = link) or a fair relation (links + relation).
   std::vector<int32_t> dirty_links_; ///< links whose hops changed since the last sharing
   std::vector<char> link_dirty_;

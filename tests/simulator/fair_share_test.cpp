@@ -63,6 +63,39 @@ TEST(FairShareTest, OverlappingTransfersSplitTheRelationUntilOneEnds) {
   EXPECT_EQ(network.usage()[1].busy, 80'000'000);
 }
 
+// 1 MB to rank 1 at 0 and 1 MB to rank 2 at 10 us behind a 50 GB/s port: shared exactly, the
+// first is alone for 10 us, then both share the port until the first is through at 30 us and
+// the second finishes alone at 40 us.
+std::map<uint32_t, Delivery> staggered_pair(Picoseconds window) {
+  const Topology t = fan_out(3, 50, RelationSharing::Fair);
+  Network network(t, 1.0);
+  network.set_sharing_window(window);
+  EXPECT_FALSE(
+      network.start(network.route(RankId(0), RankId(1)), 1'000'000, 0, Switching::CutThrough, 7));
+  EXPECT_FALSE(network.start(network.route(RankId(0), RankId(2)), 1'000'000, 10'000'000,
+                             Switching::CutThrough, 8));
+  return run_all(network);
+}
+
+TEST(FairShareTest, EventsFartherApartThanTheSharingWindowAreSharedExactly) {
+  for (Picoseconds window : {Picoseconds(0), Picoseconds(5'000'000)}) {
+    auto d = staggered_pair(window);
+    ASSERT_EQ(d.size(), 2u);
+    EXPECT_EQ(d[7].times.arrival, 30'000'000 + 500'000) << window;
+    EXPECT_EQ(d[8].times.arrival, 40'000'000 + 500'000) << window;
+  }
+}
+
+TEST(FairShareTest, ASharingWindowDefersTheRatesOfWhatStartsInsideIt) {
+  // With a 20 us window the second start falls inside the first one's window: neither has a
+  // rate until the window's events are through (at 10 us), then both share the port to the end
+  // (20 and 10 us late).
+  auto d = staggered_pair(20'000'000);
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[7].times.arrival, 50'000'000 + 500'000);
+  EXPECT_EQ(d[8].times.arrival, 50'000'000 + 500'000);
+}
+
 TEST(FairShareTest, FifoRelationServesOneTransferAfterTheOther) {
   const Topology t = fan_out(3, 50, RelationSharing::Fifo);
   Network network(t, 1.0);
