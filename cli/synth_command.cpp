@@ -1,10 +1,13 @@
-// `syncoll synth instance|least-steps|pareto`.
+// `syncoll synth instance|least-steps|pareto|bound`.
 #include "cli/cli_support.h"
 #include "cli/commands.h"
+#include "synth/cut_bound.h"
 #include "synth/synthesize.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <memory>
 
 namespace syncoll::cli {
@@ -73,6 +76,125 @@ void add_common(CLI::App &cmd, SynthArgs &args) {
       ->capture_default_str();
 }
 
+struct BoundArgs {
+  TopologyOptions topology;
+  std::string collective;
+  std::string size = "1GiB";
+};
+
+// Ranks (or switch names) inside one side of a cut, as ranges: "0-6, 8-14, leaf0".
+std::string vertex_list(const Topology &topology, const std::vector<RankId> &vertices) {
+  constexpr size_t kShown = 12;
+  std::vector<std::string> parts;
+  size_t i = 0;
+  for (; i < vertices.size() && parts.size() < kShown; ++i) {
+    const RankId v = vertices[i];
+    if (topology.is_switch(v)) {
+      parts.push_back(topology.switches()[size_t(v.value() - topology.num_ranks())]);
+      continue;
+    }
+    size_t j = i;
+    while (j + 1 < vertices.size() && !topology.is_switch(vertices[j + 1]) &&
+           vertices[j + 1].value() == vertices[j].value() + 1)
+      ++j;
+    parts.push_back(j == i ? fmt::format("{}", v.value())
+                           : fmt::format("{}-{}", v.value(), vertices[j].value()));
+    i = j;
+  }
+  std::string out = fmt::format("{}", fmt::join(parts, ", "));
+  if (i < vertices.size())
+    out += fmt::format(", ... ({} vertices in all)", vertices.size());
+  return out;
+}
+
+// "1.25 ms" for a time in ns.
+std::string time_text(double ns) {
+  if (ns >= 1e6)
+    return fmt::format("{:.4g} ms", ns / 1e6);
+  if (ns >= 1e3)
+    return fmt::format("{:.4g} us", ns / 1e3);
+  return fmt::format("{:.4g} ns", ns);
+}
+
+// One direction's bound, its certificate and what it was checked against.
+void print_cut_bound(const Topology &topology, const synth::CutBound &b, int64_t size) {
+  const bool leaving = b.direction == CutDirection::Leaving;
+  fmt::print("{} cut bound: B* = {} GB/s ({:.6f}), exact; {} at {} takes at least {}\n",
+             leaving ? "Allgather" : "ReduceScatter", to_string(b.bandwidth_gbps),
+             b.bandwidth_gbps.value(), leaving ? "an Allgather" : "a ReduceScatter",
+             format_size(size), time_text(double(size) / b.bandwidth_gbps.value()));
+  std::vector<RankId> outside;
+  for (int32_t v = 0; v < topology.num_vertices(); ++v)
+    if (!std::binary_search(b.cut.vertices.begin(), b.cut.vertices.end(), RankId(v)))
+      outside.push_back(RankId(v));
+  fmt::print("  certificate: a cut S holding {} of {} ranks with {} GB/s {} it: every schedule "
+             "moves {} shares of M/{} bytes across it\n",
+             b.value.ranks_inside, b.ranks,
+             to_string(Fraction::of(b.value.bandwidth, b.units_per_gbps)),
+             leaving ? "leaving" : "entering", b.value.ranks_inside, b.ranks);
+  fmt::print("    inside S:  {}\n", vertex_list(topology, b.cut.vertices));
+  fmt::print("    outside S: {}\n", vertex_list(topology, outside));
+  if (!b.cut.relations.empty())
+    fmt::print("    and {} shared-bandwidth relation{} inside S\n", b.cut.relations.size(),
+               b.cut.relations.size() == 1 ? "" : "s");
+  fmt::print("  checked: the cut's value recomputed from the topology; no cut needs more, shown "
+             "by a flow into each of the {} ranks ({} max-flows)\n",
+             b.flows_checked, b.max_flows);
+}
+
+void add_bound_command(CLI::App &synth, RunResult &result) {
+  auto args = std::make_shared<BoundArgs>();
+  CLI::App *bound = synth.add_subcommand(
+      "bound", "the exact cut bound of Allgather, ReduceScatter or Allreduce (as ReduceScatter + "
+               "Allgather), with the cut that attains it");
+  args->topology.add_to(*bound, /*positional=*/false, /*required=*/true);
+  bound->add_option("-c,--collective", args->collective, "allgather, reducescatter or allreduce")
+      ->required();
+  bound
+      ->add_option("-s,--size", args->size,
+                   "bytes of the Allgather output / ReduceScatter input / Allreduce buffer")
+      ->capture_default_str();
+  bound->callback([&result, args] {
+    result.exit_code = exit_code_or_bad_input([&]() -> Expected<int> {
+      SYNCOLL_TRY(topology, resolve_topology(args->topology));
+      SYNCOLL_TRY(size, parse_size(args->size));
+      const auto kind = parse_collective_kind(args->collective);
+      if (!kind || (*kind != CollectiveKind::Allgather && *kind != CollectiveKind::ReduceScatter &&
+                    *kind != CollectiveKind::Allreduce))
+        return fail({}, fmt::format("the cut bound is for allgather, reducescatter or allreduce, "
+                                    "not '{}'",
+                                    args->collective));
+      std::vector<CutDirection> directions;
+      if (*kind != CollectiveKind::Allgather)
+        directions.push_back(CutDirection::Entering);
+      if (*kind != CollectiveKind::ReduceScatter)
+        directions.push_back(CutDirection::Leaving);
+      std::vector<synth::CutBound> bounds;
+      for (const CutDirection direction : directions) {
+        SYNCOLL_TRY(b, synth::cut_bound(topology, direction));
+        bounds.push_back(std::move(b));
+      }
+      fmt::print("{} on {}: {} ranks, {} switches, {} links, {} relations\n",
+                 collective_kind_name(*kind), topology.name(), topology.num_ranks(),
+                 topology.num_switches(), topology.links().size(), topology.relations().size());
+      Fraction lambda_sum;
+      for (const synth::CutBound &b : bounds) {
+        print_cut_bound(topology, b, size);
+        lambda_sum = sum(lambda_sum, b.lambda);
+      }
+      if (directions.size() == 2) {
+        const Fraction bandwidth =
+            Fraction::of(int64_t(topology.num_ranks()) * lambda_sum.den, lambda_sum.num);
+        fmt::print("Allreduce as ReduceScatter + Allgather (no reducing switches): B* = {} GB/s "
+                   "({:.6f}); at {} at least {}\n",
+                   to_string(bandwidth), bandwidth.value(), format_size(size),
+                   time_text(double(size) / bandwidth.value()));
+      }
+      return kSuccess;
+    }());
+  });
+}
+
 } // namespace
 
 void add_synth_commands(CLI::App &app, RunResult &result) {
@@ -86,6 +208,7 @@ void add_synth_commands(CLI::App &app, RunResult &result) {
   CLI::App *front = synth->add_subcommand("pareto", "the Pareto frontier (SCCL, Algorithm 1)");
   for (CLI::App *cmd : {instance, least, front})
     add_common(*cmd, *args);
+  add_bound_command(*synth, result);
   for (CLI::App *cmd : {instance, least}) {
     cmd->add_option("-C,--chunks", args->chunks, "chunks per rank (allreduce: of the whole buffer)")
         ->capture_default_str();

@@ -3,6 +3,7 @@
 //
 // In the order data flows:
 //   ids.h, diagnostics.h   strong ids and units; Expected<T> and located Diagnostics for bad input
+//   fraction.h             exact rationals for bounds (rounds per chunk, cut ratios)
 //   text.h                 how names match (name_key) and sizes print (format_size)
 //   invariant.h            always-on checks for syncoll's own bugs (never for input)
 //   topology.h             ranks, links (capacity, alpha, bandwidth), bandwidth relations
@@ -12,6 +13,8 @@
 //   collective_traits.h    one row per collective kind: sizes, in-place aliasing, executor and
 //                          nccl-tests conventions; collective_for_program, in_place_slot
 //   algorithm.h            k-synchronous algorithms and their independent checker
+//   cut_certificate.h      the cut bound of Allgather / ReduceScatter: exact bandwidths, cuts
+//                          and flows, and their checks
 //   program.h              the thread-block IR (one-to-one with MSCCL-IR) and the step-type table
 //   runtime_constants.h    one row per protocol: FIFO depth, payload share, NCCL's constants
 //   hardware.h             one row per GPU generation (NCCL's constants, calibrated physics) and
@@ -27,7 +30,9 @@
 #include "model/algorithm.h"
 #include "model/collective.h"
 #include "model/collective_traits.h"
+#include "model/cut_certificate.h"
 #include "model/diagnostics.h"
+#include "model/fraction.h"
 #include "model/hardware.h"
 #include "model/ids.h"
 #include "model/invariant.h"

@@ -90,10 +90,6 @@ std::optional<std::string> counting_refutation(const Topology &topology,
   return std::nullopt;
 }
 
-std::string to_string(const Fraction &f) {
-  return f.den == 1 ? std::to_string(f.num) : fmt::format("{}/{}", f.num, f.den);
-}
-
 std::optional<Fraction> rounds_per_chunk_bound(const Topology &topology,
                                                const CollectiveSpec &collective) {
   if (collective.is_combining())
@@ -152,10 +148,8 @@ std::optional<Fraction> rounds_per_chunk_bound(const Topology &topology,
   opt.minimize(R);
   SYNCOLL_INVARIANT(opt.check() == z3::sat, "the flow relaxation of a reachable collective");
   const z3::expr r = opt.get_model().eval(R, true);
-  Fraction f{r.numerator().get_numeral_int64(),
-             r.denominator().get_numeral_int64() * collective.chunk_factor()};
-  const int64_t g = std::gcd(f.num, f.den);
-  return Fraction{f.num / g, f.den / g};
+  return Fraction::of(r.numerator().get_numeral_int64(),
+                      r.denominator().get_numeral_int64() * collective.chunk_factor());
 }
 
 } // namespace syncoll::synth

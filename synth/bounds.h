@@ -3,6 +3,7 @@
 #pragma once
 
 #include "model/collective.h"
+#include "model/fraction.h"
 #include "model/topology.h"
 
 #include <cstdint>
@@ -32,19 +33,6 @@ int steps_lower_bound(const Topology &topology, const CollectiveSpec &collective
 /// the count allows R.
 std::optional<std::string> counting_refutation(const Topology &topology,
                                                const CollectiveSpec &collective, int rounds);
-
-/// An exact fraction, in lowest terms.
-struct Fraction {
-  int64_t num = 0;
-  int64_t den = 1;
-  double value() const { return double(num) / double(den); }
-  friend bool operator==(const Fraction &, const Fraction &) = default;
-};
-std::string to_string(const Fraction &f);
-/// a/b < c/d without rounding.
-inline bool less(const Fraction &a, const Fraction &b) {
-  return a.num * b.den < b.num * a.den;
-}
 
 /// Fewest rounds per chunk (R/C) any algorithm needs, for a collective whose chunks are all
 /// copied: the optimum of a fractional multicast flow (each chunk routed from its pre ranks to

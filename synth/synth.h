@@ -6,6 +6,8 @@
 //                 exists (with what it covers), or unknown
 //   bounds.h      lower bounds on steps and rounds per chunk that prune the searches
 //   combining.h   Reduce, ReduceScatter and Scatter through their duals; Allreduce composed
+//   cut_bound.h   the exact cut bound of Allgather / ReduceScatter at any scale (max-flow),
+//                 with its certificate
 //   sat.h, smt.h  the CaDiCaL and z3 backends (reached through synthesize.h)
 //   symmetry.h    topology symmetries for lex-leader symmetry breaking
 //
@@ -15,4 +17,5 @@
 #include "synth/answer.h"
 #include "synth/bounds.h"
 #include "synth/combining.h"
+#include "synth/cut_bound.h"
 #include "synth/synthesize.h"

@@ -13,11 +13,6 @@
 namespace syncoll::synth {
 namespace {
 
-Fraction reduced(int64_t num, int64_t den) {
-  const int64_t g = std::gcd(num, den);
-  return {num / g, den / g};
-}
-
 Answer solve_backend(const Topology &topology, const CollectiveSpec &spec, StepsRounds sr,
                      const SynthOptions &options) {
   return options.backend == Backend::Sat ? solve_sat(topology, spec, sr, options)
@@ -295,7 +290,7 @@ Expected<Pareto> pareto(const Topology &topology, const Target &target,
     std::vector<Candidate> candidates;
     for (int R = S; R <= S + options.k; ++R)
       for (int C = 1; C <= options.max_chunks; ++C) {
-        const Fraction rpc = reduced(R, C);
+        const Fraction rpc = Fraction::of(R, C);
         if (less(rpc, bound) || (best && !less(rpc, *best)))
           continue;
         candidates.push_back({R, C, rpc});
@@ -337,7 +332,7 @@ Expected<Pareto> pareto(const Topology &topology, const Target &target,
         certify(composed_answer, topology, ar, target, total);
         point = {P * c.chunks,
                  total,
-                 reduced(2 * c.rounds, P * c.chunks),
+                 Fraction::of(2 * c.rounds, P * c.chunks),
                  false,
                  false,
                  *composed_answer.algorithm,

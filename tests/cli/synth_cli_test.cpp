@@ -64,5 +64,39 @@ TEST(SynthCliTest, BadArgumentsExitTwo) {
   EXPECT_EQ(std::count(one_line.err.begin(), one_line.err.end(), '\n'), 1) << one_line.err;
 }
 
+TEST(SynthCliTest, BoundPrintsTheExactBoundAndItsCut) {
+  CliRun run = run_cli("synth bound -t mesh2d --shape 4x4 -c allreduce -s 64MiB");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  // 15 ranks send into a corner over its two 50 GB/s links: B* = 16 x 100 / 15 each way.
+  EXPECT_NE(run.out.find("ReduceScatter cut bound: B* = 320/3 GB/s (106.666667), exact"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("Allgather cut bound: B* = 320/3 GB/s"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("a cut S holding 15 of 16 ranks with 100 GB/s leaving it"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("    outside S: 0\n"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("a flow into each of the 16 ranks"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("B* = 160/3 GB/s (53.333333); at 64 MiB at least 1.258 ms"),
+            std::string::npos)
+      << run.out;
+}
+
+TEST(SynthCliTest, BoundRefusesWhatItDoesNotCover) {
+  CliRun alltoall = run_cli("synth bound -t ring -n 4 -c alltoall");
+  EXPECT_EQ(alltoall.exit_code, 2);
+  EXPECT_EQ(alltoall.out, "");
+  EXPECT_EQ(
+      alltoall.err,
+      "syncoll: the cut bound is for allgather, reducescatter or allreduce, not 'alltoall'\n");
+  CliRun shared_nic =
+      run_cli("synth bound -t multinode --nodes 2 --gpus 8 --intra dgx_h100 --nics 4 -c allgather");
+  EXPECT_EQ(shared_nic.exit_code, 2);
+  EXPECT_EQ(shared_nic.out, "");
+  EXPECT_NE(shared_nic.err.find("several sources and destinations"), std::string::npos)
+      << shared_nic.err;
+  EXPECT_EQ(run_cli("synth bound -t ring -n 4 -c allgather -s 12Q").exit_code, 2);
+}
+
 } // namespace
 } // namespace syncoll::testing
