@@ -1,7 +1,8 @@
-// `syncoll synth instance|least-steps|pareto|bound`.
+// `syncoll synth instance|least-steps|pareto|bound|scale`.
 #include "cli/cli_support.h"
 #include "cli/commands.h"
 #include "synth/cut_bound.h"
+#include "synth/scale.h"
 #include "synth/synthesize.h"
 
 #include <algorithm>
@@ -195,6 +196,65 @@ void add_bound_command(CLI::App &synth, RunResult &result) {
   });
 }
 
+struct ScaleArgs {
+  TopologyOptions topology;
+  std::string collective;
+  int chunks = 1;
+  std::string output;
+};
+
+void add_scale_command(CLI::App &synth, RunResult &result) {
+  auto args = std::make_shared<ScaleArgs>();
+  CLI::App *scale = synth.add_subcommand(
+      "scale", "a breadth-first Allgather in diameter steps for large direct-connect machines, "
+               "measured against the exact cut bound and checked");
+  args->topology.add_to(*scale, /*positional=*/false, /*required=*/true);
+  scale->add_option("-c,--collective", args->collective, "allgather")->required();
+  scale->add_option("-C,--chunks", args->chunks, "pieces each rank's share is cut into")
+      ->capture_default_str();
+  scale->add_option("-o,--output", args->output, "write the algorithm JSON here");
+  scale->callback([&result, args] {
+    result.exit_code = exit_code_or_bad_input([&]() -> Expected<int> {
+      SYNCOLL_TRY(topology, resolve_topology(args->topology));
+      const auto kind = parse_collective_kind(args->collective);
+      if (kind != CollectiveKind::Allgather)
+        return fail(
+            {}, fmt::format("synth scale makes Allgather schedules, not '{}'", args->collective));
+      SYNCOLL_TRY(schedule, synth::breadth_first_allgather(topology, args->chunks));
+      SYNCOLL_TRY(collective,
+                  make_collective(CollectiveKind::Allgather, topology.num_ranks(), args->chunks));
+      const AlgorithmCheck check = check_algorithm(schedule.algorithm, topology, collective);
+      fmt::print("allgather on {}: breadth-first, {} pieces per rank\n", topology.name(),
+                 args->chunks);
+      std::vector<int> rounds;
+      for (const AlgorithmStep &step : schedule.algorithm.steps)
+        rounds.push_back(step.rounds);
+      fmt::print("  {} steps (the diameter), {} rounds: {}\n", schedule.algorithm.num_steps(),
+                 schedule.algorithm.total_rounds(), fmt::join(rounds, " "));
+      const Fraction bandwidth =
+          Fraction::of(int64_t(topology.num_ranks()) * schedule.cost.den, schedule.cost.num);
+      fmt::print("  bandwidth {} GB/s ({:.6f}) against the cut bound's {} GB/s ({:.6f}): {} of "
+                 "it ({:.4f}%){}\n",
+                 to_string(bandwidth), bandwidth.value(), to_string(schedule.bound.bandwidth_gbps),
+                 schedule.bound.bandwidth_gbps.value(), to_string(schedule.efficiency),
+                 100 * schedule.efficiency.value(),
+                 schedule.efficiency == Fraction{1, 1} ? ": optimal, by the bound's certificate"
+                                                       : "");
+      if (!check.holds()) {
+        fmt::print("  check: FAILS ({} violations; first: {})\n", check.violations.size(),
+                   check.violations.front().message);
+        return kCheckFailed;
+      }
+      fmt::print("  check: holds (every send's link and source, every link's rounds, every rank "
+                 "ends with every chunk)\n");
+      if (!args->output.empty())
+        SYNCOLL_CHECK(
+            write_output(args->output, to_canonical_json(algorithm_to_json(schedule.algorithm))));
+      return kSuccess;
+    }());
+  });
+}
+
 } // namespace
 
 void add_synth_commands(CLI::App &app, RunResult &result) {
@@ -209,6 +269,7 @@ void add_synth_commands(CLI::App &app, RunResult &result) {
   for (CLI::App *cmd : {instance, least, front})
     add_common(*cmd, *args);
   add_bound_command(*synth, result);
+  add_scale_command(*synth, result);
   for (CLI::App *cmd : {instance, least}) {
     cmd->add_option("-C,--chunks", args->chunks, "chunks per rank (allreduce: of the whole buffer)")
         ->capture_default_str();

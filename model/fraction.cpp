@@ -28,6 +28,17 @@ Fraction sum(Fraction a, Fraction b) {
   return Fraction::of(static_cast<int64_t>(num), static_cast<int64_t>(den));
 }
 
+Fraction quotient(Fraction a, Fraction b) {
+  SYNCOLL_INVARIANT(b.num > 0, "a fraction divided by zero");
+  const int64_t g1 = std::gcd(a.num, b.num);
+  const int64_t g2 = std::gcd(a.den, b.den);
+  const __int128 num = static_cast<__int128>(a.num / std::max<int64_t>(g1, 1)) * (b.den / g2);
+  const __int128 den = static_cast<__int128>(a.den / g2) * (b.num / std::max<int64_t>(g1, 1));
+  constexpr __int128 kMax = std::numeric_limits<int64_t>::max();
+  SYNCOLL_INVARIANT(num <= kMax && den <= kMax, "a fraction quotient outgrows 64 bits");
+  return Fraction::of(static_cast<int64_t>(num), static_cast<int64_t>(den));
+}
+
 bool less(Fraction a, Fraction b) {
   return static_cast<__int128>(a.num) * b.den < static_cast<__int128>(b.num) * a.den;
 }

@@ -24,6 +24,9 @@ std::string to_string(Fraction f);
 /// a + b in lowest terms; an invariant failure if it does not fit in 64 bits.
 Fraction sum(Fraction a, Fraction b);
 
+/// a / b in lowest terms (b not zero); an invariant failure if it does not fit in 64 bits.
+Fraction quotient(Fraction a, Fraction b);
+
 /// a < b, exactly (the cross products in 128 bits).
 bool less(Fraction a, Fraction b);
 

@@ -8,6 +8,7 @@
 //   combining.h   Reduce, ReduceScatter and Scatter through their duals; Allreduce composed
 //   cut_bound.h   the exact cut bound of Allgather / ReduceScatter at any scale (max-flow),
 //                 with its certificate
+//   scale.h       breadth-first Allgather schedules in diameter steps, measured against it
 //   sat.h, smt.h  the CaDiCaL and z3 backends (reached through synthesize.h)
 //   symmetry.h    topology symmetries for lex-leader symmetry breaking
 //
@@ -18,4 +19,5 @@
 #include "synth/bounds.h"
 #include "synth/combining.h"
 #include "synth/cut_bound.h"
+#include "synth/scale.h"
 #include "synth/synthesize.h"

@@ -98,5 +98,39 @@ TEST(SynthCliTest, BoundRefusesWhatItDoesNotCover) {
   EXPECT_EQ(run_cli("synth bound -t ring -n 4 -c allgather -s 12Q").exit_code, 2);
 }
 
+TEST(SynthCliTest, ScaleWritesAnOptimalTorusScheduleThatLowersAndSimulates) {
+  const auto out = temp_file("torus_bfb.json");
+  CliRun run = run_cli("synth scale -t torus2d --shape 4x4 -C 4 -c allgather -o " + out.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("4 steps (the diameter), 15 rounds: 4 6 4 1"), std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("1 of it (100.0000%): optimal, by the bound's certificate"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("check: holds"), std::string::npos) << run.out;
+  CliRun lower = run_cli("lower " + out.string() + " -t torus2d --shape 4x4 -o " +
+                         temp_file("torus_bfb.xml").string());
+  EXPECT_EQ(lower.exit_code, 0) << lower.err;
+  EXPECT_NE(lower.out.find("verified:"), std::string::npos) << lower.out;
+  // 1 GiB at the bound, 16 x 200 / 15 GB/s, takes 5,033 us; four steps add their alphas.
+  CliRun sim = run_cli("simulate " + out.string() + " -t torus2d --shape 4x4 -s 1GiB");
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  EXPECT_NE(sim.out.find("1 GiB       5035.165"), std::string::npos) << sim.out;
+  std::filesystem::remove(out);
+  std::filesystem::remove(temp_file("torus_bfb.xml"));
+}
+
+TEST(SynthCliTest, ScaleRefusesWhatItDoesNotMake) {
+  CliRun allreduce = run_cli("synth scale -t ring -n 4 -c allreduce");
+  EXPECT_EQ(allreduce.exit_code, 2);
+  EXPECT_EQ(allreduce.err, "syncoll: synth scale makes Allgather schedules, not 'allreduce'\n");
+  CliRun switched = run_cli("synth scale -t fat_tree --nodes 2 --gpus 8 --intra dgx_h100 --nics 8 "
+                            "-c allgather -o " +
+                            temp_file("never.json").string());
+  EXPECT_EQ(switched.exit_code, 2);
+  EXPECT_NE(switched.err.find("has switches"), std::string::npos) << switched.err;
+  EXPECT_FALSE(std::filesystem::exists(temp_file("never.json")));
+}
+
 } // namespace
 } // namespace syncoll::testing

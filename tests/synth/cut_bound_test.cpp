@@ -3,11 +3,10 @@
 #include "model/cut_certificate.h"
 #include "model/topology_library.h"
 #include "synth/cut_bound.h"
+#include "tests/synth/targets.h"
 
-#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
-#include <set>
 
 namespace syncoll::synth {
 namespace {
@@ -214,28 +213,8 @@ Fraction brute_force_bound(const Topology &t) {
 }
 
 RC_GTEST_PROP(CutBoundProperty, EqualsTheBestCutFoundByBruteForce, ()) {
-  const int ranks = *rc::gen::inRange(2, 7);
-  const int switches = *rc::gen::inRange(0, 3);
-  TopologyDraft d;
-  d.name = "random";
-  d.num_ranks = ranks;
-  for (int s = 0; s < switches; ++s)
-    d.switches.push_back(fmt::format("sw{}", s));
-  const int vertices = ranks + switches;
-  // A ring through every vertex keeps every rank connected; random chords and bandwidths do
-  // the rest.
-  std::set<std::pair<int, int>> used;
-  auto add = [&](int a, int b) {
-    if (a == b || !used.insert({a, b}).second)
-      return;
-    d.links.push_back(
-        {RankId(a), RankId(b), 1, Nanoseconds{1}, BytesPerNs{double(*rc::gen::inRange(1, 9))}});
-  };
-  for (int a = 0; a < vertices; ++a)
-    add(a, (a + 1) % vertices);
-  const int chords = *rc::gen::inRange(0, 2 * vertices);
-  for (int c = 0; c < chords; ++c)
-    add(*rc::gen::inRange(0, vertices), *rc::gen::inRange(0, vertices));
+  const TopologyDraft d =
+      testing::random_connected_draft(*rc::gen::inRange(2, 7), *rc::gen::inRange(0, 3));
   auto topology = Topology::create(d);
   RC_ASSERT(topology.has_value());
   for (const CutDirection direction : {CutDirection::Leaving, CutDirection::Entering}) {

@@ -5,6 +5,8 @@
 #include "synth/synthesize.h"
 
 #include <rapidcheck.h>
+#include <set>
+#include <string>
 
 namespace syncoll::synth::testing {
 
@@ -39,6 +41,30 @@ inline Topology small_topology() {
   default:
     return *hypercube(2);
   }
+}
+
+/// A random topology every vertex of which reaches every other: a ring through all vertices and
+/// random chords, each link of a random whole 1-8 GB/s; `switches` of its vertices are switches.
+inline TopologyDraft random_connected_draft(int ranks, int switches) {
+  TopologyDraft d;
+  d.name = "random";
+  d.num_ranks = ranks;
+  for (int s = 0; s < switches; ++s)
+    d.switches.push_back("sw" + std::to_string(s));
+  const int vertices = ranks + switches;
+  std::set<std::pair<int, int>> used;
+  auto add = [&](int a, int b) {
+    if (a == b || !used.insert({a, b}).second)
+      return;
+    d.links.push_back(
+        {RankId(a), RankId(b), 1, Nanoseconds{1}, BytesPerNs{double(*rc::gen::inRange(1, 9))}});
+  };
+  for (int a = 0; a < vertices; ++a)
+    add(a, (a + 1) % vertices);
+  const int chords = *rc::gen::inRange(0, 2 * vertices);
+  for (int c = 0; c < chords; ++c)
+    add(*rc::gen::inRange(0, vertices), *rc::gen::inRange(0, vertices));
+  return d;
 }
 
 } // namespace syncoll::synth::testing

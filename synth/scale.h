@@ -1,0 +1,38 @@
+// Allgather schedules for machines past the exact searches, in as many steps as the diameter,
+// with their bandwidth measured exactly against the cut bound (docs/scale.md, "Breadth-first
+// schedules").
+//
+// Breadth-first broadcast: in step t every rank receives the chunks of the ranks t hops away,
+// each chunk over a link from a neighbour that got it in step t-1 (one hop nearer its owner).
+// A link into v carries only chunks v needs, so each rank's incoming links are balanced on their
+// own: the chunks of a step are spread over the allowed links, fewest choices first, each to the
+// link it keeps least busy for its bandwidth. On tori and hypercubes this reaches the cut bound
+// exactly (every rank's links are equally loaded in every step); on meshes and irregular shapes
+// it says how far it stays from it.
+#pragma once
+
+#include "model/algorithm.h"
+#include "model/fraction.h"
+#include "model/topology.h"
+#include "synth/cut_bound.h"
+
+namespace syncoll::synth {
+
+struct ScaleSchedule {
+  /// The schedule: chunk i * N + n is the i-th of rank n's `chunks` pieces (SCCL's numbering).
+  Algorithm algorithm;
+  int chunks = 1;
+  /// The Allgather's cut bound, attained by no schedule better than 100%.
+  CutBound bound;
+  /// ns per byte of one rank's share that the steps' busiest links take, summed over steps.
+  Fraction cost;
+  /// bound.lambda / cost: 1 is optimal.
+  Fraction efficiency;
+};
+
+/// A breadth-first Allgather of `chunks` pieces per rank. Fails for topologies with switches
+/// (a k-synchronous algorithm sends between ranks), ranks that cannot reach every other, or a
+/// topology the cut bound refuses.
+[[nodiscard]] Expected<ScaleSchedule> breadth_first_allgather(const Topology &topology, int chunks);
+
+} // namespace syncoll::synth
