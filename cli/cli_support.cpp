@@ -38,7 +38,8 @@ void TopologyOptions::add_to(CLI::App &command, bool positional, bool required) 
                      "number of ranks (line, ring, fully_connected, star, "
                      "hub_and_spoke)");
   command.add_option("--dims", params.dims, "hypercube dimension");
-  command.add_option("--shape", shape, "grid shape WxH (mesh2d, torus2d) or XxYxZ (torus3d)");
+  command.add_option("--shape", shape,
+                     "grid shape WxH (mesh2d, torus2d) or XxYxZ (torus3d, mesh3d)");
   command.add_option("--nodes", params.nodes, "multinode, fat_tree: number of nodes");
   command.add_option("--gpus", params.gpus, "multinode, fat_tree: GPUs per node");
   command.add_option("--intra", params.intra, "multinode, fat_tree: intra-node topology name");

@@ -11,13 +11,14 @@ namespace syncoll {
 
 namespace {
 
-// The smallest power of ten, up to 10^6, that makes every bandwidth whole.
+// The smallest power of ten, up to 10^9, that makes every bandwidth whole (50 GiB/s is
+// 53.6870912 GB/s).
 std::optional<int64_t> decimal_scale(const Topology &topology) {
-  for (int64_t scale = 1; scale <= 1'000'000; scale *= 10) {
+  for (int64_t scale = 1; scale <= 1'000'000'000; scale *= 10) {
     bool whole = true;
     for (const Link &l : topology.links()) {
       const double v = l.bandwidth.value * double(scale);
-      whole = whole && std::abs(v - std::round(v)) <= 1e-9 * std::max(1.0, v);
+      whole = whole && std::abs(v - std::round(v)) <= std::max(1e-6, 1e-12 * v);
     }
     if (whole)
       return scale;
@@ -30,7 +31,7 @@ std::optional<int64_t> decimal_scale(const Topology &topology) {
 Expected<ExactBandwidths> exact_bandwidths(const Topology &topology) {
   const auto decimal = decimal_scale(topology);
   if (!decimal)
-    return fail({}, fmt::format("topology '{}': a link bandwidth is not a decimal of at most six "
+    return fail({}, fmt::format("topology '{}': a link bandwidth is not a decimal of at most nine "
                                 "places of GB/s, which the exact cut bound needs",
                                 topology.name()));
   // A relation's bandwidth is its capacity in chunks at its slowest link's rate per chunk: a

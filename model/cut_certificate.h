@@ -50,7 +50,7 @@ struct ExactBandwidths {
   std::vector<int32_t> destination_relation;
 };
 
-/// Fails (with what to change) for a bandwidth that is not a decimal of at most six places, a
+/// Fails (with what to change) for a bandwidth that is not a decimal of at most nine places, a
 /// relation that fits no shape, or a link under two multi-link relations of one shape.
 [[nodiscard]] Expected<ExactBandwidths> exact_bandwidths(const Topology &topology);
 

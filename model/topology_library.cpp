@@ -212,6 +212,9 @@ Expected<Topology> torus2d(int width, int height) {
 Expected<Topology> torus3d(int x, int y, int z) {
   return grid("torus3d_", {x, y, z}, true);
 }
+Expected<Topology> mesh3d(int x, int y, int z) {
+  return grid("mesh3d_", {x, y, z}, false);
+}
 
 // SCCL's DGX-1 model (msccl-tools' known topologies): NVLink
 // multiplicities, doubled on the chains 0-1-3-2 and 4-5-7-6 and on 0-4 and 2-6. Each NVLink of a
@@ -490,6 +493,7 @@ std::vector<TopologyLibraryEntry> topology_library() {
       {"mesh2d", "--shape WxH", "W x H grid without wrap-around"},
       {"torus2d", "--shape WxH", "W x H grid with wrap-around"},
       {"torus3d", "--shape XxYxZ", "X x Y x Z grid with wrap-around"},
+      {"mesh3d", "--shape XxYxZ", "X x Y x Z grid without wrap-around"},
       {"dgx1", "", "8 V100, NVLink hybrid cube-mesh (SCCL's link multiplicities)"},
       {"dgx2", "", "16 V100 behind NVSwitch (SCCL's HubAndSpoke(16))"},
       {"amd4", "", "4 MI50 in the ring 0-1-3-2 (SCCL's AMD4)"},
@@ -528,6 +532,7 @@ Expected<Topology> make_library_topology(std::string_view name, const TopologyPa
       {"mesh2d", {.shape = true}},
       {"torus2d", {.shape = true}},
       {"torus3d", {.shape = true}},
+      {"mesh3d", {.shape = true}},
       {"dgx1", {}},
       {"dgx2", {}},
       {"amd4", {}},
@@ -602,13 +607,15 @@ Expected<Topology> make_library_topology(std::string_view name, const TopologyPa
     return hypercube(*d);
   }
   if (uses.shape) {
-    auto s = need_shape(key == "torus3d" ? 3 : 2);
+    auto s = need_shape(key == "torus3d" || key == "mesh3d" ? 3 : 2);
     if (!s)
       return tl::unexpected(s.error());
     if (key == "mesh2d")
       return mesh2d((*s)[0], (*s)[1]);
     if (key == "torus2d")
       return torus2d((*s)[0], (*s)[1]);
+    if (key == "mesh3d")
+      return mesh3d((*s)[0], (*s)[1], (*s)[2]);
     return torus3d((*s)[0], (*s)[1], (*s)[2]);
   }
   if (uses.multinode) {

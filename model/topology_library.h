@@ -16,7 +16,7 @@ namespace syncoll {
 struct TopologyParams {
   std::optional<int> n;    ///< ranks (line, ring, fully_connected, star, hub_and_spoke)
   std::optional<int> dims; ///< hypercube dimension
-  std::optional<std::vector<int>> shape;    ///< mesh2d, torus2d (WxH), torus3d (XxYxZ)
+  std::optional<std::vector<int>> shape;    ///< mesh2d, torus2d (WxH), torus3d, mesh3d (XxYxZ)
   std::optional<int> nodes;                 ///< multinode
   std::optional<int> gpus;                  ///< multinode: GPUs per node
   std::optional<std::string> intra;         ///< multinode: intra-node topology name
@@ -53,6 +53,7 @@ std::vector<TopologyLibraryEntry> topology_library();
 [[nodiscard]] Expected<Topology> mesh2d(int width, int height);
 [[nodiscard]] Expected<Topology> torus2d(int width, int height);
 [[nodiscard]] Expected<Topology> torus3d(int x, int y, int z);
+[[nodiscard]] Expected<Topology> mesh3d(int x, int y, int z);
 Topology dgx1();
 Topology dgx2();
 Topology amd4();

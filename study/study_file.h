@@ -29,7 +29,7 @@ struct Machine {
   // Topology families only.
   int ranks = 0;               ///< line, ring, fully_connected, star, hub_and_spoke
   int dims = 0;                ///< hypercube
-  std::string shape;           ///< mesh2d, torus2d (WxH), torus3d (XxYxZ)
+  std::string shape;           ///< mesh2d, torus2d (WxH), torus3d, mesh3d (XxYxZ)
   std::string intra;           ///< multinode, fat_tree: the node's topology
   double oversubscription = 0; ///< fat_tree: leaf down/up bandwidth
   double link_gbps = 0;        ///< every link inside a node, per unit of its capacity

@@ -28,7 +28,7 @@ TopologyParams library_params(const std::string &name) {
     p.dims = *rc::gen::inRange(1, 4);
   } else if (name == "mesh2d" || name == "torus2d") {
     p.shape = std::vector<int>{*rc::gen::inRange(2, 5), *rc::gen::inRange(2, 5)};
-  } else if (name == "torus3d") {
+  } else if (name == "torus3d" || name == "mesh3d") {
     p.shape =
         std::vector<int>{*rc::gen::inRange(2, 4), *rc::gen::inRange(2, 4), *rc::gen::inRange(2, 4)};
   } else if (name == "multinode" || name == "fat_tree") {

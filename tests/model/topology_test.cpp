@@ -66,7 +66,7 @@ TEST(TopologyTest, EveryLibraryTopologyBuildsAndIsConnected) {
       p.n = 5;
     else if (entry.parameters.starts_with("--dims"))
       p.dims = 3;
-    else if (entry.name == "torus3d")
+    else if (entry.name == "torus3d" || entry.name == "mesh3d")
       p.shape = std::vector<int>{3, 2, 2};
     else if (entry.parameters.starts_with("--shape"))
       p.shape = std::vector<int>{3, 4};
@@ -93,6 +93,7 @@ TEST(TopologyTest, SizedShapesHaveExpectedLinkCounts) {
   EXPECT_EQ(torus2d(2, 2)->links().size(), 8u);
   EXPECT_EQ(mesh2d(3, 2)->links().size(), 14u);
   EXPECT_EQ(torus3d(3, 3, 3)->links().size(), 27u * 6u);
+  EXPECT_EQ(mesh3d(3, 3, 3)->links().size(), 2u * 3u * (2u * 3u * 3u)); // 18 edges per axis
   EXPECT_EQ(hub_and_spoke(4)->relations().size(), 8u);
 }
 

@@ -1,0 +1,240 @@
+// Synthesis at scale (docs/scale.md): the exact cut bound and breadth-first Allgather schedules
+// against the published figures of ForestColl (its Python implementation on this machine kind,
+// docs/references.md) and TACOS's known-answer All-Gather times, in the same link model.
+//   ./build/ci/bench/scale_synth_bench [--quick]
+// --quick leaves out the 1,024- and 4,096-GPU rows.
+#include "model/collective_traits.h"
+#include "model/topology_library.h"
+#include "simulator/algorithm_sim.h"
+#include "synth/cut_bound.h"
+#include "synth/scale.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fmt/format.h>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+using namespace syncoll;
+
+namespace {
+
+double seconds_of(const std::function<void()> &work) {
+  const auto start = std::chrono::steady_clock::now();
+  work();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+Topology must(Expected<Topology> t) {
+  if (!t) {
+    std::fprintf(stderr, "%s\n", t.error().to_string().c_str());
+    std::exit(2);
+  }
+  return std::move(*t);
+}
+
+Topology dgx_boxes(int nodes, const Topology &box, double nic_gbps) {
+  FatTree fabric;
+  fabric.nics_per_node = box.num_ranks();
+  fabric.nic_bandwidth = BytesPerNs{nic_gbps};
+  return must(fat_tree(nodes, box, fabric));
+}
+
+struct BoundRow {
+  std::string name;
+  std::function<Topology()> topology;
+  double unit_gbps;    ///< the anchor counts bandwidth in these (1 for GB/s)
+  double anchor_bound; ///< its B*, in its units
+  double anchor_s;     ///< its time for the bound alone; 0: not published
+  bool large;
+};
+
+void bound_table(bool quick) {
+  const std::vector<BoundRow> rows = {
+      {"torus 4x4", [] { return must(torus2d(4, 4)); }, 50, 4.267, 0.05, false},
+      {"torus 8x8", [] { return must(torus2d(8, 8)); }, 50, 4.063, 1.2, false},
+      {"torus 16x16", [] { return must(torus2d(16, 16)); }, 50, 4.016, 19.9, false},
+      {"torus 4x4x4", [] { return must(torus3d(4, 4, 4)); }, 50, 6.095, 1.6, false},
+      {"torus 8x8x8", [] { return must(torus3d(8, 8, 8)); }, 50, 6.012, 127.7, false},
+      {"torus 32x32", [] { return must(torus2d(32, 32)); }, 50, 4.004, 378, true},
+      {"mesh 4x4", [] { return must(mesh2d(4, 4)); }, 50, 2.133, 0.02, false},
+      {"mesh 8x8", [] { return must(mesh2d(8, 8)); }, 50, 2.032, 0.6, false},
+      {"mesh 32x32", [] { return must(mesh2d(32, 32)); }, 50, 0, 0, true},
+      {"hypercube 2^10", [] { return must(hypercube(10)); }, 50, 0, 0, true},
+      {"DGX A100 x2", [] { return dgx_boxes(2, dgx_a100(), 25); }, 1, 346.67, 0.13, false},
+      {"DGX A100 x8", [] { return dgx_boxes(8, dgx_a100(), 25); }, 1, 228.57, 1.4, false},
+      {"DGX A100 x16", [] { return dgx_boxes(16, dgx_a100(), 25); }, 1, 213.33, 6.3, false},
+      {"DGX H100 x2", [] { return dgx_boxes(2, dgx_h100(), 50); }, 1, 533.33, 0.08, false},
+      {"DGX H100 x4", [] { return dgx_boxes(4, dgx_h100(), 50); }, 1, 516.13, 0.45, false},
+      {"DGX H100 x8", [] { return dgx_boxes(8, dgx_h100(), 50); }, 1, 457.14, 0.8, false},
+      {"DGX H100 x16", [] { return dgx_boxes(16, dgx_h100(), 50); }, 1, 426.67, 3.6, false},
+      {"DGX H100 x128", [] { return dgx_boxes(128, dgx_h100(), 50); }, 1, 403.1, 0, true},
+      {"DGX H100 x512", [] { return dgx_boxes(512, dgx_h100(), 50); }, 1, 400.8, 0, true},
+  };
+  fmt::print("The cut bound (Allgather), exact, with its certificate checked\n");
+  fmt::print("{:<16} {:>6} {:>24} {:>12} {:>9} {:>10} {:>11} {:>9}\n", "topology", "GPUs",
+             "B* GB/s (exact)", "decimal", "anchor", "ours s", "anchor s", "speedup");
+  for (const BoundRow &row : rows) {
+    if (quick && row.large)
+      continue;
+    const Topology t = row.topology();
+    Expected<synth::CutBound> bound = tl::unexpected(Diagnostics{});
+    const double s = seconds_of([&] { bound = synth::cut_bound(t, CutDirection::Leaving); });
+    if (!bound) {
+      fmt::print("{:<16} {}\n", row.name, bound.error().to_string());
+      continue;
+    }
+    const double in_units = bound->bandwidth_gbps.value() / row.unit_gbps;
+    fmt::print("{:<16} {:>6} {:>24} {:>12.3f} {:>9} {:>10.3f} {:>11} {:>9}\n", row.name,
+               t.num_ranks(), to_string(bound->bandwidth_gbps), in_units,
+               row.anchor_bound > 0 ? fmt::format("{:.3f}", row.anchor_bound) : "-", s,
+               row.anchor_s > 0 ? fmt::format("{:.2f}", row.anchor_s) : "-",
+               row.anchor_s > 0 ? fmt::format("{:.0f}x", row.anchor_s / s) : "-");
+  }
+  fmt::print(
+      "(anchor: ForestColl's bound in its units, 1 per link on tori and meshes, and its time "
+      "for the bound alone)\n\n");
+}
+
+struct ScheduleRow {
+  std::string name;
+  std::function<Topology()> topology;
+  int chunks;
+  double anchor_s; ///< ForestColl's tree packing (k chosen automatically); 0: none published
+  bool large;
+};
+
+void schedule_table(bool quick) {
+  const std::vector<ScheduleRow> rows = {
+      {"torus 4x4", [] { return must(torus2d(4, 4)); }, 4, 0.74, false},
+      {"torus 8x8", [] { return must(torus2d(8, 8)); }, 4, 62.1, false},
+      {"torus 16x16", [] { return must(torus2d(16, 16)); }, 4, 1424, false},
+      {"torus 4x4x4", [] { return must(torus3d(4, 4, 4)); }, 12, 50.7, false},
+      {"torus 8x8x8", [] { return must(torus3d(8, 8, 8)); }, 12, 0, false},
+      {"torus 8x8x16", [] { return must(torus3d(8, 8, 16)); }, 12, 0, true},
+      {"torus 32x32", [] { return must(torus2d(32, 32)); }, 4, 0, true},
+      {"hypercube 2^6", [] { return must(hypercube(6)); }, 60, 0, false},
+      {"hypercube 2^10", [] { return must(hypercube(10)); }, 10, 0, true},
+      {"ring 64", [] { return must(ring(64)); }, 2, 0, false},
+      {"mesh 4x4", [] { return must(mesh2d(4, 4)); }, 2, 0.35, false},
+      {"mesh 8x8", [] { return must(mesh2d(8, 8)); }, 2, 20.3, false},
+      {"mesh 32x32", [] { return must(mesh2d(32, 32)); }, 2, 0, true},
+      {"mesh 4x4x4", [] { return must(mesh3d(4, 4, 4)); }, 6, 0, false},
+  };
+  fmt::print("Breadth-first Allgather: steps, share of the cut bound, synthesis time\n");
+  fmt::print("{:<16} {:>6} {:>7} {:>6} {:>12} {:>10} {:>11} {:>9}\n", "topology", "GPUs", "pieces",
+             "steps", "% of B*", "ours s", "anchor s", "speedup");
+  for (const ScheduleRow &row : rows) {
+    if (quick && row.large)
+      continue;
+    const Topology t = row.topology();
+    Expected<synth::ScaleSchedule> s = tl::unexpected(Diagnostics{});
+    const double seconds = seconds_of([&] { s = synth::breadth_first_allgather(t, row.chunks); });
+    if (!s) {
+      fmt::print("{:<16} {}\n", row.name, s.error().to_string());
+      continue;
+    }
+    fmt::print("{:<16} {:>6} {:>7} {:>6} {:>11.4f}% {:>10.3f} {:>11} {:>9}\n", row.name,
+               t.num_ranks(), row.chunks, s->algorithm.num_steps(), 100 * s->efficiency.value(),
+               seconds, row.anchor_s > 0 ? fmt::format("{:.2f}", row.anchor_s) : "-",
+               row.anchor_s > 0 ? fmt::format("{:.0f}x", row.anchor_s / seconds) : "-");
+  }
+  fmt::print("(steps = the diameter on every row; anchor: ForestColl's spanning-tree packing, "
+             "100% of B* with trees 2-10x deeper than the diameter)\n\n");
+}
+
+struct TacosRow {
+  std::string name;
+  std::function<Expected<Topology>()> shape;
+  double gib_per_s, alpha_us;
+  int chunks;
+  int64_t output_gib;
+  double tacos_us;
+};
+
+// The shape with TACOS's link model: every link `gib_per_s` GiB/s after `alpha_us`.
+Topology tacos_links(const Topology &shape, double gib_per_s, double alpha_us) {
+  TopologyDraft d = shape.to_draft();
+  for (Link &l : d.links) {
+    l.bandwidth = BytesPerNs{gib_per_s * 1.073741824};
+    l.alpha = Nanoseconds{alpha_us * 1000};
+  }
+  return must(Topology::create(std::move(d)));
+}
+
+void tacos_table() {
+  const std::vector<TacosRow> rows = {
+      {"Torus3D 3x3x3", [] { return torus3d(3, 3, 3); }, 50, 0.5, 1, 1, 3706.20},
+      {"Torus3D 3x4x5", [] { return torus3d(3, 4, 5); }, 50, 0.5, 2, 2, 6676.67},
+      {"Torus3D 4x2x3", [] { return torus3d(4, 2, 3); }, 50, 0.5, 3, 3, 11673.67},
+      {"Mesh2D 5x5", [] { return mesh2d(5, 5); }, 50, 0.5, 1, 1, 9606.0},
+      {"Mesh2D 10x10", [] { return mesh2d(10, 10); }, 100, 1, 2, 1, 5049.0},
+      {"Mesh2D 7x12", [] { return mesh2d(7, 12); }, 100, 1, 3, 4, 19966.27},
+      {"Mesh3D 3x3x3", [] { return mesh3d(3, 3, 3); }, 50, 0.5, 1, 1, 6671.17},
+      {"Mesh3D 3x4x5", [] { return mesh3d(3, 4, 5); }, 50, 0.5, 2, 2, 13353.33},
+      {"Mesh3D 4x2x3", [] { return mesh3d(4, 2, 3); }, 50, 0.5, 3, 3, 19178.17},
+  };
+  fmt::print("TACOS's known-answer All-Gather times, same link model (alpha + chunk / bandwidth "
+             "per chunk, one chunk per link at a time, each send as soon as its chunk is there)\n");
+  fmt::print("{:<16} {:>7} {:>12} {:>12} {:>12} {:>8} {:>9} {:>12} {:>8}\n", "topology", "pieces",
+             "bound us", "ours us", "TACOS us", "ratio", "% of B*", "best (pieces)", "ratio");
+  for (const TacosRow &row : rows) {
+    const Topology t = tacos_links(must(row.shape()), row.gib_per_s, row.alpha_us);
+    const int64_t output = row.output_gib << 30;
+    // The simulated time of the breadth-first schedule in `chunks` pieces per rank, or nothing.
+    auto simulated_us = [&](int chunks) -> std::optional<std::pair<double, double>> {
+      auto s = synth::breadth_first_allgather(t, chunks);
+      auto collective = make_collective(CollectiveKind::Allgather, t.num_ranks(), chunks);
+      if (!s || !collective)
+        return std::nullopt;
+      simulator::AlgorithmSimOptions options;
+      options.timing = simulator::AlgorithmTiming::Dataflow;
+      options.switching = simulator::Switching::StoreAndForward;
+      auto sim = simulator::simulate_algorithm(s->algorithm, t, *collective,
+                                               input_bytes_for_nccl_tests_size(*collective, output),
+                                               options);
+      if (!sim)
+        return std::nullopt;
+      return std::pair{double(sim->completion) / 1e6, s->efficiency.value()};
+    };
+    const auto same = simulated_us(row.chunks);
+    const auto bound = synth::cut_bound(t, CutDirection::Leaving);
+    if (!same || !bound) {
+      fmt::print("{:<16} failed\n", row.name);
+      continue;
+    }
+    int best_chunks = row.chunks;
+    double best_us = same->first;
+    for (int chunks = 1; chunks <= 8; ++chunks)
+      if (const auto other = simulated_us(chunks); other && other->first < best_us)
+        best_chunks = chunks, best_us = other->first;
+    const double bound_us = double(output) / bound->bandwidth_gbps.value() / 1e3;
+    fmt::print("{:<16} {:>7} {:>12.2f} {:>12.2f} {:>12.2f} {:>7.3f}x {:>8.2f}% {:>12} {:>7.3f}x\n",
+               row.name, row.chunks, bound_us, same->first, row.tacos_us,
+               row.tacos_us / same->first, 100 * same->second,
+               fmt::format("{:.2f} ({})", best_us, best_chunks), row.tacos_us / best_us);
+  }
+  fmt::print("(ratio: TACOS's time over ours, > 1: ours is faster; % of B*: the schedule's "
+             "bandwidth term at TACOS's pieces; best: 1-8 pieces per rank)\n");
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  bool quick = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) {
+      quick = true;
+      continue;
+    }
+    std::fprintf(stderr, "usage: scale_synth_bench [--quick]\n");
+    return 2;
+  }
+  bound_table(quick);
+  schedule_table(quick);
+  tacos_table();
+  return 0;
+}
