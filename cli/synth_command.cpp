@@ -206,10 +206,11 @@ struct ScaleArgs {
 void add_scale_command(CLI::App &synth, RunResult &result) {
   auto args = std::make_shared<ScaleArgs>();
   CLI::App *scale = synth.add_subcommand(
-      "scale", "a breadth-first Allgather in diameter steps for large direct-connect machines, "
-               "measured against the exact cut bound and checked");
+      "scale", "breadth-first Allgather, ReduceScatter or Allreduce in diameter steps for large "
+               "direct-connect machines, measured against the exact cut bound and checked");
   args->topology.add_to(*scale, /*positional=*/false, /*required=*/true);
-  scale->add_option("-c,--collective", args->collective, "allgather")->required();
+  scale->add_option("-c,--collective", args->collective, "allgather, reducescatter or allreduce")
+      ->required();
   scale->add_option("-C,--chunks", args->chunks, "pieces each rank's share is cut into")
       ->capture_default_str();
   scale->add_option("-o,--output", args->output, "write the algorithm JSON here");
@@ -217,36 +218,42 @@ void add_scale_command(CLI::App &synth, RunResult &result) {
     result.exit_code = exit_code_or_bad_input([&]() -> Expected<int> {
       SYNCOLL_TRY(topology, resolve_topology(args->topology));
       const auto kind = parse_collective_kind(args->collective);
-      if (kind != CollectiveKind::Allgather)
-        return fail(
-            {}, fmt::format("synth scale makes Allgather schedules, not '{}'", args->collective));
-      SYNCOLL_TRY(schedule, synth::breadth_first_allgather(topology, args->chunks));
-      SYNCOLL_TRY(collective,
-                  make_collective(CollectiveKind::Allgather, topology.num_ranks(), args->chunks));
+      if (!kind || (*kind != CollectiveKind::Allgather && *kind != CollectiveKind::ReduceScatter &&
+                    *kind != CollectiveKind::Allreduce))
+        return fail({}, fmt::format("synth scale makes allgather, reducescatter and allreduce "
+                                    "schedules, not '{}'",
+                                    args->collective));
+      SYNCOLL_TRY(schedule, synth::breadth_first(topology, *kind, args->chunks));
+      SYNCOLL_TRY(collective, make_collective(*kind, topology.num_ranks(),
+                                              schedule.algorithm.target.chunk_factor));
       const AlgorithmCheck check = check_algorithm(schedule.algorithm, topology, collective);
-      fmt::print("allgather on {}: breadth-first, {} pieces per rank\n", topology.name(),
-                 args->chunks);
+      fmt::print("{} on {}: breadth-first, {} pieces per rank's share\n",
+                 collective_kind_name(*kind), topology.name(), args->chunks);
       std::vector<int> rounds;
       for (const AlgorithmStep &step : schedule.algorithm.steps)
         rounds.push_back(step.rounds);
-      fmt::print("  {} steps (the diameter), {} rounds: {}\n", schedule.algorithm.num_steps(),
+      fmt::print("  {} steps ({}), {} rounds: {}\n", schedule.algorithm.num_steps(),
+                 *kind == CollectiveKind::Allreduce ? "the diameter, twice" : "the diameter",
                  schedule.algorithm.total_rounds(), fmt::join(rounds, " "));
-      const Fraction bandwidth =
-          Fraction::of(int64_t(topology.num_ranks()) * schedule.cost.den, schedule.cost.num);
-      fmt::print("  bandwidth {} GB/s ({:.6f}) against the cut bound's {} GB/s ({:.6f}): {} of "
-                 "it ({:.4f}%){}\n",
-                 to_string(bandwidth), bandwidth.value(), to_string(schedule.bound.bandwidth_gbps),
-                 schedule.bound.bandwidth_gbps.value(), to_string(schedule.efficiency),
-                 100 * schedule.efficiency.value(),
-                 schedule.efficiency == Fraction{1, 1} ? ": optimal, by the bound's certificate"
-                                                       : "");
+      const auto n = int64_t(topology.num_ranks());
+      const Fraction bandwidth = Fraction::of(n * schedule.cost.den, schedule.cost.num);
+      const Fraction bound = Fraction::of(n * schedule.lambda.den, schedule.lambda.num);
+      fmt::print(
+          "  bandwidth {} GB/s ({:.6f}) against the {}cut bound's {} GB/s ({:.6f}): {} "
+          "of it ({:.4f}%){}\n",
+          to_string(bandwidth), bandwidth.value(),
+          *kind == CollectiveKind::Allreduce ? "ReduceScatter + Allgather " : "", to_string(bound),
+          bound.value(), to_string(schedule.efficiency), 100 * schedule.efficiency.value(),
+          schedule.efficiency == Fraction{1, 1} ? ": optimal, by the bound's certificate" : "");
       if (!check.holds()) {
         fmt::print("  check: FAILS ({} violations; first: {})\n", check.violations.size(),
                    check.violations.front().message);
         return kCheckFailed;
       }
       fmt::print("  check: holds (every send's link and source, every link's rounds, every rank "
-                 "ends with every chunk)\n");
+                 "ends with {})\n",
+                 *kind == CollectiveKind::Allgather ? "every chunk"
+                                                    : "every contribution summed exactly once");
       if (!args->output.empty())
         SYNCOLL_CHECK(
             write_output(args->output, to_canonical_json(algorithm_to_json(schedule.algorithm))));

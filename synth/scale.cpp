@@ -2,6 +2,7 @@
 
 #include "model/cut_certificate.h"
 #include "model/invariant.h"
+#include "synth/combining.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -236,9 +237,61 @@ Expected<ScaleSchedule> breadth_first_allgather(const Topology &topology, int ch
     out.algorithm.steps.push_back(std::move(step));
     out.cost = sum(out.cost, slowest);
   }
-  out.efficiency = quotient(bound.lambda, out.cost);
-  out.bound = std::move(bound);
+  out.lambda = bound.lambda;
+  out.efficiency = quotient(out.lambda, out.cost);
+  out.bounds.push_back(std::move(bound));
   return out;
+}
+
+Expected<ScaleSchedule> breadth_first(const Topology &topology, CollectiveKind kind, int chunks) {
+  const int n = topology.num_ranks();
+  switch (kind) {
+  case CollectiveKind::Allgather:
+    return breadth_first_allgather(topology, chunks);
+  case CollectiveKind::ReduceScatter: {
+    SYNCOLL_TRY(dual, breadth_first_allgather(reverse_topology(topology), chunks));
+    SYNCOLL_TRY(bound, cut_bound(topology, CutDirection::Entering));
+    SYNCOLL_INVARIANT(bound.lambda == dual.lambda,
+                      "the ReduceScatter bound differs from the reversed Allgather's");
+    ScaleSchedule out = std::move(dual);
+    out.kind = kind;
+    out.algorithm = invert_dual(out.algorithm);
+    out.algorithm.name = fmt::format("bfb-reducescatter-{}-c{}", topology.name(), chunks);
+    out.algorithm.target = {"reducescatter", n, chunks, std::nullopt, topology.name()};
+    out.bounds = {std::move(bound)};
+    return out;
+  }
+  case CollectiveKind::Allreduce: {
+    if (int64_t(n) * n * n * chunks > (int64_t(1) << 24))
+      return fail({}, fmt::format("an Allreduce of {} x {} chunks per rank on {} ranks: the "
+                                  "collective model holds at most 2^24 (ranks^2 x chunks)",
+                                  n, chunks, n));
+    SYNCOLL_TRY(reduce_scatter, breadth_first(topology, CollectiveKind::ReduceScatter, chunks));
+    SYNCOLL_TRY(allgather, breadth_first_allgather(topology, chunks));
+    ScaleSchedule out;
+    out.kind = kind;
+    out.chunks = chunks;
+    out.algorithm = compose_allreduce(reduce_scatter.algorithm, allgather.algorithm, n, chunks);
+    out.algorithm.name = fmt::format("bfb-allreduce-{}-c{}", topology.name(), chunks);
+    out.algorithm.target = {"allreduce", n, n * chunks, std::nullopt, topology.name()};
+    out.bounds = {std::move(reduce_scatter.bounds.front()), std::move(allgather.bounds.front())};
+    out.lambda = sum(reduce_scatter.lambda, allgather.lambda);
+    out.cost = sum(reduce_scatter.cost, allgather.cost);
+    out.efficiency = quotient(out.lambda, out.cost);
+    return out;
+  }
+  case CollectiveKind::Alltoall:
+  case CollectiveKind::Broadcast:
+  case CollectiveKind::Reduce:
+  case CollectiveKind::Gather:
+  case CollectiveKind::Scatter:
+  case CollectiveKind::AllToNext:
+  case CollectiveKind::Custom:
+    break;
+  }
+  return fail({}, fmt::format("breadth-first schedules are for allgather, reducescatter and "
+                              "allreduce, not {}",
+                              collective_kind_name(kind)));
 }
 
 } // namespace syncoll::synth

@@ -1,6 +1,6 @@
-// Allgather schedules for machines past the exact searches, in as many steps as the diameter,
-// with their bandwidth measured exactly against the cut bound (docs/scale.md, "Breadth-first
-// schedules").
+// Allgather, ReduceScatter and Allreduce schedules for machines past the exact searches, in as many
+// steps as the diameter, with their bandwidth measured exactly against the cut bound
+// (docs/scale.md, "Breadth-first schedules").
 //
 // Breadth-first broadcast: in step t every rank receives the chunks of the ranks t hops away,
 // each chunk over a link from a neighbour that got it in step t-1 (one hop nearer its owner).
@@ -12,21 +12,29 @@
 #pragma once
 
 #include "model/algorithm.h"
+#include "model/collective.h"
 #include "model/fraction.h"
 #include "model/topology.h"
 #include "synth/cut_bound.h"
 
+#include <vector>
+
 namespace syncoll::synth {
 
 struct ScaleSchedule {
-  /// The schedule: chunk i * N + n is the i-th of rank n's `chunks` pieces (SCCL's numbering).
+  CollectiveKind kind = CollectiveKind::Allgather;
+  /// Allgather and ReduceScatter: chunk i * N + n is the i-th of rank n's `chunks` pieces (SCCL's
+  /// numbering); Allreduce: N x `chunks` chunks per rank, by buffer slot.
   Algorithm algorithm;
   int chunks = 1;
-  /// The Allgather's cut bound, attained by no schedule better than 100%.
-  CutBound bound;
+  /// The cut bounds that hold the schedule: the ReduceScatter's, then the Allgather's (an
+  /// Allreduce has both).
+  std::vector<CutBound> bounds;
+  /// The bounds' lambdas summed: ns per byte of one rank's share no schedule of this form beats.
+  Fraction lambda;
   /// ns per byte of one rank's share that the steps' busiest links take, summed over steps.
   Fraction cost;
-  /// bound.lambda / cost: 1 is optimal.
+  /// lambda / cost: 1 is optimal.
   Fraction efficiency;
 };
 
@@ -34,5 +42,13 @@ struct ScaleSchedule {
 /// (a k-synchronous algorithm sends between ranks), ranks that cannot reach every other, or a
 /// topology the cut bound refuses.
 [[nodiscard]] Expected<ScaleSchedule> breadth_first_allgather(const Topology &topology, int chunks);
+
+/// Allgather; ReduceScatter as the breadth-first Allgather of the reversed topology run
+/// backwards with reductions (every rank sums what its subtree sent before it forwards); or
+/// Allreduce as that ReduceScatter followed by the Allgather, each chunk renamed to its buffer
+/// slot. Fails as breadth_first_allgather does, for other collectives, and for an Allreduce
+/// whose N x chunks per rank the collective model cannot hold.
+[[nodiscard]] Expected<ScaleSchedule> breadth_first(const Topology &topology, CollectiveKind kind,
+                                                    int chunks);
 
 } // namespace syncoll::synth

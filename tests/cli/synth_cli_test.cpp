@@ -120,10 +120,24 @@ TEST(SynthCliTest, ScaleWritesAnOptimalTorusScheduleThatLowersAndSimulates) {
   std::filesystem::remove(temp_file("torus_bfb.xml"));
 }
 
+TEST(SynthCliTest, ScaleAllreduceIsReduceScatterThenAllgatherAndChecks) {
+  CliRun run = run_cli("synth scale -t torus2d --shape 4x4 -C 4 -c allreduce");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("8 steps (the diameter, twice), 30 rounds: 1 4 6 4 4 6 4 1"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("against the ReduceScatter + Allgather cut bound's 320/3 GB/s"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("optimal, by the bound's certificate"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("check: holds"), std::string::npos) << run.out;
+}
+
 TEST(SynthCliTest, ScaleRefusesWhatItDoesNotMake) {
-  CliRun allreduce = run_cli("synth scale -t ring -n 4 -c allreduce");
-  EXPECT_EQ(allreduce.exit_code, 2);
-  EXPECT_EQ(allreduce.err, "syncoll: synth scale makes Allgather schedules, not 'allreduce'\n");
+  CliRun alltoall = run_cli("synth scale -t ring -n 4 -c alltoall");
+  EXPECT_EQ(alltoall.exit_code, 2);
+  EXPECT_EQ(alltoall.err, "syncoll: synth scale makes allgather, reducescatter and allreduce "
+                          "schedules, not 'alltoall'\n");
   CliRun switched = run_cli("synth scale -t fat_tree --nodes 2 --gpus 8 --intra dgx_h100 --nics 8 "
                             "-c allgather -o " +
                             temp_file("never.json").string());

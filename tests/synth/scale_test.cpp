@@ -34,8 +34,29 @@ TEST(BreadthFirstAllgatherTest, ToriAndHypercubesReachTheCutBoundInDiameterSteps
     const ScaleSchedule s = checked_schedule(c.topology, c.chunks);
     EXPECT_EQ(s.algorithm.num_steps(), c.diameter);
     EXPECT_EQ(s.efficiency, (Fraction{1, 1}));
-    EXPECT_EQ(s.cost, s.bound.lambda);
+    EXPECT_EQ(s.cost, s.lambda);
   }
+}
+
+TEST(BreadthFirstAllgatherTest, ReduceScatterAndAllreduceReachTheirBoundsOnATorus) {
+  const Topology torus = *torus2d(4, 8);
+  for (const CollectiveKind kind : {CollectiveKind::ReduceScatter, CollectiveKind::Allreduce}) {
+    SCOPED_TRACE(collective_kind_name(kind));
+    auto s = breadth_first(torus, kind, 8);
+    ASSERT_TRUE(s.has_value()) << s.error().to_string();
+    auto collective = make_collective(kind, torus.num_ranks(), s->algorithm.target.chunk_factor);
+    ASSERT_TRUE(collective.has_value());
+    const AlgorithmCheck check = check_algorithm(s->algorithm, torus, *collective);
+    EXPECT_TRUE(check.holds()) << check.violations.front().message;
+    EXPECT_EQ(s->efficiency, (Fraction{1, 1}));
+    EXPECT_EQ(s->algorithm.num_steps(), kind == CollectiveKind::Allreduce ? 12 : 6);
+    EXPECT_EQ(s->bounds.size(), kind == CollectiveKind::Allreduce ? 2u : 1u);
+    EXPECT_EQ(s->bounds.front().direction, CutDirection::Entering);
+  }
+  auto too_big = breadth_first(*torus2d(16, 32), CollectiveKind::Allreduce, 1);
+  ASSERT_FALSE(too_big.has_value());
+  EXPECT_NE(too_big.error().to_string().find("2^24"), std::string::npos);
+  EXPECT_FALSE(breadth_first(torus, CollectiveKind::Alltoall, 1).has_value());
 }
 
 TEST(BreadthFirstAllgatherTest, TooFewPiecesLoseToRoundingAndSaySo) {
@@ -100,7 +121,23 @@ RC_GTEST_PROP(BreadthFirstAllgatherProperty, ChecksAndNeverBeatsTheCutBound, ())
   RC_ASSERT(cost == schedule->cost);
   // A schedule that checks is a schedule, so the bound holds for it: efficiency <= 1.
   RC_ASSERT(!less(Fraction{1, 1}, schedule->efficiency));
-  RC_ASSERT(!less(cost, schedule->bound.lambda));
+  RC_ASSERT(!less(cost, schedule->lambda));
+}
+
+RC_GTEST_PROP(BreadthFirstAllgatherProperty, ReductionsCheckAndNeverBeatTheirBounds, ()) {
+  const auto topology =
+      Topology::create(testing::random_connected_draft(*rc::gen::inRange(2, 7), 0));
+  RC_ASSERT(topology.has_value());
+  const CollectiveKind kind =
+      *rc::gen::element(CollectiveKind::ReduceScatter, CollectiveKind::Allreduce);
+  const int chunks = *rc::gen::inRange(1, 4);
+  auto schedule = breadth_first(*topology, kind, chunks);
+  RC_ASSERT(schedule.has_value());
+  auto collective =
+      make_collective(kind, topology->num_ranks(), schedule->algorithm.target.chunk_factor);
+  RC_ASSERT(collective.has_value());
+  RC_ASSERT(check_algorithm(schedule->algorithm, *topology, *collective).holds());
+  RC_ASSERT(!less(Fraction{1, 1}, schedule->efficiency));
 }
 
 } // namespace
