@@ -2,10 +2,15 @@
 // against the published figures of ForestColl (its Python implementation on this machine kind,
 // docs/references.md) and TACOS's known-answer All-Gather times, in the same link model.
 //   ./build/ci/bench/scale_synth_bench [--quick]
-// --quick leaves out the 1,024- and 4,096-GPU rows.
+// --quick leaves out the 1,024- and 4,096-GPU rows and compares with NCCL's ring on 256 GPUs
+// instead of 1,024.
 #include "model/collective_traits.h"
+#include "model/text.h"
 #include "model/topology_library.h"
 #include "simulator/algorithm_sim.h"
+#include "simulator/baselines.h"
+#include "simulator/nccl_search.h"
+#include "simulator/program_sim.h"
 #include "synth/cut_bound.h"
 #include "synth/scale.h"
 
@@ -221,6 +226,49 @@ void tacos_table() {
              "bandwidth term at TACOS's pieces; best: 1-8 pieces per rank)\n");
 }
 
+// The breadth-first schedule against NCCL's ring (as syncoll models it: the rings its search
+// finds, run as a thread-block program) from 1 KiB to 1 GiB, on a torus of `side` x `side`.
+void against_nccl(int side) {
+  const Topology t = must(torus2d(side, side));
+  constexpr int kPieces = 4;
+  auto schedule = synth::breadth_first_allgather(t, kPieces);
+  auto collective = make_collective(CollectiveKind::Allgather, t.num_ranks(), kPieces);
+  auto graph = simulator::nccl_search_rings(t, simulator::nccl_generation_for(t));
+  if (!schedule || !collective || !graph) {
+    fmt::print("torus {}x{}: no schedule or no NCCL ring\n", side, side);
+    return;
+  }
+  auto ring = simulator::nccl_ring_program(
+      CollectiveKind::Allgather, graph->channel_rings(graph->runtime_channels(), std::nullopt),
+      Protocol::Simple);
+  if (!ring) {
+    fmt::print("torus {}x{}: {}\n", side, side, ring.error().to_string());
+    return;
+  }
+  fmt::print("Allgather on a {}x{} torus ({} GPUs): breadth-first ({} steps, {} pieces) against "
+             "NCCL's ring ({} steps), simulated\n",
+             side, side, t.num_ranks(), schedule->algorithm.num_steps(), kPieces,
+             t.num_ranks() - 1);
+  fmt::print("{:>9} {:>14} {:>14} {:>9}\n", "size", "ours us", "NCCL ring us", "speedup");
+  for (int64_t size = 1 << 10; size <= int64_t(1) << 30; size <<= 5) {
+    auto ours = simulator::simulate_algorithm(schedule->algorithm, t, *collective,
+                                              input_bytes_for_nccl_tests_size(*collective, size),
+                                              simulator::AlgorithmSimOptions{});
+    simulator::ProgramSimOptions options;
+    options.size_bytes = size;
+    auto theirs = simulator::simulate_program(*ring, t, options);
+    if (!ours || !theirs) {
+      fmt::print("{:>9} failed\n", format_size(size));
+      continue;
+    }
+    const double ours_us = double(ours->completion) / 1e6;
+    const double theirs_us = double(theirs->result.completion) / 1e6;
+    fmt::print("{:>9} {:>14.3f} {:>14.3f} {:>8.2f}x\n", format_size(size), ours_us, theirs_us,
+               theirs_us / ours_us);
+  }
+  fmt::print("\n");
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -235,6 +283,7 @@ int main(int argc, char **argv) {
   }
   bound_table(quick);
   schedule_table(quick);
+  against_nccl(quick ? 16 : 32);
   tacos_table();
   return 0;
 }
