@@ -53,6 +53,8 @@ void TopologyOptions::add_to(CLI::App &command, bool positional, bool required) 
   command.add_option("--oversubscription", params.oversubscription,
                      "fat_tree: a leaf's NIC bandwidth over its uplink bandwidth");
   command.add_flag("--unidirectional", params.unidirectional, "ring: links in one direction");
+  command.add_flag("--rails", params.rails,
+                   "fat_tree: rail-optimized, a leaf per NIC index in each leaf group");
 }
 
 std::optional<std::vector<int>> parse_int_list(const std::string &text, char separator) {
@@ -97,7 +99,7 @@ Expected<Topology> resolve_topology(TopologyOptions &options) {
     const TopologyParams &p = options.params;
     if (p.n || p.dims || p.shape || p.nodes || p.gpus || p.intra || p.nics ||
         p.nic_bandwidth_gbps || p.unidirectional || p.tiers || p.nodes_per_leaf ||
-        p.leaves_per_pod || p.oversubscription)
+        p.leaves_per_pod || p.oversubscription || p.rails)
       return fail({}, fmt::format("size options apply to library topologies, not to the file "
                                   "'{}'",
                                   spec));

@@ -385,32 +385,41 @@ Expected<Topology> fat_tree(int nodes, const Topology &intra, const FatTree &fab
   if (!(fabric.oversubscription >= 1) || fabric.oversubscription > 1024)
     return fail(
         {}, fmt::format("oversubscription must be in [1, 1024], got {}", fabric.oversubscription));
+  if (fabric.rails && fabric.tiers == 3)
+    return fail({}, "a rail-optimized fat tree has 2 tiers (rail leaves and spines)");
   TopologyDraft d;
-  d.name = fmt::format("fat_tree{}x{}_{}", nodes, gpus, intra.name());
+  d.name =
+      fmt::format("fat_tree{}x{}_{}{}", nodes, gpus, intra.name(), fabric.rails ? "_rails" : "");
   d.num_ranks = nodes * gpus;
   d.hierarchy = {{{"node", nodes}, {"gpu", gpus}}, nics, fabric.nic_bandwidth};
   add_nodes(d, nodes, intra);
 
-  // Leaf l serves nodes [l * nodes_per_leaf, ...); its NIC ports' bandwidth leaves it over
-  // `uplinks` links, one to each switch of the next tier, divided by the oversubscription.
-  const int leaves = (nodes + fabric.nodes_per_leaf - 1) / fabric.nodes_per_leaf;
-  const int down_ports = fabric.nodes_per_leaf * nics;
+  // Leaf group l serves nodes [l * nodes_per_leaf, ...): one leaf switch, or one per NIC index
+  // (rail) when rail-optimized. A leaf's NIC ports' bandwidth leaves it over `uplinks` links,
+  // one to each switch of the next tier, divided by the oversubscription.
+  const int groups = (nodes + fabric.nodes_per_leaf - 1) / fabric.nodes_per_leaf;
+  const int rails = fabric.rails ? nics : 1;
+  const int leaves = groups * rails;
+  const int down_ports = fabric.nodes_per_leaf * (fabric.rails ? 1 : nics);
   const int uplinks =
       std::max(1, static_cast<int>(std::ceil(double(down_ports) / fabric.oversubscription - 1e-9)));
   const BytesPerNs uplink_bandwidth{double(down_ports) * fabric.nic_bandwidth.value /
                                     fabric.oversubscription / uplinks};
-  // A single leaf needs nothing above it, and a single pod no core.
-  const int pods = leaves == 1 || fabric.tiers == 2
+  // A single leaf group needs nothing above it (rails of one group meet over the nodes' own
+  // links), and a single pod no core.
+  const int pods = groups == 1 || fabric.tiers == 2
                        ? 1
                        : (leaves + fabric.leaves_per_pod - 1) / fabric.leaves_per_pod;
-  const int tiers = leaves == 1 ? 1 : pods == 1 ? 2 : 3;
+  const int tiers = groups == 1 ? 1 : pods == 1 ? 2 : 3;
   auto vertex = [&](int switch_index) { return RankId(d.num_ranks + switch_index); };
   auto cable = [&](RankId a, RankId b, Nanoseconds alpha, BytesPerNs bandwidth) {
     d.links.push_back({a, b, 1, alpha, bandwidth});
     d.links.push_back({b, a, 1, alpha, bandwidth});
   };
-  for (int l = 0; l < leaves; ++l)
-    d.switches.push_back(fmt::format("leaf{}", l));
+  for (int g = 0; g < groups; ++g)
+    for (int r = 0; r < rails; ++r)
+      d.switches.push_back(fabric.rails ? fmt::format("leaf{}.rail{}", g, r)
+                                        : fmt::format("leaf{}", g));
   // Tier 2: spines (2 tiers), or per pod one aggregation switch per leaf uplink (3 tiers).
   const int first_tier2 = leaves;
   for (int pod = 0; pod < pods && tiers >= 2; ++pod)
@@ -425,13 +434,14 @@ Expected<Topology> fat_tree(int nodes, const Topology &intra, const FatTree &fab
     for (int c = 0; c < cores_per_group; ++c)
       d.switches.push_back(fmt::format("core{}.{}", u, c));
 
-  // NICs: GPU g of a node uses NIC g * nics / gpus; GPUs that share a NIC share its two
-  // directions as relations.
+  // NICs: GPU g of a node uses NIC g * nics / gpus (and that NIC's rail); GPUs that share a NIC
+  // share its two directions as relations.
   const Nanoseconds nic_alpha{kNetAlpha.count / 2};
   for (int node = 0; node < nodes; ++node) {
-    const RankId leaf = vertex(node / fabric.nodes_per_leaf);
+    const int group = node / fabric.nodes_per_leaf;
+    auto leaf_of = [&](int nic) { return vertex(group * rails + (fabric.rails ? nic : 0)); };
     for (int g = 0; g < gpus; ++g)
-      cable(RankId(node * gpus + g), leaf, nic_alpha, fabric.nic_bandwidth);
+      cable(RankId(node * gpus + g), leaf_of(g * nics / gpus), nic_alpha, fabric.nic_bandwidth);
     if (gpus == nics)
       continue;
     for (int nic = 0; nic < nics; ++nic) {
@@ -439,8 +449,8 @@ Expected<Topology> fat_tree(int nodes, const Topology &intra, const FatTree &fab
       TopologyDraft::Relation in{fmt::format("node{}.nic{}.in", node, nic), {}, 1};
       for (int g = 0; g < gpus; ++g)
         if (g * nics / gpus == nic) {
-          out.links.emplace_back(RankId(node * gpus + g), leaf);
-          in.links.emplace_back(leaf, RankId(node * gpus + g));
+          out.links.emplace_back(RankId(node * gpus + g), leaf_of(nic));
+          in.links.emplace_back(leaf_of(nic), RankId(node * gpus + g));
         }
       d.relations.push_back(std::move(out));
       d.relations.push_back(std::move(in));
@@ -507,11 +517,11 @@ std::vector<TopologyLibraryEntry> topology_library() {
        "per node (default 1) of GBPS GB/s each (default 25)"},
       {"fat_tree",
        "--nodes N --gpus G [--intra T] [--nics K] [--nic-bandwidth GBPS] [--tiers 2|3] "
-       "[--nodes-per-leaf L] [--leaves-per-pod P] [--oversubscription R]",
+       "[--nodes-per-leaf L] [--leaves-per-pod P] [--oversubscription R] [--rails]",
        "N nodes of G GPUs whose K NICs each (default 1, GBPS default 25) hang off a fat tree of "
        "switches: leaves of L nodes (default 4), spines (2 tiers, the default) or pods of P "
        "leaves (default 16) under a core (3 tiers); uplinks carry a leaf's NIC bandwidth / R "
-       "(default 1)"},
+       "(default 1); --rails: rail-optimized, a leaf per NIC index in each group of L nodes"},
   };
 }
 
@@ -569,7 +579,8 @@ Expected<Topology> make_library_topology(std::string_view name, const TopologyPa
         reject(p.tiers.has_value(), uses.fabric, "--tiers"),
         reject(p.nodes_per_leaf.has_value(), uses.fabric, "--nodes-per-leaf"),
         reject(p.leaves_per_pod.has_value(), uses.fabric, "--leaves-per-pod"),
-        reject(p.oversubscription.has_value(), uses.fabric, "--oversubscription")})
+        reject(p.oversubscription.has_value(), uses.fabric, "--oversubscription"),
+        reject(p.rails, uses.fabric, "--rails")})
     if (!check)
       return tl::unexpected(check.error());
 
@@ -646,6 +657,7 @@ Expected<Topology> make_library_topology(std::string_view name, const TopologyPa
       fabric.nodes_per_leaf = p.nodes_per_leaf.value_or(fabric.nodes_per_leaf);
       fabric.leaves_per_pod = p.leaves_per_pod.value_or(fabric.leaves_per_pod);
       fabric.oversubscription = p.oversubscription.value_or(fabric.oversubscription);
+      fabric.rails = p.rails;
       return fat_tree(*nodes, *intra, fabric);
     }
     return multinode(*nodes, *intra, p.nics.value_or(1),

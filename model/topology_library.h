@@ -27,6 +27,7 @@ struct TopologyParams {
   std::optional<int> leaves_per_pod;        ///< fat_tree: leaves per pod (3 tiers)
   std::optional<double> oversubscription;   ///< fat_tree: leaf down/up bandwidth ratio
   bool unidirectional = false;              ///< ring: one direction only
+  bool rails = false;                       ///< fat_tree: rail-optimized leaves
 };
 
 struct TopologyLibraryEntry {
@@ -87,6 +88,10 @@ struct FatTree {
   int nodes_per_leaf = 4;        ///< nodes whose NICs one leaf switch serves
   int leaves_per_pod = 16;       ///< 3 tiers: leaves under one pod's aggregation switches
   double oversubscription = 1.0; ///< a leaf's NIC bandwidth over its uplink bandwidth
+  /// Rail-optimized (2 tiers): each group of nodes_per_leaf nodes has a leaf per NIC index, and
+  /// NIC k of every node in the group cables to leaf k, so traffic between rails crosses the
+  /// nodes' own links or the spines.
+  bool rails = false;
 };
 
 /// `nodes` copies of `intra` whose NICs hang off a fat tree of switches (switch vertices, so

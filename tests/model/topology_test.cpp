@@ -97,6 +97,23 @@ TEST(TopologyTest, SizedShapesHaveExpectedLinkCounts) {
   EXPECT_EQ(hub_and_spoke(4)->relations().size(), 8u);
 }
 
+TEST(TopologyTest, ARailOptimizedFatTreeCablesEachNicToItsRailsLeaf) {
+  FatTree fabric;
+  fabric.nics_per_node = 4;
+  fabric.nodes_per_leaf = 2;
+  fabric.rails = true;
+  auto t = fat_tree(4, *fully_connected(8), fabric);
+  ASSERT_TRUE(t.has_value()) << t.error().to_string();
+  // Two groups of two nodes, four rail leaves each (two ports down, two up), two spines.
+  EXPECT_EQ(t->num_switches(), 2 * 4 + 2);
+  EXPECT_EQ(t->switches()[1 * 4 + 3], "leaf1.rail3");
+  // GPU 6 of node 2 uses NIC 3, so it cables to group 1's rail-3 leaf; GPUs 6 and 7 share it.
+  EXPECT_TRUE(t->find_link(RankId(2 * 8 + 6), RankId(t->num_ranks() + 1 * 4 + 3)).has_value());
+  EXPECT_FALSE(t->find_link(RankId(2 * 8 + 6), RankId(t->num_ranks() + 1 * 4 + 2)).has_value());
+  fabric.tiers = 3;
+  EXPECT_FALSE(fat_tree(4, *fully_connected(8), fabric).has_value());
+}
+
 TEST(TopologyTest, SccLSpellingsAreAccepted) {
   EXPECT_TRUE(make_library_topology("DGX1", {}));
   TopologyParams p;

@@ -82,6 +82,16 @@ TEST(CutBoundTest, AnOversubscribedSpineBindsAtTheLeaf) {
   EXPECT_EQ(b->bandwidth_gbps, Fraction::of(64 * 200, 32));
   EXPECT_EQ(b->value.ranks_inside, 32);
   EXPECT_EQ(b->value.bandwidth, 200 * b->units_per_gbps);
+  // Rail-optimized, each group's 8 rail leaves have 25 GB/s above them each: the same 200.
+  FatTree with_rails = rails(8, 8);
+  with_rails.rails = true;
+  auto railed = fat_tree(8, dgx_h100(), with_rails);
+  ASSERT_TRUE(railed.has_value());
+  EXPECT_EQ(railed->num_switches(), 2 * 8 + 1);
+  EXPECT_EQ(allgather_bound(railed), Fraction::of(64 * 200, 32));
+  // Non-blocking, rails or not, the box formula holds.
+  with_rails.oversubscription = 1;
+  EXPECT_EQ(allgather_bound(fat_tree(8, dgx_h100(), with_rails)), boxes(8, 8, 450, 50));
 }
 
 TEST(CutBoundTest, ReduceScatterIsAllgatherOnTheReversedLinks) {
