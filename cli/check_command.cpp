@@ -82,13 +82,7 @@ Expected<std::vector<testing::LawId>> law_list(const std::string &text) {
 // A DSL example as a family: the variant is the aliasing mode (an index into the modes it is
 // written for); a rank count the example has no program for is outside the family.
 Expected<testing::Family> example_family(const CheckArgs &a, testing::IntRange ranks) {
-  const examples::ProgramExample *example = examples::find_program_example(a.example);
-  if (!example) {
-    std::string names;
-    for (const auto &e : examples::program_examples())
-      names += (names.empty() ? "" : ", ") + e.name;
-    return fail({}, fmt::format("unknown example '{}' (one of {})", a.example, names));
-  }
+  SYNCOLL_TRY(example, examples::require_program_example(a.example));
   testing::Family f;
   f.name = example->name;
   f.ranks = ranks;

@@ -34,9 +34,7 @@ struct DotArgs {
 // A DSL program from "example:NAME" (8 ranks) or an algorithm JSON with its topology.
 Expected<lowering::DslProgram> dsl_for(DotArgs &a) {
   if (a.input.rfind("example:", 0) == 0) {
-    const auto *e = examples::find_program_example(a.input.substr(8));
-    if (!e)
-      return fail({}, fmt::format("unknown example '{}'", a.input.substr(8)));
+    SYNCOLL_TRY(e, examples::require_program_example(a.input.substr(8)));
     examples::ExampleParams params;
     params.ranks = a.topology.params.n.value_or(8);
     params.options.in_place = e->in_place_modes.front();

@@ -52,13 +52,7 @@ void summarize(const lowering::Lowered &l) {
 // both takes --in-place.
 Expected<lowering::DslProgram> example_program(const LowerArgs &a,
                                                lowering::DslOptions dsl_options) {
-  const auto *example = examples::find_program_example(a.example);
-  if (!example) {
-    std::string names;
-    for (const auto &e : examples::program_examples())
-      names += (names.empty() ? "" : ", ") + e.name;
-    return fail({}, fmt::format("unknown example '{}' (one of {})", a.example, names));
-  }
+  SYNCOLL_TRY(example, examples::require_program_example(a.example));
   if (example->in_place_modes.size() == 1) {
     if (a.in_place && !example->in_place_modes.front())
       return fail({}, fmt::format("example '{}' is written out of place only", example->name));

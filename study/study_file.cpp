@@ -276,12 +276,9 @@ Expected<Variant> variant_from_json(const JsonView &v, const std::filesystem::pa
   } else if (auto d = v.optional_member("dsl")) {
     out.kind = VariantKind::Dsl;
     SYNCOLL_TRY(example, d->as_string());
-    if (!examples::find_program_example(example)) {
-      std::string known;
-      for (const examples::ProgramExample &e : examples::program_examples())
-        known += (known.empty() ? "" : ", ") + e.name;
-      return d->error(fmt::format("unknown DSL example '{}' (known: {})", example, known));
-    }
+    if (!examples::find_program_example(example))
+      return d->error(fmt::format("unknown DSL example '{}' (known: {})", example,
+                                  examples::program_example_names()));
     out.example = example;
     if (auto i = v.optional_member("instances")) {
       SYNCOLL_TRY(instances, read_int(*i, 1, 32));

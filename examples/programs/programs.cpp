@@ -252,4 +252,17 @@ const ProgramExample *find_program_example(const std::string &name) {
   return nullptr;
 }
 
+std::string program_example_names() {
+  std::string names;
+  for (const ProgramExample &e : program_examples())
+    names += (names.empty() ? "" : ", ") + e.name;
+  return names;
+}
+
+Expected<const ProgramExample *> require_program_example(const std::string &name) {
+  if (const ProgramExample *e = find_program_example(name))
+    return e;
+  return fail({}, fmt::format("unknown example '{}' (one of {})", name, program_example_names()));
+}
+
 } // namespace syncoll::examples

@@ -28,5 +28,9 @@ struct ProgramExample {
 
 const std::vector<ProgramExample> &program_examples();
 const ProgramExample *find_program_example(const std::string &name);
+/// The examples' names, comma-separated, for messages that list them.
+std::string program_example_names();
+/// The example of that name; unknown names fail with the list of known ones.
+[[nodiscard]] Expected<const ProgramExample *> require_program_example(const std::string &name);
 
 } // namespace syncoll::examples
