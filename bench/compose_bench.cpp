@@ -1,6 +1,7 @@
 // Composed collectives (compose/) against NCCL's own choice in the same simulator: multinode
-// DGX H100 (8 NICs per node) and AWS p4de (4 EFA NICs per node), 4 and 16 nodes of 8 GPUs,
-// Allreduce, Allgather, Broadcast and Alltoall from 1 MiB to 4 GiB. Each composed entry is the
+// DGX H100 (8 NICs per node) and AWS p4de (4 EFA NICs per node), 4 and 16 nodes of 8 GPUs by
+// default and 64 with --nodes, Allreduce, Allgather, Broadcast and Alltoall from 1 MiB to 4 GiB
+// (Alltoall past 4 nodes under a sharing window, docs/cost-model.md). Each composed entry is the
 // fastest verified plan among HiCCL's parameters (factors nodes x GPUs, stripes 1 or one per NIC,
 // a tree or a ring across nodes, pipeline depth 1 or 4), as an interpreting executor runs it.
 // `--nics` sweeps the NICs per node (each at the preset's rate), 1 to 8 in the full table.
