@@ -77,6 +77,16 @@ void add_common(CLI::App &cmd, SynthArgs &args) {
       ->capture_default_str();
 }
 
+// Allgather, ReduceScatter or Allreduce: the collectives the cut bound covers; anything else
+// fails as "`what` allgather, reducescatter or allreduce, not 'NAME'".
+Expected<CollectiveKind> cut_collective(const std::string &name, std::string_view what) {
+  const auto kind = parse_collective_kind(name);
+  if (kind == CollectiveKind::Allgather || kind == CollectiveKind::ReduceScatter ||
+      kind == CollectiveKind::Allreduce)
+    return *kind;
+  return fail({}, fmt::format("{} allgather, reducescatter or allreduce, not '{}'", what, name));
+}
+
 struct BoundArgs {
   TopologyOptions topology;
   std::string collective;
@@ -159,16 +169,11 @@ void add_bound_command(CLI::App &synth, RunResult &result) {
     result.exit_code = exit_code_or_bad_input([&]() -> Expected<int> {
       SYNCOLL_TRY(topology, resolve_topology(args->topology));
       SYNCOLL_TRY(size, parse_size(args->size));
-      const auto kind = parse_collective_kind(args->collective);
-      if (!kind || (*kind != CollectiveKind::Allgather && *kind != CollectiveKind::ReduceScatter &&
-                    *kind != CollectiveKind::Allreduce))
-        return fail({}, fmt::format("the cut bound is for allgather, reducescatter or allreduce, "
-                                    "not '{}'",
-                                    args->collective));
+      SYNCOLL_TRY(kind, cut_collective(args->collective, "the cut bound is for"));
       std::vector<CutDirection> directions;
-      if (*kind != CollectiveKind::Allgather)
+      if (kind != CollectiveKind::Allgather)
         directions.push_back(CutDirection::Entering);
-      if (*kind != CollectiveKind::ReduceScatter)
+      if (kind != CollectiveKind::ReduceScatter)
         directions.push_back(CutDirection::Leaving);
       std::vector<synth::CutBound> bounds;
       for (const CutDirection direction : directions) {
@@ -176,7 +181,7 @@ void add_bound_command(CLI::App &synth, RunResult &result) {
         bounds.push_back(std::move(b));
       }
       fmt::print("{} on {}: {} ranks, {} switches, {} links, {} relations\n",
-                 collective_kind_name(*kind), topology.name(), topology.num_ranks(),
+                 collective_kind_name(kind), topology.name(), topology.num_ranks(),
                  topology.num_switches(), topology.links().size(), topology.relations().size());
       Fraction lambda_sum;
       for (const synth::CutBound &b : bounds) {
@@ -217,23 +222,18 @@ void add_scale_command(CLI::App &synth, RunResult &result) {
   scale->callback([&result, args] {
     result.exit_code = exit_code_or_bad_input([&]() -> Expected<int> {
       SYNCOLL_TRY(topology, resolve_topology(args->topology));
-      const auto kind = parse_collective_kind(args->collective);
-      if (!kind || (*kind != CollectiveKind::Allgather && *kind != CollectiveKind::ReduceScatter &&
-                    *kind != CollectiveKind::Allreduce))
-        return fail({}, fmt::format("synth scale makes allgather, reducescatter and allreduce "
-                                    "schedules, not '{}'",
-                                    args->collective));
-      SYNCOLL_TRY(schedule, synth::breadth_first(topology, *kind, args->chunks));
-      SYNCOLL_TRY(collective, make_collective(*kind, topology.num_ranks(),
+      SYNCOLL_TRY(kind, cut_collective(args->collective, "synth scale makes"));
+      SYNCOLL_TRY(schedule, synth::breadth_first(topology, kind, args->chunks));
+      SYNCOLL_TRY(collective, make_collective(kind, topology.num_ranks(),
                                               schedule.algorithm.target.chunk_factor));
       const AlgorithmCheck check = check_algorithm(schedule.algorithm, topology, collective);
       fmt::print("{} on {}: breadth-first, {} pieces per rank's share\n",
-                 collective_kind_name(*kind), topology.name(), args->chunks);
+                 collective_kind_name(kind), topology.name(), args->chunks);
       std::vector<int> rounds;
       for (const AlgorithmStep &step : schedule.algorithm.steps)
         rounds.push_back(step.rounds);
       fmt::print("  {} steps ({}), {} rounds: {}\n", schedule.algorithm.num_steps(),
-                 *kind == CollectiveKind::Allreduce ? "the diameter, twice" : "the diameter",
+                 kind == CollectiveKind::Allreduce ? "the diameter, twice" : "the diameter",
                  schedule.algorithm.total_rounds(), fmt::join(rounds, " "));
       const auto n = int64_t(topology.num_ranks());
       const Fraction bandwidth = Fraction::of(n * schedule.cost.den, schedule.cost.num);
@@ -242,7 +242,7 @@ void add_scale_command(CLI::App &synth, RunResult &result) {
           "  bandwidth {} GB/s ({:.6f}) against the {}cut bound's {} GB/s ({:.6f}): {} "
           "of it ({:.4f}%){}\n",
           to_string(bandwidth), bandwidth.value(),
-          *kind == CollectiveKind::Allreduce ? "ReduceScatter + Allgather " : "", to_string(bound),
+          kind == CollectiveKind::Allreduce ? "ReduceScatter + Allgather " : "", to_string(bound),
           bound.value(), to_string(schedule.efficiency), 100 * schedule.efficiency.value(),
           schedule.efficiency == Fraction{1, 1} ? ": optimal, by the bound's certificate" : "");
       if (!check.holds()) {
@@ -252,8 +252,8 @@ void add_scale_command(CLI::App &synth, RunResult &result) {
       }
       fmt::print("  check: holds (every send's link and source, every link's rounds, every rank "
                  "ends with {})\n",
-                 *kind == CollectiveKind::Allgather ? "every chunk"
-                                                    : "every contribution summed exactly once");
+                 kind == CollectiveKind::Allgather ? "every chunk"
+                                                   : "every contribution summed exactly once");
       if (!args->output.empty())
         SYNCOLL_CHECK(
             write_output(args->output, to_canonical_json(algorithm_to_json(schedule.algorithm))));

@@ -18,7 +18,7 @@ std::optional<int64_t> decimal_scale(const Topology &topology) {
     bool whole = true;
     for (const Link &l : topology.links()) {
       const double v = l.bandwidth.value * double(scale);
-      whole = whole && std::abs(v - std::round(v)) <= std::max(1e-6, 1e-12 * v);
+      whole = whole && std::abs(v - std::round(v)) <= 1e-12 * std::max(1.0, v);
     }
     if (whole)
       return scale;
@@ -92,31 +92,20 @@ Expected<ExactBandwidths> exact_bandwidths(const Topology &topology) {
   return out;
 }
 
-namespace {
-
-// The flow network's vertices: the topology's, then one per relation (relations of one link
-// have none, and are never in a cut).
-struct Ends {
-  int32_t tail;
-  int32_t head;
-};
-
-// The network's edges for link `l` and for relation `r`, along the data (reversed when
-// Entering).
-Ends link_ends(const Topology &t, const ExactBandwidths &b, size_t l, CutDirection d) {
+FlowEdge link_edge(const Topology &t, const ExactBandwidths &b, size_t l, CutDirection d) {
   const Link &link = t.links()[l];
   const int32_t n = t.num_vertices();
   const int32_t tail = b.source_relation[l] >= 0 ? n + b.source_relation[l] : link.src.value();
   const int32_t head =
       b.destination_relation[l] >= 0 ? n + b.destination_relation[l] : link.dst.value();
-  return d == CutDirection::Leaving ? Ends{tail, head} : Ends{head, tail};
+  return d == CutDirection::Leaving ? FlowEdge{tail, head} : FlowEdge{head, tail};
 }
 
-std::optional<Ends> relation_ends(const Topology &t, const ExactBandwidths &b, size_t r,
-                                  CutDirection d) {
+std::optional<FlowEdge> relation_edge(const Topology &t, const ExactBandwidths &b, size_t r,
+                                      CutDirection d) {
   const BandwidthRelation &rel = t.relations()[r];
   const int32_t node = t.num_vertices() + static_cast<int32_t>(r);
-  Ends e{};
+  FlowEdge e{};
   switch (b.shapes[r]) {
   case RelationShape::OneLink:
     return std::nullopt;
@@ -127,10 +116,8 @@ std::optional<Ends> relation_ends(const Topology &t, const ExactBandwidths &b, s
     e = {node, t.link(rel.links.front()).dst.value()};
     break;
   }
-  return d == CutDirection::Leaving ? e : Ends{e.head, e.tail};
+  return d == CutDirection::Leaving ? e : FlowEdge{e.head, e.tail};
 }
-
-} // namespace
 
 CutValue evaluate_cut(const Topology &topology, const ExactBandwidths &bandwidths, const Cut &cut,
                       CutDirection direction) {
@@ -149,12 +136,12 @@ CutValue evaluate_cut(const Topology &topology, const ExactBandwidths &bandwidth
     inside[size_t(topology.num_vertices() + r)] = 1;
   }
   for (size_t l = 0; l < topology.links().size(); ++l) {
-    const Ends e = link_ends(topology, bandwidths, l, direction);
+    const FlowEdge e = link_edge(topology, bandwidths, l, direction);
     if (inside[size_t(e.tail)] && !inside[size_t(e.head)])
       value.bandwidth += bandwidths.links[l];
   }
   for (size_t r = 0; r < topology.relations().size(); ++r)
-    if (const auto e = relation_ends(topology, bandwidths, r, direction))
+    if (const auto e = relation_edge(topology, bandwidths, r, direction))
       if (inside[size_t(e->tail)] && !inside[size_t(e->head)])
         value.bandwidth += bandwidths.relations[r];
   return value;
@@ -182,7 +169,7 @@ std::optional<std::string> check_sink_flow(const Topology &topology,
       return fmt::format("link {}->{} carries {} of {} units, over its bandwidth",
                          topology.vertex_name(topology.links()[l].src),
                          topology.vertex_name(topology.links()[l].dst), flow.links[l], flow.scale);
-    const Ends e = link_ends(topology, bandwidths, l, direction);
+    const FlowEdge e = link_edge(topology, bandwidths, l, direction);
     net[size_t(e.tail)] -= flow.links[l];
     net[size_t(e.head)] += flow.links[l];
     for (int32_t r : {bandwidths.source_relation[l], bandwidths.destination_relation[l]})
@@ -190,7 +177,7 @@ std::optional<std::string> check_sink_flow(const Topology &topology,
         through_relation[size_t(r)] += flow.links[l];
   }
   for (size_t r = 0; r < topology.relations().size(); ++r) {
-    const auto e = relation_ends(topology, bandwidths, r, direction);
+    const auto e = relation_edge(topology, bandwidths, r, direction);
     if (!e)
       continue;
     if (through_relation[r] > Wide(std::numeric_limits<int64_t>::max()) ||

@@ -57,6 +57,20 @@ struct ExactBandwidths {
 /// Allgather data leaves a cut; ReduceScatter data enters it.
 enum class CutDirection { Leaving, Entering };
 
+/// An edge of the flow network. Its vertices: the topology's, then one per relation (numbered
+/// num_vertices() + relation index; a relation of one link has none).
+struct FlowEdge {
+  int32_t tail;
+  int32_t head;
+};
+/// Link `l`'s edge, along the data (against it when Entering): from its source's relation
+/// vertex, if it leaves through one, to its destination's, if it enters through one.
+FlowEdge link_edge(const Topology &topology, const ExactBandwidths &bandwidths, size_t l,
+                   CutDirection direction);
+/// Relation `r`'s edge between its shared end and its vertex, or none for a one-link relation.
+std::optional<FlowEdge> relation_edge(const Topology &topology, const ExactBandwidths &bandwidths,
+                                      size_t r, CutDirection direction);
+
 /// A set S of vertices of the flow network.
 struct Cut {
   std::vector<RankId> vertices;   ///< ranks and switches inside S, sorted

@@ -18,36 +18,13 @@ class FlowNetwork {
 public:
   FlowNetwork(const Topology &t, const ExactBandwidths &b, CutDirection d)
       : ranks_(t.num_ranks()), source_(t.num_vertices() + int32_t(t.relations().size())) {
-    const int32_t n = t.num_vertices();
     for (size_t l = 0; l < t.links().size(); ++l) {
-      const Link &link = t.links()[l];
-      int32_t tail = b.source_relation[l] >= 0 ? n + b.source_relation[l] : link.src.value();
-      int32_t head =
-          b.destination_relation[l] >= 0 ? n + b.destination_relation[l] : link.dst.value();
-      if (d == CutDirection::Entering)
-        std::swap(tail, head);
-      link_edge_.push_back(add(tail, head, b.links[l]));
+      const FlowEdge e = link_edge(t, b, l, d);
+      link_edge_.push_back(add(e.tail, e.head, b.links[l]));
     }
-    for (size_t r = 0; r < t.relations().size(); ++r) {
-      const BandwidthRelation &rel = t.relations()[r];
-      const int32_t node = n + int32_t(r);
-      int32_t tail = 0, head = 0;
-      switch (b.shapes[r]) {
-      case RelationShape::OneLink:
-        continue;
-      case RelationShape::SharedSource:
-        tail = t.link(rel.links.front()).src.value();
-        head = node;
-        break;
-      case RelationShape::SharedDestination:
-        tail = node;
-        head = t.link(rel.links.front()).dst.value();
-        break;
-      }
-      if (d == CutDirection::Entering)
-        std::swap(tail, head);
-      add(tail, head, b.relations[r]);
-    }
+    for (size_t r = 0; r < t.relations().size(); ++r)
+      if (const auto e = relation_edge(t, b, r, d))
+        add(e->tail, e->head, b.relations[r]);
     for (int32_t v = 0; v < ranks_; ++v)
       source_edge_.push_back(add(source_, v, 0));
     // Adjacency in one array, by tail.

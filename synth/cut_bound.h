@@ -8,7 +8,8 @@
 // every rank can take in N units. A rank that cannot yields, from its minimum cut, a cut with a
 // larger ratio, which becomes the next candidate; candidates only grow, so ranks already passed
 // stay passed. Each rank's final flow is checked by check_sink_flow as it is found, and the
-// attaining cut by evaluate_cut: both from the topology alone, sharing nothing with the max-flow.
+// attaining cut by evaluate_cut: both from the topology alone, sharing with the max-flow only the
+// flow network's edges (model/cut_certificate.h), not its arithmetic.
 #pragma once
 
 #include "model/collective.h"

@@ -2,6 +2,7 @@
 
 #include "model/cut_certificate.h"
 #include "model/invariant.h"
+#include "synth/bounds.h"
 #include "synth/combining.h"
 
 #include <algorithm>
@@ -11,34 +12,6 @@
 namespace syncoll::synth {
 
 namespace {
-
-// Hops from every rank to every rank over the links (row = from).
-struct RankHops {
-  int ranks = 0;
-  std::vector<int32_t> hops;
-  int32_t at(int from, int to) const { return hops[size_t(from) * size_t(ranks) + size_t(to)]; }
-};
-
-RankHops rank_hops(const Topology &topology) {
-  const int n = topology.num_ranks();
-  std::vector<std::vector<int32_t>> out(static_cast<size_t>(n));
-  for (const Link &l : topology.links())
-    out[l.src.index()].push_back(l.dst.value());
-  RankHops d{n, std::vector<int32_t>(size_t(n) * size_t(n), -1)};
-  std::vector<int32_t> queue;
-  for (int s = 0; s < n; ++s) {
-    int32_t *row = d.hops.data() + size_t(s) * size_t(n);
-    row[s] = 0;
-    queue.assign(1, s);
-    for (size_t i = 0; i < queue.size(); ++i)
-      for (int32_t w : out[size_t(queue[i])])
-        if (row[w] < 0) {
-          row[w] = row[queue[i]] + 1;
-          queue.push_back(w);
-        }
-  }
-  return d;
-}
 
 // One step's chunks into one rank v, spread over v's incoming links. The chunks come in types:
 // the pieces of owners whose allowed links (from neighbours one hop nearer the owner) are the
@@ -146,11 +119,12 @@ Expected<ScaleSchedule> breadth_first_allgather(const Topology &topology, int ch
                                 chunks, n));
   SYNCOLL_TRY(bound, cut_bound(topology, CutDirection::Leaving));
   SYNCOLL_TRY(bandwidths, exact_bandwidths(topology));
-  const RankHops hops = rank_hops(topology);
+  const Distances hops = hop_distances(topology);
   int diameter = 0;
-  for (int32_t h : hops.hops) {
-    SYNCOLL_INVARIANT(h >= 0, "the cut bound passed a topology whose ranks do not all connect");
-    diameter = std::max(diameter, int(h));
+  for (int h : hops.hops) {
+    SYNCOLL_INVARIANT(h < kUnreachable,
+                      "the cut bound passed a topology whose ranks do not all connect");
+    diameter = std::max(diameter, h);
   }
   std::vector<std::vector<int32_t>> in_links(static_cast<size_t>(n));
   for (size_t l = 0; l < topology.links().size(); ++l)

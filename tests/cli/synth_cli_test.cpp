@@ -136,8 +136,8 @@ TEST(SynthCliTest, ScaleAllreduceIsReduceScatterThenAllgatherAndChecks) {
 TEST(SynthCliTest, ScaleRefusesWhatItDoesNotMake) {
   CliRun alltoall = run_cli("synth scale -t ring -n 4 -c alltoall");
   EXPECT_EQ(alltoall.exit_code, 2);
-  EXPECT_EQ(alltoall.err, "syncoll: synth scale makes allgather, reducescatter and allreduce "
-                          "schedules, not 'alltoall'\n");
+  EXPECT_EQ(alltoall.err,
+            "syncoll: synth scale makes allgather, reducescatter or allreduce, not 'alltoall'\n");
   CliRun switched = run_cli("synth scale -t fat_tree --nodes 2 --gpus 8 --intra dgx_h100 --nics 8 "
                             "-c allgather -o " +
                             temp_file("never.json").string());
