@@ -4,6 +4,7 @@
 #include "model/invariant.h"
 #include "synth/bounds.h"
 #include "synth/combining.h"
+#include "synth/step_cost.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -134,10 +135,9 @@ Expected<ScaleSchedule> breadth_first_allgather(const Topology &topology, int ch
   out.chunks = chunks;
   out.algorithm.name = fmt::format("bfb-allgather-{}-c{}", topology.name(), chunks);
   out.algorithm.target = {"allgather", n, chunks, std::nullopt, topology.name()};
-  std::vector<int64_t> load(topology.links().size());
   std::vector<int64_t> in_units;
+  StepCoster coster(topology, bandwidths, chunks);
   for (int t = 1; t <= diameter; ++t) {
-    std::fill(load.begin(), load.end(), 0);
     AlgorithmStep step;
     for (int v = 0; v < n; ++v) {
       const std::vector<int32_t> &in = in_links[size_t(v)];
@@ -176,41 +176,16 @@ Expected<ScaleSchedule> breadth_first_allgather(const Topology &topology, int ch
             }
             --left;
             const int32_t l = in[k];
-            ++load[size_t(l)];
             step.sends.push_back({ChunkId(c * n + r), topology.links()[size_t(l)].src, RankId(v)});
           }
       }
     }
-    // The step's rounds and its time: the busiest link and relation, for their bandwidth.
-    Fraction slowest;
-    int rounds = 1;
-    for (size_t l = 0; l < load.size(); ++l) {
-      if (load[l] == 0)
-        continue;
-      const Link &link = topology.links()[l];
-      rounds = std::max(rounds, int((load[l] + link.capacity - 1) / link.capacity));
-      const Fraction time =
-          Fraction::of(load[l] * bandwidths.units_per_gbps, int64_t(chunks) * bandwidths.links[l]);
-      slowest = less(slowest, time) ? time : slowest;
-    }
-    std::vector<int64_t> relation_load(topology.relations().size(), 0);
-    for (size_t r = 0; r < relation_load.size(); ++r)
-      for (LinkId l : topology.relations()[r].links)
-        relation_load[r] += load[l.index()];
-    for (size_t r = 0; r < relation_load.size(); ++r) {
-      if (relation_load[r] == 0)
-        continue;
-      const int capacity = topology.relations()[r].capacity;
-      rounds = std::max(rounds, int((relation_load[r] + capacity - 1) / capacity));
-      const Fraction time = Fraction::of(relation_load[r] * bandwidths.units_per_gbps,
-                                         int64_t(chunks) * bandwidths.relations[r]);
-      slowest = less(slowest, time) ? time : slowest;
-    }
+    const StepCost cost = coster.add_step(step.sends);
     std::sort(step.sends.begin(), step.sends.end());
-    step.rounds = rounds;
+    step.rounds = cost.rounds;
     out.algorithm.steps.push_back(std::move(step));
-    out.cost = sum(out.cost, slowest);
   }
+  out.cost = coster.step_synchronous();
   out.lambda = bound.lambda;
   out.efficiency = quotient(out.lambda, out.cost);
   out.bounds.push_back(std::move(bound));

@@ -1,0 +1,112 @@
+// Allgather on a cluster of boxes (docs/scale.md, "Clusters of boxes"): B boxes of g GPUs, the
+// GPUs of a box behind a switch (NVSwitch, each GPU a port of s GB/s), every GPU with a NIC of
+// n GB/s of its own into a non-blocking network, unwound to links as `multinode` draws it.
+//
+// Each share is cut into C pieces. A piece reaches another box one of two ways:
+// - by rail: GPU i of the owner's box sends it to GPU i of the other box, which forwards it to
+//   the box's other g - 1 GPUs over the switch one step later (1 NIC send, g - 1 switch sends);
+// - directly: the owner sends it to every GPU of the other box (g NIC sends, none in the box).
+// A GPU's own share goes to its box's GPUs in step 1. Rail pieces fill the NICs while the box
+// switches forward the pieces of the step before, so a step costs the larger of the two, and the
+// pieces per step fall geometrically towards the end so that the last step, in which only the
+// switches work, is short. How many pieces each step carries is a small linear program (solved
+// exactly by z3), its answer rounded to whole pieces.
+//
+// The same pieces pipelined (every step's sends in flight at once) are one or two trees per
+// share: on NIC-bound clusters the rail tree alone meets the cut bound; where a GPU's own links
+// bind (few boxes), the direct tree takes the exact share that balances NIC and switch.
+#pragma once
+
+#include "model/algorithm.h"
+#include "model/diagnostics.h"
+#include "model/fraction.h"
+#include "model/topology.h"
+#include "synth/cut_bound.h"
+
+#include <string>
+#include <vector>
+
+namespace syncoll::synth {
+
+/// The machine read from a topology: its hierarchy and the bandwidths the plan balances.
+struct BoxCluster {
+  int boxes = 0;
+  int gpus = 0; ///< per box, each with its own NIC
+  /// Exact bandwidths in units (model/cut_certificate.h) of one NIC and of one GPU's way into
+  /// its box's switch (its links to the box's other GPUs together, or the relation over them).
+  int64_t nic_units = 0;
+  int64_t port_units = 0;
+  int ranks() const { return boxes * gpus; }
+};
+
+/// Reads a topology without switches whose hierarchy is boxes x GPUs with one NIC per GPU, every
+/// GPU linked to the other GPUs of its box and to GPU i of every other box. Fails with what is
+/// missing.
+[[nodiscard]] Expected<BoxCluster> box_cluster(const Topology &topology);
+
+/// How many pieces each step carries.
+struct ClusterPlan {
+  BoxCluster cluster;
+  int pieces = 1; ///< C: pieces per share
+  /// Per step: the pieces every GPU receives by rail (forwarded the next step; the last step has
+  /// none) and the (box offset, piece) units sent directly, each to all g GPUs of a box.
+  std::vector<int64_t> rail;
+  std::vector<int64_t> direct;
+
+  int num_steps() const { return static_cast<int>(rail.size()); }
+  /// The sends of `step` (0-based), sorted; chunk p * N + r is piece p of rank r's share.
+  void sends(int step, std::vector<Send> &out) const;
+  /// The step-synchronous cost this plan was balanced for, from the two bandwidths alone, in ns
+  /// per byte of one share.
+  Fraction modelled_cost(int64_t units_per_gbps) const;
+};
+
+/// What a plan is balanced for: the fewest ns step by step (any mix of rail and direct pieces), or
+/// the pipelined trees' exact mix, which meets the cut bound when every step is in flight at once.
+enum class ClusterPlanGoal { StepSynchronous, PipelinedTrees };
+
+/// Plans `steps` steps of `pieces` pieces per share. Fails for fewer than 1 step or piece.
+[[nodiscard]] Expected<ClusterPlan> plan_box_cluster(const BoxCluster &cluster, int steps,
+                                                     int pieces, ClusterPlanGoal goal);
+
+/// The pieces per share with which the pipelined trees' direct share is whole: the smallest
+/// multiple of what it needs that is at least `at_least`.
+int box_cluster_pieces(const BoxCluster &cluster, int at_least);
+
+/// The cuts a cluster's Allgather bound comes from: every box but one (its NICs take in the rest)
+/// and every GPU but one (its NIC and its way into the box). Each is re-evaluated from the
+/// topology; no schedule beats the larger ratio.
+struct ClusterCut {
+  std::string name;
+  Cut cut;
+  CutValue value;
+  Fraction lambda; ///< ns per byte of one share
+};
+[[nodiscard]] Expected<std::vector<ClusterCut>> box_cluster_cuts(const Topology &topology,
+                                                                 const BoxCluster &cluster);
+
+struct ClusterSchedule {
+  ClusterPlan plan;
+  /// The cut with the larger ratio, and its lambda: a lower bound on any Allgather's time. When
+  /// the pipelined trees take exactly that long, it is the cut bound B* and both are optimal.
+  ClusterCut cut;
+  int64_t units_per_gbps = 1;
+  bool attained() const { return pipelined_cost == cut.lambda; }
+  std::vector<int> rounds; ///< per step
+  /// ns per byte of one share, evaluated on the topology's links and relations step by step
+  /// (step-synchronous) and with every step in flight at once (pipelined trees).
+  Fraction cost;
+  Fraction pipelined_cost;
+  Fraction efficiency;           ///< cut lambda / cost
+  Fraction pipelined_efficiency; ///< cut lambda / pipelined_cost
+};
+
+/// Plans, then evaluates every send on the topology itself, against the cluster's cuts.
+[[nodiscard]] Expected<ClusterSchedule> box_cluster_allgather(const Topology &topology, int steps,
+                                                              int pieces, ClusterPlanGoal goal);
+
+/// The schedule as an Algorithm (every send held in memory: ranks^2 x pieces x (g + 1) / g
+/// of them).
+Algorithm cluster_algorithm(const ClusterSchedule &schedule, const Topology &topology);
+
+} // namespace syncoll::synth

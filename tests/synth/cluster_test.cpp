@@ -1,0 +1,97 @@
+// Allgather on clusters of boxes: the pipelined trees meet the cut bound exactly, the step
+// schedule comes within 1% of it in 2 log2 N steps, and every schedule passes the independent
+// check.
+#include "model/topology_library.h"
+#include "synth/cluster.h"
+
+#include <cmath>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+namespace syncoll::synth {
+namespace {
+
+Topology dgx_h100_cluster(int boxes) {
+  auto t = multinode(boxes, dgx_h100(), 8, BytesPerNs{50});
+  EXPECT_TRUE(t.has_value()) << (t ? "" : t.error().to_string());
+  return *t;
+}
+
+int log_steps(int ranks) { return 2 * int(std::ceil(std::log2(double(ranks)))); }
+
+TEST(BoxClusterTest, PipelinedTreesMeetTheCutBoundExactly) {
+  for (int boxes : {2, 3, 4, 5, 8, 16}) {
+    SCOPED_TRACE(boxes);
+    const Topology t = dgx_h100_cluster(boxes);
+    auto cluster = box_cluster(t);
+    ASSERT_TRUE(cluster.has_value()) << cluster.error().to_string();
+    const int pieces = box_cluster_pieces(*cluster, 4);
+    auto s = box_cluster_allgather(t, 4, pieces, ClusterPlanGoal::PipelinedTrees);
+    ASSERT_TRUE(s.has_value()) << s.error().to_string();
+    EXPECT_EQ(s->pipelined_efficiency, (Fraction{1, 1}));
+    EXPECT_TRUE(s->attained());
+    // The max-flow bound, with its own certificate, agrees with the cluster's cut.
+    auto bound = cut_bound(t, CutDirection::Leaving);
+    ASSERT_TRUE(bound.has_value());
+    EXPECT_EQ(bound->lambda, s->cut.lambda);
+    EXPECT_FALSE(less(Fraction{1, 1}, s->efficiency));
+    // The plan's own arithmetic, from two bandwidths, agrees with every send on the topology.
+    EXPECT_EQ(s->plan.modelled_cost(s->units_per_gbps), s->cost);
+  }
+}
+
+TEST(BoxClusterTest, StepsReachNinetyNinePercentInTwiceLogNSteps) {
+  // 40 to 64 GPUs need two steps more: their NICs bind, and the pieces per step cannot fall fast
+  // enough in 12 steps for the last step, in which only the box switches work, to be short.
+  for (auto [boxes, extra] : {std::pair{2, 0}, {3, 0}, {4, 0}, {5, 2}, {8, 2}, {16, 0}}) {
+    SCOPED_TRACE(boxes);
+    const Topology t = dgx_h100_cluster(boxes);
+    auto s = box_cluster_allgather(t, log_steps(t.num_ranks()) + extra, 2048 / (boxes - 1),
+                                   ClusterPlanGoal::StepSynchronous);
+    ASSERT_TRUE(s.has_value()) << s.error().to_string();
+    EXPECT_GE(s->efficiency.value(), 0.99);
+    EXPECT_FALSE(less(Fraction{1, 1}, s->efficiency));
+    EXPECT_EQ(s->plan.modelled_cost(s->units_per_gbps), s->cost);
+  }
+}
+
+TEST(BoxClusterTest, SchedulesPassTheIndependentCheck) {
+  for (int boxes : {2, 3, 6}) {
+    for (int steps : {1, 2, 5}) {
+      SCOPED_TRACE(fmt::format("{} boxes, {} steps", boxes, steps));
+      const Topology t = dgx_h100_cluster(boxes);
+      auto s = box_cluster_allgather(t, steps, 3, ClusterPlanGoal::StepSynchronous);
+      ASSERT_TRUE(s.has_value()) << s.error().to_string();
+      EXPECT_EQ(s->plan.num_steps(), steps);
+      auto collective = make_collective(CollectiveKind::Allgather, t.num_ranks(), 3);
+      ASSERT_TRUE(collective.has_value());
+      const AlgorithmCheck check = check_algorithm(cluster_algorithm(*s, t), t, *collective);
+      EXPECT_TRUE(check.holds()) << check.violations.front().message;
+    }
+  }
+}
+
+TEST(BoxClusterTest, MoreStepsCostLessUpToTheBound) {
+  const Topology t = dgx_h100_cluster(16);
+  Fraction last{1 << 30, 1};
+  for (int steps = 2; steps <= 12; steps += 2) {
+    auto s = box_cluster_allgather(t, steps, 16, ClusterPlanGoal::StepSynchronous);
+    ASSERT_TRUE(s.has_value());
+    EXPECT_TRUE(less(s->cost, last)) << steps;
+    EXPECT_FALSE(less(s->cost, s->cut.lambda));
+    last = s->cost;
+  }
+}
+
+TEST(BoxClusterTest, RefusesWhatIsNotABoxCluster) {
+  auto shared_nics = multinode(4, dgx_h100(), 2, BytesPerNs{50});
+  auto tree = fat_tree(4, dgx_h100(), FatTree{.nics_per_node = 8, .nic_bandwidth = BytesPerNs{50}});
+  for (const auto *t : {&shared_nics, &tree}) {
+    ASSERT_TRUE(t->has_value());
+    EXPECT_FALSE(box_cluster(**t).has_value());
+  }
+  EXPECT_FALSE(box_cluster(*torus2d(4, 4)).has_value());
+}
+
+} // namespace
+} // namespace syncoll::synth
