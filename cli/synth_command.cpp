@@ -2,9 +2,11 @@
 #include "cli/cli_support.h"
 #include "cli/commands.h"
 #include "synth/cut_bound.h"
+#include "synth/cluster.h"
 #include "synth/scale.h"
 #include "synth/synthesize.h"
 
+#include <cmath>
 #include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
@@ -204,9 +206,83 @@ void add_bound_command(CLI::App &synth, RunResult &result) {
 struct ScaleArgs {
   TopologyOptions topology;
   std::string collective;
-  int chunks = 1;
+  std::optional<int> chunks;
+  std::optional<int> steps;
   std::string output;
 };
+
+std::string gbps_text(int64_t ranks, Fraction lambda) {
+  const Fraction bandwidth = Fraction::of(ranks * lambda.den, lambda.num);
+  return fmt::format("{} GB/s ({:.6f})", to_string(bandwidth), bandwidth.value());
+}
+
+// The Allgather of a cluster of boxes (synth/cluster.h), its frontier of steps, and its check.
+Expected<int> run_cluster_allgather(const ScaleArgs &args, const Topology &topology,
+                                    const synth::BoxCluster &cluster) {
+  const int n = topology.num_ranks();
+  const int log_steps = 2 * static_cast<int>(std::ceil(std::log2(double(n))));
+  const int steps = args.steps.value_or(log_steps);
+  const int pieces =
+      args.chunks.value_or(synth::box_cluster_pieces(cluster, 2048 / (cluster.boxes - 1)));
+  SYNCOLL_TRY(schedule, synth::box_cluster_allgather(topology, steps, pieces,
+                                                     synth::ClusterPlanGoal::StepSynchronous));
+  SYNCOLL_TRY(trees, synth::box_cluster_allgather(topology, std::max(steps, 2), pieces,
+                                                  synth::ClusterPlanGoal::PipelinedTrees));
+  const auto gbps = [&](int64_t units) { return double(units) / double(schedule.units_per_gbps); };
+  fmt::print("Allgather on {}: {} boxes x {} GPUs, a NIC of {} GB/s per GPU and {} GB/s into "
+             "the box; {} pieces per share\n",
+             topology.name(), cluster.boxes, cluster.gpus, gbps(cluster.nic_units),
+             gbps(cluster.port_units), pieces);
+  const synth::ClusterPlan &plan = schedule.plan;
+  fmt::print("  {} steps (2 ceil(log2 N) = {}); pieces per GPU by rail: {}; units sent "
+             "directly: {}\n",
+             plan.num_steps(), log_steps, fmt::join(plan.rail, " "), fmt::join(plan.direct, " "));
+  const synth::ClusterCut &cut = schedule.cut;
+  fmt::print("  cut: {} ({} ranks inside, {} GB/s leaving): no Allgather beats {}\n", cut.name,
+             cut.value.ranks_inside, gbps(cut.value.bandwidth), gbps_text(n, cut.lambda));
+  fmt::print("  step by step: {}: {} of it ({:.4f}%)\n", gbps_text(n, schedule.cost),
+             to_string(schedule.efficiency), 100 * schedule.efficiency.value());
+  fmt::print("  pipelined trees (the rail tree{}, every step in flight): {}: {} of it "
+             "({:.4f}%){}\n",
+             trees.plan.direct == std::vector<int64_t>(trees.plan.direct.size(), 0)
+                 ? ""
+                 : " and the direct tree",
+             gbps_text(n, trees.pipelined_cost), to_string(trees.pipelined_efficiency),
+             100 * trees.pipelined_efficiency.value(),
+             trees.attained() ? "; the cut bound B* exactly, attained: optimal" : "");
+  std::vector<std::string> frontier;
+  for (int s = 1; s <= std::max(steps, log_steps); ++s) {
+    SYNCOLL_TRY(point, synth::plan_box_cluster(cluster, s, pieces,
+                                               synth::ClusterPlanGoal::StepSynchronous));
+    const Fraction efficiency =
+        quotient(cut.lambda, point.modelled_cost(schedule.units_per_gbps));
+    frontier.push_back(fmt::format("{}:{:.2f}%", s, 100 * efficiency.value()));
+  }
+  fmt::print("  frontier (steps: % of the bound, planned): {}\n", fmt::join(frontier, " "));
+  const int64_t copies = int64_t(n) * n * pieces;
+  if (copies > (int64_t(1) << 24)) {
+    fmt::print("  check: not run ({} chunk copies, past the checker's 2^24); every send was "
+               "placed on a link of the topology\n",
+               copies);
+    if (!args.output.empty())
+      return fail({}, "the schedule is too large to write as an algorithm (ranks^2 x pieces "
+                      "past 2^24); give fewer pieces (-C)");
+    return kSuccess;
+  }
+  const Algorithm algorithm = synth::cluster_algorithm(schedule, topology);
+  SYNCOLL_TRY(collective, make_collective(CollectiveKind::Allgather, n, pieces));
+  const AlgorithmCheck check = check_algorithm(algorithm, topology, collective);
+  if (!check.holds()) {
+    fmt::print("  check: FAILS ({} violations; first: {})\n", check.violations.size(),
+               check.violations.front().message);
+    return kCheckFailed;
+  }
+  fmt::print("  check: holds (every send's link and source, every link's rounds, every rank "
+             "ends with every chunk)\n");
+  if (!args.output.empty())
+    SYNCOLL_CHECK(write_output(args.output, to_canonical_json(algorithm_to_json(algorithm))));
+  return kSuccess;
+}
 
 void add_scale_command(CLI::App &synth, RunResult &result) {
   auto args = std::make_shared<ScaleArgs>();
@@ -216,19 +292,29 @@ void add_scale_command(CLI::App &synth, RunResult &result) {
   args->topology.add_to(*scale, /*positional=*/false, /*required=*/true);
   scale->add_option("-c,--collective", args->collective, "allgather, reducescatter or allreduce")
       ->required();
-  scale->add_option("-C,--chunks", args->chunks, "pieces each rank's share is cut into")
-      ->capture_default_str();
+  scale->add_option("-C,--chunks", args->chunks,
+                    "pieces each rank's share is cut into (default 1; on a cluster of boxes, "
+                    "about 2048 per box beyond the first)");
+  scale->add_option("--steps", args->steps,
+                    "steps of a cluster-of-boxes Allgather (default 2 ceil(log2 ranks))");
   scale->add_option("-o,--output", args->output, "write the algorithm JSON here");
   scale->callback([&result, args] {
     result.exit_code = exit_code_or_bad_input([&]() -> Expected<int> {
       SYNCOLL_TRY(topology, resolve_topology(args->topology));
       SYNCOLL_TRY(kind, cut_collective(args->collective, "synth scale makes"));
-      SYNCOLL_TRY(schedule, synth::breadth_first(topology, kind, args->chunks));
+      if (auto cluster = synth::box_cluster(topology); cluster && kind == CollectiveKind::Allgather)
+        return run_cluster_allgather(*args, topology, *cluster);
+      if (args->steps)
+        return fail({}, "--steps is for the Allgather of a cluster of boxes (a multinode "
+                        "topology with a NIC per GPU); breadth-first schedules take the "
+                        "diameter's steps");
+      const int chunks = args->chunks.value_or(1);
+      SYNCOLL_TRY(schedule, synth::breadth_first(topology, kind, chunks));
       SYNCOLL_TRY(collective, make_collective(kind, topology.num_ranks(),
                                               schedule.algorithm.target.chunk_factor));
       const AlgorithmCheck check = check_algorithm(schedule.algorithm, topology, collective);
       fmt::print("{} on {}: breadth-first, {} pieces per rank's share\n",
-                 collective_kind_name(kind), topology.name(), args->chunks);
+                 collective_kind_name(kind), topology.name(), chunks);
       std::vector<int> rounds;
       for (const AlgorithmStep &step : schedule.algorithm.steps)
         rounds.push_back(step.rounds);
