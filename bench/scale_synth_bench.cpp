@@ -11,10 +11,13 @@
 #include "simulator/baselines.h"
 #include "simulator/nccl_search.h"
 #include "simulator/program_sim.h"
+#include "simulator/nccl_steps.h"
+#include "synth/cluster.h"
 #include "synth/cut_bound.h"
 #include "synth/scale.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fmt/format.h>
@@ -151,6 +154,155 @@ void schedule_table(bool quick) {
              "100% of B* with trees 2-10x deeper than the diameter)\n\n");
 }
 
+struct ClusterRow {
+  std::string name;
+  int boxes;
+  bool h100;
+  double forestcoll_s; ///< ForestColl's trees (k chosen automatically); 0: not published
+  bool large;
+};
+
+Topology cluster_of(int boxes, bool h100) {
+  return must(multinode(boxes, h100 ? dgx_h100() : dgx_a100(), 8, BytesPerNs{h100 ? 50.0 : 25.0}));
+}
+
+int log_steps(int ranks) { return 2 * int(std::ceil(std::log2(double(ranks)))); }
+
+// Clusters of DGX boxes, a NIC per GPU on a non-blocking network (unwound to links): the step
+// schedule in 2 ceil(log2 N) steps and the pipelined trees, against the cut, ForestColl's time
+// for its trees and NCCL's ring as a model (8 rings, each NIC's bandwidth once: algbw
+// g x n x N / (N - 1), in N - 1 steps).
+void cluster_table(bool quick) {
+  const std::vector<ClusterRow> rows = {
+      {"DGX A100 x2", 2, false, 3.8, false},   {"DGX A100 x4", 4, false, 34.4, false},
+      {"DGX A100 x8", 8, false, 453, false},   {"DGX A100 x16", 16, false, 0, false},
+      {"DGX H100 x2", 2, true, 1.4, false},    {"DGX H100 x4", 4, true, 20.2, false},
+      {"DGX H100 x8", 8, true, 139.6, false},  {"DGX H100 x16", 16, true, 0, false},
+      {"DGX H100 x32", 32, true, 0, true},     {"DGX H100 x128", 128, true, 0, true},
+  };
+  fmt::print("Allgather on clusters of boxes (NIC per GPU, non-blocking): share of the cut "
+             "bound, steps, synthesis time\n");
+  fmt::print("{:<14} {:>5} {:>6} {:>6} {:>10} {:>11} {:>8} {:>9} {:>9} {:>12}\n", "topology",
+             "GPUs", "pieces", "steps", "steps %", "pipelined %", "ours s", "anchor s",
+             "speedup", "NCCL ring %");
+  for (const ClusterRow &row : rows) {
+    if (quick && row.large)
+      continue;
+    const Topology t = cluster_of(row.boxes, row.h100);
+    const auto cluster = synth::box_cluster(t);
+    if (!cluster) {
+      fmt::print("{:<14} {}\n", row.name, cluster.error().to_string());
+      continue;
+    }
+    const int pieces = synth::box_cluster_pieces(*cluster, 2048 / (row.boxes - 1));
+    Expected<synth::ClusterSchedule> steps = tl::unexpected(Diagnostics{});
+    Expected<synth::ClusterSchedule> trees = tl::unexpected(Diagnostics{});
+    const double seconds = seconds_of([&] {
+      steps = synth::box_cluster_allgather(t, log_steps(t.num_ranks()), pieces,
+                                           synth::ClusterPlanGoal::StepSynchronous);
+      trees = synth::box_cluster_allgather(t, 4, pieces, synth::ClusterPlanGoal::PipelinedTrees);
+    });
+    if (!steps || !trees) {
+      fmt::print("{:<14} {}\n", row.name, (steps ? trees : steps).error().to_string());
+      continue;
+    }
+    const double n = t.num_ranks();
+    const double ring_gbps = 8 * (row.h100 ? 50.0 : 25.0) * n / (n - 1);
+    const double bound_gbps = n / steps->cut.lambda.value();
+    fmt::print("{:<14} {:>5} {:>6} {:>6} {:>9.3f}% {:>10.4f}%{} {:>8.3f} {:>9} {:>9} {:>11.1f}%\n",
+               row.name, t.num_ranks(), pieces, steps->plan.num_steps(),
+               100 * steps->efficiency.value(), 100 * trees->pipelined_efficiency.value(),
+               trees->attained() ? "*" : " ", seconds,
+               row.forestcoll_s > 0 ? fmt::format("{:.1f}", row.forestcoll_s) : "-",
+               row.forestcoll_s > 0 ? fmt::format("{:.0f}x", row.forestcoll_s / seconds) : "-",
+               100 * ring_gbps / bound_gbps);
+  }
+  fmt::print("(*: the pipelined trees take exactly the cut's time, so the cut is B* and they are "
+             "optimal; ours s: both schedules, every send evaluated on the topology; anchor: "
+             "ForestColl's tree packing; NCCL ring: N - 1 steps)\n\n");
+}
+
+// A cluster plan streamed into the step-synchronous simulator.
+class ClusterSteps final : public simulator::StepSource {
+public:
+  explicit ClusterSteps(synth::ClusterPlan plan) : plan_(std::move(plan)) {}
+  int num_steps() const override { return plan_.num_steps(); }
+  void sends(int step, std::vector<Send> &out) const override { plan_.sends(step, out); }
+
+private:
+  synth::ClusterPlan plan_;
+};
+
+// The cluster Allgather against NCCL's ring (the rings NCCL's search finds, streamed) from 1 KiB
+// to 1 GiB on `boxes` DGX H100 boxes; per size the point of the frontier (steps, pieces) whose
+// planned time, steps x the network's alpha plus the bandwidth term, is least.
+void cluster_against_nccl(int boxes) {
+  const Topology t = cluster_of(boxes, true);
+  const auto cluster = synth::box_cluster(t);
+  const auto cuts = cluster ? synth::box_cluster_cuts(t, *cluster)
+                            : Expected<std::vector<synth::ClusterCut>>(
+                                  tl::unexpected(cluster.error()));
+  auto graph = simulator::nccl_search_rings(t, simulator::nccl_generation_for(t));
+  if (!cluster || !cuts || !graph) {
+    fmt::print("{} DGX H100 boxes: no cluster or no NCCL ring\n", boxes);
+    return;
+  }
+  auto ring = simulator::NcclRingSteps::create(
+      CollectiveKind::Allgather, graph->channel_rings(graph->runtime_channels(), std::nullopt));
+  if (!ring) {
+    fmt::print("{}\n", ring.error().to_string());
+    return;
+  }
+  double alpha_ns = 0;
+  for (const Link &l : t.links())
+    alpha_ns = std::max(alpha_ns, l.alpha.count);
+  const int64_t units_per_gbps = [&] {
+    auto b = exact_bandwidths(t);
+    return b ? b->units_per_gbps : int64_t(1);
+  }();
+  const int n = t.num_ranks();
+  fmt::print("Allgather on {} DGX H100 boxes ({} GPUs): the cluster schedule (frontier point "
+             "per size) against NCCL's ring ({} steps, {} rings), both simulated step by step\n",
+             boxes, n, n - 1, graph->runtime_channels());
+  fmt::print("{:>9} {:>6} {:>7} {:>14} {:>14} {:>9}\n", "size", "steps", "pieces", "ours us",
+             "NCCL ring us", "speedup");
+  const int most_pieces = synth::box_cluster_pieces(*cluster, 2048 / (boxes - 1));
+  for (int64_t size = 1 << 10; size <= int64_t(1) << 30; size <<= 5) {
+    const double share = double(size) / n;
+    std::optional<synth::ClusterPlan> best;
+    double best_ns = 0;
+    for (int pieces : {1, most_pieces})
+      for (int s = 1; s <= log_steps(n); ++s) {
+        auto plan = synth::plan_box_cluster(*cluster, s, pieces,
+                                            synth::ClusterPlanGoal::StepSynchronous);
+        if (!plan || share / pieces < 1)
+          continue;
+        const double ns = s * alpha_ns + share * plan->modelled_cost(units_per_gbps).value();
+        if (!best || ns < best_ns) {
+          best = std::move(*plan);
+          best_ns = ns;
+        }
+      }
+    const int steps = best->num_steps(), pieces = best->pieces;
+    const ClusterSteps ours_steps(std::move(*best));
+    auto ours = simulator::simulate_steps(ours_steps, t,
+                                          std::max<int64_t>(1, size / n / pieces), 1.0);
+    auto theirs = simulator::simulate_steps(*ring, t, ring->chunk_bytes(size), 1.0);
+    if (!ours || !theirs) {
+      fmt::print("{:>9} failed\n", format_size(size));
+      continue;
+    }
+    const double ours_us = double(ours->completion) / 1e6;
+    const double theirs_us = double(theirs->completion) / 1e6;
+    fmt::print("{:>9} {:>6} {:>7} {:>14.3f} {:>14.3f} {:>8.2f}x\n", format_size(size), steps,
+               pieces, ours_us, theirs_us, theirs_us / ours_us);
+  }
+  fmt::print("(cut bound {:.3f} GB/s: at 1 GiB no Allgather takes less than {:.1f} us)\n\n",
+             n / std::max(cuts->at(0).lambda.value(), cuts->at(1).lambda.value()),
+             double(int64_t(1) << 30) / (n / std::max(cuts->at(0).lambda.value(),
+                                                       cuts->at(1).lambda.value())) / 1e3);
+}
+
 struct TacosRow {
   std::string name;
   std::function<Expected<Topology>()> shape;
@@ -273,17 +425,32 @@ void against_nccl(int side) {
 
 int main(int argc, char **argv) {
   bool quick = false;
+  std::string section;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {
       quick = true;
       continue;
     }
-    std::fprintf(stderr, "usage: scale_synth_bench [--quick]\n");
+    if (std::strcmp(argv[i], "--section") == 0 && i + 1 < argc) {
+      section = argv[++i];
+      continue;
+    }
+    std::fprintf(stderr, "usage: scale_synth_bench [--quick] "
+                         "[--section bounds|schedules|clusters|nccl|tacos]\n");
     return 2;
   }
-  bound_table(quick);
-  schedule_table(quick);
-  against_nccl(quick ? 16 : 32);
-  tacos_table();
+  const auto run = [&](const char *name) { return section.empty() || section == name; };
+  if (run("bounds"))
+    bound_table(quick);
+  if (run("schedules"))
+    schedule_table(quick);
+  if (run("clusters"))
+    cluster_table(quick);
+  if (run("nccl")) {
+    against_nccl(quick ? 16 : 32);
+    cluster_against_nccl(quick ? 16 : 128);
+  }
+  if (run("tacos"))
+    tacos_table();
   return 0;
 }
