@@ -198,32 +198,40 @@ void ClusterPlan::sends(int step, std::vector<Send> &out) const {
   // Unit u is (box offset 1 + u / C, piece u % C); rail units come first, step by step.
   const auto offset_of = [&](int64_t u) { return 1 + int(u / pieces); };
   const auto piece_of = [&](int64_t u) { return int(u % pieces); };
-  const auto chunk = [&](int piece, int rank) { return ChunkId(piece * n + rank); };
   const auto rank = [&](int box, int gpu) { return box * gpus + gpu; };
-  const auto to_box = [&](int from, int at, int gpu, int piece) {
-    for (int j = 0; j < gpus; ++j)
-      if (j != gpu)
-        out.push_back({chunk(piece, from), RankId(rank(at, gpu)), RankId(rank(at, j))});
+  const auto send = [&](int piece, int owner, int from, int to) {
+    out.push_back({ChunkId(piece * n + owner), RankId(from), RankId(to)});
   };
-  for (int b = 0; b < boxes; ++b)
-    for (int i = 0; i < gpus; ++i) {
-      if (step == 0)
-        for (int p = 0; p < pieces; ++p)
-          to_box(rank(b, i), b, i, p);
-      else // the rail pieces that arrived in the step before
-        for (int64_t u = rail_begin - rail[size_t(step - 1)]; u < rail_begin; ++u)
-          to_box(rank((b + boxes - offset_of(u)) % boxes, i), b, i, piece_of(u));
-      for (int64_t u = rail_begin; u < rail_begin + rail[size_t(step)]; ++u) {
+  // Sends come in slots, each a permutation (every GPU sends one piece and receives one), so that
+  // links and NICs that serve transfers first come first served are never left waiting on one
+  // another.
+  const auto forward_in_box = [&](int piece, auto owner_of) {
+    for (int shift = 1; shift < gpus; ++shift)
+      for (int b = 0; b < boxes; ++b)
+        for (int i = 0; i < gpus; ++i)
+          send(piece, owner_of(b, i), rank(b, i), rank(b, (i + shift) % gpus));
+  };
+  if (step == 0)
+    for (int p = 0; p < pieces; ++p)
+      forward_in_box(p, [&](int b, int i) { return rank(b, i); });
+  else // the rail pieces that arrived in the step before
+    for (int64_t u = rail_begin - rail[size_t(step - 1)]; u < rail_begin; ++u)
+      forward_in_box(piece_of(u), [&](int b, int i) {
+        return rank((b + boxes - offset_of(u)) % boxes, i);
+      });
+  for (int64_t u = rail_begin; u < rail_begin + rail[size_t(step)]; ++u)
+    for (int b = 0; b < boxes; ++b)
+      for (int i = 0; i < gpus; ++i) {
         const int owner = rank((b + boxes - offset_of(u)) % boxes, i);
-        out.push_back({chunk(piece_of(u), owner), RankId(owner), RankId(rank(b, i))});
+        send(piece_of(u), owner, owner, rank(b, i));
       }
-      for (int64_t u = direct_begin; u < direct_begin + direct[size_t(step)]; ++u)
+  for (int64_t u = direct_begin; u < direct_begin + direct[size_t(step)]; ++u)
+    for (int shift = 0; shift < gpus; ++shift)
+      for (int b = 0; b < boxes; ++b)
         for (int j = 0; j < gpus; ++j) {
           const int owner = rank((b + boxes - offset_of(u)) % boxes, j);
-          out.push_back({chunk(piece_of(u), owner), RankId(owner), RankId(rank(b, i))});
+          send(piece_of(u), owner, owner, rank(b, (j + shift) % gpus));
         }
-    }
-  std::sort(out.begin(), out.end());
 }
 
 Fraction ClusterPlan::modelled_cost(int64_t units_per_gbps) const {

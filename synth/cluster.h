@@ -54,7 +54,8 @@ struct ClusterPlan {
   std::vector<int64_t> direct;
 
   int num_steps() const { return static_cast<int>(rail.size()); }
-  /// The sends of `step` (0-based), sorted; chunk p * N + r is piece p of rank r's share.
+  /// The sends of `step` (0-based), in slots in which every GPU sends one piece and receives one;
+  /// chunk p * N + r is piece p of rank r's share.
   void sends(int step, std::vector<Send> &out) const;
   /// The step-synchronous cost this plan was balanced for, from the two bandwidths alone, in ns
   /// per byte of one share.
