@@ -10,8 +10,8 @@
 #include "simulator/algorithm_sim.h"
 #include "simulator/baselines.h"
 #include "simulator/nccl_search.h"
-#include "simulator/program_sim.h"
 #include "simulator/nccl_steps.h"
+#include "simulator/program_sim.h"
 #include "synth/cluster.h"
 #include "synth/cut_bound.h"
 #include "synth/scale.h"
@@ -166,7 +166,9 @@ Topology cluster_of(int boxes, bool h100) {
   return must(multinode(boxes, h100 ? dgx_h100() : dgx_a100(), 8, BytesPerNs{h100 ? 50.0 : 25.0}));
 }
 
-int log_steps(int ranks) { return 2 * int(std::ceil(std::log2(double(ranks)))); }
+int log_steps(int ranks) {
+  return 2 * int(std::ceil(std::log2(double(ranks))));
+}
 
 // Clusters of DGX boxes, a NIC per GPU on a non-blocking network (unwound to links): the step
 // schedule in 2 ceil(log2 N) steps and the pipelined trees, against the cut, ForestColl's time
@@ -174,17 +176,17 @@ int log_steps(int ranks) { return 2 * int(std::ceil(std::log2(double(ranks)))); 
 // g x n x N / (N - 1), in N - 1 steps).
 void cluster_table(bool quick) {
   const std::vector<ClusterRow> rows = {
-      {"DGX A100 x2", 2, false, 3.8, false},   {"DGX A100 x4", 4, false, 34.4, false},
-      {"DGX A100 x8", 8, false, 453, false},   {"DGX A100 x16", 16, false, 0, false},
-      {"DGX H100 x2", 2, true, 1.4, false},    {"DGX H100 x4", 4, true, 20.2, false},
-      {"DGX H100 x8", 8, true, 139.6, false},  {"DGX H100 x16", 16, true, 0, false},
-      {"DGX H100 x32", 32, true, 0, true},     {"DGX H100 x128", 128, true, 0, true},
+      {"DGX A100 x2", 2, false, 3.8, false},  {"DGX A100 x4", 4, false, 34.4, false},
+      {"DGX A100 x8", 8, false, 453, false},  {"DGX A100 x16", 16, false, 0, false},
+      {"DGX H100 x2", 2, true, 1.4, false},   {"DGX H100 x4", 4, true, 20.2, false},
+      {"DGX H100 x8", 8, true, 139.6, false}, {"DGX H100 x16", 16, true, 0, false},
+      {"DGX H100 x32", 32, true, 0, true},    {"DGX H100 x128", 128, true, 0, true},
   };
   fmt::print("Allgather on clusters of boxes (NIC per GPU, non-blocking): share of the cut "
              "bound, steps, synthesis time\n");
   fmt::print("{:<14} {:>5} {:>6} {:>6} {:>10} {:>11} {:>8} {:>9} {:>9} {:>12}\n", "topology",
-             "GPUs", "pieces", "steps", "steps %", "pipelined %", "ours s", "anchor s",
-             "speedup", "NCCL ring %");
+             "GPUs", "pieces", "steps", "steps %", "pipelined %", "ours s", "anchor s", "speedup",
+             "NCCL ring %");
   for (const ClusterRow &row : rows) {
     if (quick && row.large)
       continue;
@@ -239,9 +241,9 @@ private:
 void cluster_against_nccl(int boxes) {
   const Topology t = cluster_of(boxes, true);
   const auto cluster = synth::box_cluster(t);
-  const auto cuts = cluster ? synth::box_cluster_cuts(t, *cluster)
-                            : Expected<std::vector<synth::ClusterCut>>(
-                                  tl::unexpected(cluster.error()));
+  const auto cuts = cluster
+                        ? synth::box_cluster_cuts(t, *cluster)
+                        : Expected<std::vector<synth::ClusterCut>>(tl::unexpected(cluster.error()));
   auto graph = simulator::nccl_search_rings(t, simulator::nccl_generation_for(t));
   if (!cluster || !cuts || !graph) {
     fmt::print("{} DGX H100 boxes: no cluster or no NCCL ring\n", boxes);
@@ -273,8 +275,8 @@ void cluster_against_nccl(int boxes) {
     double best_ns = 0;
     for (int pieces : {1, most_pieces})
       for (int s = 1; s <= log_steps(n); ++s) {
-        auto plan = synth::plan_box_cluster(*cluster, s, pieces,
-                                            synth::ClusterPlanGoal::StepSynchronous);
+        auto plan =
+            synth::plan_box_cluster(*cluster, s, pieces, synth::ClusterPlanGoal::StepSynchronous);
         if (!plan || share / pieces < 1)
           continue;
         const double ns = s * alpha_ns + share * plan->modelled_cost(units_per_gbps).value();
@@ -285,8 +287,8 @@ void cluster_against_nccl(int boxes) {
       }
     const int steps = best->num_steps(), pieces = best->pieces;
     const ClusterSteps ours_steps(std::move(*best));
-    auto ours = simulator::simulate_steps(ours_steps, t,
-                                          std::max<int64_t>(1, size / n / pieces), 1.0);
+    auto ours =
+        simulator::simulate_steps(ours_steps, t, std::max<int64_t>(1, size / n / pieces), 1.0);
     auto theirs = simulator::simulate_steps(*ring, t, ring->chunk_bytes(size), 1.0);
     if (!ours || !theirs) {
       fmt::print("{:>9} failed\n", format_size(size));
@@ -299,8 +301,8 @@ void cluster_against_nccl(int boxes) {
   }
   fmt::print("(cut bound {:.3f} GB/s: at 1 GiB no Allgather takes less than {:.1f} us)\n\n",
              n / std::max(cuts->at(0).lambda.value(), cuts->at(1).lambda.value()),
-             double(int64_t(1) << 30) / (n / std::max(cuts->at(0).lambda.value(),
-                                                       cuts->at(1).lambda.value())) / 1e3);
+             double(int64_t(1) << 30) /
+                 (n / std::max(cuts->at(0).lambda.value(), cuts->at(1).lambda.value())) / 1e3);
 }
 
 struct TacosRow {

@@ -1,13 +1,13 @@
 // `syncoll synth instance|least-steps|pareto|bound|scale`.
 #include "cli/cli_support.h"
 #include "cli/commands.h"
-#include "synth/cut_bound.h"
 #include "synth/cluster.h"
+#include "synth/cut_bound.h"
 #include "synth/scale.h"
 #include "synth/synthesize.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -254,8 +254,7 @@ Expected<int> run_cluster_allgather(const ScaleArgs &args, const Topology &topol
   for (int s = 1; s <= std::max(steps, log_steps); ++s) {
     SYNCOLL_TRY(point, synth::plan_box_cluster(cluster, s, pieces,
                                                synth::ClusterPlanGoal::StepSynchronous));
-    const Fraction efficiency =
-        quotient(cut.lambda, point.modelled_cost(schedule.units_per_gbps));
+    const Fraction efficiency = quotient(cut.lambda, point.modelled_cost(schedule.units_per_gbps));
     frontier.push_back(fmt::format("{}:{:.2f}%", s, 100 * efficiency.value()));
   }
   fmt::print("  frontier (steps: % of the bound, planned): {}\n", fmt::join(frontier, " "));

@@ -91,14 +91,12 @@ Expected<BoxCluster> box_cluster(const Topology &topology) {
           continue;
         const auto link = topology.find_link(from, RankId(b * c.gpus + j));
         if (!link)
-          return refuse(fmt::format("no link {} -> {} in box {}", from.value(),
-                                    b * c.gpus + j, b));
+          return refuse(fmt::format("no link {} -> {} in box {}", from.value(), b * c.gpus + j, b));
         if (b == 0 && i == 0)
           box_links.push_back(*link);
       }
       for (int o = 1; o < c.boxes; ++o) {
-        const auto link =
-            topology.find_link(from, RankId(((b + o) % c.boxes) * c.gpus + i));
+        const auto link = topology.find_link(from, RankId(((b + o) % c.boxes) * c.gpus + i));
         if (!link)
           return refuse(fmt::format("no link from rank {} to GPU {} of box {}", from.value(), i,
                                     (b + o) % c.boxes));
@@ -179,9 +177,9 @@ Expected<ClusterPlan> plan_box_cluster(const BoxCluster &cluster, int steps, int
   plan.cluster = cluster;
   plan.pieces = pieces;
   const int64_t direct_units = fixed_direct.value_or(
-      units - std::clamp<int64_t>(
-                  std::llround(std::accumulate(rail_values.begin(), rail_values.end(), 0.0)), 0,
-                  units));
+      units -
+      std::clamp<int64_t>(
+          std::llround(std::accumulate(rail_values.begin(), rail_values.end(), 0.0)), 0, units));
   plan.rail = whole(rail_values, units - direct_units);
   plan.direct = whole(direct_values, direct_units);
   SYNCOLL_INVARIANT(plan.rail.back() == 0, "rail pieces in the last step would not be forwarded");
@@ -216,9 +214,8 @@ void ClusterPlan::sends(int step, std::vector<Send> &out) const {
       forward_in_box(p, [&](int b, int i) { return rank(b, i); });
   else // the rail pieces that arrived in the step before
     for (int64_t u = rail_begin - rail[size_t(step - 1)]; u < rail_begin; ++u)
-      forward_in_box(piece_of(u), [&](int b, int i) {
-        return rank((b + boxes - offset_of(u)) % boxes, i);
-      });
+      forward_in_box(piece_of(u),
+                     [&](int b, int i) { return rank((b + boxes - offset_of(u)) % boxes, i); });
   for (int64_t u = rail_begin; u < rail_begin + rail[size_t(step)]; ++u)
     for (int b = 0; b < boxes; ++b)
       for (int i = 0; i < gpus; ++i) {
@@ -264,9 +261,8 @@ Expected<std::vector<ClusterCut>> box_cluster_cuts(const Topology &topology,
     for (size_t r = 0; r < topology.relations().size(); ++r) {
       const std::vector<LinkId> &links = topology.relations()[r].links;
       const Link &first = topology.link(links.front());
-      const bool one_source = std::all_of(links.begin(), links.end(), [&](LinkId l) {
-        return topology.link(l).src == first.src;
-      });
+      const bool one_source = std::all_of(
+          links.begin(), links.end(), [&](LinkId l) { return topology.link(l).src == first.src; });
       const bool in = one_source ? inside[first.src.index()]
                                  : inside[first.dst.index()] ||
                                        std::all_of(links.begin(), links.end(), [&](LinkId l) {
@@ -315,8 +311,8 @@ Expected<ClusterSchedule> box_cluster_allgather(const Topology &topology, int st
 Algorithm cluster_algorithm(const ClusterSchedule &schedule, const Topology &topology) {
   const ClusterPlan &plan = schedule.plan;
   Algorithm out;
-  out.name = fmt::format("cluster-allgather-{}-s{}-c{}", topology.name(), plan.num_steps(),
-                         plan.pieces);
+  out.name =
+      fmt::format("cluster-allgather-{}-s{}-c{}", topology.name(), plan.num_steps(), plan.pieces);
   out.target = {"allgather", plan.cluster.ranks(), plan.pieces, std::nullopt, topology.name()};
   for (int t = 0; t < plan.num_steps(); ++t) {
     AlgorithmStep step;

@@ -112,7 +112,8 @@ Expected<ScaleSchedule> breadth_first_allgather(const Topology &topology, int ch
   const int n = topology.num_ranks();
   if (topology.num_switches() > 0)
     return fail({}, fmt::format("topology '{}' has switches; a breadth-first schedule sends "
-                                "between ranks over direct links",
+                                "between ranks over direct links (a cluster of boxes with a NIC "
+                                "per GPU is planned on its links: multinode --nics GPUS)",
                                 topology.name()));
   if (chunks < 1 || int64_t(n) * n * chunks > (int64_t(1) << 24))
     return fail({}, fmt::format("{} pieces per rank on {} ranks: the schedule holds at most "

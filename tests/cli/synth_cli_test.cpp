@@ -133,6 +133,40 @@ TEST(SynthCliTest, ScaleAllreduceIsReduceScatterThenAllgatherAndChecks) {
   EXPECT_NE(run.out.find("check: holds"), std::string::npos) << run.out;
 }
 
+TEST(SynthCliTest, ScalePlansAClusterOfBoxes) {
+  const auto out = temp_file("cluster_ag.json");
+  std::filesystem::remove(out);
+  const std::string machine =
+      "-t multinode --nodes 4 --gpus 8 --intra dgx_h100 --nics 8 --nic-bandwidth 50";
+  CliRun run = run_cli("synth scale " + machine + " -c allgather -o " + out.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  // 2 ceil(log2 32) steps; a GPU's own links bind: 31 shares over 450 + 50 GB/s.
+  EXPECT_NE(run.out.find("10 steps (2 ceil(log2 N) = 10)"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("cut: every GPU but rank 0 (31 ranks inside, 500 GB/s leaving): no "
+                         "Allgather beats 16000/31 GB/s"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("the cut bound B* exactly, attained: optimal"), std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("check: holds"), std::string::npos) << run.out;
+  // The written algorithm simulates on the same machine.
+  CliRun sim = run_cli("simulate " + out.string() + " " + machine + " --sizes 64MiB");
+  EXPECT_EQ(sim.exit_code, 0) << sim.err;
+
+  CliRun few = run_cli("synth scale " + machine + " -c allgather --steps 1 -C 1");
+  ASSERT_EQ(few.exit_code, 0) << few.err;
+  EXPECT_NE(few.out.find("1 steps"), std::string::npos) << few.out;
+  EXPECT_NE(few.out.find("units sent directly: 3"), std::string::npos) << few.out;
+
+  CliRun zero = run_cli("synth scale " + machine + " -c allgather --steps 0");
+  EXPECT_EQ(zero.exit_code, 2);
+  EXPECT_EQ(zero.err, "syncoll: a schedule has at least 1 step, got 0\n");
+  CliRun torus = run_cli("synth scale -t torus2d --shape 4x4 -c allgather --steps 3");
+  EXPECT_EQ(torus.exit_code, 2);
+  EXPECT_NE(torus.err.find("--steps is for the Allgather of a cluster of boxes"), std::string::npos)
+      << torus.err;
+}
+
 TEST(SynthCliTest, ScaleRefusesWhatItDoesNotMake) {
   CliRun alltoall = run_cli("synth scale -t ring -n 4 -c alltoall");
   EXPECT_EQ(alltoall.exit_code, 2);

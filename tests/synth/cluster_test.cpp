@@ -17,7 +17,9 @@ Topology dgx_h100_cluster(int boxes) {
   return *t;
 }
 
-int log_steps(int ranks) { return 2 * int(std::ceil(std::log2(double(ranks)))); }
+int log_steps(int ranks) {
+  return 2 * int(std::ceil(std::log2(double(ranks))));
+}
 
 TEST(BoxClusterTest, PipelinedTreesMeetTheCutBoundExactly) {
   for (int boxes : {2, 3, 4, 5, 8, 16}) {
