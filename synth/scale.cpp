@@ -187,8 +187,10 @@ Expected<ScaleSchedule> breadth_first_allgather(const Topology &topology, int ch
     out.algorithm.steps.push_back(std::move(step));
   }
   out.cost = coster.step_synchronous();
+  out.pipelined_cost = coster.pipelined();
   out.lambda = bound.lambda;
   out.efficiency = quotient(out.lambda, out.cost);
+  out.pipelined_efficiency = quotient(out.lambda, out.pipelined_cost);
   out.bounds.push_back(std::move(bound));
   return out;
 }

@@ -36,6 +36,10 @@ struct ScaleSchedule {
   Fraction cost;
   /// lambda / cost: 1 is optimal.
   Fraction efficiency;
+  /// The same sends pipelined (every step in flight at once: each piece's sends form a tree from
+  /// its owner): the busiest link or relation over all steps; and lambda over it. Allgather only.
+  Fraction pipelined_cost;
+  Fraction pipelined_efficiency;
 };
 
 /// A breadth-first Allgather of `chunks` pieces per rank. Fails for topologies with switches
