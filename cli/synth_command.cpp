@@ -216,60 +216,79 @@ std::string gbps_text(int64_t ranks, Fraction lambda) {
   return fmt::format("{} GB/s ({:.6f})", to_string(bandwidth), bandwidth.value());
 }
 
-// The Allgather of a cluster of boxes (synth/cluster.h), its frontier of steps, and its check.
-Expected<int> run_cluster_allgather(const ScaleArgs &args, const Topology &topology,
-                                    const synth::BoxCluster &cluster) {
+// A cluster of boxes' Allgather, ReduceScatter or Allreduce (synth/cluster.h), the frontier of
+// its steps, and its check.
+Expected<int> run_cluster(const ScaleArgs &args, const Topology &topology,
+                          const synth::BoxCluster &cluster, CollectiveKind kind) {
   const int n = topology.num_ranks();
   const int log_steps = 2 * static_cast<int>(std::ceil(std::log2(double(n))));
   const int steps = args.steps.value_or(log_steps);
   const int pieces =
       args.chunks.value_or(synth::box_cluster_pieces(cluster, 2048 / (cluster.boxes - 1)));
-  SYNCOLL_TRY(schedule, synth::box_cluster_allgather(topology, steps, pieces,
-                                                     synth::ClusterPlanGoal::StepSynchronous));
-  SYNCOLL_TRY(trees, synth::box_cluster_allgather(topology, std::max(steps, 2), pieces,
-                                                  synth::ClusterPlanGoal::PipelinedTrees));
-  const auto gbps = [&](int64_t units) { return double(units) / double(schedule.units_per_gbps); };
-  fmt::print("Allgather on {}: {} boxes x {} GPUs, a NIC of {} GB/s per GPU and {} GB/s into "
-             "the box; {} pieces per share\n",
-             topology.name(), cluster.boxes, cluster.gpus, gbps(cluster.nic_units),
-             gbps(cluster.port_units), pieces);
-  const synth::ClusterPlan &plan = schedule.plan;
-  fmt::print("  {} steps (2 ceil(log2 N) = {}); pieces per GPU by rail: {}; units sent "
-             "directly: {}\n",
-             plan.num_steps(), log_steps, fmt::join(plan.rail, " "), fmt::join(plan.direct, " "));
-  const synth::ClusterCut &cut = schedule.cut;
-  fmt::print("  cut: {} ({} ranks inside, {} GB/s leaving): no Allgather beats {}\n", cut.name,
-             cut.value.ranks_inside, gbps(cut.value.bandwidth), gbps_text(n, cut.lambda));
-  fmt::print("  step by step: {}: {} of it ({:.4f}%)\n", gbps_text(n, schedule.cost),
-             to_string(schedule.efficiency), 100 * schedule.efficiency.value());
-  fmt::print("  pipelined trees (the rail tree{}, every step in flight): {}: {} of it "
-             "({:.4f}%){}\n",
-             trees.plan.direct == std::vector<int64_t>(trees.plan.direct.size(), 0)
-                 ? ""
-                 : " and the direct tree",
-             gbps_text(n, trees.pipelined_cost), to_string(trees.pipelined_efficiency),
+  SYNCOLL_TRY(schedule, synth::box_cluster_collective(topology, kind, steps, pieces,
+                                                      synth::ClusterPlanGoal::StepSynchronous));
+  SYNCOLL_TRY(trees, synth::box_cluster_collective(topology, kind, std::max(steps, 2), pieces,
+                                                   synth::ClusterPlanGoal::PipelinedTrees));
+  const synth::ClusterSchedule &first =
+      schedule.reduce_scatter ? *schedule.reduce_scatter : *schedule.allgather;
+  const auto gbps = [&](int64_t units) { return double(units) / double(first.units_per_gbps); };
+  fmt::print("{} on {}: {} boxes x {} GPUs, a NIC of {} GB/s per GPU and {} GB/s into the box; "
+             "{} pieces per share\n",
+             collective_kind_name(kind), topology.name(), cluster.boxes, cluster.gpus,
+             gbps(cluster.nic_units), gbps(cluster.port_units), pieces);
+  bool attained = true;
+  for (const auto *part : {&schedule.reduce_scatter, &schedule.allgather}) {
+    if (!*part)
+      continue;
+    const bool reduce_scatter = part == &schedule.reduce_scatter;
+    const synth::ClusterPlan &plan = (*part)->plan;
+    fmt::print("  {}: {} steps (2 ceil(log2 N) = {}); pieces per GPU by rail: {}; units sent "
+               "directly: {}{}\n",
+               reduce_scatter ? "ReduceScatter" : "Allgather", plan.num_steps(), log_steps,
+               fmt::join(plan.rail, " "), fmt::join(plan.direct, " "),
+               reduce_scatter ? " (the Allgather of the reversed links, run backwards)" : "");
+    const synth::ClusterCut &cut = (*part)->cut;
+    fmt::print("  cut: {}{} ({} ranks inside, {} GB/s leaving): no {} beats {}\n", cut.name,
+               reduce_scatter ? " on the reversed links" : "", cut.value.ranks_inside,
+               gbps(cut.value.bandwidth), reduce_scatter ? "ReduceScatter" : "Allgather",
+               gbps_text(n, cut.lambda));
+  }
+  for (const auto *part : {&trees.reduce_scatter, &trees.allgather})
+    attained = attained && (!*part || (*part)->attained());
+  const char *against = kind == CollectiveKind::Allreduce ? " (of the cuts' sum)" : "";
+  fmt::print("  step by step: {}: {} of it{} ({:.4f}%)\n", gbps_text(n, schedule.cost),
+             to_string(schedule.efficiency), against, 100 * schedule.efficiency.value());
+  fmt::print("  pipelined trees (every step in flight): {}: {} of it{} ({:.4f}%){}\n",
+             gbps_text(n, trees.pipelined_cost), to_string(trees.pipelined_efficiency), against,
              100 * trees.pipelined_efficiency.value(),
-             trees.attained() ? "; the cut bound B* exactly, attained: optimal" : "");
+             !attained ? ""
+             : kind == CollectiveKind::Allreduce
+                 ? "; each part at its cut bound B* exactly, attained: optimal as ReduceScatter "
+                   "+ Allgather"
+                 : "; the cut bound B* exactly, attained: optimal");
   std::vector<std::string> frontier;
   for (int s = 1; s <= std::max(steps, log_steps); ++s) {
     SYNCOLL_TRY(point, synth::plan_box_cluster(cluster, s, pieces,
                                                synth::ClusterPlanGoal::StepSynchronous));
-    const Fraction efficiency = quotient(cut.lambda, point.modelled_cost(schedule.units_per_gbps));
+    const Fraction efficiency =
+        quotient(first.cut.lambda, point.modelled_cost(first.units_per_gbps));
     frontier.push_back(fmt::format("{}:{:.2f}%", s, 100 * efficiency.value()));
   }
-  fmt::print("  frontier (steps: % of the bound, planned): {}\n", fmt::join(frontier, " "));
-  const int64_t copies = int64_t(n) * n * pieces;
+  fmt::print("  frontier (steps per part: % of the bound, planned): {}\n",
+             fmt::join(frontier, " "));
+  const int64_t slots = kind == CollectiveKind::Allreduce ? int64_t(n) * pieces : pieces;
+  const int64_t copies = int64_t(n) * n * slots;
   if (copies > (int64_t(1) << 24)) {
     fmt::print("  check: not run ({} chunk copies, past the checker's 2^24); every send was "
                "placed on a link of the topology\n",
                copies);
     if (!args.output.empty())
-      return fail({}, "the schedule is too large to write as an algorithm (ranks^2 x pieces "
-                      "past 2^24); give fewer pieces (-C)");
+      return fail({}, "the schedule is too large to write as an algorithm (past 2^24 chunk "
+                      "copies); give fewer pieces (-C)");
     return kSuccess;
   }
-  const Algorithm algorithm = synth::cluster_algorithm(schedule, topology);
-  SYNCOLL_TRY(collective, make_collective(CollectiveKind::Allgather, n, pieces));
+  const Algorithm algorithm = synth::cluster_collective_algorithm(schedule, topology);
+  SYNCOLL_TRY(collective, make_collective(kind, n, int(slots)));
   const AlgorithmCheck check = check_algorithm(algorithm, topology, collective);
   if (!check.holds()) {
     fmt::print("  check: FAILS ({} violations; first: {})\n", check.violations.size(),
@@ -277,7 +296,9 @@ Expected<int> run_cluster_allgather(const ScaleArgs &args, const Topology &topol
     return kCheckFailed;
   }
   fmt::print("  check: holds (every send's link and source, every link's rounds, every rank "
-             "ends with every chunk)\n");
+             "ends with {})\n",
+             kind == CollectiveKind::Allgather ? "every chunk"
+                                               : "every contribution summed exactly once");
   if (!args.output.empty())
     SYNCOLL_CHECK(write_output(args.output, to_canonical_json(algorithm_to_json(algorithm))));
   return kSuccess;
@@ -295,18 +316,18 @@ void add_scale_command(CLI::App &synth, RunResult &result) {
                     "pieces each rank's share is cut into (default 1; on a cluster of boxes, "
                     "about 2048 per box beyond the first)");
   scale->add_option("--steps", args->steps,
-                    "steps of a cluster-of-boxes Allgather (default 2 ceil(log2 ranks))");
+                    "steps of a cluster of boxes' Allgather, or of each part of its "
+                    "ReduceScatter + Allgather (default 2 ceil(log2 ranks))");
   scale->add_option("-o,--output", args->output, "write the algorithm JSON here");
   scale->callback([&result, args] {
     result.exit_code = exit_code_or_bad_input([&]() -> Expected<int> {
       SYNCOLL_TRY(topology, resolve_topology(args->topology));
       SYNCOLL_TRY(kind, cut_collective(args->collective, "synth scale makes"));
-      if (auto cluster = synth::box_cluster(topology); cluster && kind == CollectiveKind::Allgather)
-        return run_cluster_allgather(*args, topology, *cluster);
+      if (auto cluster = synth::box_cluster(topology))
+        return run_cluster(*args, topology, *cluster, kind);
       if (args->steps)
-        return fail({}, "--steps is for the Allgather of a cluster of boxes (a multinode "
-                        "topology with a NIC per GPU); breadth-first schedules take the "
-                        "diameter's steps");
+        return fail({}, "--steps is for a cluster of boxes (a multinode topology with a NIC "
+                        "per GPU); breadth-first schedules take the diameter's steps");
       const int chunks = args->chunks.value_or(1);
       SYNCOLL_TRY(schedule, synth::breadth_first(topology, kind, chunks));
       SYNCOLL_TRY(collective, make_collective(kind, topology.num_ranks(),

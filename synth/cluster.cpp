@@ -2,6 +2,7 @@
 
 #include "model/cut_certificate.h"
 #include "model/invariant.h"
+#include "synth/combining.h"
 #include "synth/step_cost.h"
 
 #include <algorithm>
@@ -321,6 +322,103 @@ Algorithm cluster_algorithm(const ClusterSchedule &schedule, const Topology &top
     out.steps.push_back(std::move(step));
   }
   return out;
+}
+
+Expected<ClusterCollective> box_cluster_collective(const Topology &topology, CollectiveKind kind,
+                                                   int steps, int pieces, ClusterPlanGoal goal) {
+  ClusterCollective out;
+  out.kind = kind;
+  switch (kind) {
+  case CollectiveKind::Allgather:
+    break;
+  case CollectiveKind::ReduceScatter:
+  case CollectiveKind::Allreduce: {
+    SYNCOLL_TRY(dual, box_cluster_allgather(reverse_topology(topology), steps, pieces, goal));
+    out.reduce_scatter = std::move(dual);
+    break;
+  }
+  case CollectiveKind::Alltoall:
+  case CollectiveKind::Broadcast:
+  case CollectiveKind::Reduce:
+  case CollectiveKind::Gather:
+  case CollectiveKind::Scatter:
+  case CollectiveKind::AllToNext:
+  case CollectiveKind::Custom:
+    return fail({}, fmt::format("a cluster of boxes is planned for allgather, reducescatter and "
+                                "allreduce, not {}",
+                                collective_kind_name(kind)));
+  }
+  if (kind != CollectiveKind::ReduceScatter) {
+    SYNCOLL_TRY(allgather, box_cluster_allgather(topology, steps, pieces, goal));
+    out.allgather = std::move(allgather);
+  }
+  for (const auto *part : {&out.reduce_scatter, &out.allgather}) {
+    if (!*part)
+      continue;
+    out.lambda = sum(out.lambda, (*part)->cut.lambda);
+    out.cost = sum(out.cost, (*part)->cost);
+    out.pipelined_cost = sum(out.pipelined_cost, (*part)->pipelined_cost);
+  }
+  out.efficiency = quotient(out.lambda, out.cost);
+  out.pipelined_efficiency = quotient(out.lambda, out.pipelined_cost);
+  return out;
+}
+
+int ClusterCollective::num_steps() const {
+  return (reduce_scatter ? reduce_scatter->plan.num_steps() : 0) +
+         (allgather ? allgather->plan.num_steps() : 0);
+}
+
+void ClusterCollective::sends(int step, std::vector<Send> &out) const {
+  const int first = reduce_scatter ? reduce_scatter->plan.num_steps() : 0;
+  if (step >= first) {
+    allgather->plan.sends(step - first, out);
+    return;
+  }
+  reduce_scatter->plan.sends(first - 1 - step, out);
+  for (Send &send : out) {
+    std::swap(send.src, send.dst);
+    send.op = SendOp::Reduce;
+  }
+}
+
+Algorithm cluster_collective_algorithm(const ClusterCollective &collective,
+                                       const Topology &topology) {
+  std::optional<Algorithm> reduce_scatter;
+  if (collective.reduce_scatter)
+    reduce_scatter =
+        invert_dual(cluster_algorithm(*collective.reduce_scatter, reverse_topology(topology)));
+  const int n = topology.num_ranks();
+  switch (collective.kind) {
+  case CollectiveKind::Allgather:
+    return cluster_algorithm(*collective.allgather, topology);
+  case CollectiveKind::ReduceScatter: {
+    const int pieces = collective.reduce_scatter->plan.pieces;
+    reduce_scatter->name = fmt::format("cluster-reducescatter-{}-s{}-c{}", topology.name(),
+                                       collective.reduce_scatter->plan.num_steps(), pieces);
+    reduce_scatter->target = {"reducescatter", n, pieces, std::nullopt, topology.name()};
+    return *reduce_scatter;
+  }
+  case CollectiveKind::Allreduce: {
+    const int pieces = collective.allgather->plan.pieces;
+    Algorithm out = compose_allreduce(
+        *reduce_scatter, cluster_algorithm(*collective.allgather, topology), n, pieces);
+    out.name = fmt::format("cluster-allreduce-{}-s{}-c{}", topology.name(),
+                           collective.allgather->plan.num_steps(), pieces);
+    out.target = {"allreduce", n, n * pieces, std::nullopt, topology.name()};
+    return out;
+  }
+  case CollectiveKind::Alltoall:
+  case CollectiveKind::Broadcast:
+  case CollectiveKind::Reduce:
+  case CollectiveKind::Gather:
+  case CollectiveKind::Scatter:
+  case CollectiveKind::AllToNext:
+  case CollectiveKind::Custom:
+    break;
+  }
+  SYNCOLL_INVARIANT(false, "a cluster collective of a kind box_cluster_collective refuses");
+  return {};
 }
 
 } // namespace syncoll::synth

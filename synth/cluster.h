@@ -18,11 +18,13 @@
 #pragma once
 
 #include "model/algorithm.h"
+#include "model/collective.h"
 #include "model/diagnostics.h"
 #include "model/fraction.h"
 #include "model/topology.h"
 #include "synth/cut_bound.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -109,5 +111,33 @@ struct ClusterSchedule {
 /// The schedule as an Algorithm (every send held in memory: ranks^2 x pieces x (g + 1) / g
 /// of them).
 Algorithm cluster_algorithm(const ClusterSchedule &schedule, const Topology &topology);
+
+/// Allgather; ReduceScatter as the Allgather of the reversed topology run backwards with
+/// reductions (its cuts and costs are that Allgather's, exactly); or Allreduce as that
+/// ReduceScatter and then the Allgather, each in `steps` steps.
+struct ClusterCollective {
+  CollectiveKind kind = CollectiveKind::Allgather;
+  std::optional<ClusterSchedule> reduce_scatter; ///< planned on the reversed topology
+  std::optional<ClusterSchedule> allgather;
+  /// Sums over the parts, in ns per byte of one share.
+  Fraction lambda, cost, pipelined_cost;
+  Fraction efficiency, pipelined_efficiency;
+  int num_steps() const;
+  /// The sends of `step`, streamed for timing: the ReduceScatter's (each Allgather send of the
+  /// reversed topology turned around, a reduction), then the Allgather's, each part numbering
+  /// its chunks as an Allgather does.
+  void sends(int step, std::vector<Send> &out) const;
+};
+
+/// Fails as box_cluster_allgather does, and for collectives other than these three.
+[[nodiscard]] Expected<ClusterCollective> box_cluster_collective(const Topology &topology,
+                                                                 CollectiveKind kind, int steps,
+                                                                 int pieces,
+                                                                 ClusterPlanGoal goal);
+
+/// As an Algorithm with the collective's own chunk numbering (compose_allreduce's buffer slots
+/// for an Allreduce), for check_algorithm.
+Algorithm cluster_collective_algorithm(const ClusterCollective &collective,
+                                       const Topology &topology);
 
 } // namespace syncoll::synth

@@ -141,7 +141,8 @@ TEST(SynthCliTest, ScalePlansAClusterOfBoxes) {
   CliRun run = run_cli("synth scale " + machine + " -c allgather -o " + out.string());
   ASSERT_EQ(run.exit_code, 0) << run.err;
   // 2 ceil(log2 32) steps; a GPU's own links bind: 31 shares over 450 + 50 GB/s.
-  EXPECT_NE(run.out.find("10 steps (2 ceil(log2 N) = 10)"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("Allgather: 10 steps (2 ceil(log2 N) = 10)"), std::string::npos)
+      << run.out;
   EXPECT_NE(run.out.find("cut: every GPU but rank 0 (31 ranks inside, 500 GB/s leaving): no "
                          "Allgather beats 16000/31 GB/s"),
             std::string::npos)
@@ -158,12 +159,18 @@ TEST(SynthCliTest, ScalePlansAClusterOfBoxes) {
   EXPECT_NE(few.out.find("1 steps"), std::string::npos) << few.out;
   EXPECT_NE(few.out.find("units sent directly: 3"), std::string::npos) << few.out;
 
+  CliRun allreduce = run_cli("synth scale " + machine + " -c allreduce --steps 3 -C 4");
+  ASSERT_EQ(allreduce.exit_code, 0) << allreduce.err;
+  EXPECT_NE(allreduce.out.find("ReduceScatter: 3 steps"), std::string::npos) << allreduce.out;
+  EXPECT_NE(allreduce.out.find("every contribution summed exactly once"), std::string::npos)
+      << allreduce.out;
+
   CliRun zero = run_cli("synth scale " + machine + " -c allgather --steps 0");
   EXPECT_EQ(zero.exit_code, 2);
   EXPECT_EQ(zero.err, "syncoll: a schedule has at least 1 step, got 0\n");
   CliRun torus = run_cli("synth scale -t torus2d --shape 4x4 -c allgather --steps 3");
   EXPECT_EQ(torus.exit_code, 2);
-  EXPECT_NE(torus.err.find("--steps is for the Allgather of a cluster of boxes"), std::string::npos)
+  EXPECT_NE(torus.err.find("--steps is for a cluster of boxes"), std::string::npos)
       << torus.err;
 }
 

@@ -73,6 +73,39 @@ TEST(BoxClusterTest, SchedulesPassTheIndependentCheck) {
   }
 }
 
+TEST(BoxClusterTest, ReduceScatterAndAllreduceAreTheAllgatherRunBackwardsAndThenForwards) {
+  const Topology t = dgx_h100_cluster(2);
+  const int pieces = 14; // the pipelined trees' direct share is 1/14 of a rail here
+  auto allgather = box_cluster_collective(t, CollectiveKind::Allgather, 4, pieces,
+                                          ClusterPlanGoal::PipelinedTrees);
+  ASSERT_TRUE(allgather.has_value()) << allgather.error().to_string();
+  for (CollectiveKind kind : {CollectiveKind::ReduceScatter, CollectiveKind::Allreduce}) {
+    SCOPED_TRACE(collective_kind_name(kind));
+    auto s = box_cluster_collective(t, kind, 4, pieces, ClusterPlanGoal::PipelinedTrees);
+    ASSERT_TRUE(s.has_value()) << s.error().to_string();
+    // The machine is the same both ways, so each part costs what the Allgather does.
+    const int parts = kind == CollectiveKind::Allreduce ? 2 : 1;
+    EXPECT_EQ(s->num_steps(), 4 * parts);
+    EXPECT_EQ(s->efficiency, allgather->efficiency);
+    EXPECT_EQ(s->pipelined_efficiency, (Fraction{1, 1}));
+    const Algorithm algorithm = cluster_collective_algorithm(*s, t);
+    auto collective =
+        make_collective(kind, t.num_ranks(), kind == CollectiveKind::Allreduce ? 16 * pieces : pieces);
+    ASSERT_TRUE(collective.has_value());
+    const AlgorithmCheck check = check_algorithm(algorithm, t, *collective);
+    EXPECT_TRUE(check.holds()) << check.violations.front().message;
+    // The streamed sends are the algorithm's, step by step, up to chunk numbering.
+    std::vector<Send> streamed;
+    for (int step = 0; step < s->num_steps(); ++step) {
+      s->sends(step, streamed);
+      EXPECT_EQ(streamed.size(), algorithm.steps[size_t(step)].sends.size()) << step;
+    }
+  }
+  EXPECT_FALSE(box_cluster_collective(t, CollectiveKind::Alltoall, 4, pieces,
+                                      ClusterPlanGoal::StepSynchronous)
+                   .has_value());
+}
+
 TEST(BoxClusterTest, MoreStepsCostLessUpToTheBound) {
   const Topology t = dgx_h100_cluster(16);
   Fraction last{1 << 30, 1};
