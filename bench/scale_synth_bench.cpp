@@ -236,6 +236,99 @@ private:
   synth::ClusterPlan plan_;
 };
 
+// A cluster Allreduce (ReduceScatter, then Allgather) streamed into the simulator.
+class ClusterCollectiveSteps final : public simulator::StepSource {
+public:
+  explicit ClusterCollectiveSteps(synth::ClusterCollective c) : collective_(std::move(c)) {}
+  int num_steps() const override { return collective_.num_steps(); }
+  void sends(int step, std::vector<Send> &out) const override { collective_.sends(step, out); }
+
+private:
+  synth::ClusterCollective collective_;
+};
+
+// The cluster Allreduce against NCCL's ring and tree Allreduce (streamed, 32 channels) on `boxes`
+// DGX H100 boxes; per size the steps per part and pieces whose planned time is least.
+void cluster_allreduce_against_nccl(int boxes) {
+  const Topology t = cluster_of(boxes, true);
+  const auto cluster = synth::box_cluster(t);
+  auto graph = simulator::nccl_search_rings(t, simulator::nccl_generation_for(t));
+  if (!cluster || !graph) {
+    fmt::print("{} DGX H100 boxes: no cluster or no NCCL ring\n", boxes);
+    return;
+  }
+  const int channels = graph->runtime_channels();
+  auto ring = simulator::NcclRingSteps::create(CollectiveKind::Allreduce,
+                                               graph->channel_rings(channels, std::nullopt));
+  auto trees = simulator::nccl_topology_trees(t, channels);
+  if (!ring || !trees) {
+    fmt::print("no NCCL ring or tree\n");
+    return;
+  }
+  constexpr int kTreePipelineChunks = 64;
+  auto tree = simulator::NcclTreeSteps::create(*trees, kTreePipelineChunks);
+  if (!tree) {
+    fmt::print("{}\n", tree.error().to_string());
+    return;
+  }
+  double alpha_ns = 0;
+  for (const Link &l : t.links())
+    alpha_ns = std::max(alpha_ns, l.alpha.count);
+  const int64_t units_per_gbps = [&] {
+    auto b = exact_bandwidths(t);
+    return b ? b->units_per_gbps : int64_t(1);
+  }();
+  const int n = t.num_ranks();
+  fmt::print("Allreduce on {} DGX H100 boxes ({} GPUs): the cluster ReduceScatter + Allgather "
+             "(frontier point per size) against NCCL's ring ({} steps) and tree ({} pipelined "
+             "chunks), {} channels, all simulated step by step\n",
+             boxes, n, 2 * (n - 1), kTreePipelineChunks, channels);
+  fmt::print("{:>9} {:>6} {:>7} {:>12} {:>12} {:>12} {:>9} {:>9}\n", "size", "steps", "pieces",
+             "ours us", "ring us", "tree us", "vs ring", "vs tree");
+  const int most_pieces = synth::box_cluster_pieces(*cluster, 2048 / (boxes - 1));
+  for (int64_t size = 1 << 10; size <= int64_t(1) << 30; size <<= 5) {
+    const double share = double(size) / n;
+    int best_steps = 0, best_pieces = 0;
+    double best_ns = 0;
+    for (int pieces : {1, most_pieces})
+      for (int s = 1; s <= log_steps(n); ++s) {
+        auto plan = synth::plan_box_cluster(*cluster, s, pieces,
+                                            synth::ClusterPlanGoal::StepSynchronous);
+        if (!plan || share / pieces < 1)
+          continue;
+        const double ns = 2 * (s * alpha_ns + share * plan->modelled_cost(units_per_gbps).value());
+        if (best_steps == 0 || ns < best_ns) {
+          best_steps = s;
+          best_pieces = pieces;
+          best_ns = ns;
+        }
+      }
+    auto ours_plan = synth::box_cluster_collective(t, CollectiveKind::Allreduce, best_steps,
+                                                   best_pieces,
+                                                   synth::ClusterPlanGoal::StepSynchronous);
+    if (!ours_plan) {
+      fmt::print("{:>9} {}\n", format_size(size), ours_plan.error().to_string());
+      continue;
+    }
+    const ClusterCollectiveSteps ours_steps(std::move(*ours_plan));
+    auto ours = simulator::simulate_steps(ours_steps, t,
+                                          std::max<int64_t>(1, size / n / best_pieces), 1.0);
+    auto by_ring = simulator::simulate_steps(*ring, t, ring->chunk_bytes(size), 1.0);
+    auto by_tree = simulator::simulate_steps(*tree, t, tree->chunk_bytes(size), 1.0);
+    if (!ours || !by_ring || !by_tree) {
+      fmt::print("{:>9} failed\n", format_size(size));
+      continue;
+    }
+    const double ours_us = double(ours->completion) / 1e6;
+    const double ring_us = double(by_ring->completion) / 1e6;
+    const double tree_us = double(by_tree->completion) / 1e6;
+    fmt::print("{:>9} {:>6} {:>7} {:>12.3f} {:>12.3f} {:>12.3f} {:>8.2f}x {:>8.2f}x\n",
+               format_size(size), 2 * best_steps, best_pieces, ours_us, ring_us, tree_us,
+               ring_us / ours_us, tree_us / ours_us);
+  }
+  fmt::print("\n");
+}
+
 // The cluster Allgather against NCCL's ring (the rings NCCL's search finds, streamed) from 1 KiB
 // to 1 GiB on `boxes` DGX H100 boxes; per size the point of the frontier (steps, pieces) whose
 // planned time, steps x the network's alpha plus the bandwidth term, is least.
@@ -452,6 +545,7 @@ int main(int argc, char **argv) {
   if (run("nccl")) {
     against_nccl(quick ? 16 : 32);
     cluster_against_nccl(quick ? 16 : 128);
+    cluster_allreduce_against_nccl(quick ? 16 : 128);
   }
   if (run("tacos"))
     tacos_table();
