@@ -145,10 +145,10 @@ void schedule_table(bool quick) {
       fmt::print("{:<16} {}\n", row.name, s.error().to_string());
       continue;
     }
-    fmt::print("{:<16} {:>6} {:>7} {:>6} {:>11.4f}% {:>11.4f}% {:>10.3f} {:>11} {:>9}\n",
-               row.name, t.num_ranks(), row.chunks, s->algorithm.num_steps(),
-               100 * s->efficiency.value(), 100 * s->pipelined_efficiency.value(),
-               seconds, row.anchor_s > 0 ? fmt::format("{:.2f}", row.anchor_s) : "-",
+    fmt::print("{:<16} {:>6} {:>7} {:>6} {:>11.4f}% {:>11.4f}% {:>10.3f} {:>11} {:>9}\n", row.name,
+               t.num_ranks(), row.chunks, s->algorithm.num_steps(), 100 * s->efficiency.value(),
+               100 * s->pipelined_efficiency.value(), seconds,
+               row.anchor_s > 0 ? fmt::format("{:.2f}", row.anchor_s) : "-",
                row.anchor_s > 0 ? fmt::format("{:.0f}x", row.anchor_s / seconds) : "-");
   }
   fmt::print("(steps = the diameter on every row; anchor: ForestColl's spanning-tree packing, "
@@ -292,8 +292,8 @@ void cluster_allreduce_against_nccl(int boxes) {
     double best_ns = 0;
     for (int pieces : {1, most_pieces})
       for (int s = 1; s <= log_steps(n); ++s) {
-        auto plan = synth::plan_box_cluster(*cluster, s, pieces,
-                                            synth::ClusterPlanGoal::StepSynchronous);
+        auto plan =
+            synth::plan_box_cluster(*cluster, s, pieces, synth::ClusterPlanGoal::StepSynchronous);
         if (!plan || share / pieces < 1)
           continue;
         const double ns = 2 * (s * alpha_ns + share * plan->modelled_cost(units_per_gbps).value());
@@ -303,16 +303,16 @@ void cluster_allreduce_against_nccl(int boxes) {
           best_ns = ns;
         }
       }
-    auto ours_plan = synth::box_cluster_collective(t, CollectiveKind::Allreduce, best_steps,
-                                                   best_pieces,
-                                                   synth::ClusterPlanGoal::StepSynchronous);
+    auto ours_plan =
+        synth::box_cluster_collective(t, CollectiveKind::Allreduce, best_steps, best_pieces,
+                                      synth::ClusterPlanGoal::StepSynchronous);
     if (!ours_plan) {
       fmt::print("{:>9} {}\n", format_size(size), ours_plan.error().to_string());
       continue;
     }
     const ClusterCollectiveSteps ours_steps(std::move(*ours_plan));
-    auto ours = simulator::simulate_steps(ours_steps, t,
-                                          std::max<int64_t>(1, size / n / best_pieces), 1.0);
+    auto ours =
+        simulator::simulate_steps(ours_steps, t, std::max<int64_t>(1, size / n / best_pieces), 1.0);
     auto by_ring = simulator::simulate_steps(*ring, t, ring->chunk_bytes(size), 1.0);
     auto by_tree = simulator::simulate_steps(*tree, t, tree->chunk_bytes(size), 1.0);
     if (!ours || !by_ring || !by_tree) {

@@ -242,16 +242,21 @@ Expected<int> run_cluster(const ScaleArgs &args, const Topology &topology,
       continue;
     const bool reduce_scatter = part == &schedule.reduce_scatter;
     const synth::ClusterPlan &plan = (*part)->plan;
-    fmt::print("  {}: {} steps (2 ceil(log2 N) = {}); pieces per GPU by rail: {}; units sent "
-               "directly: {}{}\n",
+    fmt::print("  {}: {} steps (2 ceil(log2 N) = {}){}\n    pieces per GPU by rail: {}; "
+               "units sent directly: {}\n",
                reduce_scatter ? "ReduceScatter" : "Allgather", plan.num_steps(), log_steps,
-               fmt::join(plan.rail, " "), fmt::join(plan.direct, " "),
-               reduce_scatter ? " (the Allgather of the reversed links, run backwards)" : "");
+               reduce_scatter ? ", the Allgather of the reversed links run backwards" : "",
+               fmt::join(plan.rail, " "), fmt::join(plan.direct, " "));
+    if (cluster.groups() > 1)
+      fmt::print("    leaf groups of {} boxes: pieces per GPU over the spine: {}; over the leaf: "
+                 "{}\n",
+                 cluster.boxes_per_group, fmt::join(plan.spine, " "), fmt::join(plan.leaf, " "));
     const synth::ClusterCut &cut = (*part)->cut;
-    fmt::print("  cut: {}{} ({} ranks inside, {} GB/s leaving): no {} beats {}\n", cut.name,
-               reduce_scatter ? " on the reversed links" : "", cut.value.ranks_inside,
-               gbps(cut.value.bandwidth), reduce_scatter ? "ReduceScatter" : "Allgather",
-               gbps_text(n, cut.lambda));
+    fmt::print("  cut: {}{} ({} ranks inside; the {} links into the rest carry at most {} "
+               "GB/s: {}): no {} beats {}\n",
+               cut.name, reduce_scatter ? " on the reversed links" : "", cut.ranks_inside,
+               cut.crossing_links, gbps(cut.bandwidth), fmt::join(cut.cover, " + "),
+               reduce_scatter ? "ReduceScatter" : "Allgather", gbps_text(n, cut.lambda));
   }
   for (const auto *part : {&trees.reduce_scatter, &trees.allgather})
     attained = attained && (!*part || (*part)->attained());
@@ -268,10 +273,13 @@ Expected<int> run_cluster(const ScaleArgs &args, const Topology &topology,
                  : "; the cut bound B* exactly, attained: optimal");
   std::vector<std::string> frontier;
   for (int s = 1; s <= std::max(steps, log_steps); ++s) {
-    SYNCOLL_TRY(point, synth::plan_box_cluster(cluster, s, pieces,
-                                               synth::ClusterPlanGoal::StepSynchronous));
+    // Too few steps for leaf groups, or a rounding with no plan: not a point of the frontier.
+    auto point =
+        synth::plan_box_cluster(cluster, s, pieces, synth::ClusterPlanGoal::StepSynchronous);
+    if (!point)
+      continue;
     const Fraction efficiency =
-        quotient(first.cut.lambda, point.modelled_cost(first.units_per_gbps));
+        quotient(first.cut.lambda, point->modelled_cost(first.units_per_gbps));
     frontier.push_back(fmt::format("{}:{:.2f}%", s, 100 * efficiency.value()));
   }
   fmt::print("  frontier (steps per part: % of the bound, planned): {}\n",

@@ -28,7 +28,7 @@ std::optional<int64_t> decimal_scale(const Topology &topology) {
 
 } // namespace
 
-Expected<ExactBandwidths> exact_bandwidths(const Topology &topology) {
+Expected<ExactUnits> exact_units(const Topology &topology) {
   const auto decimal = decimal_scale(topology);
   if (!decimal)
     return fail({}, fmt::format("topology '{}': a link bandwidth is not a decimal of at most nine "
@@ -40,7 +40,7 @@ Expected<ExactBandwidths> exact_bandwidths(const Topology &topology) {
   for (const BandwidthRelation &r : topology.relations())
     for (LinkId id : r.links)
       per_chunk = std::lcm(per_chunk, int64_t(topology.link(id).capacity));
-  ExactBandwidths out;
+  ExactUnits out;
   out.units_per_gbps = *decimal * per_chunk;
   if (out.units_per_gbps > 1'000'000'000)
     return fail({}, fmt::format("topology '{}': its bandwidths need more precision than the exact "
@@ -48,15 +48,26 @@ Expected<ExactBandwidths> exact_bandwidths(const Topology &topology) {
                                 topology.name()));
   for (const Link &l : topology.links())
     out.links.push_back(std::llround(l.bandwidth.value * double(out.units_per_gbps)));
-  out.source_relation.assign(topology.links().size(), -1);
-  out.destination_relation.assign(topology.links().size(), -1);
-  for (size_t r = 0; r < topology.relations().size(); ++r) {
-    const BandwidthRelation &rel = topology.relations()[r];
+  for (const BandwidthRelation &rel : topology.relations()) {
     int64_t per_chunk_units = std::numeric_limits<int64_t>::max();
     for (LinkId id : rel.links)
       per_chunk_units =
           std::min(per_chunk_units, out.links[id.index()] / topology.link(id).capacity);
     out.relations.push_back(per_chunk_units * rel.capacity);
+  }
+  return out;
+}
+
+Expected<ExactBandwidths> exact_bandwidths(const Topology &topology) {
+  SYNCOLL_TRY(units, exact_units(topology));
+  ExactBandwidths out;
+  out.units_per_gbps = units.units_per_gbps;
+  out.links = std::move(units.links);
+  out.relations = std::move(units.relations);
+  out.source_relation.assign(topology.links().size(), -1);
+  out.destination_relation.assign(topology.links().size(), -1);
+  for (size_t r = 0; r < topology.relations().size(); ++r) {
+    const BandwidthRelation &rel = topology.relations()[r];
     const RankId src = topology.link(rel.links.front()).src;
     const RankId dst = topology.link(rel.links.front()).dst;
     const bool one_source = std::all_of(rel.links.begin(), rel.links.end(),
@@ -67,7 +78,7 @@ Expected<ExactBandwidths> exact_bandwidths(const Topology &topology) {
     if (rel.links.size() == 1) {
       out.shapes.push_back(RelationShape::OneLink);
       int64_t &link = out.links[rel.links.front().index()];
-      link = std::min(link, out.relations.back());
+      link = std::min(link, out.relations[r]);
       continue;
     }
     if (!one_source && !one_destination)

@@ -31,6 +31,19 @@
 
 namespace syncoll {
 
+/// Every link's and every relation's bandwidth as a whole number of 1/units_per_gbps GB/s; a
+/// relation's is its capacity in chunks at its slowest link's rate per chunk. Unlike
+/// ExactBandwidths, any relation fits: this is what a schedule's cost is counted in.
+struct ExactUnits {
+  int64_t units_per_gbps = 1;
+  std::vector<int64_t> links; ///< per link, its own bandwidth (not lowered by relations)
+  std::vector<int64_t> relations;
+};
+
+/// Fails for a bandwidth that is not a decimal of at most nine places or needs more precision
+/// than 10^9 units per GB/s.
+[[nodiscard]] Expected<ExactUnits> exact_units(const Topology &topology);
+
 /// Where a relation sits in the flow network (see the header comment).
 enum class RelationShape {
   OneLink,           ///< caps its single link

@@ -335,9 +335,25 @@ void add_nodes(TopologyDraft &d, int nodes, const Topology &intra) {
 } // namespace
 
 Expected<Topology> multinode(int nodes, const Topology &intra, int nics_per_node,
-                             BytesPerNs nic_bandwidth) {
+                             BytesPerNs nic_bandwidth, std::optional<LeafGroups> leaf_groups) {
   const int gpus = intra.num_ranks();
   SYNCOLL_CHECK(check_nodes("multinode", nodes, gpus, nics_per_node, nic_bandwidth));
+  int group_size = nodes, uplink_nics = 0;
+  if (leaf_groups) {
+    group_size = leaf_groups->nodes_per_leaf;
+    if (group_size < 1 || nodes % group_size != 0)
+      return fail(
+          {}, fmt::format("nodes per leaf must divide the {} nodes, got {}", nodes, group_size));
+    const double r = leaf_groups->oversubscription;
+    if (!(r >= 1) || r > 1024)
+      return fail({}, fmt::format("oversubscription must be in [1, 1024], got {}", r));
+    const double nics = double(group_size) * nics_per_node / r;
+    uplink_nics = int(std::llround(nics));
+    if (uplink_nics < 1 || std::abs(nics - uplink_nics) > 1e-9)
+      return fail({}, fmt::format("a leaf's uplinks carry {} x {} NICs / {} = {} NICs' bandwidth; "
+                                  "unwound to links that must be a whole number",
+                                  group_size, nics_per_node, r, nics));
+  }
   TopologyDraft d;
   d.name = fmt::format("multinode{}x{}_{}", nodes, gpus, intra.name());
   d.num_ranks = nodes * gpus;
@@ -366,6 +382,24 @@ Expected<Topology> multinode(int nodes, const Topology &intra, int nics_per_node
       d.relations.push_back(std::move(out[k]));
       d.relations.push_back(std::move(in[k]));
     }
+  }
+  if (leaf_groups && leaf_groups->oversubscription > 1 && group_size < nodes) {
+    const int groups = nodes / group_size;
+    const int per_group = group_size * gpus;
+    for (int g = 0; g < groups; ++g) {
+      TopologyDraft::Relation up{fmt::format("group{}.up", g), {}, uplink_nics};
+      TopologyDraft::Relation down{fmt::format("group{}.down", g), {}, uplink_nics};
+      for (int a = g * per_group; a < (g + 1) * per_group; ++a)
+        for (int b = 0; b < nodes * gpus; ++b) {
+          if (b / per_group == g)
+            continue;
+          up.links.emplace_back(RankId(a), RankId(b));
+          down.links.emplace_back(RankId(b), RankId(a));
+        }
+      d.relations.push_back(std::move(up));
+      d.relations.push_back(std::move(down));
+    }
+    d.name += fmt::format("_leaf{}_over{}", group_size, leaf_groups->oversubscription);
   }
   return Topology::create(std::move(d));
 }
@@ -512,9 +546,13 @@ std::vector<TopologyLibraryEntry> topology_library() {
       {"dgx_h100", "", "8 H100 behind NVSwitch, 18 NVLinks per GPU"},
       {"dgx_b200", "", "8 B200 behind NVSwitch, 18 NVLinks of 50 GB/s per GPU"},
       {"ndv2", "", "Azure NDv2: DGX-1 NVLink mesh and one 100 Gb/s NIC"},
-      {"multinode", "--nodes N --gpus G [--intra T] [--nics K] [--nic-bandwidth GBPS]",
+      {"multinode",
+       "--nodes N --gpus G [--intra T] [--nics K] [--nic-bandwidth GBPS] [--nodes-per-leaf L "
+       "--oversubscription R]",
        "N nodes of G GPUs (intra-node topology T, default fully_connected) joined by K NICs "
-       "per node (default 1) of GBPS GB/s each (default 25)"},
+       "per node (default 1) of GBPS GB/s each (default 25), every GPU linked to every GPU of "
+       "the other nodes; with L and R, groups of L nodes whose links to other groups share "
+       "1/R of their NIC bandwidth (an oversubscribed fat tree unwound to links)"},
       {"fat_tree",
        "--nodes N --gpus G [--intra T] [--nics K] [--nic-bandwidth GBPS] [--tiers 2|3] "
        "[--nodes-per-leaf L] [--leaves-per-pod P] [--oversubscription R] [--rails]",
@@ -530,7 +568,7 @@ Expected<Topology> make_library_topology(std::string_view name, const TopologyPa
   // Which parameters each topology takes; any other that was given is a usage error.
   struct Uses {
     bool n = false, dims = false, shape = false, multinode = false, direction = false,
-         fabric = false;
+         fabric = false, leaf_groups = false;
   };
   static const std::map<std::string, Uses> kUses = {
       {"line", {.n = true}},
@@ -551,8 +589,8 @@ Expected<Topology> make_library_topology(std::string_view name, const TopologyPa
       {"dgxh100", {}},
       {"dgxb200", {}},
       {"ndv2", {}},
-      {"multinode", {.multinode = true}},
-      {"fattree", {.multinode = true, .fabric = true}},
+      {"multinode", {.multinode = true, .leaf_groups = true}},
+      {"fattree", {.multinode = true, .fabric = true, .leaf_groups = true}},
   };
   auto it = kUses.find(key);
   if (it == kUses.end()) {
@@ -577,9 +615,9 @@ Expected<Topology> make_library_topology(std::string_view name, const TopologyPa
         reject(p.nic_bandwidth_gbps.has_value(), uses.multinode, "--nic-bandwidth"),
         reject(p.unidirectional, uses.direction, "--unidirectional"),
         reject(p.tiers.has_value(), uses.fabric, "--tiers"),
-        reject(p.nodes_per_leaf.has_value(), uses.fabric, "--nodes-per-leaf"),
+        reject(p.nodes_per_leaf.has_value(), uses.leaf_groups, "--nodes-per-leaf"),
         reject(p.leaves_per_pod.has_value(), uses.fabric, "--leaves-per-pod"),
-        reject(p.oversubscription.has_value(), uses.fabric, "--oversubscription"),
+        reject(p.oversubscription.has_value(), uses.leaf_groups, "--oversubscription"),
         reject(p.rails, uses.fabric, "--rails")})
     if (!check)
       return tl::unexpected(check.error());
@@ -660,8 +698,11 @@ Expected<Topology> make_library_topology(std::string_view name, const TopologyPa
       fabric.rails = p.rails;
       return fat_tree(*nodes, *intra, fabric);
     }
+    std::optional<LeafGroups> groups;
+    if (p.nodes_per_leaf || p.oversubscription)
+      groups = LeafGroups{p.nodes_per_leaf.value_or(*nodes), p.oversubscription.value_or(1.0)};
     return multinode(*nodes, *intra, p.nics.value_or(1),
-                     BytesPerNs{p.nic_bandwidth_gbps.value_or(25.0)});
+                     BytesPerNs{p.nic_bandwidth_gbps.value_or(25.0)}, groups);
   }
   if (key == "dgx1")
     return dgx1();

@@ -72,8 +72,19 @@ Topology ndv2();
 /// GPU can reach every GPU of another node over a link of the NIC's bandwidth, and each NIC's
 /// outgoing and incoming traffic is a bandwidth relation of capacity 1. GPU g of a node uses NIC
 /// g * nics / gpus. Ranks are numbered node * gpus + gpu.
+///
+/// With `leaf_groups`, nodes come in groups of `nodes_per_leaf` under one leaf each, and the
+/// leaves' uplinks to the spine carry 1 / `oversubscription` of the group's NIC bandwidth: every
+/// link from a group to another is under the group's "up" relation and the other's "down"
+/// relation, of nodes_per_leaf x nics / oversubscription NICs' bandwidth (a whole number). This
+/// is a fat tree of that oversubscription unwound to links.
+struct LeafGroups {
+  int nodes_per_leaf = 1;
+  double oversubscription = 1.0;
+};
 [[nodiscard]] Expected<Topology> multinode(int nodes, const Topology &intra, int nics_per_node,
-                                           BytesPerNs nic_bandwidth);
+                                           BytesPerNs nic_bandwidth,
+                                           std::optional<LeafGroups> leaf_groups = std::nullopt);
 
 /// `topology` with every bandwidth relation shared as `sharing` (a what-if run). Fair sharing
 /// also gives every link outside all relations a fair relation of its own ("link A->B"), so that

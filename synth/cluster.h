@@ -1,11 +1,15 @@
 // Allgather on a cluster of boxes (docs/scale.md, "Clusters of boxes"): B boxes of g GPUs, the
 // GPUs of a box behind a switch (NVSwitch, each GPU a port of s GB/s), every GPU with a NIC of
-// n GB/s of its own into a non-blocking network, unwound to links as `multinode` draws it.
+// n GB/s of its own into a network, unwound to links as `multinode` draws it: non-blocking, or
+// leaf groups of K boxes whose links to other groups share an oversubscribed uplink.
 //
-// Each share is cut into C pieces. A piece reaches another box one of two ways:
+// Each share is cut into C pieces. A piece reaches another box of its group one of two ways:
 // - by rail: GPU i of the owner's box sends it to GPU i of the other box, which forwards it to
 //   the box's other g - 1 GPUs over the switch one step later (1 NIC send, g - 1 switch sends);
 // - directly: the owner sends it to every GPU of the other box (g NIC sends, none in the box).
+// A piece reaches another group once, by rail over the spine, at the box in the owner's position;
+// that box forwards it by rail to the group's other K - 1 boxes a step later (over the leaf), each
+// box forwarding it in the box as above.
 // A GPU's own share goes to its box's GPUs in step 1. Rail pieces fill the NICs while the box
 // switches forward the pieces of the step before, so a step costs the larger of the two, and the
 // pieces per step fall geometrically towards the end so that the last step, in which only the
@@ -33,26 +37,35 @@ namespace syncoll::synth {
 /// The machine read from a topology: its hierarchy and the bandwidths the plan balances.
 struct BoxCluster {
   int boxes = 0;
-  int gpus = 0; ///< per box, each with its own NIC
-  /// Exact bandwidths in units (model/cut_certificate.h) of one NIC and of one GPU's way into
-  /// its box's switch (its links to the box's other GPUs together, or the relation over them).
+  int gpus = 0;            ///< per box, each with its own NIC
+  int boxes_per_group = 0; ///< K: boxes under one leaf; all of them when nothing is shared
+  /// Exact bandwidths in units (model/cut_certificate.h) of one NIC, of one GPU's way into its
+  /// box's switch (its links to the box's other GPUs together, or the relation over them), and
+  /// of a group's uplink (0 with one group).
   int64_t nic_units = 0;
   int64_t port_units = 0;
+  int64_t uplink_units = 0;
   int ranks() const { return boxes * gpus; }
+  int groups() const { return boxes / boxes_per_group; }
 };
 
 /// Reads a topology without switches whose hierarchy is boxes x GPUs with one NIC per GPU, every
-/// GPU linked to the other GPUs of its box and to GPU i of every other box. Fails with what is
-/// missing.
+/// GPU linked to the other GPUs of its box and to GPU i of every other box, and any relations
+/// over links of several sources and destinations the "up" and "down" relations of equal groups
+/// of consecutive boxes. Fails with what is missing.
 [[nodiscard]] Expected<BoxCluster> box_cluster(const Topology &topology);
 
 /// How many pieces each step carries.
 struct ClusterPlan {
   BoxCluster cluster;
   int pieces = 1; ///< C: pieces per share
-  /// Per step: the pieces every GPU receives by rail (forwarded the next step; the last step has
-  /// none) and the (box offset, piece) units sent directly, each to all g GPUs of a box.
+  /// Per step, the pieces every GPU receives: by rail within its group, over the spine from
+  /// another group, from the box of its group that took that piece over the spine (each
+  /// forwarded in the box the next step; the last step has none), and the units sent directly
+  /// (each to all g GPUs of a box of the group).
   std::vector<int64_t> rail;
+  std::vector<int64_t> spine;
+  std::vector<int64_t> leaf;
   std::vector<int64_t> direct;
 
   int num_steps() const { return static_cast<int>(rail.size()); }
@@ -68,7 +81,9 @@ struct ClusterPlan {
 /// the pipelined trees' exact mix, which meets the cut bound when every step is in flight at once.
 enum class ClusterPlanGoal { StepSynchronous, PipelinedTrees };
 
-/// Plans `steps` steps of `pieces` pieces per share. Fails for fewer than 1 step or piece.
+/// Plans `steps` steps of `pieces` pieces per share. Fails for fewer than 1 step or piece, fewer
+/// than 3 steps with several groups (spine, leaf, box), and a rounding that leaves a leaf piece
+/// ahead of its spine piece (more pieces help).
 [[nodiscard]] Expected<ClusterPlan> plan_box_cluster(const BoxCluster &cluster, int steps,
                                                      int pieces, ClusterPlanGoal goal);
 
@@ -76,14 +91,19 @@ enum class ClusterPlanGoal { StepSynchronous, PipelinedTrees };
 /// multiple of what it needs that is at least `at_least`.
 int box_cluster_pieces(const BoxCluster &cluster, int at_least);
 
-/// The cuts a cluster's Allgather bound comes from: every box but one (its NICs take in the rest)
-/// and every GPU but one (its NIC and its way into the box). Each is re-evaluated from the
-/// topology; no schedule beats the larger ratio.
+/// The cuts a cluster's Allgather bound comes from: every box but one (its NICs take in the
+/// rest), every GPU but one (its NIC and its way into the box) and, with leaf groups, every group
+/// but one (its uplink takes in the rest). Each is evaluated from the topology: the ranks outside
+/// the set T need data from every rank inside over the links into T, whose bandwidth is at most
+/// that of any cover of them by links and relations; the cover is chosen greedily (cheapest per
+/// link first), and any cover gives a valid bound. No schedule beats the largest ratio.
 struct ClusterCut {
   std::string name;
-  Cut cut;
-  CutValue value;
-  Fraction lambda; ///< ns per byte of one share
+  int ranks_inside = 0;
+  int64_t crossing_links = 0;
+  std::vector<std::string> cover; ///< relation names, and "N links" for links covered alone
+  int64_t bandwidth = 0;          ///< of the cover, in units
+  Fraction lambda;                ///< ns per byte of one share
 };
 [[nodiscard]] Expected<std::vector<ClusterCut>> box_cluster_cuts(const Topology &topology,
                                                                  const BoxCluster &cluster);
@@ -132,8 +152,7 @@ struct ClusterCollective {
 /// Fails as box_cluster_allgather does, and for collectives other than these three.
 [[nodiscard]] Expected<ClusterCollective> box_cluster_collective(const Topology &topology,
                                                                  CollectiveKind kind, int steps,
-                                                                 int pieces,
-                                                                 ClusterPlanGoal goal);
+                                                                 int pieces, ClusterPlanGoal goal);
 
 /// As an Algorithm with the collective's own chunk numbering (compose_allreduce's buffer slots
 /// for an Allreduce), for check_algorithm.

@@ -137,7 +137,8 @@ Expected<ScaleSchedule> breadth_first_allgather(const Topology &topology, int ch
   out.algorithm.name = fmt::format("bfb-allgather-{}-c{}", topology.name(), chunks);
   out.algorithm.target = {"allgather", n, chunks, std::nullopt, topology.name()};
   std::vector<int64_t> in_units;
-  StepCoster coster(topology, bandwidths, chunks);
+  SYNCOLL_TRY(units, exact_units(topology));
+  StepCoster coster(topology, std::move(units), chunks);
   for (int t = 1; t <= diameter; ++t) {
     AlgorithmStep step;
     for (int v = 0; v < n; ++v) {

@@ -6,7 +6,7 @@
 
 namespace syncoll::synth {
 
-StepCoster::StepCoster(const Topology &topology, ExactBandwidths bandwidths, int chunks)
+StepCoster::StepCoster(const Topology &topology, ExactUnits bandwidths, int chunks)
     : topology_(topology), bandwidths_(std::move(bandwidths)), chunks_(chunks),
       link_load_(topology.links().size(), 0), relation_load_(topology.relations().size(), 0),
       link_total_(topology.links().size(), 0), relation_total_(topology.relations().size(), 0),

@@ -24,7 +24,7 @@ struct StepCost {
 /// Adds up the sends of a schedule whose ranks hold `chunks` pieces each, step by step.
 class StepCoster {
 public:
-  StepCoster(const Topology &topology, ExactBandwidths bandwidths, int chunks);
+  StepCoster(const Topology &topology, ExactUnits units, int chunks);
 
   /// The cost of one step; its sends must run over links of the topology.
   StepCost add_step(std::span<const Send> sends);
@@ -36,7 +36,7 @@ public:
 private:
   Fraction time_of(int64_t load, int64_t units) const;
   const Topology &topology_;
-  ExactBandwidths bandwidths_;
+  ExactUnits bandwidths_;
   int chunks_;
   std::vector<int64_t> link_load_, relation_load_;
   std::vector<int64_t> link_total_, relation_total_;

@@ -143,9 +143,11 @@ TEST(SynthCliTest, ScalePlansAClusterOfBoxes) {
   // 2 ceil(log2 32) steps; a GPU's own links bind: 31 shares over 450 + 50 GB/s.
   EXPECT_NE(run.out.find("Allgather: 10 steps (2 ceil(log2 N) = 10)"), std::string::npos)
       << run.out;
-  EXPECT_NE(run.out.find("cut: every GPU but rank 0 (31 ranks inside, 500 GB/s leaving): no "
-                         "Allgather beats 16000/31 GB/s"),
-            std::string::npos)
+  EXPECT_NE(
+      run.out.find("cut: every GPU but rank 0 (31 ranks inside; the 31 links into the "
+                   "rest carry at most 500 GB/s: node0.nic0.in + node0.rank0.in): no Allgather "
+                   "beats 16000/31 GB/s"),
+      std::string::npos)
       << run.out;
   EXPECT_NE(run.out.find("the cut bound B* exactly, attained: optimal"), std::string::npos)
       << run.out;
@@ -170,8 +172,7 @@ TEST(SynthCliTest, ScalePlansAClusterOfBoxes) {
   EXPECT_EQ(zero.err, "syncoll: a schedule has at least 1 step, got 0\n");
   CliRun torus = run_cli("synth scale -t torus2d --shape 4x4 -c allgather --steps 3");
   EXPECT_EQ(torus.exit_code, 2);
-  EXPECT_NE(torus.err.find("--steps is for a cluster of boxes"), std::string::npos)
-      << torus.err;
+  EXPECT_NE(torus.err.find("--steps is for a cluster of boxes"), std::string::npos) << torus.err;
 }
 
 TEST(SynthCliTest, ScaleRefusesWhatItDoesNotMake) {

@@ -89,8 +89,8 @@ TEST(BoxClusterTest, ReduceScatterAndAllreduceAreTheAllgatherRunBackwardsAndThen
     EXPECT_EQ(s->efficiency, allgather->efficiency);
     EXPECT_EQ(s->pipelined_efficiency, (Fraction{1, 1}));
     const Algorithm algorithm = cluster_collective_algorithm(*s, t);
-    auto collective =
-        make_collective(kind, t.num_ranks(), kind == CollectiveKind::Allreduce ? 16 * pieces : pieces);
+    auto collective = make_collective(kind, t.num_ranks(),
+                                      kind == CollectiveKind::Allreduce ? 16 * pieces : pieces);
     ASSERT_TRUE(collective.has_value());
     const AlgorithmCheck check = check_algorithm(algorithm, t, *collective);
     EXPECT_TRUE(check.holds()) << check.violations.front().message;
@@ -116,6 +116,58 @@ TEST(BoxClusterTest, MoreStepsCostLessUpToTheBound) {
     EXPECT_FALSE(less(s->cost, s->cut.lambda));
     last = s->cost;
   }
+}
+
+TEST(BoxClusterTest, OversubscribedLeafGroupsMeetTheFatTreesBound) {
+  // Leaf groups of K boxes whose uplinks carry 1/R of their NICs, unwound to links, against the
+  // same fat tree with its switches, whose bound the max-flow computes with its own certificate.
+  const struct {
+    int boxes, per_leaf;
+    double oversubscription;
+  } cases[] = {{8, 2, 4}, {8, 4, 8}, {12, 3, 2}, {8, 1, 2}};
+  for (const auto &c : cases) {
+    SCOPED_TRACE(
+        fmt::format("{} boxes, leaves of {}, {}:1", c.boxes, c.per_leaf, c.oversubscription));
+    auto t = multinode(c.boxes, dgx_h100(), 8, BytesPerNs{50},
+                       LeafGroups{c.per_leaf, c.oversubscription});
+    ASSERT_TRUE(t.has_value()) << t.error().to_string();
+    auto cluster = box_cluster(*t);
+    ASSERT_TRUE(cluster.has_value()) << cluster.error().to_string();
+    EXPECT_EQ(cluster->boxes_per_group, c.per_leaf);
+    FatTree fabric;
+    fabric.nics_per_node = 8;
+    fabric.nic_bandwidth = BytesPerNs{50};
+    fabric.nodes_per_leaf = c.per_leaf;
+    fabric.oversubscription = c.oversubscription;
+    auto tree = fat_tree(c.boxes, dgx_h100(), fabric);
+    ASSERT_TRUE(tree.has_value());
+    auto bound = cut_bound(*tree, CutDirection::Leaving);
+    ASSERT_TRUE(bound.has_value()) << bound.error().to_string();
+
+    auto trees = box_cluster_allgather(*t, 6, 24, ClusterPlanGoal::PipelinedTrees);
+    ASSERT_TRUE(trees.has_value()) << trees.error().to_string();
+    EXPECT_EQ(trees->cut.lambda, bound->lambda);
+    EXPECT_TRUE(trees->attained());
+
+    auto steps = box_cluster_allgather(*t, 6, 24, ClusterPlanGoal::StepSynchronous);
+    ASSERT_TRUE(steps.has_value()) << steps.error().to_string();
+    EXPECT_FALSE(less(steps->cost, bound->lambda));
+    EXPECT_EQ(steps->plan.modelled_cost(steps->units_per_gbps), steps->cost);
+    auto collective = make_collective(CollectiveKind::Allgather, t->num_ranks(), 24);
+    ASSERT_TRUE(collective.has_value());
+    const AlgorithmCheck check = check_algorithm(cluster_algorithm(*steps, *t), *t, *collective);
+    EXPECT_TRUE(check.holds()) << check.violations.front().message;
+  }
+}
+
+TEST(BoxClusterTest, LeafGroupsNeedThreeSteps) {
+  auto t = multinode(8, dgx_h100(), 8, BytesPerNs{50}, LeafGroups{2, 4});
+  ASSERT_TRUE(t.has_value());
+  auto s = box_cluster_allgather(*t, 2, 4, ClusterPlanGoal::StepSynchronous);
+  ASSERT_FALSE(s.has_value());
+  EXPECT_NE(s.error().to_string().find("at least 3 steps"), std::string::npos);
+  EXPECT_FALSE(multinode(8, dgx_h100(), 8, BytesPerNs{50}, LeafGroups{3, 4}).has_value());
+  EXPECT_FALSE(multinode(8, dgx_h100(), 8, BytesPerNs{50}, LeafGroups{2, 3}).has_value());
 }
 
 TEST(BoxClusterTest, RefusesWhatIsNotABoxCluster) {
