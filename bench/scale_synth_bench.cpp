@@ -161,10 +161,12 @@ struct ClusterRow {
   bool h100;
   double forestcoll_s; ///< ForestColl's trees (k chosen automatically); 0: not published
   bool large;
+  std::optional<LeafGroups> leaves = std::nullopt; ///< an oversubscribed spine
 };
 
-Topology cluster_of(int boxes, bool h100) {
-  return must(multinode(boxes, h100 ? dgx_h100() : dgx_a100(), 8, BytesPerNs{h100 ? 50.0 : 25.0}));
+Topology cluster_of(int boxes, bool h100, std::optional<LeafGroups> leaves = std::nullopt) {
+  return must(
+      multinode(boxes, h100 ? dgx_h100() : dgx_a100(), 8, BytesPerNs{h100 ? 50.0 : 25.0}, leaves));
 }
 
 int log_steps(int ranks) {
@@ -177,21 +179,30 @@ int log_steps(int ranks) {
 // g x n x N / (N - 1), in N - 1 steps).
 void cluster_table(bool quick) {
   const std::vector<ClusterRow> rows = {
-      {"DGX A100 x2", 2, false, 3.8, false},  {"DGX A100 x4", 4, false, 34.4, false},
-      {"DGX A100 x8", 8, false, 453, false},  {"DGX A100 x16", 16, false, 0, false},
-      {"DGX H100 x2", 2, true, 1.4, false},   {"DGX H100 x4", 4, true, 20.2, false},
-      {"DGX H100 x8", 8, true, 139.6, false}, {"DGX H100 x16", 16, true, 0, false},
-      {"DGX H100 x32", 32, true, 0, true},    {"DGX H100 x128", 128, true, 0, true},
+      {"DGX A100 x2", 2, false, 3.8, false},
+      {"DGX A100 x4", 4, false, 34.4, false},
+      {"DGX A100 x8", 8, false, 453, false},
+      {"DGX A100 x16", 16, false, 0, false},
+      {"DGX H100 x2", 2, true, 1.4, false},
+      {"DGX H100 x4", 4, true, 20.2, false},
+      {"DGX H100 x8", 8, true, 139.6, false},
+      {"DGX H100 x16", 16, true, 0, false},
+      {"DGX H100 x32", 32, true, 0, true},
+      {"DGX H100 x128", 128, true, 0, true},
+      {"H100 x8 L2 4:1", 8, true, 0, false, LeafGroups{2, 4}},
+      {"H100 x32 L4 8:1", 32, true, 0, false, LeafGroups{4, 8}},
+      {"H100 x128 L4 8:1", 128, true, 0, true, LeafGroups{4, 8}},
+      {"H100 x128 L16 2:1", 128, true, 0, true, LeafGroups{16, 2}},
   };
   fmt::print("Allgather on clusters of boxes (NIC per GPU, non-blocking): share of the cut "
              "bound, steps, synthesis time\n");
-  fmt::print("{:<14} {:>5} {:>6} {:>6} {:>10} {:>11} {:>8} {:>9} {:>9} {:>12}\n", "topology",
+  fmt::print("{:<17} {:>5} {:>6} {:>6} {:>10} {:>11} {:>8} {:>9} {:>9} {:>12}\n", "topology",
              "GPUs", "pieces", "steps", "steps %", "pipelined %", "ours s", "anchor s", "speedup",
              "NCCL ring %");
   for (const ClusterRow &row : rows) {
     if (quick && row.large)
       continue;
-    const Topology t = cluster_of(row.boxes, row.h100);
+    const Topology t = cluster_of(row.boxes, row.h100, row.leaves);
     const auto cluster = synth::box_cluster(t);
     if (!cluster) {
       fmt::print("{:<14} {}\n", row.name, cluster.error().to_string());
@@ -212,17 +223,19 @@ void cluster_table(bool quick) {
     const double n = t.num_ranks();
     const double ring_gbps = 8 * (row.h100 ? 50.0 : 25.0) * n / (n - 1);
     const double bound_gbps = n / steps->cut.lambda.value();
-    fmt::print("{:<14} {:>5} {:>6} {:>6} {:>9.3f}% {:>10.4f}%{} {:>8.3f} {:>9} {:>9} {:>11.1f}%\n",
-               row.name, t.num_ranks(), pieces, steps->plan.num_steps(),
-               100 * steps->efficiency.value(), 100 * trees->pipelined_efficiency.value(),
-               trees->attained() ? "*" : " ", seconds,
-               row.forestcoll_s > 0 ? fmt::format("{:.1f}", row.forestcoll_s) : "-",
-               row.forestcoll_s > 0 ? fmt::format("{:.0f}x", row.forestcoll_s / seconds) : "-",
-               100 * ring_gbps / bound_gbps);
+    const std::string ring =
+        row.leaves ? "-" : fmt::format("{:.1f}%", 100 * ring_gbps / bound_gbps);
+    fmt::print(
+        "{:<17} {:>5} {:>6} {:>6} {:>9.3f}% {:>10.4f}%{} {:>8.3f} {:>9} {:>9} {:>12}\n", row.name,
+        t.num_ranks(), pieces, steps->plan.num_steps(), 100 * steps->efficiency.value(),
+        100 * trees->pipelined_efficiency.value(), trees->attained() ? "*" : " ", seconds,
+        row.forestcoll_s > 0 ? fmt::format("{:.1f}", row.forestcoll_s) : "-",
+        row.forestcoll_s > 0 ? fmt::format("{:.0f}x", row.forestcoll_s / seconds) : "-", ring);
   }
   fmt::print("(*: the pipelined trees take exactly the cut's time, so the cut is B* and they are "
              "optimal; ours s: both schedules, every send evaluated on the topology; anchor: "
-             "ForestColl's tree packing; NCCL ring: N - 1 steps)\n\n");
+             "ForestColl's tree packing; NCCL ring: N - 1 steps; L K R:1: leaf groups of K boxes "
+             "whose uplinks carry 1/R of their NICs)\n\n");
 }
 
 // A cluster plan streamed into the step-synchronous simulator.
