@@ -359,6 +359,14 @@ void add_scale_command(CLI::App &synth, RunResult &result) {
           kind == CollectiveKind::Allreduce ? "ReduceScatter + Allgather " : "", to_string(bound),
           bound.value(), to_string(schedule.efficiency), 100 * schedule.efficiency.value(),
           schedule.efficiency == Fraction{1, 1} ? ": optimal, by the bound's certificate" : "");
+      if (kind != CollectiveKind::Allreduce)
+        fmt::print("  pipelined (every step in flight, each piece's sends a tree): {}: {} of it "
+                   "({:.4f}%){}\n",
+                   gbps_text(n, schedule.pipelined_cost), to_string(schedule.pipelined_efficiency),
+                   100 * schedule.pipelined_efficiency.value(),
+                   schedule.pipelined_efficiency == Fraction{1, 1}
+                       ? ": optimal, by the bound's certificate"
+                       : "");
       if (!check.holds()) {
         fmt::print("  check: FAILS ({} violations; first: {})\n", check.violations.size(),
                    check.violations.front().message);

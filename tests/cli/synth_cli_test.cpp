@@ -133,6 +133,17 @@ TEST(SynthCliTest, ScaleAllreduceIsReduceScatterThenAllgatherAndChecks) {
   EXPECT_NE(run.out.find("check: holds"), std::string::npos) << run.out;
 }
 
+TEST(SynthCliTest, ScaleSaysAMeshPipelinedMeetsTheBound) {
+  CliRun run = run_cli("synth scale -t mesh2d --shape 8x8 -C 2 -c allgather");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  // Step by step the corners' links are never all busy at once; pipelined they are.
+  EXPECT_NE(run.out.find("63/68 of it (92.6471%)"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("pipelined (every step in flight, each piece's sends a tree): 6400/63 "
+                         "GB/s (101.587302): 1 of it (100.0000%): optimal"),
+            std::string::npos)
+      << run.out;
+}
+
 TEST(SynthCliTest, ScalePlansAClusterOfBoxes) {
   const auto out = temp_file("cluster_ag.json");
   std::filesystem::remove(out);
