@@ -149,9 +149,10 @@ TEST(SynthCliTest, ScalePlansAClusterOfBoxes) {
   std::filesystem::remove(out);
   const std::string machine =
       "-t multinode --nodes 4 --gpus 8 --intra dgx_h100 --nics 8 --nic-bandwidth 50";
-  CliRun run = run_cli("synth scale " + machine + " -c allgather -o " + out.string());
+  CliRun run = run_cli("synth scale " + machine + " -c allgather -C 70 -o " + out.string());
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  // 2 ceil(log2 32) steps; a GPU's own links bind: 31 shares over 450 + 50 GB/s.
+  // 2 ceil(log2 32) steps; a GPU's own links bind: 31 shares over 450 + 50 GB/s. 70 pieces make
+  // the direct tree's share (1/70 of the units) whole.
   EXPECT_NE(run.out.find("Allgather: 10 steps (2 ceil(log2 N) = 10)"), std::string::npos)
       << run.out;
   EXPECT_NE(
