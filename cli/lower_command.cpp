@@ -92,8 +92,19 @@ Expected<int> run_lower(const LowerArgs &a) {
   SYNCOLL_TRY(lowered, lowering::lower(dsl, lower_options));
   summarize(lowered);
   if (!lowered.verified) {
-    fmt::print("{}", lowered.verified.error().to_text());
-    fmt::print("not written: the program fails verification (a lowering bug: please report)\n");
+    const verifier::Report &report = lowered.verified.error();
+    fmt::print("{}", report.to_text());
+    // Only the GPU's budget broken: the program is right but too big for the executor.
+    bool only_resources = true;
+    for (const verifier::Verdict &v : report.verdicts)
+      only_resources = only_resources && (v.property == verifier::Property::Resources ||
+                                          v.kind == verifier::VerdictKind::Holds);
+    if (only_resources)
+      fmt::print("not written: the program is correct but needs more thread blocks or channels "
+                 "than the executor has (the lowering gives each concurrent use of a connection "
+                 "its own); fewer pieces per rank or fewer steps in flight fit\n");
+    else
+      fmt::print("not written: the program fails verification (a lowering bug: please report)\n");
     return kCheckFailed;
   }
   fmt::print("verified: structure, resources, deadlock freedom, race freedom, postcondition "

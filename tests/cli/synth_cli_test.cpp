@@ -187,6 +187,25 @@ TEST(SynthCliTest, ScalePlansAClusterOfBoxes) {
   EXPECT_NE(torus.err.find("--steps is for a cluster of boxes"), std::string::npos) << torus.err;
 }
 
+TEST(SynthCliTest, AClusterScheduleTooBigForTheExecutorIsNotCalledALoweringBug) {
+  const auto out = temp_file("cluster_big.json");
+  const std::string machine =
+      "-t multinode --nodes 2 --gpus 8 --intra dgx_h100 --nics 8 --nic-bandwidth 50";
+  CliRun run =
+      run_cli("synth scale " + machine + " -c allgather --steps 4 -C 14 -o " + out.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  CliRun lower = run_cli("lower " + out.string() + " " + machine + " -o " +
+                         temp_file("cluster_big.xml").string());
+  EXPECT_EQ(lower.exit_code, 1) << lower.err;
+  EXPECT_NE(lower.out.find("postcondition:    holds"), std::string::npos) << lower.out;
+  EXPECT_NE(lower.out.find("[sm-budget]"), std::string::npos) << lower.out;
+  EXPECT_NE(lower.out.find("not written: the program is correct but needs more thread blocks"),
+            std::string::npos)
+      << lower.out;
+  EXPECT_FALSE(std::filesystem::exists(temp_file("cluster_big.xml")));
+  std::filesystem::remove(out);
+}
+
 TEST(SynthCliTest, ScaleRefusesWhatItDoesNotMake) {
   CliRun alltoall = run_cli("synth scale -t ring -n 4 -c alltoall");
   EXPECT_EQ(alltoall.exit_code, 2);
