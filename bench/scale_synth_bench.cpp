@@ -342,6 +342,80 @@ void cluster_allreduce_against_nccl(int boxes) {
   fmt::print("\n");
 }
 
+// The unwound machine against the fat tree it stands for: the same cluster schedule simulated on
+// both (the fat tree routing every send through its leaves and spines), and the fat tree's
+// max-flow bound against the cluster's cut.
+void unwound_against_fat_tree(bool quick) {
+  struct Row {
+    int boxes;
+    std::optional<LeafGroups> leaves;
+    bool rails;
+  };
+  const std::vector<Row> rows = {{8, std::nullopt, false},
+                                 {8, std::nullopt, true},
+                                 {8, LeafGroups{2, 4}, false},
+                                 {16, LeafGroups{4, 2}, false},
+                                 {64, LeafGroups{8, 4}, false}};
+  fmt::print("The cluster schedule on the unwound machine and on the fat tree with switches "
+             "(1 GiB Allgather, DGX H100, simulated step by step)\n");
+  fmt::print("{:<30} {:>14} {:>14} {:>12} {:>16} {:>14} {:>14}\n", "machine", "unwound us",
+             "fat tree us", "difference", "NCCL ring (tree)", "cut GB/s", "max-flow GB/s");
+  for (const Row &row : rows) {
+    if (quick && row.boxes > 16)
+      continue;
+    const Topology unwound = cluster_of(row.boxes, true, row.leaves);
+    FatTree fabric;
+    fabric.nics_per_node = 8;
+    fabric.nic_bandwidth = BytesPerNs{50};
+    fabric.rails = row.rails;
+    if (row.leaves) {
+      fabric.nodes_per_leaf = row.leaves->nodes_per_leaf;
+      fabric.oversubscription = row.leaves->oversubscription;
+    }
+    const Topology tree = must(fat_tree(row.boxes, dgx_h100(), fabric));
+    const auto cluster = synth::box_cluster(unwound);
+    const int n = unwound.num_ranks();
+    auto schedule = synth::box_cluster_allgather(unwound, log_steps(n), 16,
+                                                 synth::ClusterPlanGoal::StepSynchronous);
+    auto bound = synth::cut_bound(tree, CutDirection::Leaving);
+    if (!cluster || !schedule || !bound) {
+      fmt::print("{} boxes: no schedule or bound\n", row.boxes);
+      continue;
+    }
+    const ClusterSteps steps(schedule->plan);
+    const int64_t chunk = (int64_t(1) << 30) / n / 16;
+    auto on_unwound = simulator::simulate_steps(steps, unwound, chunk, 1.0);
+    auto on_tree = simulator::simulate_steps(steps, tree, chunk, 1.0);
+    if (!on_unwound || !on_tree) {
+      fmt::print("{} boxes: {}\n", row.boxes,
+                 (on_unwound ? on_tree : on_unwound).error().to_string());
+      continue;
+    }
+    const double a = double(on_unwound->completion) / 1e6;
+    const double b = double(on_tree->completion) / 1e6;
+    // NCCL's ring on the fat tree, for scale: few flows, so ECMP seldom puts two on one spine.
+    std::string ring_text = "-";
+    if (auto graph = simulator::nccl_search_rings(tree, simulator::nccl_generation_for(tree))) {
+      auto ring = simulator::NcclRingSteps::create(
+          CollectiveKind::Allgather, graph->channel_rings(graph->runtime_channels(), std::nullopt));
+      if (ring)
+        if (auto sim =
+                simulator::simulate_steps(*ring, tree, ring->chunk_bytes(int64_t(1) << 30), 1.0))
+          ring_text = fmt::format("{:.3f}", double(sim->completion) / 1e6);
+    }
+    const std::string name =
+        fmt::format("{} boxes{}{}", row.boxes, row.rails ? ", rails" : "",
+                    row.leaves ? fmt::format(", leaves of {}, {}:1", row.leaves->nodes_per_leaf,
+                                             row.leaves->oversubscription)
+                               : "");
+    fmt::print("{:<30} {:>14.3f} {:>14.3f} {:>11.2f}% {:>16} {:>14.3f} {:>14.3f}\n", name, a, b,
+               100 * (b - a) / a, ring_text, n / schedule->cut.lambda.value(),
+               bound->bandwidth_gbps.value());
+  }
+  fmt::print("(the fat tree routes each source-destination pair over one spine a hash picks, as "
+             "static ECMP does; the unwound machine spreads as adaptive routing would)\n\n");
+}
+
 // The cluster Allgather against NCCL's ring (the rings NCCL's search finds, streamed) from 1 KiB
 // to 1 GiB on `boxes` DGX H100 boxes; per size the point of the frontier (steps, pieces) whose
 // planned time, steps x the network's alpha plus the bandwidth term, is least.
@@ -553,8 +627,10 @@ int main(int argc, char **argv) {
     bound_table(quick);
   if (run("schedules"))
     schedule_table(quick);
-  if (run("clusters"))
+  if (run("clusters")) {
     cluster_table(quick);
+    unwound_against_fat_tree(quick);
+  }
   if (run("nccl")) {
     against_nccl(quick ? 16 : 32);
     cluster_against_nccl(quick ? 16 : 128);
