@@ -232,10 +232,12 @@ Expected<int> run_cluster(const ScaleArgs &args, const Topology &topology,
   const synth::ClusterSchedule &first =
       schedule.reduce_scatter ? *schedule.reduce_scatter : *schedule.allgather;
   const auto gbps = [&](int64_t units) { return double(units) / double(first.units_per_gbps); };
-  fmt::print("{} on {}: {} boxes x {} GPUs, a NIC of {} GB/s per GPU and {} GB/s into the box; "
+  fmt::print("{} on {}: {} boxes x {} GPUs, a NIC of {} GB/s per {}, {} GB/s into the box; "
              "{} pieces per share\n",
              collective_kind_name(kind), topology.name(), cluster.boxes, cluster.gpus,
-             gbps(cluster.nic_units), gbps(cluster.port_units), pieces);
+             gbps(cluster.nic_units),
+             cluster.gpus_per_nic == 1 ? "GPU" : fmt::format("{} GPUs", cluster.gpus_per_nic),
+             gbps(cluster.port_units), pieces);
   bool attained = true;
   for (const auto *part : {&schedule.reduce_scatter, &schedule.allgather}) {
     if (!*part)

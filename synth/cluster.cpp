@@ -49,15 +49,16 @@ int64_t port_units(const Topology &topology, const ExactUnits &units,
 // into the box take equally long, per share of NIC traffic g(P-1) - (g-1)(P-1)w and switch
 // traffic (g-1)(1 + (P-1)w) for a rail share w. Leaf groups take rails alone.
 Fraction direct_share(const BoxCluster &c) {
-  const int64_t p = c.boxes - 1, g = c.gpus, n = c.nic_units, s = c.port_units;
+  // A GPU's share of its NIC is n / q.
+  const int64_t p = c.boxes - 1, g = c.gpus, n = c.nic_units, s = c.port_units, q = c.gpus_per_nic;
   if (g == 1 || c.groups() > 1)
     return {};
-  // Rails alone (w = 1): NIC (P-1)/n against switch (g-1)P/s.
-  if (__int128(p) * s >= __int128(g - 1) * (p + 1) * n)
+  // Rails alone (w = 1): NIC (P-1)q/n against switch (g-1)P/s.
+  if (__int128(p) * s * q >= __int128(g - 1) * (p + 1) * n)
     return {};
-  // 1 - w = ((P-1)((g-1)n - s) + (g-1)n) / ((g-1)(P-1)(s+n)), in [0, 1] here.
-  const int64_t num = p * ((g - 1) * n - s) + (g - 1) * n;
-  const int64_t den = (g - 1) * p * (s + n);
+  // 1 - w = ((P-1)((g-1)n - qs) + (g-1)n) / ((g-1)(P-1)(qs+n)), in [0, 1] here.
+  const int64_t num = p * ((g - 1) * n - q * s) + (g - 1) * n;
+  const int64_t den = (g - 1) * p * (q * s + n);
   SYNCOLL_INVARIANT(num > 0, "a direct share where rails alone bind the NICs");
   return num >= den ? Fraction{1, 1} : Fraction::of(num, den);
 }
@@ -80,7 +81,7 @@ std::vector<int64_t> whole(const std::vector<double> &values, int64_t total) {
 // Which groups the relations over links of several sources and destinations make: K boxes per
 // group and the least of their bandwidths, or K = all boxes when there are none.
 Expected<std::pair<int, int64_t>> leaf_groups(const Topology &topology, const ExactUnits &units,
-                                              int boxes, int gpus) {
+                                              int boxes, int gpus, int gpus_per_nic) {
   const int n = boxes * gpus;
   int per_group = boxes;
   int64_t uplink = 0;
@@ -92,7 +93,17 @@ Expected<std::pair<int, int64_t>> leaf_groups(const Topology &topology, const Ex
         links.begin(), links.end(), [&](LinkId l) { return topology.link(l).src == first.src; });
     const bool one_destination = std::all_of(
         links.begin(), links.end(), [&](LinkId l) { return topology.link(l).dst == first.dst; });
-    if (one_source || one_destination)
+    // A NIC shared by the gpus_per_nic GPUs of one box caps the links from (or into) them
+    // alone; a leaf group of one box with one NIC is the same set of links.
+    const auto nic_of_one_box = [&](bool source) {
+      std::vector<int> ends;
+      for (LinkId l : links)
+        ends.push_back((source ? topology.link(l).src : topology.link(l).dst).value());
+      std::sort(ends.begin(), ends.end());
+      ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
+      return int(ends.size()) == gpus_per_nic && ends.front() / gpus == ends.back() / gpus;
+    };
+    if (one_source || one_destination || nic_of_one_box(true) || nic_of_one_box(false))
       continue;
     // Out of a group (its links from one aligned range of boxes to every rank outside it) or
     // into one; with two groups, both.
@@ -233,8 +244,10 @@ Expected<BoxCluster> box_cluster(const Topology &topology) {
   c.gpus = h.levels[1].size;
   if (c.boxes < 2)
     return refuse("it has one box");
-  if (h.nics_per_node != c.gpus)
-    return refuse(fmt::format("{} NICs per box for {} GPUs", h.nics_per_node, c.gpus));
+  if (h.nics_per_node < 1 || c.gpus % h.nics_per_node != 0)
+    return refuse(
+        fmt::format("{} NICs per box do not divide its {} GPUs", h.nics_per_node, c.gpus));
+  c.gpus_per_nic = c.gpus / h.nics_per_node;
   std::vector<LinkId> box_links, nic_links;
   for (int b = 0; b < c.boxes; ++b)
     for (int i = 0; i < c.gpus; ++i) {
@@ -258,7 +271,7 @@ Expected<BoxCluster> box_cluster(const Topology &topology) {
       }
     }
   SYNCOLL_TRY(units, exact_units(topology));
-  SYNCOLL_TRY(groups, leaf_groups(topology, units, c.boxes, c.gpus));
+  SYNCOLL_TRY(groups, leaf_groups(topology, units, c.boxes, c.gpus, c.gpus_per_nic));
   c.boxes_per_group = groups.first;
   c.uplink_units = groups.second;
   const auto relations_of = relations_of_links(topology);
@@ -314,7 +327,8 @@ Expected<ClusterPlan> plan_box_cluster(const BoxCluster &cluster, int steps, int
   const int last = steps - 1;
   const auto g = int64_t(cluster.gpus);
 
-  // min sum c_t: c_t n >= rail_t + spine_t + leaf_t + g direct_t, c_t s >= (g-1) (what arrived
+  // min sum c_t: c_t n >= q (rail_t + spine_t + leaf_t + g direct_t) for q GPUs a NIC,
+  // c_t s >= (g-1) (what arrived
   // by NIC the step before, or C at first), c_t U >= K g spine_t; nothing arrives by NIC in the
   // last step, and no leaf piece before its spine piece.
   z3::context ctx;
@@ -338,7 +352,8 @@ Expected<ClusterPlan> plan_box_cluster(const BoxCluster &cluster, int steps, int
     const z3::expr before =
         t == 0 ? number(pieces) : rail[size_t(t - 1)] + spine[size_t(t - 1)] + leaf[size_t(t - 1)];
     lp.add(cost * number(cluster.nic_units) >=
-           rail.back() + spine.back() + leaf.back() + number(g) * direct.back());
+           number(cluster.gpus_per_nic) *
+               (rail.back() + spine.back() + leaf.back() + number(g) * direct.back()));
     lp.add(cost * number(cluster.port_units) >= number(g - 1) * before);
     if (groups > 1)
       lp.add(cost * number(cluster.uplink_units) >= number(k * g) * spine.back());
@@ -483,8 +498,9 @@ Fraction ClusterPlan::modelled_cost(int64_t units_per_gbps) const {
   for (int t = 0; t < num_steps(); ++t) {
     const size_t i = size_t(t);
     const int64_t before = t == 0 ? pieces : rail[i - 1] + spine[i - 1] + leaf[i - 1];
-    Fraction step = Fraction::of((rail[i] + spine[i] + leaf[i] + g * direct[i]) * units_per_gbps,
-                                 int64_t(pieces) * cluster.nic_units);
+    Fraction step = Fraction::of(
+        cluster.gpus_per_nic * (rail[i] + spine[i] + leaf[i] + g * direct[i]) * units_per_gbps,
+        int64_t(pieces) * cluster.nic_units);
     step = larger(step, Fraction::of((g - 1) * before * units_per_gbps,
                                      int64_t(pieces) * cluster.port_units));
     if (cluster.groups() > 1)

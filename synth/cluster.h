@@ -37,9 +37,11 @@ namespace syncoll::synth {
 /// The machine read from a topology: its hierarchy and the bandwidths the plan balances.
 struct BoxCluster {
   int boxes = 0;
-  int gpus = 0;            ///< per box, each with its own NIC
+  int gpus = 0;            ///< per box
+  int gpus_per_nic = 1;    ///< GPUs that share one NIC (consecutive GPUs)
   int boxes_per_group = 0; ///< K: boxes under one leaf; all of them when nothing is shared
-  /// Exact bandwidths in units (model/cut_certificate.h) of one NIC, of one GPU's way into its
+  /// Exact bandwidths in units (model/cut_certificate.h) of one NIC (shared by gpus_per_nic
+  /// GPUs), of one GPU's way into its
   /// box's switch (its links to the box's other GPUs together, or the relation over them), and
   /// of a group's uplink (0 with one group).
   int64_t nic_units = 0;
@@ -49,10 +51,10 @@ struct BoxCluster {
   int groups() const { return boxes / boxes_per_group; }
 };
 
-/// Reads a topology without switches whose hierarchy is boxes x GPUs with one NIC per GPU, every
-/// GPU linked to the other GPUs of its box and to GPU i of every other box, and any relations
-/// over links of several sources and destinations the "up" and "down" relations of equal groups
-/// of consecutive boxes. Fails with what is missing.
+/// Reads a topology without switches whose hierarchy is boxes x GPUs with a NIC per GPU or per
+/// few GPUs, every GPU linked to the other GPUs of its box and to GPU i of every other box, and
+/// any relations over links of several sources and destinations from more than one box the "up"
+/// and "down" relations of equal groups of consecutive boxes. Fails with what is missing.
 [[nodiscard]] Expected<BoxCluster> box_cluster(const Topology &topology);
 
 /// How many pieces each step carries.

@@ -160,6 +160,48 @@ TEST(BoxClusterTest, OversubscribedLeafGroupsMeetTheFatTreesBound) {
   }
 }
 
+TEST(BoxClusterTest, SharedNicsMeetTheFatTreesBoundWhereTheNicsBind) {
+  // Boxes whose GPUs share NICs two or four to one, against the same fat tree's max-flow bound.
+  for (auto [boxes, nics] : {std::pair{2, 2}, {4, 2}, {4, 4}, {16, 4}}) {
+    SCOPED_TRACE(fmt::format("{} boxes, {} NICs each", boxes, nics));
+    auto t = multinode(boxes, dgx_a100(), nics, BytesPerNs{50});
+    ASSERT_TRUE(t.has_value());
+    auto cluster = box_cluster(*t);
+    ASSERT_TRUE(cluster.has_value()) << cluster.error().to_string();
+    EXPECT_EQ(cluster->gpus_per_nic, 8 / nics);
+    FatTree fabric;
+    fabric.nics_per_node = nics;
+    fabric.nic_bandwidth = BytesPerNs{50};
+    auto bound = cut_bound(*fat_tree(boxes, dgx_a100(), fabric), CutDirection::Leaving);
+    ASSERT_TRUE(bound.has_value()) << bound.error().to_string();
+    const int pieces = box_cluster_pieces(*cluster, 8);
+    auto trees = box_cluster_allgather(*t, 6, pieces, ClusterPlanGoal::PipelinedTrees);
+    ASSERT_TRUE(trees.has_value()) << trees.error().to_string();
+    EXPECT_EQ(trees->cut.lambda, bound->lambda);
+    EXPECT_TRUE(trees->attained());
+    auto collective = make_collective(CollectiveKind::Allgather, t->num_ranks(), pieces);
+    ASSERT_TRUE(collective.has_value());
+    const AlgorithmCheck check = check_algorithm(cluster_algorithm(*trees, *t), *t, *collective);
+    EXPECT_TRUE(check.holds()) << check.violations.front().message;
+  }
+}
+
+TEST(BoxClusterTest, SharedNicsStayBelowASingleGpusCut) {
+  // On 2 DGX A100 boxes with a NIC per two GPUs the binding cut is one GPU's, which counts the
+  // whole shared NIC for that GPU; the trees, in which both GPUs of a NIC take in as much, reach
+  // 13/14 of it. The cut is a bound, not a claim that the trees are optimal here.
+  auto t = multinode(2, dgx_a100(), 4, BytesPerNs{50});
+  ASSERT_TRUE(t.has_value());
+  auto cluster = box_cluster(*t);
+  ASSERT_TRUE(cluster.has_value());
+  auto trees = box_cluster_allgather(*t, 6, box_cluster_pieces(*cluster, 8),
+                                     ClusterPlanGoal::PipelinedTrees);
+  ASSERT_TRUE(trees.has_value());
+  EXPECT_EQ(trees->cut.name, "every GPU but rank 0");
+  EXPECT_EQ(trees->pipelined_efficiency, Fraction::of(13, 14));
+  EXPECT_FALSE(trees->attained());
+}
+
 TEST(BoxClusterTest, LeafGroupsNeedThreeSteps) {
   auto t = multinode(8, dgx_h100(), 8, BytesPerNs{50}, LeafGroups{2, 4});
   ASSERT_TRUE(t.has_value());
@@ -171,9 +213,9 @@ TEST(BoxClusterTest, LeafGroupsNeedThreeSteps) {
 }
 
 TEST(BoxClusterTest, RefusesWhatIsNotABoxCluster) {
-  auto shared_nics = multinode(4, dgx_h100(), 2, BytesPerNs{50});
+  auto odd_nics = multinode(4, dgx_h100(), 3, BytesPerNs{50});
   auto tree = fat_tree(4, dgx_h100(), FatTree{.nics_per_node = 8, .nic_bandwidth = BytesPerNs{50}});
-  for (const auto *t : {&shared_nics, &tree}) {
+  for (const auto *t : {&odd_nics, &tree}) {
     ASSERT_TRUE(t->has_value());
     EXPECT_FALSE(box_cluster(**t).has_value());
   }
