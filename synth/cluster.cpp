@@ -220,7 +220,7 @@ ClusterCut cut_into(const Topology &topology, const ExactUnits &units,
   return out;
 }
 
-// Which unit of which kind a GPU receives, from whom, and whose piece it is.
+// A piece a GPU receives by NIC: whose (the owner's box), from which box, which piece.
 struct Receipt {
   int owner;
   int sender;
@@ -448,9 +448,11 @@ void ClusterPlan::sends(int step, std::vector<Send> &out) const {
   // Sends come in slots, each a permutation (every GPU sends one piece and receives one), so that
   // links and NICs that serve transfers first come first served are never left waiting on one
   // another.
-  const auto by_nic = [&](int t, auto &&receipt_of, const std::vector<int64_t> &per_step,
-                          int64_t offset, bool forward) {
-    const int64_t first = offset + begin_of(per_step, t);
+  // The units of one kind that arrive by NIC in step t: their sends (forward false), or each
+  // arrived piece passed on to the box's other GPUs (forward true, the step after).
+  const auto units_of_step = [&](int t, auto &&receipt_of, const std::vector<int64_t> &per_step,
+                                 bool forward) {
+    const int64_t first = begin_of(per_step, t);
     for (int64_t u = first; u < first + per_step[size_t(t)]; ++u) {
       if (forward) {
         for (int shift = 1; shift < gpus; ++shift)
@@ -474,13 +476,13 @@ void ClusterPlan::sends(int step, std::vector<Send> &out) const {
         for (int r = 0; r < n; ++r)
           send(p, r, r, rank(r / gpus, (r % gpus + shift) % gpus));
   } else { // what arrived by NIC in the step before, on to the box
-    by_nic(step - 1, near, rail, 0, true);
-    by_nic(step - 1, over_spine, spine, 0, true);
-    by_nic(step - 1, over_leaf, leaf, 0, true);
+    units_of_step(step - 1, near, rail, true);
+    units_of_step(step - 1, over_spine, spine, true);
+    units_of_step(step - 1, over_leaf, leaf, true);
   }
-  by_nic(step, near, rail, 0, false);
-  by_nic(step, over_spine, spine, 0, false);
-  by_nic(step, over_leaf, leaf, 0, false);
+  units_of_step(step, near, rail, false);
+  units_of_step(step, over_spine, spine, false);
+  units_of_step(step, over_leaf, leaf, false);
   const int64_t first = rail_total + begin_of(direct, step);
   for (int64_t u = first; u < first + direct[size_t(step)]; ++u)
     for (int shift = 0; shift < gpus; ++shift)
