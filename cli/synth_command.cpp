@@ -3,6 +3,7 @@
 #include "cli/commands.h"
 #include "synth/cluster.h"
 #include "synth/cut_bound.h"
+#include "synth/grid.h"
 #include "synth/scale.h"
 #include "synth/synthesize.h"
 
@@ -340,11 +341,35 @@ void add_scale_command(CLI::App &synth, RunResult &result) {
                         "per GPU); breadth-first schedules take the diameter's steps");
       const int chunks = args->chunks.value_or(1);
       SYNCOLL_TRY(schedule, synth::breadth_first(topology, kind, chunks));
+      std::string method = "breadth-first";
+      // A mesh's Allgather by dimension-ordered pipelines, where it costs less.
+      const std::string key = name_key(args->topology.spec);
+      if (kind == CollectiveKind::Allgather && (key == "mesh2d" || key == "mesh3d") &&
+          args->topology.params.shape) {
+        SYNCOLL_TRY(grid, synth::dimension_ordered_allgather(topology, *args->topology.params.shape,
+                                                             chunks));
+        if (less(grid.cost, schedule.cost)) {
+          std::vector<std::string> orders;
+          for (const std::vector<int> &order : grid.orders) {
+            std::string axes;
+            for (int d : order)
+              axes += char('x' + d);
+            orders.push_back(axes);
+          }
+          method = fmt::format("dimension-ordered (pieces {} in orders {})",
+                               fmt::join(grid.pieces_per_order, "+"), fmt::join(orders, ", "));
+          schedule.algorithm = std::move(grid.algorithm);
+          schedule.cost = grid.cost;
+          schedule.efficiency = grid.efficiency;
+          schedule.pipelined_cost = grid.pipelined_cost;
+          schedule.pipelined_efficiency = grid.pipelined_efficiency;
+        }
+      }
       SYNCOLL_TRY(collective, make_collective(kind, topology.num_ranks(),
                                               schedule.algorithm.target.chunk_factor));
       const AlgorithmCheck check = check_algorithm(schedule.algorithm, topology, collective);
-      fmt::print("{} on {}: breadth-first, {} pieces per rank's share\n",
-                 collective_kind_name(kind), topology.name(), chunks);
+      fmt::print("{} on {}: {}, {} pieces per rank's share\n", collective_kind_name(kind),
+                 topology.name(), method, chunks);
       std::vector<int> rounds;
       for (const AlgorithmStep &step : schedule.algorithm.steps)
         rounds.push_back(step.rounds);

@@ -202,6 +202,8 @@ Expected<GridSchedule> dimension_ordered_allgather(const Topology &topology,
   SYNCOLL_TRY(bound, cut_bound(topology, CutDirection::Leaving));
   out.cost = coster.step_synchronous();
   out.efficiency = quotient(bound.lambda, out.cost);
+  out.pipelined_cost = coster.pipelined();
+  out.pipelined_efficiency = quotient(bound.lambda, out.pipelined_cost);
   out.bound = std::move(bound);
   return out;
 }

@@ -30,13 +30,14 @@ struct GridSchedule {
   CutBound bound;
   Fraction cost; ///< step by step, evaluated on the topology's links
   Fraction efficiency;
+  Fraction pipelined_cost; ///< every step in flight at once
+  Fraction pipelined_efficiency;
 };
 
 /// The Allgather of a mesh or torus of `shape` (every neighbour along each dimension linked both
 /// ways; a torus's wrap-around links go unused) in `pieces` pieces per share. Fails for a shape
 /// that does not match the topology's ranks or links, or more than 2^24 chunk copies.
-[[nodiscard]] Expected<GridSchedule> dimension_ordered_allgather(const Topology &topology,
-                                                                 const std::vector<int> &shape,
-                                                                 int pieces);
+[[nodiscard]] Expected<GridSchedule>
+dimension_ordered_allgather(const Topology &topology, const std::vector<int> &shape, int pieces);
 
 } // namespace syncoll::synth

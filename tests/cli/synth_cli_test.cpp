@@ -133,15 +133,24 @@ TEST(SynthCliTest, ScaleAllreduceIsReduceScatterThenAllgatherAndChecks) {
   EXPECT_NE(run.out.find("check: holds"), std::string::npos) << run.out;
 }
 
-TEST(SynthCliTest, ScaleSaysAMeshPipelinedMeetsTheBound) {
+TEST(SynthCliTest, ScaleMeetsASquareMeshsBoundInDiameterSteps) {
   CliRun run = run_cli("synth scale -t mesh2d --shape 8x8 -C 2 -c allgather");
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  // Step by step the corners' links are never all busy at once; pipelined they are.
-  EXPECT_NE(run.out.find("63/68 of it (92.6471%)"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("pipelined (every step in flight, each piece's sends a tree): 6400/63 "
-                         "GB/s (101.587302): 1 of it (100.0000%): optimal"),
+  EXPECT_NE(run.out.find("dimension-ordered (pieces 1+1 in orders xy, yx)"), std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("14 steps (the diameter)"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("6400/63 GB/s (101.587302): 1 of it (100.0000%): optimal"),
             std::string::npos)
       << run.out;
+  // The ReduceScatter is breadth-first: step by step the corners' links are never all busy at
+  // once; pipelined they are.
+  CliRun reduce = run_cli("synth scale -t mesh2d --shape 8x8 -C 2 -c reducescatter");
+  ASSERT_EQ(reduce.exit_code, 0) << reduce.err;
+  EXPECT_NE(reduce.out.find("63/68 of it (92.6471%)"), std::string::npos) << reduce.out;
+  EXPECT_NE(reduce.out.find("pipelined (every step in flight, each piece's sends a tree): 6400/63 "
+                            "GB/s (101.587302): 1 of it (100.0000%): optimal"),
+            std::string::npos)
+      << reduce.out;
 }
 
 TEST(SynthCliTest, ScalePlansAClusterOfBoxes) {
