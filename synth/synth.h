@@ -9,6 +9,10 @@
 //   cut_bound.h   the exact cut bound of Allgather / ReduceScatter at any scale (max-flow),
 //                 with its certificate
 //   scale.h       breadth-first Allgather schedules in diameter steps, measured against it
+//   grid.h        dimension-ordered Allgather on meshes (line pipelines), diameter steps
+//   cluster.h     Allgather, ReduceScatter, Allreduce on clusters of boxes (rails, leaf
+//                 groups), planned by a small linear program, against the cluster's cuts
+//   step_cost.h   what a step and a pipelined schedule cost on a topology, exactly
 //   sat.h, smt.h  the CaDiCaL and z3 backends (reached through synthesize.h)
 //   symmetry.h    topology symmetries for lex-leader symmetry breaking
 //
@@ -17,7 +21,10 @@
 
 #include "synth/answer.h"
 #include "synth/bounds.h"
+#include "synth/cluster.h"
 #include "synth/combining.h"
 #include "synth/cut_bound.h"
+#include "synth/grid.h"
 #include "synth/scale.h"
+#include "synth/step_cost.h"
 #include "synth/synthesize.h"
