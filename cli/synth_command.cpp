@@ -342,27 +342,23 @@ void add_scale_command(CLI::App &synth, RunResult &result) {
       const int chunks = args->chunks.value_or(1);
       SYNCOLL_TRY(schedule, synth::breadth_first(topology, kind, chunks));
       std::string method = "breadth-first";
-      // A mesh's Allgather by dimension-ordered pipelines, where it costs less.
+      // A mesh's collective by dimension-ordered pipelines, where it costs less.
       const std::string key = name_key(args->topology.spec);
-      if (kind == CollectiveKind::Allgather && (key == "mesh2d" || key == "mesh3d") &&
-          args->topology.params.shape) {
-        SYNCOLL_TRY(grid, synth::dimension_ordered_allgather(topology, *args->topology.params.shape,
-                                                             chunks));
+      if ((key == "mesh2d" || key == "mesh3d") && args->topology.params.shape) {
+        const std::vector<int> &shape = *args->topology.params.shape;
+        SYNCOLL_TRY(grid, synth::dimension_ordered(topology, shape, kind, chunks));
         if (less(grid.cost, schedule.cost)) {
-          std::vector<std::string> orders;
-          for (const std::vector<int> &order : grid.orders) {
+          SYNCOLL_TRY(orders, synth::dimension_ordered_allgather(topology, shape, chunks));
+          std::vector<std::string> axes_of;
+          for (const std::vector<int> &order : orders.orders) {
             std::string axes;
             for (int d : order)
               axes += char('x' + d);
-            orders.push_back(axes);
+            axes_of.push_back(axes);
           }
           method = fmt::format("dimension-ordered (pieces {} in orders {})",
-                               fmt::join(grid.pieces_per_order, "+"), fmt::join(orders, ", "));
-          schedule.algorithm = std::move(grid.algorithm);
-          schedule.cost = grid.cost;
-          schedule.efficiency = grid.efficiency;
-          schedule.pipelined_cost = grid.pipelined_cost;
-          schedule.pipelined_efficiency = grid.pipelined_efficiency;
+                               fmt::join(orders.pieces_per_order, "+"), fmt::join(axes_of, ", "));
+          schedule = std::move(grid);
         }
       }
       SYNCOLL_TRY(collective, make_collective(kind, topology.num_ranks(),

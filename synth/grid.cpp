@@ -2,6 +2,7 @@
 
 #include "model/cut_certificate.h"
 #include "model/invariant.h"
+#include "synth/combining.h"
 #include "synth/step_cost.h"
 
 #include <algorithm>
@@ -206,6 +207,78 @@ Expected<GridSchedule> dimension_ordered_allgather(const Topology &topology,
   out.pipelined_efficiency = quotient(bound.lambda, out.pipelined_cost);
   out.bound = std::move(bound);
   return out;
+}
+
+namespace {
+
+ScaleSchedule as_scale_schedule(GridSchedule grid) {
+  ScaleSchedule out;
+  out.algorithm = std::move(grid.algorithm);
+  out.chunks = grid.pieces;
+  out.lambda = grid.bound.lambda;
+  out.cost = grid.cost;
+  out.efficiency = grid.efficiency;
+  out.pipelined_cost = grid.pipelined_cost;
+  out.pipelined_efficiency = grid.pipelined_efficiency;
+  out.bounds.push_back(std::move(grid.bound));
+  return out;
+}
+
+} // namespace
+
+Expected<ScaleSchedule> dimension_ordered(const Topology &topology, const std::vector<int> &shape,
+                                          CollectiveKind kind, int pieces) {
+  const int n = topology.num_ranks();
+  switch (kind) {
+  case CollectiveKind::Allgather: {
+    SYNCOLL_TRY(grid, dimension_ordered_allgather(topology, shape, pieces));
+    return as_scale_schedule(std::move(grid));
+  }
+  case CollectiveKind::ReduceScatter: {
+    SYNCOLL_TRY(dual, dimension_ordered_allgather(reverse_topology(topology), shape, pieces));
+    SYNCOLL_TRY(bound, cut_bound(topology, CutDirection::Entering));
+    SYNCOLL_INVARIANT(bound.lambda == dual.bound.lambda,
+                      "the ReduceScatter bound differs from the reversed Allgather's");
+    ScaleSchedule out = as_scale_schedule(std::move(dual));
+    out.kind = kind;
+    out.algorithm = invert_dual(out.algorithm);
+    out.algorithm.name = fmt::format("grid-reducescatter-{}-c{}", topology.name(), pieces);
+    out.algorithm.target = {"reducescatter", n, pieces, std::nullopt, topology.name()};
+    out.bounds = {std::move(bound)};
+    return out;
+  }
+  case CollectiveKind::Allreduce: {
+    if (int64_t(n) * n * n * pieces > (int64_t(1) << 24))
+      return fail({}, fmt::format("an Allreduce of {} x {} chunks per rank on {} ranks: the "
+                                  "collective model holds at most 2^24 (ranks^2 x chunks)",
+                                  n, pieces, n));
+    SYNCOLL_TRY(reduce_scatter,
+                dimension_ordered(topology, shape, CollectiveKind::ReduceScatter, pieces));
+    SYNCOLL_TRY(allgather, dimension_ordered_allgather(topology, shape, pieces));
+    ScaleSchedule out;
+    out.kind = kind;
+    out.chunks = pieces;
+    out.algorithm = compose_allreduce(reduce_scatter.algorithm, allgather.algorithm, n, pieces);
+    out.algorithm.name = fmt::format("grid-allreduce-{}-c{}", topology.name(), pieces);
+    out.algorithm.target = {"allreduce", n, n * pieces, std::nullopt, topology.name()};
+    out.lambda = sum(reduce_scatter.lambda, allgather.bound.lambda);
+    out.cost = sum(reduce_scatter.cost, allgather.cost);
+    out.efficiency = quotient(out.lambda, out.cost);
+    out.bounds = {std::move(reduce_scatter.bounds.front()), std::move(allgather.bound)};
+    return out;
+  }
+  case CollectiveKind::Alltoall:
+  case CollectiveKind::Broadcast:
+  case CollectiveKind::Reduce:
+  case CollectiveKind::Gather:
+  case CollectiveKind::Scatter:
+  case CollectiveKind::AllToNext:
+  case CollectiveKind::Custom:
+    break;
+  }
+  return fail({}, fmt::format("dimension-ordered schedules are for allgather, reducescatter and "
+                              "allreduce, not {}",
+                              collective_kind_name(kind)));
 }
 
 } // namespace syncoll::synth

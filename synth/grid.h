@@ -16,6 +16,7 @@
 #include "model/fraction.h"
 #include "model/topology.h"
 #include "synth/cut_bound.h"
+#include "synth/scale.h"
 
 #include <vector>
 
@@ -39,5 +40,13 @@ struct GridSchedule {
 /// that does not match the topology's ranks or links, or more than 2^24 chunk copies.
 [[nodiscard]] Expected<GridSchedule>
 dimension_ordered_allgather(const Topology &topology, const std::vector<int> &shape, int pieces);
+
+/// Allgather; ReduceScatter as the Allgather of the reversed links run backwards with reductions;
+/// or Allreduce as that ReduceScatter and then the Allgather, each chunk renamed to its buffer
+/// slot (as breadth_first does). Fails as dimension_ordered_allgather does, for other
+/// collectives, and for an Allreduce whose N x pieces per rank the collective model cannot hold.
+[[nodiscard]] Expected<ScaleSchedule> dimension_ordered(const Topology &topology,
+                                                        const std::vector<int> &shape,
+                                                        CollectiveKind kind, int pieces);
 
 } // namespace syncoll::synth

@@ -142,15 +142,14 @@ TEST(SynthCliTest, ScaleMeetsASquareMeshsBoundInDiameterSteps) {
   EXPECT_NE(run.out.find("6400/63 GB/s (101.587302): 1 of it (100.0000%): optimal"),
             std::string::npos)
       << run.out;
-  // The ReduceScatter is breadth-first: step by step the corners' links are never all busy at
-  // once; pipelined they are.
-  CliRun reduce = run_cli("synth scale -t mesh2d --shape 8x8 -C 2 -c reducescatter");
+  // The ReduceScatter and the Allreduce likewise, checked.
+  CliRun reduce = run_cli("synth scale -t mesh2d --shape 8x8 -C 2 -c allreduce");
   ASSERT_EQ(reduce.exit_code, 0) << reduce.err;
-  EXPECT_NE(reduce.out.find("63/68 of it (92.6471%)"), std::string::npos) << reduce.out;
-  EXPECT_NE(reduce.out.find("pipelined (every step in flight, each piece's sends a tree): 6400/63 "
-                            "GB/s (101.587302): 1 of it (100.0000%): optimal"),
+  EXPECT_NE(reduce.out.find("28 steps (the diameter, twice)"), std::string::npos) << reduce.out;
+  EXPECT_NE(reduce.out.find("3200/63 GB/s (50.793651): 1 of it (100.0000%): optimal"),
             std::string::npos)
       << reduce.out;
+  EXPECT_NE(reduce.out.find("check: holds"), std::string::npos) << reduce.out;
 }
 
 TEST(SynthCliTest, ScalePlansAClusterOfBoxes) {

@@ -51,6 +51,22 @@ TEST(DimensionOrderedAllgatherTest, OtherShapesCheckAndNeverBeatTheBound) {
   EXPECT_FALSE(less(torus.cost, torus.bound.lambda));
 }
 
+TEST(DimensionOrderedAllgatherTest, ReduceScatterAndAllreduceMeetTheirBoundsOnASquareMesh) {
+  const Topology t = *mesh2d(4, 4);
+  for (CollectiveKind kind : {CollectiveKind::ReduceScatter, CollectiveKind::Allreduce}) {
+    SCOPED_TRACE(collective_kind_name(kind));
+    auto s = dimension_ordered(t, {4, 4}, kind, 2);
+    ASSERT_TRUE(s.has_value()) << s.error().to_string();
+    EXPECT_EQ(s->efficiency, (Fraction{1, 1}));
+    EXPECT_EQ(s->algorithm.num_steps(), kind == CollectiveKind::Allreduce ? 12 : 6);
+    auto collective = make_collective(kind, 16, s->algorithm.target.chunk_factor);
+    ASSERT_TRUE(collective.has_value());
+    const AlgorithmCheck check = check_algorithm(s->algorithm, t, *collective);
+    EXPECT_TRUE(check.holds()) << check.violations.front().message;
+  }
+  EXPECT_FALSE(dimension_ordered(t, {4, 4}, CollectiveKind::Alltoall, 2).has_value());
+}
+
 TEST(DimensionOrderedAllgatherTest, RefusesAShapeTheTopologyDoesNotHave) {
   EXPECT_FALSE(dimension_ordered_allgather(*mesh2d(4, 4), {2, 8}, 2).has_value());
   EXPECT_FALSE(dimension_ordered_allgather(*mesh2d(4, 4), {4, 5}, 2).has_value());
