@@ -191,7 +191,7 @@ void grid_table(bool quick) {
     }
     fmt::print("{:<16} {:>6} {:>7} {:>6} {:>11.4f}% {:>15.4f}% {:>10.3f} {:>11} {:>9}\n",
                fmt::format("mesh {}", fmt::join(row.shape, "x")), t.num_ranks(), row.pieces,
-               s->algorithm.num_steps(), 100 * s->efficiency.value(),
+               s->schedule.algorithm.num_steps(), 100 * s->schedule.efficiency.value(),
                100 * breadth->efficiency.value(), seconds,
                row.anchor_s > 0 ? fmt::format("{:.1f}", row.anchor_s) : "-",
                row.anchor_s > 0 ? fmt::format("{:.0f}x", row.anchor_s / seconds) : "-");
@@ -295,6 +295,36 @@ private:
   synth::ClusterPlan plan_;
 };
 
+// The frontier point (steps, pieces) of a cluster's Allgather whose planned time for `size`
+// bytes, steps x the network's largest alpha plus the bandwidth term, is least; also the best
+// for each part of an Allreduce, whose parts take the same steps.
+std::optional<synth::ClusterPlan> frontier_point(const Topology &t,
+                                                 const synth::BoxCluster &cluster, int64_t size) {
+  double alpha_ns = 0;
+  for (const Link &l : t.links())
+    alpha_ns = std::max(alpha_ns, l.alpha.count);
+  const auto units = exact_units(t);
+  if (!units)
+    return std::nullopt;
+  const int n = t.num_ranks();
+  const double share = double(size) / n;
+  std::optional<synth::ClusterPlan> best;
+  double best_ns = 0;
+  for (int pieces : {1, synth::box_cluster_pieces(cluster, 2048 / (cluster.boxes - 1))})
+    for (int s = 1; s <= log_steps(n); ++s) {
+      auto plan =
+          synth::plan_box_cluster(cluster, s, pieces, synth::ClusterPlanGoal::StepSynchronous);
+      if (!plan || share / pieces < 1)
+        continue;
+      const double ns = s * alpha_ns + share * plan->modelled_cost(units->units_per_gbps).value();
+      if (!best || ns < best_ns) {
+        best = std::move(*plan);
+        best_ns = ns;
+      }
+    }
+  return best;
+}
+
 // A cluster Allreduce (ReduceScatter, then Allgather) streamed into the simulator.
 class ClusterCollectiveSteps final : public simulator::StepSource {
 public:
@@ -330,13 +360,6 @@ void cluster_allreduce_against_nccl(int boxes) {
     fmt::print("{}\n", tree.error().to_string());
     return;
   }
-  double alpha_ns = 0;
-  for (const Link &l : t.links())
-    alpha_ns = std::max(alpha_ns, l.alpha.count);
-  const int64_t units_per_gbps = [&] {
-    auto b = exact_bandwidths(t);
-    return b ? b->units_per_gbps : int64_t(1);
-  }();
   const int n = t.num_ranks();
   fmt::print("Allreduce on {} DGX H100 boxes ({} GPUs): the cluster ReduceScatter + Allgather "
              "(frontier point per size) against NCCL's ring ({} steps) and tree ({} pipelined "
@@ -344,24 +367,13 @@ void cluster_allreduce_against_nccl(int boxes) {
              boxes, n, 2 * (n - 1), kTreePipelineChunks, channels);
   fmt::print("{:>9} {:>6} {:>7} {:>12} {:>12} {:>12} {:>9} {:>9}\n", "size", "steps", "pieces",
              "ours us", "ring us", "tree us", "vs ring", "vs tree");
-  const int most_pieces = synth::box_cluster_pieces(*cluster, 2048 / (boxes - 1));
   for (int64_t size = 1 << 10; size <= int64_t(1) << 30; size <<= 5) {
-    const double share = double(size) / n;
-    int best_steps = 0, best_pieces = 0;
-    double best_ns = 0;
-    for (int pieces : {1, most_pieces})
-      for (int s = 1; s <= log_steps(n); ++s) {
-        auto plan =
-            synth::plan_box_cluster(*cluster, s, pieces, synth::ClusterPlanGoal::StepSynchronous);
-        if (!plan || share / pieces < 1)
-          continue;
-        const double ns = 2 * (s * alpha_ns + share * plan->modelled_cost(units_per_gbps).value());
-        if (best_steps == 0 || ns < best_ns) {
-          best_steps = s;
-          best_pieces = pieces;
-          best_ns = ns;
-        }
-      }
+    const auto point = frontier_point(t, *cluster, size);
+    if (!point) {
+      fmt::print("{:>9} no plan\n", format_size(size));
+      continue;
+    }
+    const int best_steps = point->num_steps(), best_pieces = point->pieces;
     auto ours_plan =
         synth::box_cluster_collective(t, CollectiveKind::Allreduce, best_steps, best_pieces,
                                       synth::ClusterPlanGoal::StepSynchronous);
@@ -482,36 +494,18 @@ void cluster_against_nccl(int boxes) {
     fmt::print("{}\n", ring.error().to_string());
     return;
   }
-  double alpha_ns = 0;
-  for (const Link &l : t.links())
-    alpha_ns = std::max(alpha_ns, l.alpha.count);
-  const int64_t units_per_gbps = [&] {
-    auto b = exact_bandwidths(t);
-    return b ? b->units_per_gbps : int64_t(1);
-  }();
   const int n = t.num_ranks();
   fmt::print("Allgather on {} DGX H100 boxes ({} GPUs): the cluster schedule (frontier point "
              "per size) against NCCL's ring ({} steps, {} rings), both simulated step by step\n",
              boxes, n, n - 1, graph->runtime_channels());
   fmt::print("{:>9} {:>6} {:>7} {:>14} {:>14} {:>9}\n", "size", "steps", "pieces", "ours us",
              "NCCL ring us", "speedup");
-  const int most_pieces = synth::box_cluster_pieces(*cluster, 2048 / (boxes - 1));
   for (int64_t size = 1 << 10; size <= int64_t(1) << 30; size <<= 5) {
-    const double share = double(size) / n;
-    std::optional<synth::ClusterPlan> best;
-    double best_ns = 0;
-    for (int pieces : {1, most_pieces})
-      for (int s = 1; s <= log_steps(n); ++s) {
-        auto plan =
-            synth::plan_box_cluster(*cluster, s, pieces, synth::ClusterPlanGoal::StepSynchronous);
-        if (!plan || share / pieces < 1)
-          continue;
-        const double ns = s * alpha_ns + share * plan->modelled_cost(units_per_gbps).value();
-        if (!best || ns < best_ns) {
-          best = std::move(*plan);
-          best_ns = ns;
-        }
-      }
+    auto best = frontier_point(t, *cluster, size);
+    if (!best) {
+      fmt::print("{:>9} no plan\n", format_size(size));
+      continue;
+    }
     const int steps = best->num_steps(), pieces = best->pieces;
     const ClusterSteps ours_steps(std::move(*best));
     auto ours =

@@ -217,6 +217,26 @@ std::string gbps_text(int64_t ranks, Fraction lambda) {
   return fmt::format("{} GB/s ({:.6f})", to_string(bandwidth), bandwidth.value());
 }
 
+// check_algorithm on a schedule, said; the algorithm written to `output` only if it holds.
+Expected<int> check_and_write(const Algorithm &algorithm, const Topology &topology,
+                              CollectiveKind kind, const std::string &output) {
+  SYNCOLL_TRY(collective,
+              make_collective(kind, topology.num_ranks(), algorithm.target.chunk_factor));
+  const AlgorithmCheck check = check_algorithm(algorithm, topology, collective);
+  if (!check.holds()) {
+    fmt::print("  check: FAILS ({} violations; first: {})\n", check.violations.size(),
+               check.violations.front().message);
+    return kCheckFailed;
+  }
+  fmt::print("  check: holds (every send's link and source, every link's rounds, every rank "
+             "ends with {})\n",
+             kind == CollectiveKind::Allgather ? "every chunk"
+                                               : "every contribution summed exactly once");
+  if (!output.empty())
+    SYNCOLL_CHECK(write_output(output, to_canonical_json(algorithm_to_json(algorithm))));
+  return kSuccess;
+}
+
 // A cluster of boxes' Allgather, ReduceScatter or Allreduce (synth/cluster.h), the frontier of
 // its steps, and its check.
 Expected<int> run_cluster(const ScaleArgs &args, const Topology &topology,
@@ -298,21 +318,8 @@ Expected<int> run_cluster(const ScaleArgs &args, const Topology &topology,
                       "copies); give fewer pieces (-C)");
     return kSuccess;
   }
-  const Algorithm algorithm = synth::cluster_collective_algorithm(schedule, topology);
-  SYNCOLL_TRY(collective, make_collective(kind, n, int(slots)));
-  const AlgorithmCheck check = check_algorithm(algorithm, topology, collective);
-  if (!check.holds()) {
-    fmt::print("  check: FAILS ({} violations; first: {})\n", check.violations.size(),
-               check.violations.front().message);
-    return kCheckFailed;
-  }
-  fmt::print("  check: holds (every send's link and source, every link's rounds, every rank "
-             "ends with {})\n",
-             kind == CollectiveKind::Allgather ? "every chunk"
-                                               : "every contribution summed exactly once");
-  if (!args.output.empty())
-    SYNCOLL_CHECK(write_output(args.output, to_canonical_json(algorithm_to_json(algorithm))));
-  return kSuccess;
+  return check_and_write(synth::cluster_collective_algorithm(schedule, topology), topology, kind,
+                         args.output);
 }
 
 void add_scale_command(CLI::App &synth, RunResult &result) {
@@ -361,9 +368,6 @@ void add_scale_command(CLI::App &synth, RunResult &result) {
           schedule = std::move(grid);
         }
       }
-      SYNCOLL_TRY(collective, make_collective(kind, topology.num_ranks(),
-                                              schedule.algorithm.target.chunk_factor));
-      const AlgorithmCheck check = check_algorithm(schedule.algorithm, topology, collective);
       fmt::print("{} on {}: {}, {} pieces per rank's share\n", collective_kind_name(kind),
                  topology.name(), method, chunks);
       std::vector<int> rounds;
@@ -390,19 +394,7 @@ void add_scale_command(CLI::App &synth, RunResult &result) {
                    schedule.pipelined_efficiency == Fraction{1, 1}
                        ? ": optimal, by the bound's certificate"
                        : "");
-      if (!check.holds()) {
-        fmt::print("  check: FAILS ({} violations; first: {})\n", check.violations.size(),
-                   check.violations.front().message);
-        return kCheckFailed;
-      }
-      fmt::print("  check: holds (every send's link and source, every link's rounds, every rank "
-                 "ends with {})\n",
-                 kind == CollectiveKind::Allgather ? "every chunk"
-                                                   : "every contribution summed exactly once");
-      if (!args->output.empty())
-        SYNCOLL_CHECK(
-            write_output(args->output, to_canonical_json(algorithm_to_json(schedule.algorithm))));
-      return kSuccess;
+      return check_and_write(schedule.algorithm, topology, kind, args->output);
     }());
   });
 }

@@ -614,41 +614,24 @@ void ClusterCollective::sends(int step, std::vector<Send> &out) const {
 
 Algorithm cluster_collective_algorithm(const ClusterCollective &collective,
                                        const Topology &topology) {
-  std::optional<Algorithm> reduce_scatter;
-  if (collective.reduce_scatter)
-    reduce_scatter =
-        invert_dual(cluster_algorithm(*collective.reduce_scatter, reverse_topology(topology)));
-  const int n = topology.num_ranks();
-  switch (collective.kind) {
-  case CollectiveKind::Allgather:
+  if (!collective.reduce_scatter)
     return cluster_algorithm(*collective.allgather, topology);
-  case CollectiveKind::ReduceScatter: {
-    const int pieces = collective.reduce_scatter->plan.pieces;
-    reduce_scatter->name = fmt::format("cluster-reducescatter-{}-s{}-c{}", topology.name(),
-                                       collective.reduce_scatter->plan.num_steps(), pieces);
-    reduce_scatter->target = {"reducescatter", n, pieces, std::nullopt, topology.name()};
-    return *reduce_scatter;
+  const int n = topology.num_ranks();
+  const ClusterPlan &plan = collective.reduce_scatter->plan;
+  Algorithm reduce_scatter =
+      invert_dual(cluster_algorithm(*collective.reduce_scatter, reverse_topology(topology)));
+  if (!collective.allgather) {
+    reduce_scatter.name = fmt::format("cluster-reducescatter-{}-s{}-c{}", topology.name(),
+                                      plan.num_steps(), plan.pieces);
+    reduce_scatter.target = {"reducescatter", n, plan.pieces, std::nullopt, topology.name()};
+    return reduce_scatter;
   }
-  case CollectiveKind::Allreduce: {
-    const int pieces = collective.allgather->plan.pieces;
-    Algorithm out = compose_allreduce(
-        *reduce_scatter, cluster_algorithm(*collective.allgather, topology), n, pieces);
-    out.name = fmt::format("cluster-allreduce-{}-s{}-c{}", topology.name(),
-                           collective.allgather->plan.num_steps(), pieces);
-    out.target = {"allreduce", n, n * pieces, std::nullopt, topology.name()};
-    return out;
-  }
-  case CollectiveKind::Alltoall:
-  case CollectiveKind::Broadcast:
-  case CollectiveKind::Reduce:
-  case CollectiveKind::Gather:
-  case CollectiveKind::Scatter:
-  case CollectiveKind::AllToNext:
-  case CollectiveKind::Custom:
-    break;
-  }
-  SYNCOLL_INVARIANT(false, "a cluster collective of a kind box_cluster_collective refuses");
-  return {};
+  Algorithm out = compose_allreduce(
+      reduce_scatter, cluster_algorithm(*collective.allgather, topology), n, plan.pieces);
+  out.name =
+      fmt::format("cluster-allreduce-{}-s{}-c{}", topology.name(), plan.num_steps(), plan.pieces);
+  out.target = {"allreduce", n, n * plan.pieces, std::nullopt, topology.name()};
+  return out;
 }
 
 } // namespace syncoll::synth

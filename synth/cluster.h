@@ -26,7 +26,6 @@
 #include "model/diagnostics.h"
 #include "model/fraction.h"
 #include "model/topology.h"
-#include "synth/cut_bound.h"
 
 #include <optional>
 #include <string>

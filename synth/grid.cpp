@@ -2,7 +2,6 @@
 
 #include "model/cut_certificate.h"
 #include "model/invariant.h"
-#include "synth/combining.h"
 #include "synth/step_cost.h"
 
 #include <algorithm>
@@ -152,10 +151,12 @@ Expected<GridSchedule> dimension_ordered_allgather(const Topology &topology,
 
   GridSchedule out;
   out.shape = shape;
-  out.pieces = pieces;
-  out.algorithm.name = fmt::format("grid-allgather-{}-c{}", topology.name(), pieces);
-  out.algorithm.target = {"allgather", n, pieces, std::nullopt, topology.name()};
-  out.algorithm.steps.resize(size_t(phases.steps));
+  ScaleSchedule &schedule = out.schedule;
+  schedule.chunks = pieces;
+  Algorithm &algorithm = schedule.algorithm;
+  algorithm.name = fmt::format("grid-allgather-{}-c{}", topology.name(), pieces);
+  algorithm.target = {"allgather", n, pieces, std::nullopt, topology.name()};
+  algorithm.steps.resize(size_t(phases.steps));
   int first_piece = 0;
   std::vector<int> owners;
   for (size_t o = 0; o < orders.size(); ++o) {
@@ -168,7 +169,7 @@ Expected<GridSchedule> dimension_ordered_allgather(const Topology &topology,
       const auto d = size_t(orders[o][k]);
       const int side = shape[d];
       for (int s = 1; s < side; ++s) {
-        std::vector<Send> &sends = out.algorithm.steps[size_t(phases.start[o][k] + s - 1)].sends;
+        std::vector<Send> &sends = algorithm.steps[size_t(phases.start[o][k] + s - 1)].sends;
         for (int v = 0; v < n; ++v) {
           const int i = coord(v, d);
           for (int direction : {1, -1}) {
@@ -196,89 +197,27 @@ Expected<GridSchedule> dimension_ordered_allgather(const Topology &topology,
     first_piece += best[o];
   }
   StepCoster coster(topology, std::move(units), pieces);
-  for (AlgorithmStep &step : out.algorithm.steps) {
+  for (AlgorithmStep &step : algorithm.steps) {
     std::sort(step.sends.begin(), step.sends.end());
     step.rounds = coster.add_step(step.sends).rounds;
   }
   SYNCOLL_TRY(bound, cut_bound(topology, CutDirection::Leaving));
-  out.cost = coster.step_synchronous();
-  out.efficiency = quotient(bound.lambda, out.cost);
-  out.pipelined_cost = coster.pipelined();
-  out.pipelined_efficiency = quotient(bound.lambda, out.pipelined_cost);
-  out.bound = std::move(bound);
+  schedule.lambda = bound.lambda;
+  schedule.cost = coster.step_synchronous();
+  schedule.efficiency = quotient(schedule.lambda, schedule.cost);
+  schedule.pipelined_cost = coster.pipelined();
+  schedule.pipelined_efficiency = quotient(schedule.lambda, schedule.pipelined_cost);
+  schedule.bounds.push_back(std::move(bound));
   return out;
 }
-
-namespace {
-
-ScaleSchedule as_scale_schedule(GridSchedule grid) {
-  ScaleSchedule out;
-  out.algorithm = std::move(grid.algorithm);
-  out.chunks = grid.pieces;
-  out.lambda = grid.bound.lambda;
-  out.cost = grid.cost;
-  out.efficiency = grid.efficiency;
-  out.pipelined_cost = grid.pipelined_cost;
-  out.pipelined_efficiency = grid.pipelined_efficiency;
-  out.bounds.push_back(std::move(grid.bound));
-  return out;
-}
-
-} // namespace
 
 Expected<ScaleSchedule> dimension_ordered(const Topology &topology, const std::vector<int> &shape,
                                           CollectiveKind kind, int pieces) {
-  const int n = topology.num_ranks();
-  switch (kind) {
-  case CollectiveKind::Allgather: {
-    SYNCOLL_TRY(grid, dimension_ordered_allgather(topology, shape, pieces));
-    return as_scale_schedule(std::move(grid));
-  }
-  case CollectiveKind::ReduceScatter: {
-    SYNCOLL_TRY(dual, dimension_ordered_allgather(reverse_topology(topology), shape, pieces));
-    SYNCOLL_TRY(bound, cut_bound(topology, CutDirection::Entering));
-    SYNCOLL_INVARIANT(bound.lambda == dual.bound.lambda,
-                      "the ReduceScatter bound differs from the reversed Allgather's");
-    ScaleSchedule out = as_scale_schedule(std::move(dual));
-    out.kind = kind;
-    out.algorithm = invert_dual(out.algorithm);
-    out.algorithm.name = fmt::format("grid-reducescatter-{}-c{}", topology.name(), pieces);
-    out.algorithm.target = {"reducescatter", n, pieces, std::nullopt, topology.name()};
-    out.bounds = {std::move(bound)};
-    return out;
-  }
-  case CollectiveKind::Allreduce: {
-    if (int64_t(n) * n * n * pieces > (int64_t(1) << 24))
-      return fail({}, fmt::format("an Allreduce of {} x {} chunks per rank on {} ranks: the "
-                                  "collective model holds at most 2^24 (ranks^2 x chunks)",
-                                  n, pieces, n));
-    SYNCOLL_TRY(reduce_scatter,
-                dimension_ordered(topology, shape, CollectiveKind::ReduceScatter, pieces));
-    SYNCOLL_TRY(allgather, dimension_ordered_allgather(topology, shape, pieces));
-    ScaleSchedule out;
-    out.kind = kind;
-    out.chunks = pieces;
-    out.algorithm = compose_allreduce(reduce_scatter.algorithm, allgather.algorithm, n, pieces);
-    out.algorithm.name = fmt::format("grid-allreduce-{}-c{}", topology.name(), pieces);
-    out.algorithm.target = {"allreduce", n, n * pieces, std::nullopt, topology.name()};
-    out.lambda = sum(reduce_scatter.lambda, allgather.bound.lambda);
-    out.cost = sum(reduce_scatter.cost, allgather.cost);
-    out.efficiency = quotient(out.lambda, out.cost);
-    out.bounds = {std::move(reduce_scatter.bounds.front()), std::move(allgather.bound)};
-    return out;
-  }
-  case CollectiveKind::Alltoall:
-  case CollectiveKind::Broadcast:
-  case CollectiveKind::Reduce:
-  case CollectiveKind::Gather:
-  case CollectiveKind::Scatter:
-  case CollectiveKind::AllToNext:
-  case CollectiveKind::Custom:
-    break;
-  }
-  return fail({}, fmt::format("dimension-ordered schedules are for allgather, reducescatter and "
-                              "allreduce, not {}",
-                              collective_kind_name(kind)));
+  return from_allgather(topology, kind, pieces, "grid",
+                        [&shape, pieces](const Topology &t) -> Expected<ScaleSchedule> {
+                          SYNCOLL_TRY(grid, dimension_ordered_allgather(t, shape, pieces));
+                          return std::move(grid.schedule);
+                        });
 }
 
 } // namespace syncoll::synth

@@ -13,9 +13,7 @@
 
 #include "model/algorithm.h"
 #include "model/diagnostics.h"
-#include "model/fraction.h"
 #include "model/topology.h"
-#include "synth/cut_bound.h"
 #include "synth/scale.h"
 
 #include <vector>
@@ -26,13 +24,9 @@ struct GridSchedule {
   std::vector<int> shape;               ///< sides, rank = x + X (y + Y z)
   std::vector<std::vector<int>> orders; ///< each order of the dimensions used
   std::vector<int> pieces_per_order;    ///< how many of a share's pieces go in each order
-  int pieces = 1;
-  Algorithm algorithm;
-  CutBound bound;
-  Fraction cost; ///< step by step, evaluated on the topology's links
-  Fraction efficiency;
-  Fraction pipelined_cost; ///< every step in flight at once
-  Fraction pipelined_efficiency;
+  /// The algorithm, its bound, and its cost step by step and pipelined, evaluated on the
+  /// topology's links.
+  ScaleSchedule schedule;
 };
 
 /// The Allgather of a mesh or torus of `shape` (every neighbour along each dimension linked both
@@ -41,10 +35,7 @@ struct GridSchedule {
 [[nodiscard]] Expected<GridSchedule>
 dimension_ordered_allgather(const Topology &topology, const std::vector<int> &shape, int pieces);
 
-/// Allgather; ReduceScatter as the Allgather of the reversed links run backwards with reductions;
-/// or Allreduce as that ReduceScatter and then the Allgather, each chunk renamed to its buffer
-/// slot (as breadth_first does). Fails as dimension_ordered_allgather does, for other
-/// collectives, and for an Allreduce whose N x pieces per rank the collective model cannot hold.
+/// from_allgather (synth/scale.h) with the dimension-ordered Allgather.
 [[nodiscard]] Expected<ScaleSchedule> dimension_ordered(const Topology &topology,
                                                         const std::vector<int> &shape,
                                                         CollectiveKind kind, int pieces);

@@ -196,20 +196,21 @@ Expected<ScaleSchedule> breadth_first_allgather(const Topology &topology, int ch
   return out;
 }
 
-Expected<ScaleSchedule> breadth_first(const Topology &topology, CollectiveKind kind, int chunks) {
+Expected<ScaleSchedule> from_allgather(const Topology &topology, CollectiveKind kind, int chunks,
+                                       std::string_view method, const AllgatherOf &allgather) {
   const int n = topology.num_ranks();
   switch (kind) {
   case CollectiveKind::Allgather:
-    return breadth_first_allgather(topology, chunks);
+    return allgather(topology);
   case CollectiveKind::ReduceScatter: {
-    SYNCOLL_TRY(dual, breadth_first_allgather(reverse_topology(topology), chunks));
+    SYNCOLL_TRY(dual, allgather(reverse_topology(topology)));
     SYNCOLL_TRY(bound, cut_bound(topology, CutDirection::Entering));
     SYNCOLL_INVARIANT(bound.lambda == dual.lambda,
                       "the ReduceScatter bound differs from the reversed Allgather's");
     ScaleSchedule out = std::move(dual);
     out.kind = kind;
     out.algorithm = invert_dual(out.algorithm);
-    out.algorithm.name = fmt::format("bfb-reducescatter-{}-c{}", topology.name(), chunks);
+    out.algorithm.name = fmt::format("{}-reducescatter-{}-c{}", method, topology.name(), chunks);
     out.algorithm.target = {"reducescatter", n, chunks, std::nullopt, topology.name()};
     out.bounds = {std::move(bound)};
     return out;
@@ -219,17 +220,18 @@ Expected<ScaleSchedule> breadth_first(const Topology &topology, CollectiveKind k
       return fail({}, fmt::format("an Allreduce of {} x {} chunks per rank on {} ranks: the "
                                   "collective model holds at most 2^24 (ranks^2 x chunks)",
                                   n, chunks, n));
-    SYNCOLL_TRY(reduce_scatter, breadth_first(topology, CollectiveKind::ReduceScatter, chunks));
-    SYNCOLL_TRY(allgather, breadth_first_allgather(topology, chunks));
+    SYNCOLL_TRY(reduce_scatter,
+                from_allgather(topology, CollectiveKind::ReduceScatter, chunks, method, allgather));
+    SYNCOLL_TRY(forward, allgather(topology));
     ScaleSchedule out;
     out.kind = kind;
     out.chunks = chunks;
-    out.algorithm = compose_allreduce(reduce_scatter.algorithm, allgather.algorithm, n, chunks);
-    out.algorithm.name = fmt::format("bfb-allreduce-{}-c{}", topology.name(), chunks);
+    out.algorithm = compose_allreduce(reduce_scatter.algorithm, forward.algorithm, n, chunks);
+    out.algorithm.name = fmt::format("{}-allreduce-{}-c{}", method, topology.name(), chunks);
     out.algorithm.target = {"allreduce", n, n * chunks, std::nullopt, topology.name()};
-    out.bounds = {std::move(reduce_scatter.bounds.front()), std::move(allgather.bounds.front())};
-    out.lambda = sum(reduce_scatter.lambda, allgather.lambda);
-    out.cost = sum(reduce_scatter.cost, allgather.cost);
+    out.bounds = {std::move(reduce_scatter.bounds.front()), std::move(forward.bounds.front())};
+    out.lambda = sum(reduce_scatter.lambda, forward.lambda);
+    out.cost = sum(reduce_scatter.cost, forward.cost);
     out.efficiency = quotient(out.lambda, out.cost);
     return out;
   }
@@ -242,9 +244,13 @@ Expected<ScaleSchedule> breadth_first(const Topology &topology, CollectiveKind k
   case CollectiveKind::Custom:
     break;
   }
-  return fail({}, fmt::format("breadth-first schedules are for allgather, reducescatter and "
-                              "allreduce, not {}",
-                              collective_kind_name(kind)));
+  return fail({}, fmt::format("{} schedules are for allgather, reducescatter and allreduce, not {}",
+                              method, collective_kind_name(kind)));
+}
+
+Expected<ScaleSchedule> breadth_first(const Topology &topology, CollectiveKind kind, int chunks) {
+  return from_allgather(topology, kind, chunks, "bfb",
+                        [chunks](const Topology &t) { return breadth_first_allgather(t, chunks); });
 }
 
 } // namespace syncoll::synth

@@ -17,6 +17,8 @@
 #include "model/topology.h"
 #include "synth/cut_bound.h"
 
+#include <functional>
+#include <string_view>
 #include <vector>
 
 namespace syncoll::synth {
@@ -47,11 +49,20 @@ struct ScaleSchedule {
 /// topology the cut bound refuses.
 [[nodiscard]] Expected<ScaleSchedule> breadth_first_allgather(const Topology &topology, int chunks);
 
-/// Allgather; ReduceScatter as the breadth-first Allgather of the reversed topology run
-/// backwards with reductions (every rank sums what its subtree sent before it forwards); or
-/// Allreduce as that ReduceScatter followed by the Allgather, each chunk renamed to its buffer
-/// slot. Fails as breadth_first_allgather does, for other collectives, and for an Allreduce
-/// whose N x chunks per rank the collective model cannot hold.
+/// An Allgather schedule of a topology (the topology itself or its reversal).
+using AllgatherOf = std::function<Expected<ScaleSchedule>(const Topology &)>;
+
+/// Allgather; ReduceScatter as the Allgather of the reversed topology run backwards with
+/// reductions (every rank sums what its subtree sent before it forwards; its bound, computed
+/// separately, must equal the reversed Allgather's); or Allreduce as that ReduceScatter followed
+/// by the Allgather, each chunk renamed to its buffer slot. `method` names the algorithms
+/// ("bfb"). Fails as `allgather` does, for other collectives, and for an Allreduce whose N x
+/// chunks per rank the collective model cannot hold.
+[[nodiscard]] Expected<ScaleSchedule> from_allgather(const Topology &topology, CollectiveKind kind,
+                                                     int chunks, std::string_view method,
+                                                     const AllgatherOf &allgather);
+
+/// from_allgather with the breadth-first Allgather.
 [[nodiscard]] Expected<ScaleSchedule> breadth_first(const Topology &topology, CollectiveKind kind,
                                                     int chunks);
 

@@ -3,6 +3,7 @@
 // check.
 #include "model/topology_library.h"
 #include "synth/cluster.h"
+#include "synth/cut_bound.h"
 
 #include <cmath>
 #include <fmt/format.h>

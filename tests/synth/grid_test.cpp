@@ -10,14 +10,14 @@
 namespace syncoll::synth {
 namespace {
 
-GridSchedule checked(const Topology &t, const std::vector<int> &shape, int pieces) {
+ScaleSchedule checked(const Topology &t, const std::vector<int> &shape, int pieces) {
   auto s = dimension_ordered_allgather(t, shape, pieces);
   EXPECT_TRUE(s.has_value()) << (s ? "" : s.error().to_string());
   auto collective = make_collective(CollectiveKind::Allgather, t.num_ranks(), pieces);
   EXPECT_TRUE(collective.has_value());
-  const AlgorithmCheck check = check_algorithm(s->algorithm, t, *collective);
+  const AlgorithmCheck check = check_algorithm(s->schedule.algorithm, t, *collective);
   EXPECT_TRUE(check.holds()) << check.violations.front().message;
-  return *s;
+  return s->schedule;
 }
 
 TEST(DimensionOrderedAllgatherTest, SquareAndCubicMeshesMeetTheCornersBoundInDiameterSteps) {
@@ -32,23 +32,23 @@ TEST(DimensionOrderedAllgatherTest, SquareAndCubicMeshesMeetTheCornersBoundInDia
                {mesh3d(3, 3, 3), {3, 3, 3}, 3, 6}};
   for (const auto &c : cases) {
     SCOPED_TRACE(c.topology->name());
-    const GridSchedule s = checked(*c.topology, c.shape, c.pieces);
+    const ScaleSchedule s = checked(*c.topology, c.shape, c.pieces);
     EXPECT_EQ(s.algorithm.num_steps(), c.diameter);
     EXPECT_EQ(s.efficiency, (Fraction{1, 1}));
-    EXPECT_EQ(s.cost, s.bound.lambda);
+    EXPECT_EQ(s.cost, s.lambda);
   }
 }
 
 TEST(DimensionOrderedAllgatherTest, OtherShapesCheckAndNeverBeatTheBound) {
   for (auto [w, h] : {std::pair{3, 5}, {2, 6}, {6, 4}}) {
     SCOPED_TRACE(fmt::format("{}x{}", w, h));
-    const GridSchedule s = checked(*mesh2d(w, h), {w, h}, 4);
+    const ScaleSchedule s = checked(*mesh2d(w, h), {w, h}, 4);
     EXPECT_EQ(s.algorithm.num_steps(), w + h - 2);
-    EXPECT_FALSE(less(s.cost, s.bound.lambda));
+    EXPECT_FALSE(less(s.cost, s.lambda));
   }
   // A torus's wrap-around links go unused; the schedule still checks.
-  const GridSchedule torus = checked(*torus2d(4, 4), {4, 4}, 2);
-  EXPECT_FALSE(less(torus.cost, torus.bound.lambda));
+  const ScaleSchedule torus = checked(*torus2d(4, 4), {4, 4}, 2);
+  EXPECT_FALSE(less(torus.cost, torus.lambda));
 }
 
 TEST(DimensionOrderedAllgatherTest, ReduceScatterAndAllreduceMeetTheirBoundsOnASquareMesh) {
