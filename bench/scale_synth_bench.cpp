@@ -15,6 +15,7 @@
 #include "synth/cluster.h"
 #include "synth/cut_bound.h"
 #include "synth/grid.h"
+#include "synth/paced.h"
 #include "synth/scale.h"
 
 #include <chrono>
@@ -199,6 +200,67 @@ void grid_table(bool quick) {
   fmt::print("(steps = the diameter; anchor: TACOS's synthesis of the 32x32 mesh, 97.4% of B*; "
              "non-square shapes lose where one order's later phase shares a dimension with "
              "another's first)\n\n");
+}
+
+// Paced schedules on meshes of every shape: the share of the cut bound in the diameter's steps
+// (one or two more where it falls short), against breadth-first and dimension-ordered schedules
+// of the same pieces and TACOS's share of the bound on its test shapes and at 1,024 NPUs.
+void paced_table(bool quick) {
+  struct Row {
+    std::vector<int> shape;
+    double tacos_percent; ///< TACOS's share of B*; 0: not measured
+    double tacos_s;       ///< TACOS's synthesis time; 0: not measured
+    bool large;
+  };
+  const std::vector<Row> rows = {
+      {{5, 5}, 99.9, 0, false},    {{10, 10}, 98.0, 0, false},  {{7, 12}, 99.0, 0, false},
+      {{3, 9}, 0, 0, false},       {{5, 40}, 0, 0, false},      {{12, 20}, 0, 0, false},
+      {{20, 30}, 0, 0, false},     {{3, 3, 3}, 96.2, 0, false}, {{3, 4, 5}, 98.2, 0, false},
+      {{4, 2, 3}, 99.9, 0, false}, {{6, 6, 12}, 0, 0, false},   {{32, 32}, 97.4, 153.7, true},
+      {{8, 8, 16}, 0, 0, true},    {{4, 8, 32}, 0, 0, true},
+  };
+  fmt::print("Paced Allgather on meshes: share of the cut bound in D, D + 1, D + 2 steps (stopping "
+             "at the bound)\n");
+  fmt::print("{:<14} {:>6} {:>7} {:>4} {:>30} {:>16} {:>18} {:>9} {:>10} {:>9}\n", "mesh", "GPUs",
+             "pieces", "D", "steps: % of B*", "breadth-first %", "dimension-order %", "ours s",
+             "TACOS %", "TACOS s");
+  for (const Row &row : rows) {
+    if (quick && row.large)
+      continue;
+    const Topology t = row.shape.size() == 2
+                           ? must(mesh2d(row.shape[0], row.shape[1]))
+                           : must(mesh3d(row.shape[0], row.shape[1], row.shape[2]));
+    int diameter = 0;
+    for (int side : row.shape)
+      diameter += side - 1;
+    const int pieces = synth::paced_pieces(t).value_or(1);
+    std::vector<std::string> points;
+    double seconds = 0;
+    for (int steps = diameter; steps <= diameter + 2; ++steps) {
+      Expected<synth::ScaleSchedule> s = tl::unexpected(Diagnostics{});
+      const double took = seconds_of([&] { s = synth::paced_allgather(t, pieces, steps); });
+      if (steps == diameter)
+        seconds = took;
+      if (!s) {
+        points.push_back(s.error().to_string());
+        break;
+      }
+      points.push_back(fmt::format("{}:{:.4f}", steps, 100 * s->efficiency.value()));
+      if (s->efficiency == Fraction{1, 1})
+        break;
+    }
+    auto breadth = synth::breadth_first_allgather(t, pieces);
+    auto grid = synth::dimension_ordered_allgather(t, row.shape, pieces);
+    fmt::print("{:<14} {:>6} {:>7} {:>4} {:>30} {:>15.4f}% {:>17.4f}% {:>9.3f} {:>10} {:>9}\n",
+               fmt::format("mesh {}", fmt::join(row.shape, "x")), t.num_ranks(), pieces, diameter,
+               fmt::join(points, " "), breadth ? 100 * breadth->efficiency.value() : 0.0,
+               grid ? 100 * grid->schedule.efficiency.value() : 0.0, seconds,
+               row.tacos_percent > 0 ? fmt::format("{:.1f}%", row.tacos_percent) : "-",
+               row.tacos_s > 0 ? fmt::format("{:.1f}", row.tacos_s) : "-");
+  }
+  fmt::print("(pieces: the corner's incoming links, 2 on a 2D mesh and 3 on a 3D one; ours s: the "
+             "paced schedule in D steps, both deadline rules where the first falls short; TACOS: "
+             "its share of B* on its test shapes and the 32x32 mesh, and its synthesis time)\n\n");
 }
 
 struct ClusterRow {
@@ -668,6 +730,7 @@ int main(int argc, char **argv) {
   if (run("schedules")) {
     schedule_table(quick);
     grid_table(quick);
+    paced_table(quick);
   }
   if (run("clusters")) {
     cluster_table(quick);

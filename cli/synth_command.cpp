@@ -1,9 +1,11 @@
 // `syncoll synth instance|least-steps|pareto|bound|scale`.
 #include "cli/cli_support.h"
 #include "cli/commands.h"
+#include "synth/bounds.h"
 #include "synth/cluster.h"
 #include "synth/cut_bound.h"
 #include "synth/grid.h"
+#include "synth/paced.h"
 #include "synth/scale.h"
 #include "synth/synthesize.h"
 
@@ -322,11 +324,116 @@ Expected<int> run_cluster(const ScaleArgs &args, const Topology &topology,
                          args.output);
 }
 
+// A direct-connect machine's collective: breadth-first; on a mesh also dimension-ordered; where
+// neither reaches the bound, paced in the diameter's steps up to two more (or in --steps). The
+// one that costs least (fewer steps on a tie) is printed and checked.
+Expected<int> run_direct(const ScaleArgs &args, const Topology &topology, CollectiveKind kind) {
+  struct Choice {
+    synth::ScaleSchedule schedule;
+    std::string method;
+    int pieces = 1;
+  };
+  std::optional<Choice> best;
+  const auto consider = [&](synth::ScaleSchedule schedule, std::string method, int pieces) {
+    const bool cheaper = !best || less(schedule.cost, best->schedule.cost) ||
+                         (schedule.cost == best->schedule.cost &&
+                          schedule.algorithm.num_steps() < best->schedule.algorithm.num_steps());
+    if (cheaper)
+      best = Choice{std::move(schedule), std::move(method), pieces};
+  };
+  // By default a share is cut into the binding ranks' incoming bandwidth in common units (2 on
+  // a 2D mesh, 6 on a 3D torus), which lets every method meet the bound in whole pieces, unless
+  // the collective model cannot hold that many.
+  const int64_t ranks = topology.num_ranks();
+  const int64_t copies = kind == CollectiveKind::Allreduce ? ranks * ranks * ranks : ranks * ranks;
+  const Expected<int> binding = synth::paced_pieces(topology);
+  const int default_pieces = binding && copies * *binding <= (int64_t(1) << 24) ? *binding : 1;
+  if (!args.steps) {
+    const int chunks = args.chunks.value_or(default_pieces);
+    SYNCOLL_TRY(breadth, synth::breadth_first(topology, kind, chunks));
+    consider(std::move(breadth), "breadth-first", chunks);
+    const std::string key = name_key(args.topology.spec);
+    if ((key == "mesh2d" || key == "mesh3d") && args.topology.params.shape) {
+      const std::vector<int> &shape = *args.topology.params.shape;
+      SYNCOLL_TRY(grid, synth::dimension_ordered(topology, shape, kind, chunks));
+      SYNCOLL_TRY(orders, synth::dimension_ordered_allgather(topology, shape, chunks));
+      std::vector<std::string> axes_of;
+      for (const std::vector<int> &order : orders.orders) {
+        std::string axes;
+        for (int d : order)
+          axes += char('x' + d);
+        axes_of.push_back(axes);
+      }
+      consider(std::move(grid),
+               fmt::format("dimension-ordered (pieces {} in orders {})",
+                           fmt::join(orders.pieces_per_order, "+"), fmt::join(axes_of, ", ")),
+               chunks);
+    }
+  }
+  const synth::Distances hops = synth::hop_distances(topology);
+  const int diameter = *std::max_element(hops.hops.begin(), hops.hops.end());
+  if (args.steps || best->schedule.efficiency != Fraction{1, 1}) {
+    const int pieces = args.chunks.value_or(default_pieces);
+    std::vector<std::string> frontier;
+    std::string refused;
+    const int last = args.steps ? *args.steps : diameter + 2;
+    for (int steps = args.steps.value_or(diameter); steps <= last; ++steps) {
+      auto paced = synth::paced(topology, kind, pieces, steps);
+      if (!paced) {
+        if (args.steps)
+          return tl::unexpected(std::move(paced).error());
+        refused = paced.error().items().front().message;
+        break;
+      }
+      frontier.push_back(fmt::format("{}:{:.4f}%", steps, 100 * paced->efficiency.value()));
+      const bool optimal = paced->efficiency == Fraction{1, 1};
+      consider(std::move(*paced), fmt::format("paced ({} steps planned)", steps), pieces);
+      if (optimal)
+        break;
+    }
+    if (!refused.empty())
+      fmt::print("paced schedules: not made ({})\n", refused);
+    else
+      fmt::print("paced schedules, {} pieces per share (steps planned: % of the bound, step by "
+                 "step): {}\n",
+                 pieces, fmt::join(frontier, " "));
+  }
+  const synth::ScaleSchedule &schedule = best->schedule;
+  fmt::print("{} on {}: {}, {} pieces per rank's share\n", collective_kind_name(kind),
+             topology.name(), best->method, best->pieces);
+  std::vector<int> rounds;
+  for (const AlgorithmStep &step : schedule.algorithm.steps)
+    rounds.push_back(step.rounds);
+  fmt::print("  {} steps ({}diameter {}), {} rounds: {}\n", schedule.algorithm.num_steps(),
+             kind == CollectiveKind::Allreduce ? "twice the " : "", diameter,
+             schedule.algorithm.total_rounds(), fmt::join(rounds, " "));
+  const auto n = int64_t(topology.num_ranks());
+  const Fraction bandwidth = Fraction::of(n * schedule.cost.den, schedule.cost.num);
+  const Fraction bound = Fraction::of(n * schedule.lambda.den, schedule.lambda.num);
+  fmt::print("  bandwidth {} GB/s ({:.6f}) against the {}cut bound's {} GB/s ({:.6f}): {} "
+             "of it ({:.4f}%){}\n",
+             to_string(bandwidth), bandwidth.value(),
+             kind == CollectiveKind::Allreduce ? "ReduceScatter + Allgather " : "",
+             to_string(bound), bound.value(), to_string(schedule.efficiency),
+             100 * schedule.efficiency.value(),
+             schedule.efficiency == Fraction{1, 1} ? ": optimal, by the bound's certificate" : "");
+  if (kind != CollectiveKind::Allreduce)
+    fmt::print("  pipelined (every step in flight, each piece's sends a tree): {}: {} of it "
+               "({:.4f}%){}\n",
+               gbps_text(n, schedule.pipelined_cost), to_string(schedule.pipelined_efficiency),
+               100 * schedule.pipelined_efficiency.value(),
+               schedule.pipelined_efficiency == Fraction{1, 1}
+                   ? ": optimal, by the bound's certificate"
+                   : "");
+  return check_and_write(schedule.algorithm, topology, kind, args.output);
+}
+
 void add_scale_command(CLI::App &synth, RunResult &result) {
   auto args = std::make_shared<ScaleArgs>();
   CLI::App *scale = synth.add_subcommand(
-      "scale", "breadth-first Allgather, ReduceScatter or Allreduce in diameter steps for large "
-               "direct-connect machines, measured against the exact cut bound and checked");
+      "scale", "Allgather, ReduceScatter or Allreduce for large machines in few steps "
+               "(breadth-first, dimension-ordered, paced; clusters of boxes planned by rail), "
+               "measured against the exact cut bound and checked");
   args->topology.add_to(*scale, /*positional=*/false, /*required=*/true);
   scale->add_option("-c,--collective", args->collective, "allgather, reducescatter or allreduce")
       ->required();
@@ -335,7 +442,9 @@ void add_scale_command(CLI::App &synth, RunResult &result) {
                     "about 2048 per box beyond the first)");
   scale->add_option("--steps", args->steps,
                     "steps of a cluster of boxes' Allgather, or of each part of its "
-                    "ReduceScatter + Allgather (default 2 ceil(log2 ranks))");
+                    "ReduceScatter + Allgather (default 2 ceil(log2 ranks)); elsewhere, the "
+                    "steps of a paced schedule, made alone (default: the diameter up to two "
+                    "more, beside breadth-first and dimension-ordered ones)");
   scale->add_option("-o,--output", args->output, "write the algorithm JSON here");
   scale->callback([&result, args] {
     result.exit_code = exit_code_or_bad_input([&]() -> Expected<int> {
@@ -343,58 +452,7 @@ void add_scale_command(CLI::App &synth, RunResult &result) {
       SYNCOLL_TRY(kind, cut_collective(args->collective, "synth scale makes"));
       if (auto cluster = synth::box_cluster(topology))
         return run_cluster(*args, topology, *cluster, kind);
-      if (args->steps)
-        return fail({}, "--steps is for a cluster of boxes (a multinode topology with a NIC "
-                        "per GPU); breadth-first schedules take the diameter's steps");
-      const int chunks = args->chunks.value_or(1);
-      SYNCOLL_TRY(schedule, synth::breadth_first(topology, kind, chunks));
-      std::string method = "breadth-first";
-      // A mesh's collective by dimension-ordered pipelines, where it costs less.
-      const std::string key = name_key(args->topology.spec);
-      if ((key == "mesh2d" || key == "mesh3d") && args->topology.params.shape) {
-        const std::vector<int> &shape = *args->topology.params.shape;
-        SYNCOLL_TRY(grid, synth::dimension_ordered(topology, shape, kind, chunks));
-        if (less(grid.cost, schedule.cost)) {
-          SYNCOLL_TRY(orders, synth::dimension_ordered_allgather(topology, shape, chunks));
-          std::vector<std::string> axes_of;
-          for (const std::vector<int> &order : orders.orders) {
-            std::string axes;
-            for (int d : order)
-              axes += char('x' + d);
-            axes_of.push_back(axes);
-          }
-          method = fmt::format("dimension-ordered (pieces {} in orders {})",
-                               fmt::join(orders.pieces_per_order, "+"), fmt::join(axes_of, ", "));
-          schedule = std::move(grid);
-        }
-      }
-      fmt::print("{} on {}: {}, {} pieces per rank's share\n", collective_kind_name(kind),
-                 topology.name(), method, chunks);
-      std::vector<int> rounds;
-      for (const AlgorithmStep &step : schedule.algorithm.steps)
-        rounds.push_back(step.rounds);
-      fmt::print("  {} steps ({}), {} rounds: {}\n", schedule.algorithm.num_steps(),
-                 kind == CollectiveKind::Allreduce ? "the diameter, twice" : "the diameter",
-                 schedule.algorithm.total_rounds(), fmt::join(rounds, " "));
-      const auto n = int64_t(topology.num_ranks());
-      const Fraction bandwidth = Fraction::of(n * schedule.cost.den, schedule.cost.num);
-      const Fraction bound = Fraction::of(n * schedule.lambda.den, schedule.lambda.num);
-      fmt::print(
-          "  bandwidth {} GB/s ({:.6f}) against the {}cut bound's {} GB/s ({:.6f}): {} "
-          "of it ({:.4f}%){}\n",
-          to_string(bandwidth), bandwidth.value(),
-          kind == CollectiveKind::Allreduce ? "ReduceScatter + Allgather " : "", to_string(bound),
-          bound.value(), to_string(schedule.efficiency), 100 * schedule.efficiency.value(),
-          schedule.efficiency == Fraction{1, 1} ? ": optimal, by the bound's certificate" : "");
-      if (kind != CollectiveKind::Allreduce)
-        fmt::print("  pipelined (every step in flight, each piece's sends a tree): {}: {} of it "
-                   "({:.4f}%){}\n",
-                   gbps_text(n, schedule.pipelined_cost), to_string(schedule.pipelined_efficiency),
-                   100 * schedule.pipelined_efficiency.value(),
-                   schedule.pipelined_efficiency == Fraction{1, 1}
-                       ? ": optimal, by the bound's certificate"
-                       : "");
-      return check_and_write(schedule.algorithm, topology, kind, args->output);
+      return run_direct(*args, topology, kind);
     }());
   });
 }

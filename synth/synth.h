@@ -10,6 +10,8 @@
 //                 with its certificate
 //   scale.h       breadth-first Allgather schedules in diameter steps, measured against it
 //   grid.h        dimension-ordered Allgather on meshes (line pipelines), diameter steps
+//   paced.h       Allgather paced to the binding ranks' cut, earliest deadline first, in the
+//                 diameter's steps or a few more (meshes at the bound)
 //   cluster.h     Allgather, ReduceScatter, Allreduce on clusters of boxes (rails, leaf
 //                 groups), planned by a small linear program, against the cluster's cuts
 //   step_cost.h   what a step and a pipelined schedule cost on a topology, exactly
@@ -25,6 +27,7 @@
 #include "synth/combining.h"
 #include "synth/cut_bound.h"
 #include "synth/grid.h"
+#include "synth/paced.h"
 #include "synth/scale.h"
 #include "synth/step_cost.h"
 #include "synth/synthesize.h"

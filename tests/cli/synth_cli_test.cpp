@@ -102,8 +102,7 @@ TEST(SynthCliTest, ScaleWritesAnOptimalTorusScheduleThatLowersAndSimulates) {
   const auto out = temp_file("torus_bfb.json");
   CliRun run = run_cli("synth scale -t torus2d --shape 4x4 -C 4 -c allgather -o " + out.string());
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_NE(run.out.find("4 steps (the diameter), 15 rounds: 4 6 4 1"), std::string::npos)
-      << run.out;
+  EXPECT_NE(run.out.find("4 steps (diameter 4), 15 rounds: 4 6 4 1"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("1 of it (100.0000%): optimal, by the bound's certificate"),
             std::string::npos)
       << run.out;
@@ -123,7 +122,7 @@ TEST(SynthCliTest, ScaleWritesAnOptimalTorusScheduleThatLowersAndSimulates) {
 TEST(SynthCliTest, ScaleAllreduceIsReduceScatterThenAllgatherAndChecks) {
   CliRun run = run_cli("synth scale -t torus2d --shape 4x4 -C 4 -c allreduce");
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_NE(run.out.find("8 steps (the diameter, twice), 30 rounds: 1 4 6 4 4 6 4 1"),
+  EXPECT_NE(run.out.find("8 steps (twice the diameter 4), 30 rounds: 1 4 6 4 4 6 4 1"),
             std::string::npos)
       << run.out;
   EXPECT_NE(run.out.find("against the ReduceScatter + Allgather cut bound's 320/3 GB/s"),
@@ -138,18 +137,56 @@ TEST(SynthCliTest, ScaleMeetsASquareMeshsBoundInDiameterSteps) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("dimension-ordered (pieces 1+1 in orders xy, yx)"), std::string::npos)
       << run.out;
-  EXPECT_NE(run.out.find("14 steps (the diameter)"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("14 steps (diameter 14)"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("6400/63 GB/s (101.587302): 1 of it (100.0000%): optimal"),
             std::string::npos)
       << run.out;
   // The ReduceScatter and the Allreduce likewise, checked.
   CliRun reduce = run_cli("synth scale -t mesh2d --shape 8x8 -C 2 -c allreduce");
   ASSERT_EQ(reduce.exit_code, 0) << reduce.err;
-  EXPECT_NE(reduce.out.find("28 steps (the diameter, twice)"), std::string::npos) << reduce.out;
+  EXPECT_NE(reduce.out.find("28 steps (twice the diameter 14)"), std::string::npos) << reduce.out;
   EXPECT_NE(reduce.out.find("3200/63 GB/s (50.793651): 1 of it (100.0000%): optimal"),
             std::string::npos)
       << reduce.out;
   EXPECT_NE(reduce.out.find("check: holds"), std::string::npos) << reduce.out;
+}
+
+TEST(SynthCliTest, ScalePacesANonSquareMeshToItsBoundInDiameterSteps) {
+  const auto out = temp_file("paced_mesh.json");
+  CliRun run = run_cli("synth scale -t mesh2d --shape 7x12 -c allgather");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  // Breadth-first (91.4%) and dimension-ordered (75.7%) fall short; the paced schedule in the
+  // diameter's steps meets the corner's cut, so no more steps are tried.
+  EXPECT_NE(run.out.find("paced schedules, 2 pieces per share (steps planned: % of the bound, "
+                         "step by step): 17:100.0000%\n"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("allgather on mesh2d_7x12: paced (17 steps planned), 2 pieces"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("17 steps (diameter 17)"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("1 of it (100.0000%): optimal, by the bound's certificate"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("check: holds"), std::string::npos) << run.out;
+  // A smaller one lowers, verifies and simulates through the same pipeline.
+  CliRun small = run_cli("synth scale -t mesh2d --shape 3x5 -c allgather -o " + out.string());
+  ASSERT_EQ(small.exit_code, 0) << small.err;
+  EXPECT_NE(small.out.find("paced (6 steps planned)"), std::string::npos) << small.out;
+  CliRun lower = run_cli("lower " + out.string() + " -t mesh2d --shape 3x5 -o " +
+                         temp_file("paced_mesh.xml").string());
+  EXPECT_EQ(lower.exit_code, 0) << lower.err;
+  EXPECT_NE(lower.out.find("verified:"), std::string::npos) << lower.out;
+  CliRun sim = run_cli("simulate " + out.string() + " -t mesh2d --shape 3x5 -s 64MiB");
+  EXPECT_EQ(sim.exit_code, 0) << sim.err;
+  // A step count of one's own makes the paced schedule alone.
+  CliRun longer = run_cli("synth scale -t mesh3d --shape 2x3x4 -c reducescatter --steps 8");
+  ASSERT_EQ(longer.exit_code, 0) << longer.err;
+  EXPECT_NE(longer.out.find("step by step): 8:100.0000%"), std::string::npos) << longer.out;
+  EXPECT_NE(longer.out.find("every contribution summed exactly once"), std::string::npos)
+      << longer.out;
+  std::filesystem::remove(out);
+  std::filesystem::remove(temp_file("paced_mesh.xml"));
 }
 
 TEST(SynthCliTest, ScalePlansAClusterOfBoxes) {
@@ -192,7 +229,8 @@ TEST(SynthCliTest, ScalePlansAClusterOfBoxes) {
   EXPECT_EQ(zero.err, "syncoll: a schedule has at least 1 step, got 0\n");
   CliRun torus = run_cli("synth scale -t torus2d --shape 4x4 -c allgather --steps 3");
   EXPECT_EQ(torus.exit_code, 2);
-  EXPECT_NE(torus.err.find("--steps is for a cluster of boxes"), std::string::npos) << torus.err;
+  EXPECT_EQ(torus.err, "syncoll: a paced schedule on 'torus2d_4x4' takes from its diameter, 4, "
+                       "to 68 steps, not 3\n");
 }
 
 TEST(SynthCliTest, AClusterScheduleTooBigForTheExecutorIsNotCalledALoweringBug) {
