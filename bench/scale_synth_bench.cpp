@@ -305,9 +305,9 @@ void cluster_table(bool quick) {
   };
   fmt::print("Allgather on clusters of boxes (NIC per GPU, non-blocking): share of the cut "
              "bound, steps, synthesis time\n");
-  fmt::print("{:<17} {:>5} {:>6} {:>6} {:>10} {:>11} {:>8} {:>9} {:>9} {:>12}\n", "topology",
-             "GPUs", "pieces", "steps", "steps %", "pipelined %", "ours s", "anchor s", "speedup",
-             "NCCL ring %");
+  fmt::print("{:<17} {:>5} {:>6} {:>6} {:>10} {:>9} {:>11} {:>8} {:>9} {:>9} {:>12}\n", "topology",
+             "GPUs", "pieces", "steps", "steps %", "limit %", "pipelined %", "ours s", "anchor s",
+             "speedup", "NCCL ring %");
   for (const ClusterRow &row : rows) {
     if (quick && row.large)
       continue;
@@ -334,15 +334,23 @@ void cluster_table(bool quick) {
     const double bound_gbps = n / steps->cut.lambda.value();
     const std::string ring =
         row.leaves ? "-" : fmt::format("{:.1f}%", 100 * ring_gbps / bound_gbps);
+    const auto limit =
+        synth::box_cluster_step_limit(*cluster, steps->plan.num_steps(), steps->units_per_gbps);
+    const std::string most =
+        !limit ? "-"
+               : fmt::format("{:.3f}%",
+                             100 * std::min(1.0, steps->cut.lambda.value() / limit->value()));
     fmt::print(
-        "{:<17} {:>5} {:>6} {:>6} {:>9.3f}% {:>10.4f}%{} {:>8.3f} {:>9} {:>9} {:>12}\n", row.name,
-        t.num_ranks(), pieces, steps->plan.num_steps(), 100 * steps->efficiency.value(),
-        100 * trees->pipelined_efficiency.value(), trees->attained() ? "*" : " ", seconds,
+        "{:<17} {:>5} {:>6} {:>6} {:>9.3f}% {:>9} {:>10.4f}%{} {:>8.3f} {:>9} {:>9} {:>12}\n",
+        row.name, t.num_ranks(), pieces, steps->plan.num_steps(), 100 * steps->efficiency.value(),
+        most, 100 * trees->pipelined_efficiency.value(), trees->attained() ? "*" : " ", seconds,
         row.forestcoll_s > 0 ? fmt::format("{:.1f}", row.forestcoll_s) : "-",
         row.forestcoll_s > 0 ? fmt::format("{:.0f}x", row.forestcoll_s / seconds) : "-", ring);
   }
   fmt::print("(*: the pipelined trees take exactly the cut's time, so the cut is B* and they are "
-             "optimal; ours s: both schedules, every send evaluated on the topology; anchor: "
+             "optimal; limit: the most any schedule of those steps reaches (the step limit's "
+             "linear program; leaf groups left out of it); ours s: both schedules, every send "
+             "evaluated on the topology; anchor: "
              "ForestColl's tree packing; NCCL ring: N - 1 steps; L K R:1: leaf groups of K boxes "
              "whose uplinks carry 1/R of their NICs)\n\n");
 }

@@ -305,9 +305,14 @@ Expected<int> run_cluster(const ScaleArgs &args, const Topology &topology,
       continue;
     const Fraction efficiency =
         quotient(first.cut.lambda, point->modelled_cost(first.units_per_gbps));
-    frontier.push_back(fmt::format("{}:{:.2f}%", s, 100 * efficiency.value()));
+    SYNCOLL_TRY(limit, synth::box_cluster_step_limit(cluster, s, first.units_per_gbps));
+    const Fraction most =
+        quotient(first.cut.lambda, less(limit, first.cut.lambda) ? first.cut.lambda : limit);
+    frontier.push_back(
+        fmt::format("{}:{:.2f}%/{:.2f}%", s, 100 * efficiency.value(), 100 * most.value()));
   }
-  fmt::print("  frontier (steps per part: % of the bound, planned): {}\n",
+  fmt::print("  frontier (steps per part: % of the bound planned / the most any schedule of those "
+             "steps reaches): {}\n",
              fmt::join(frontier, " "));
   const int64_t slots = kind == CollectiveKind::Allreduce ? int64_t(n) * pieces : pieces;
   const int64_t copies = int64_t(n) * n * slots;

@@ -415,6 +415,61 @@ Expected<ClusterPlan> plan_box_cluster(const BoxCluster &cluster, int steps, int
   return plan;
 }
 
+Expected<Fraction> box_cluster_step_limit(const BoxCluster &cluster, int steps,
+                                          int64_t units_per_gbps) {
+  if (steps < 1)
+    return fail({}, fmt::format("a schedule has at least 1 step, got {}", steps));
+  const int64_t g = cluster.gpus;
+  const int64_t remote = int64_t(cluster.boxes - 1) * g; // shares from other boxes
+  // Per GPU (the program is symmetric in a box's GPUs, so an average GPU's values are as good as
+  // any): a_t remote shares new to it over its NIC, b_t over the switch, own_t shares of its box
+  // over either; held_t remote shares it holds and box_t distinct remote shares in its box.
+  z3::context ctx;
+  z3::optimize lp(ctx);
+  const auto number = [&](int64_t v) { return ctx.real_val(std::to_string(v).c_str()); };
+  const auto real = [&](std::string name) {
+    z3::expr x = ctx.real_const(name.c_str());
+    lp.add(x >= 0);
+    return x;
+  };
+  z3::expr held = number(0), box = number(0), own_sum = number(0), total = number(0);
+  for (int t = 0; t < steps; ++t) {
+    const z3::expr a = real(fmt::format("a{}", t)), b = real(fmt::format("b{}", t));
+    const z3::expr own_nic = real(fmt::format("own_nic{}", t));
+    const z3::expr own_switch = real(fmt::format("own_switch{}", t));
+    const z3::expr cost = real(fmt::format("cost{}", t));
+    lp.add(b <= box - held); // what the box held a step before and this GPU did not
+    const z3::expr next_box = real(fmt::format("box{}", t));
+    lp.add(next_box <= box + number(g) * a);
+    lp.add(next_box <= number(remote));
+    held = held + a + b;
+    lp.add(held <= next_box);
+    box = next_box;
+    lp.add(cost * number(cluster.nic_units) >= number(cluster.gpus_per_nic) * (a + own_nic));
+    lp.add(cost * number(cluster.port_units) >= b + own_switch);
+    own_sum = own_sum + own_nic + own_switch;
+    total = total + cost;
+  }
+  lp.add(held == number(remote));
+  lp.add(own_sum == number(g - 1));
+  lp.minimize(total);
+  try {
+    SYNCOLL_INVARIANT(lp.check() == z3::sat, "the cluster's step limit has no answer");
+    const z3::expr least = (lp.get_model().eval(total, true) * number(units_per_gbps)).simplify();
+    int64_t num = 0, den = 0;
+    if (least.numerator().is_numeral_i64(num) && least.denominator().is_numeral_i64(den))
+      return Fraction::of(num, den);
+    // Too fine for 64 bits: rounded down, it is still a lower bound.
+    constexpr int64_t kScale = 1'000'000'000'000;
+    const z3::expr scaled = least * number(kScale);
+    const z3::expr floored = z3::expr(ctx, Z3_mk_real2int(ctx, scaled)).simplify();
+    SYNCOLL_INVARIANT(floored.is_numeral_i64(num), "the cluster's step limit is out of range");
+    return Fraction::of(num, kScale);
+  } catch (const z3::exception &e) {
+    return fail({}, fmt::format("z3 failed on the cluster's step limit: {}", e.msg()));
+  }
+}
+
 void ClusterPlan::sends(int step, std::vector<Send> &out) const {
   out.clear();
   const int gpus = cluster.gpus, n = cluster.ranks();

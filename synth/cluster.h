@@ -92,6 +92,18 @@ enum class ClusterPlanGoal { StepSynchronous, PipelinedTrees };
 /// multiple of what it needs that is at least `at_least`.
 int box_cluster_pieces(const BoxCluster &cluster, int at_least);
 
+/// The least time, in ns per byte of one share, of any Allgather of `steps` synchronous steps on
+/// the cluster: a linear program over one box, solved exactly by z3, that any such schedule
+/// satisfies. A GPU takes in what its box lacks only over its NIC (at most its share of the NIC a
+/// step), and over the switch only what some other GPU of its box held a step before; a share
+/// that enters the box in the last step reaches only the GPUs it enters at. Leaf groups and
+/// everything sent out are left unconstrained, so the limit holds for them too (loosely). The
+/// cut bound divided by this limit is the most any schedule of that many steps reaches: where
+/// it is below a target, no planner can meet the target in those steps. Exact, or rounded down to
+/// 10^-12 where the exact value does not fit in 64 bits.
+[[nodiscard]] Expected<Fraction> box_cluster_step_limit(const BoxCluster &cluster, int steps,
+                                                        int64_t units_per_gbps);
+
 /// The cuts a cluster's Allgather bound comes from: every box but one (its NICs take in the
 /// rest), every GPU but one (its NIC and its way into the box) and, with leaf groups, every group
 /// but one (its uplink takes in the rest). Each is evaluated from the topology: the ranks outside

@@ -45,7 +45,8 @@ TEST(BoxClusterTest, PipelinedTreesMeetTheCutBoundExactly) {
 
 TEST(BoxClusterTest, StepsReachNinetyNinePercentInTwiceLogNSteps) {
   // 40 to 64 GPUs need two steps more: their NICs bind, and the pieces per step cannot fall fast
-  // enough in 12 steps for the last step, in which only the box switches work, to be short.
+  // enough in 12 steps for the last step, in which only the box switches work, to be short (no
+  // schedule can: the step limit below).
   for (auto [boxes, extra] : {std::pair{2, 0}, {3, 0}, {4, 0}, {5, 2}, {8, 2}, {16, 0}}) {
     SCOPED_TRACE(boxes);
     const Topology t = dgx_h100_cluster(boxes);
@@ -56,6 +57,51 @@ TEST(BoxClusterTest, StepsReachNinetyNinePercentInTwiceLogNSteps) {
     EXPECT_FALSE(less(Fraction{1, 1}, s->efficiency));
     EXPECT_EQ(s->plan.modelled_cost(s->units_per_gbps), s->cost);
   }
+}
+
+TEST(BoxClusterTest, NoScheduleOfTwelveStepsReachesNinetyNinePercentOnFiveToEightH100Boxes) {
+  for (int boxes : {5, 6, 7, 8}) {
+    SCOPED_TRACE(boxes);
+    const Topology t = dgx_h100_cluster(boxes);
+    const BoxCluster cluster = *box_cluster(t);
+    auto s = box_cluster_allgather(t, 12, 2048 / (boxes - 1), ClusterPlanGoal::StepSynchronous);
+    ASSERT_TRUE(s.has_value()) << s.error().to_string();
+    auto limit = box_cluster_step_limit(cluster, 12, s->units_per_gbps);
+    ASSERT_TRUE(limit.has_value()) << limit.error().to_string();
+    // Every 12-step schedule takes at least the limit, which is more than the cut over 0.99; the
+    // plan comes within 0.25% of it; 14 steps clear 99%.
+    EXPECT_LT(quotient(s->cut.lambda, *limit).value(), 0.99);
+    EXPECT_FALSE(less(s->cost, *limit));
+    EXPECT_GT(quotient(*limit, s->cost).value(), 0.9975);
+    EXPECT_GE(
+        quotient(s->cut.lambda, *box_cluster_step_limit(cluster, 14, s->units_per_gbps)).value(),
+        0.99);
+  }
+}
+
+TEST(BoxClusterTest, TheStepLimitBoundsEveryPlanAndFallsToTheCutWithSteps) {
+  for (const auto &[t, pieces] : {std::pair{dgx_h100_cluster(3), 6},
+                                  {*multinode(4, dgx_a100(), 8, BytesPerNs{25}), 12},
+                                  {*multinode(4, dgx_h100(), 4, BytesPerNs{50}), 12}}) {
+    SCOPED_TRACE(t.name());
+    const BoxCluster cluster = *box_cluster(t);
+    Fraction before{1 << 30, 1};
+    for (int steps = 1; steps <= 10; ++steps) {
+      auto s = box_cluster_allgather(t, steps, pieces, ClusterPlanGoal::StepSynchronous);
+      ASSERT_TRUE(s.has_value()) << s.error().to_string();
+      auto limit = box_cluster_step_limit(cluster, steps, s->units_per_gbps);
+      ASSERT_TRUE(limit.has_value());
+      EXPECT_FALSE(less(s->cost, *limit)) << steps;
+      EXPECT_FALSE(less(*limit, s->cut.lambda)) << steps;
+      EXPECT_FALSE(less(before, *limit)) << steps;
+      // One step can only send every share directly: the plan is the limit.
+      if (steps == 1) {
+        EXPECT_EQ(s->cost, *limit);
+      }
+      before = *limit;
+    }
+  }
+  EXPECT_FALSE(box_cluster_step_limit(*box_cluster(dgx_h100_cluster(2)), 0, 1).has_value());
 }
 
 TEST(BoxClusterTest, SchedulesPassTheIndependentCheck) {
