@@ -8,7 +8,9 @@
 #include <cctype>
 #include <fmt/format.h>
 #include <map>
-#include <set>
+#include <optional>
+#include <utility>
+#include <vector>
 
 namespace syncoll {
 namespace {
@@ -16,6 +18,36 @@ namespace {
 bool is_rooted(CollectiveKind k) {
   return collective_traits(k).rooted;
 }
+
+// Which chunk holds each (rank, slot) of a buffer: a flat table where the buffer is of a size
+// worth one, else a map.
+class Owners {
+public:
+  Owners(int ranks, int size)
+      : size_(size), flat_(int64_t(ranks) * std::max(size, 0) <= (int64_t(1) << 24)) {
+    if (flat_)
+      table_.assign(size_t(ranks) * size_t(std::max(size, 0)), kNone);
+  }
+  // The chunk already there, or nothing after recording `chunk` there.
+  std::optional<size_t> claim(int rank, int slot, size_t chunk) {
+    if (!flat_) {
+      auto [it, inserted] = map_.emplace(std::make_pair(rank, slot), chunk);
+      return inserted ? std::nullopt : std::optional(it->second);
+    }
+    uint32_t &held = table_[size_t(rank) * size_t(size_) + size_t(slot)];
+    if (held != kNone)
+      return size_t(held);
+    held = uint32_t(chunk);
+    return std::nullopt;
+  }
+
+private:
+  static constexpr uint32_t kNone = ~uint32_t(0);
+  int size_;
+  bool flat_;
+  std::vector<uint32_t> table_;
+  std::map<std::pair<int, int>, size_t> map_;
+};
 
 } // namespace
 
@@ -53,39 +85,39 @@ Expected<CollectiveSpec> CollectiveSpec::create(CollectiveDraft d) {
   if (diag.has_errors())
     return tl::unexpected(diag);
 
-  std::map<std::pair<int, int>, size_t> input_owner, output_owner;
+  Owners input_owner(d.num_ranks, d.input_chunks), output_owner(d.num_ranks, d.output_chunks);
+  // The last chunk each rank was listed in as a pre and as a post place, to find a rank listed
+  // twice; each place's JSON pointer is spelled only for an error.
+  std::vector<size_t> listed_pre(size_t(d.num_ranks), ~size_t(0)), listed_post = listed_pre;
   for (size_t c = 0; c < d.chunks.size(); ++c) {
     auto &ch = d.chunks[c];
-    std::string at = fmt::format("/chunks/{}", c);
     if (ch.pre.empty())
-      diag.error_at(at + "/pre", fmt::format("chunk {} has no pre place", c));
+      diag.error_at(fmt::format("/chunks/{}/pre", c), fmt::format("chunk {} has no pre place", c));
     auto check_places = [&](std::vector<ChunkPlace> &places, const char *field, int size,
-                            std::map<std::pair<int, int>, size_t> &owner, const char *buffer) {
-      std::set<int> ranks;
+                            Owners &owner, std::vector<size_t> &listed, const char *buffer) {
       for (size_t k = 0; k < places.size(); ++k) {
         const auto &p = places[k];
-        std::string pat = fmt::format("{}/{}/{}", at, field, k);
+        const auto pat = [&] { return fmt::format("/chunks/{}/{}/{}", c, field, k); };
         if (p.rank.value() < 0 || p.rank.value() >= d.num_ranks) {
-          diag.error_at(pat, fmt::format("chunk {}: rank {} is out of range [0, {})", c,
-                                         p.rank.value(), d.num_ranks));
+          diag.error_at(pat(), fmt::format("chunk {}: rank {} is out of range [0, {})", c,
+                                           p.rank.value(), d.num_ranks));
           continue;
         }
         if (p.slot < 0 || p.slot >= size) {
-          diag.error_at(pat, fmt::format("chunk {}: {} slot {} is out of range [0, {})", c, buffer,
-                                         p.slot, size));
+          diag.error_at(pat(), fmt::format("chunk {}: {} slot {} is out of range [0, {})", c,
+                                           buffer, p.slot, size));
           continue;
         }
-        if (!ranks.insert(p.rank.value()).second)
-          diag.error_at(pat, fmt::format("chunk {}: rank {} is listed twice", c, p.rank.value()));
-        auto [it, inserted] = owner.emplace(std::make_pair(p.rank.value(), p.slot), c);
-        if (!inserted)
-          diag.error_at(pat, fmt::format("chunk {}: {} slot {} of rank {} already holds chunk {}",
-                                         c, buffer, p.slot, p.rank.value(), it->second));
+        if (std::exchange(listed[p.rank.index()], c) == c)
+          diag.error_at(pat(), fmt::format("chunk {}: rank {} is listed twice", c, p.rank.value()));
+        if (const auto held = owner.claim(p.rank.value(), p.slot, c))
+          diag.error_at(pat(), fmt::format("chunk {}: {} slot {} of rank {} already holds chunk {}",
+                                           c, buffer, p.slot, p.rank.value(), *held));
       }
       std::sort(places.begin(), places.end());
     };
-    check_places(ch.pre, "pre", d.input_chunks, input_owner, "input");
-    check_places(ch.post, "post", d.output_chunks, output_owner, "output");
+    check_places(ch.pre, "pre", d.input_chunks, input_owner, listed_pre, "input");
+    check_places(ch.post, "post", d.output_chunks, output_owner, listed_post, "output");
   }
   if (d.in_place == InPlaceKind::InputInOutput &&
       int64_t(d.num_ranks) * d.input_chunks > d.output_chunks)
