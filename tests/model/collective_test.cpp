@@ -95,6 +95,17 @@ TEST(CollectiveTest, CustomJsonRoundTrip) {
   ASSERT_FALSE(c);
   EXPECT_NE(c.error().to_string().find("already holds chunk"), std::string::npos);
 
+  // A rank twice among one chunk's post places is named with its place; once among the pre and
+  // once among the post places of a chunk is fine.
+  const std::string twice = R"({"kind": "custom", "name": "twice", "ranks": 2,
+    "input_chunks": 1, "output_chunks": 2, "chunks": [
+      {"pre": [[0, 0]], "post": [[0, 0], [1, 0], [0, 1]]}]})";
+  auto twice_doc = JsonDocument::parse(twice, "t.json");
+  ASSERT_TRUE(twice_doc);
+  auto listed = collective_from_json(twice_doc->root());
+  ASSERT_FALSE(listed);
+  EXPECT_EQ(listed.error().to_string(), "t.json:3:50: chunk 0: rank 0 is listed twice\n");
+
   const std::string ok = R"({"kind": "custom", "name": "pairswap", "ranks": 2,
     "input_chunks": 1, "output_chunks": 1, "in_place": "same", "chunks": [
       {"pre": [[0, 0]], "post": [[1, 0]]}, {"pre": [[1, 0]], "post": [[0, 0]]}]})";
