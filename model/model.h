@@ -15,6 +15,8 @@
 //   algorithm.h            k-synchronous algorithms and their independent checker
 //   cut_certificate.h      the cut bound of Allgather / ReduceScatter: exact bandwidths, cuts
 //                          and flows, and their checks
+//   linear_bound.h         a linear program's lower bound from its dual multipliers, checked in
+//                          exact arithmetic (weak duality)
 //   program.h              the thread-block IR (one-to-one with MSCCL-IR) and the step-type table
 //   runtime_constants.h    one row per protocol: FIFO depth, payload share, NCCL's constants
 //   hardware.h             one row per GPU generation (NCCL's constants, calibrated physics) and
@@ -37,6 +39,7 @@
 #include "model/ids.h"
 #include "model/invariant.h"
 #include "model/json_document.h"
+#include "model/linear_bound.h"
 #include "model/mscclir.h"
 #include "model/program.h"
 #include "model/runtime_constants.h"

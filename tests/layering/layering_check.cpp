@@ -51,6 +51,7 @@ const std::vector<ForeignRule> &foreign_rules() {
       {std::regex(R"(^(graphviz/|gvc\.h|cgraph\.h))"), "viz/", false, "Graphviz"},
       {std::regex(R"(^(cuda|nccl)[a-z0-9_]*(\.h|/))"), "lowering/cuda/", false, "CUDA and NCCL"},
       {std::regex(R"(^boost/graph/)"), "", true, "Boost.Graph"},
+      {std::regex(R"(^boost/multiprecision/)"), "", true, "Boost.Multiprecision"},
   };
   return kRules;
 }
