@@ -298,6 +298,7 @@ void cluster_table(bool quick) {
       {"DGX H100 x16", 16, true, 0, false},
       {"DGX H100 x32", 32, true, 0, true},
       {"DGX H100 x128", 128, true, 0, true},
+      {"DGX H100 x512", 512, true, 0, true},
       {"H100 x8 L2 4:1", 8, true, 0, false, LeafGroups{2, 4}},
       {"H100 x32 L4 8:1", 32, true, 0, false, LeafGroups{4, 8}},
       {"H100 x128 L4 8:1", 128, true, 0, true, LeafGroups{4, 8}},

@@ -23,7 +23,7 @@ struct Incoming {
   std::vector<std::vector<int64_t>> weight;
   std::vector<int64_t> total; ///< per rank, the sum of its weights
   std::vector<uint32_t> slot; ///< per link, its place among its destination's incoming links
-  std::vector<std::vector<size_t>> out_links; ///< per rank
+  std::vector<std::vector<size_t>> out_links; ///< per rank, the links leaving it
 };
 
 Incoming incoming_of(const Topology &topology, const ExactUnits &units) {
@@ -328,7 +328,7 @@ Paced run(const Plan &plan, DeadlineRule rule) {
   // the rank's k-th incoming link), and the owners each rank lacks with such a link; kept up
   // to date as shares complete, so a step looks only at what it can take.
   std::vector<uint32_t> from_holder(size_t(n) * size_t(n), 0);
-  std::vector<std::vector<int32_t>> open(static_cast<size_t>(n));
+  std::vector<std::vector<int32_t>> lacking(static_cast<size_t>(n));
   const auto offer = [&](size_t link, int32_t owner) {
     const Link &l = topology.links()[link];
     const size_t v = l.dst.index();
@@ -336,7 +336,7 @@ Paced run(const Plan &plan, DeadlineRule rule) {
     if (held[at] == pieces)
       return;
     if (from_holder[at] == 0)
-      open[v].push_back(owner);
+      lacking[v].push_back(owner);
     from_holder[at] |= uint32_t(1) << plan.in.slot[link];
   };
   for (size_t l = 0; l < topology.links().size(); ++l)
@@ -348,7 +348,7 @@ Paced run(const Plan &plan, DeadlineRule rule) {
     candidates.clear();
     for (int v = 0; v < n; ++v) {
       first[size_t(v)] = candidates.size();
-      std::vector<int32_t> &owners = open[size_t(v)];
+      std::vector<int32_t> &owners = lacking[size_t(v)];
       std::erase_if(owners,
                     [&](int32_t s) { return held[size_t(v) * size_t(n) + size_t(s)] == pieces; });
       for (int32_t s : owners) {
