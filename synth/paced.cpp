@@ -431,7 +431,9 @@ Expected<ScaleSchedule> paced_allgather(const Topology &topology, int pieces, in
   const int n = topology.num_ranks();
   if (auto refused = refusal(topology))
     return fail({}, std::move(*refused));
-  if (pieces < 1 || int64_t(n) * n * pieces > (int64_t(1) << 24))
+  if (pieces < 1)
+    return fail({}, fmt::format("a share is cut into at least 1 piece, not {}", pieces));
+  if (int64_t(n) * n * pieces > (int64_t(1) << 24))
     return fail({}, fmt::format("{} pieces per rank on {} ranks: the schedule holds at most "
                                 "2^24 chunk copies (ranks^2 x pieces)",
                                 pieces, n));

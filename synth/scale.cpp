@@ -115,7 +115,9 @@ Expected<ScaleSchedule> breadth_first_allgather(const Topology &topology, int ch
                                 "between ranks over direct links (a cluster of boxes with a NIC "
                                 "per GPU is planned on its links: multinode --nics GPUS)",
                                 topology.name()));
-  if (chunks < 1 || int64_t(n) * n * chunks > (int64_t(1) << 24))
+  if (chunks < 1)
+    return fail({}, fmt::format("a share is cut into at least 1 piece, not {}", chunks));
+  if (int64_t(n) * n * chunks > (int64_t(1) << 24))
     return fail({}, fmt::format("{} pieces per rank on {} ranks: the schedule holds at most "
                                 "2^24 chunk copies (ranks^2 x pieces)",
                                 chunks, n));

@@ -96,7 +96,10 @@ TEST(PacedAllgatherTest, RefusesWhatItCannotRunOn) {
   auto short_of_diameter = paced_allgather(mesh, 2, 5);
   ASSERT_FALSE(short_of_diameter.has_value());
   EXPECT_NE(short_of_diameter.error().to_string().find("from its diameter, 6"), std::string::npos);
-  EXPECT_FALSE(paced_allgather(mesh, 0, 6).has_value());
+  auto no_pieces = paced_allgather(mesh, 0, 6);
+  ASSERT_FALSE(no_pieces.has_value());
+  EXPECT_EQ(no_pieces.error().to_string(), "a share is cut into at least 1 piece, not 0\n");
+  EXPECT_FALSE(paced_allgather(*mesh2d(64, 65), 5, 127).has_value()); // past 2^24 chunk copies
   // An NVSwitch box's links share each GPU's port through bandwidth relations.
   auto box = paced_allgather(dgx_h100(), 1, 1);
   ASSERT_FALSE(box.has_value());
