@@ -47,6 +47,12 @@ Topology must(Expected<Topology> t) {
   return std::move(*t);
 }
 
+// The 2D or 3D mesh of `shape`.
+Topology mesh_of(const std::vector<int> &shape) {
+  return shape.size() == 2 ? must(mesh2d(shape[0], shape[1]))
+                           : must(mesh3d(shape[0], shape[1], shape[2]));
+}
+
 Topology dgx_boxes(int nodes, const Topology &box, double nic_gbps) {
   FatTree fabric;
   fabric.nics_per_node = box.num_ranks();
@@ -178,9 +184,7 @@ void grid_table(bool quick) {
   for (const Row &row : rows) {
     if (quick && row.large)
       continue;
-    const Topology t = row.shape.size() == 2
-                           ? must(mesh2d(row.shape[0], row.shape[1]))
-                           : must(mesh3d(row.shape[0], row.shape[1], row.shape[2]));
+    const Topology t = mesh_of(row.shape);
     Expected<synth::GridSchedule> s = tl::unexpected(Diagnostics{});
     const double seconds =
         seconds_of([&] { s = synth::dimension_ordered_allgather(t, row.shape, row.pieces); });
@@ -227,9 +231,7 @@ void paced_table(bool quick) {
   for (const Row &row : rows) {
     if (quick && row.large)
       continue;
-    const Topology t = row.shape.size() == 2
-                           ? must(mesh2d(row.shape[0], row.shape[1]))
-                           : must(mesh3d(row.shape[0], row.shape[1], row.shape[2]));
+    const Topology t = mesh_of(row.shape);
     int diameter = 0;
     for (int side : row.shape)
       diameter += side - 1;

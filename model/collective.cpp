@@ -34,6 +34,7 @@ public:
       auto [it, inserted] = map_.emplace(std::make_pair(rank, slot), chunk);
       return inserted ? std::nullopt : std::optional(it->second);
     }
+    SYNCOLL_INVARIANT(chunk < kNone, "more chunks than the owner table numbers");
     uint32_t &held = table_[size_t(rank) * size_t(size_) + size_t(slot)];
     if (held != kNone)
       return size_t(held);

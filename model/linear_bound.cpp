@@ -78,7 +78,8 @@ Expected<LinearBound> check_linear_bound(const LinearProgram &program,
     if (reduced[j] < 0)
       return fail({}, fmt::format("variable {}'s multiplied constraints exceed its cost", j));
   if (bound < 0 || bound > std::numeric_limits<int64_t>::max() / 1'000'000'000'000)
-    return fail({}, "the certificate proves a bound out of range (negative or past 10^6)");
+    return fail({}, "the certificate proves a bound out of range (negative, or too large to "
+                    "hold to 10^-12 in 64 bits)");
   LinearBound out;
   out.value = rounded_down(bound, out.exact);
   return out;

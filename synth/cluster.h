@@ -93,14 +93,15 @@ enum class ClusterPlanGoal { StepSynchronous, PipelinedTrees };
 int box_cluster_pieces(const BoxCluster &cluster, int at_least);
 
 /// The least time, in ns per byte of one share, of any Allgather of `steps` synchronous steps on
-/// the cluster: a linear program over one box, solved exactly by z3, that any such schedule
-/// satisfies. A GPU takes in what its box lacks only over its NIC (at most its share of the NIC a
-/// step), and over the switch only what some other GPU of its box held a step before; a share
-/// that enters the box in the last step reaches only the GPUs it enters at. Leaf groups and
-/// everything sent out are left unconstrained, so the limit holds for them too (loosely). The
-/// cut bound divided by this limit is the most any schedule of that many steps reaches: where
-/// it is below a target, no planner can meet the target in those steps. Exact, or rounded down to
-/// 10^-12 where the exact value does not fit in 64 bits.
+/// the cluster, from a linear program over one box that any such schedule satisfies: the bound
+/// its dual multipliers (found by z3) prove, re-derived by check_linear_bound
+/// (model/linear_bound.h) in exact arithmetic. A GPU takes in what its box lacks only over its NIC
+/// (at most its share of the NIC a step), and over the switch only what some other GPU of its box
+/// held a step before; a share that enters the box in the last step reaches only the GPUs it enters
+/// at. Leaf groups and everything sent out are left unconstrained, so the limit holds for them too
+/// (loosely). The cut bound divided by this limit is the most any schedule of that many steps
+/// reaches: where it is below a target, no planner can meet the target in those steps. Exact, or
+/// rounded down to 10^-12 where the exact value does not fit in 64 bits.
 [[nodiscard]] Expected<Fraction> box_cluster_step_limit(const BoxCluster &cluster, int steps,
                                                         int64_t units_per_gbps);
 

@@ -94,10 +94,7 @@ Expected<GridSchedule> dimension_ordered_allgather(const Topology &topology,
   if (shape.empty() || product != n)
     return fail({}, fmt::format("a grid of sides {} does not hold the {} ranks of '{}'",
                                 fmt::join(shape, "x"), n, topology.name()));
-  if (pieces < 1 || int64_t(n) * n * pieces > (int64_t(1) << 24))
-    return fail({}, fmt::format("{} pieces per rank on {} ranks: the schedule holds at most "
-                                "2^24 chunk copies (ranks^2 x pieces)",
-                                pieces, n));
+  SYNCOLL_CHECK(check_allgather_pieces(n, pieces));
   std::vector<int> stride(shape.size(), 1);
   for (size_t d = 1; d < shape.size(); ++d)
     stride[d] = stride[d - 1] * shape[d - 1];

@@ -431,12 +431,7 @@ Expected<ScaleSchedule> paced_allgather(const Topology &topology, int pieces, in
   const int n = topology.num_ranks();
   if (auto refused = refusal(topology))
     return fail({}, std::move(*refused));
-  if (pieces < 1)
-    return fail({}, fmt::format("a share is cut into at least 1 piece, not {}", pieces));
-  if (int64_t(n) * n * pieces > (int64_t(1) << 24))
-    return fail({}, fmt::format("{} pieces per rank on {} ranks: the schedule holds at most "
-                                "2^24 chunk copies (ranks^2 x pieces)",
-                                pieces, n));
+  SYNCOLL_CHECK(check_allgather_pieces(n, pieces));
   SYNCOLL_TRY(bound, cut_bound(topology, CutDirection::Leaving));
   SYNCOLL_TRY(units, exact_units(topology));
   const Distances hops = hop_distances(topology);

@@ -108,6 +108,16 @@ private:
 
 } // namespace
 
+Expected<void> check_allgather_pieces(int ranks, int pieces) {
+  if (pieces < 1)
+    return fail({}, fmt::format("a share is cut into at least 1 piece, not {}", pieces));
+  if (int64_t(ranks) * ranks * pieces > (int64_t(1) << 24))
+    return fail({}, fmt::format("{} pieces per rank on {} ranks: the schedule holds at most "
+                                "2^24 chunk copies (ranks^2 x pieces)",
+                                pieces, ranks));
+  return {};
+}
+
 Expected<ScaleSchedule> breadth_first_allgather(const Topology &topology, int chunks) {
   const int n = topology.num_ranks();
   if (topology.num_switches() > 0)
@@ -115,12 +125,7 @@ Expected<ScaleSchedule> breadth_first_allgather(const Topology &topology, int ch
                                 "between ranks over direct links (a cluster of boxes with a NIC "
                                 "per GPU is planned on its links: multinode --nics GPUS)",
                                 topology.name()));
-  if (chunks < 1)
-    return fail({}, fmt::format("a share is cut into at least 1 piece, not {}", chunks));
-  if (int64_t(n) * n * chunks > (int64_t(1) << 24))
-    return fail({}, fmt::format("{} pieces per rank on {} ranks: the schedule holds at most "
-                                "2^24 chunk copies (ranks^2 x pieces)",
-                                chunks, n));
+  SYNCOLL_CHECK(check_allgather_pieces(n, chunks));
   SYNCOLL_TRY(bound, cut_bound(topology, CutDirection::Leaving));
   SYNCOLL_TRY(bandwidths, exact_bandwidths(topology));
   const Distances hops = hop_distances(topology);

@@ -44,6 +44,11 @@ struct ScaleSchedule {
   Fraction pipelined_efficiency;
 };
 
+/// Fails unless a share is cut into at least 1 piece and an Allgather of `pieces` pieces per rank
+/// on `ranks` ranks fits an algorithm's 2^24 chunk copies (ranks^2 x pieces); every schedule here
+/// checks its pieces with it.
+[[nodiscard]] Expected<void> check_allgather_pieces(int ranks, int pieces);
+
 /// A breadth-first Allgather of `chunks` pieces per rank. Fails for topologies with switches
 /// (a k-synchronous algorithm sends between ranks), ranks that cannot reach every other, or a
 /// topology the cut bound refuses.

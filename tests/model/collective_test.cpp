@@ -106,6 +106,19 @@ TEST(CollectiveTest, CustomJsonRoundTrip) {
   ASSERT_FALSE(listed);
   EXPECT_EQ(listed.error().to_string(), "t.json:3:50: chunk 0: rank 0 is listed twice\n");
 
+  // Buffers too large for a flat table of owners are checked the same way.
+  const std::string wide = R"({"kind": "custom", "name": "wide", "ranks": 2,
+    "input_chunks": 1, "output_chunks": 16777216, "chunks": [
+      {"pre": [[0, 0]], "post": [[1, 16777215]]}, {"pre": [[1, 0]], "post": [[1, 16777215]]}]})";
+  auto wide_doc = JsonDocument::parse(wide, "w.json");
+  ASSERT_TRUE(wide_doc);
+  auto shared = collective_from_json(wide_doc->root());
+  ASSERT_FALSE(shared);
+  EXPECT_NE(shared.error().to_string().find(
+                "chunk 1: output slot 16777215 of rank 1 already holds chunk 0"),
+            std::string::npos)
+      << shared.error().to_string();
+
   const std::string ok = R"({"kind": "custom", "name": "pairswap", "ranks": 2,
     "input_chunks": 1, "output_chunks": 1, "in_place": "same", "chunks": [
       {"pre": [[0, 0]], "post": [[1, 0]]}, {"pre": [[1, 0]], "post": [[0, 0]]}]})";

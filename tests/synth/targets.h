@@ -4,6 +4,8 @@
 #include "model/topology_library.h"
 #include "synth/synthesize.h"
 
+#include <map>
+#include <optional>
 #include <rapidcheck.h>
 #include <set>
 #include <string>
@@ -65,6 +67,30 @@ inline TopologyDraft random_connected_draft(int ranks, int switches) {
   for (int c = 0; c < chords; ++c)
     add(*rc::gen::inRange(0, vertices), *rc::gen::inRange(0, vertices));
   return d;
+}
+
+/// An Allgather schedule's step-synchronous cost recomputed from its sends alone, apart from the
+/// synthesizer's own costing: per step the busiest link's pieces over its bandwidth, summed.
+/// Nothing for a send between ranks without a link.
+inline std::optional<Fraction> cost_from_sends(const Algorithm &algorithm, const Topology &topology,
+                                               int pieces) {
+  Fraction cost;
+  for (const AlgorithmStep &step : algorithm.steps) {
+    std::map<std::pair<RankId, RankId>, int64_t> sends;
+    for (const Send &send : step.sends)
+      ++sends[{send.src, send.dst}];
+    Fraction slowest;
+    for (const auto &[ends, count] : sends) {
+      const auto link = topology.find_link(ends.first, ends.second);
+      if (!link)
+        return std::nullopt;
+      const Fraction t =
+          Fraction::of(count, int64_t(pieces) * int64_t(topology.link(*link).bandwidth.value));
+      slowest = less(slowest, t) ? t : slowest;
+    }
+    cost = sum(cost, slowest);
+  }
+  return cost;
 }
 
 } // namespace syncoll::synth::testing
