@@ -31,15 +31,6 @@ std::string plan_name(const compose::Hierarchy &h) {
   return fmt::format("{}s{} r{} p{}", levels, h.stripes, h.ring_nodes, h.pipeline);
 }
 
-// Alltoall's sharing window: 5 us on a node of 400 GB/s of NICs (DGX H100), longer in proportion
-// where the NICs are slower, so that a window stays the same share of the time a flow takes.
-simulator::Picoseconds alltoall_sharing_window(const SystemPreset &preset) {
-  constexpr double kReferenceNodeGbps = 400;
-  constexpr double kReferenceWindowPs = 5'000'000;
-  return simulator::Picoseconds(kReferenceWindowPs * kReferenceNodeGbps /
-                                (preset.nics_per_node * preset.nic_gbps));
-}
-
 std::string size_name(int64_t b) {
   if (b >= int64_t(1) << 30)
     return fmt::format("{} GiB", b >> 30);
@@ -157,14 +148,10 @@ int main(int argc, char **argv) {
               plans.push_back({{nodes, 2, 2, 2}, stripes, 1, pipeline, {}});
         }
         for (CollectiveKind kind : kinds) {
-          // Every rank sends to every other at once: on ports shared max-min fairly, each start
-          // and end moves every rate, one sharing over all 16,256 flows (16 nodes) or 261,632
-          // (64) per event. Past 4 nodes the rates are shared out once per window of simulated
-          // time instead, for NCCL and the composed plans alike (0.4% to 1.9% late on 4 and 8
-          // nodes, where both can be run: docs/compose.md).
-          simulator::SystemModel machine = *system;
-          if (kind == CollectiveKind::Alltoall && nodes > 4)
-            machine.model.sharing_window = alltoall_sharing_window(preset);
+          // Past 4 nodes the system shares max-min fair rates out once per window of simulated
+          // time (default_sharing_window), for NCCL and the composed plans alike, as every
+          // command does.
+          const simulator::SystemModel &machine = *system;
           // Allreduce in a slice per rank where the model holds it (its postcondition relates
           // ranks^2 x chunks x parts, at most 2^24), else in fewer slices: plans grouped by the
           // chunk factor their parts allow.

@@ -214,17 +214,19 @@ void add_check_command(CLI::App &app, RunResult &result) {
   cmd->add_option("-c,--collective", args->collective,
                   "--synthesize: the collective; --programs: a custom collective JSON they "
                   "implement (default: each header's coll)");
-  cmd->add_option("--root", args->root, "root rank of a rooted collective to synthesize");
+  cmd->add_option("--root", args->root, "root rank of a rooted collective to synthesize")->check(at_least(0));
   cmd->add_option("--ranks", args->ranks,
                   "rank range of --family, --example and --synthesize: N or A..B");
   cmd->add_option("--nodes", args->nodes, "nodes of hierarchical examples")
-      ->check(CLI::PositiveNumber);
+      ->check(at_least(1));
   cmd->add_option("-s,--sizes", args->sizes, "message sizes (nBytes): S or A..B");
   cmd->add_option("--seed", args->seed, "seed of the cases (printed; same seed, same run)");
   cmd->add_option("--cases", args->cases, "cases to pass");
   cmd->add_flag("--shrink,!--no-shrink", args->shrink, "shrink a failing case (default on)");
   cmd->add_option("--laws", args->laws, "laws to run, comma-separated");
-  cmd->add_option("-o,--out", args->out, "where to write the minimal counterexample program");
+  cmd->add_option("-o,--output", args->out, "where to write the minimal counterexample program")
+      ->check(writable_file());
+  add_renamed_option(*cmd, "--out", "--output", args->out);
   cmd->callback(
       [&result, args] { result.exit_code = exit_code_or_bad_input(run_check_command(*args)); });
 }

@@ -1,5 +1,7 @@
 #include "cli/cli_support.h"
 
+#include "model/json_document.h"
+#include "model/collective_traits.h"
 #include "model/topology_json.h"
 
 #include <cstdio>
@@ -8,6 +10,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <unistd.h>
 
 namespace syncoll::cli {
 
@@ -57,6 +60,101 @@ void TopologyOptions::add_to(CLI::App &command, bool positional, bool required) 
                    "fat_tree: rail-optimized, a leaf per NIC index in each leaf group");
 }
 
+namespace {
+
+// Why `folder` cannot take new files; empty when it can.
+std::string unwritable_folder(const std::filesystem::path &folder) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(folder, ec))
+    return fmt::format("the folder '{}' does not exist", folder.string());
+  if (::access(folder.c_str(), W_OK) != 0)
+    return fmt::format("the folder '{}' cannot be written", folder.string());
+  return {};
+}
+
+std::filesystem::path folder_of(const std::filesystem::path &path) {
+  const std::filesystem::path parent = path.parent_path();
+  return parent.empty() ? std::filesystem::path(".") : parent;
+}
+
+} // namespace
+
+namespace {
+
+// `text` as a number within [least, most]; why not, else empty.
+std::string out_of_bounds(const std::string &text, double least, std::optional<double> most) {
+  char *end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size())
+    return fmt::format("'{}' is not a number", text);
+  if (v < least || (most && v > *most))
+    return most ? fmt::format("must be between {} and {}, got {}", least, *most, text)
+                : fmt::format("must be at least {}, got {}", least, text);
+  return {};
+}
+
+} // namespace
+
+CLI::Validator at_least(double least) {
+  return CLI::Validator(
+      [least](std::string &text) { return out_of_bounds(text, least, std::nullopt); },
+      fmt::format("NUMBER >= {}", least), "at least");
+}
+
+CLI::Validator between(double least, double most) {
+  return CLI::Validator(
+      [least, most](std::string &text) { return out_of_bounds(text, least, most); },
+      fmt::format("NUMBER in [{}, {}]", least, most), "between");
+}
+
+Expected<void> check_program_root(std::optional<int> root, const Program &program) {
+  if (!root)
+    return {};
+  const auto kind = parse_collective_kind(program.collective());
+  if (kind && *kind != CollectiveKind::Custom && !collective_traits(*kind).rooted)
+    return fail({}, fmt::format("--root {}: the program's {} has no root", *root,
+                                program.collective()));
+  if (*root >= program.num_ranks())
+    return fail({}, fmt::format("--root {}: the program has ranks 0 to {}", *root,
+                                program.num_ranks() - 1));
+  return {};
+}
+
+CLI::Validator writable_file() {
+  return CLI::Validator(
+      [](std::string &path) -> std::string {
+        if (path == "-")
+          return {};
+        std::error_code ec;
+        if (std::filesystem::is_directory(path, ec))
+          return fmt::format("'{}' is a folder, not a file", path);
+        if (const std::string why = unwritable_folder(folder_of(path)); !why.empty())
+          return fmt::format("cannot write '{}': {}", path, why);
+        return {};
+      },
+      "FILE", "writable file");
+}
+
+CLI::Validator writable_folder() {
+  return CLI::Validator(
+      [](std::string &path) -> std::string {
+        std::error_code ec;
+        const std::filesystem::path folder(path);
+        if (std::filesystem::exists(folder, ec)) {
+          if (!std::filesystem::is_directory(folder, ec))
+            return fmt::format("'{}' is a file, not a folder", path);
+          if (const std::string why = unwritable_folder(folder); !why.empty())
+            return fmt::format("cannot write into '{}': {}", path, why);
+          return {};
+        }
+        if (const std::string why = unwritable_folder(folder_of(folder.lexically_normal()));
+            !why.empty())
+          return fmt::format("cannot make '{}': {}", path, why);
+        return {};
+      },
+      "DIR", "writable folder");
+}
+
 std::optional<std::vector<int>> parse_int_list(const std::string &text, char separator) {
   std::vector<int> out;
   std::stringstream ss(text);
@@ -85,6 +183,82 @@ Expected<const SystemPreset *> system_preset(const std::string &name) {
   return fail({}, fmt::format("unknown system '{}' (known: {})", name, known));
 }
 
+namespace {
+
+bool names_topology_file(const std::string &spec) {
+  return std::filesystem::is_regular_file(spec) ||
+         (spec.size() > 5 && spec.substr(spec.size() - 5) == ".json");
+}
+
+// `spec`'s parameters, each replaced by the command line's where it gives one.
+TopologyParams merged(TopologyParams from_spec, const TopologyParams &given) {
+  auto take = [](auto &into, const auto &value) {
+    if (value)
+      into = value;
+  };
+  take(from_spec.n, given.n);
+  take(from_spec.dims, given.dims);
+  take(from_spec.shape, given.shape);
+  take(from_spec.nodes, given.nodes);
+  take(from_spec.gpus, given.gpus);
+  take(from_spec.intra, given.intra);
+  take(from_spec.nics, given.nics);
+  take(from_spec.nic_bandwidth_gbps, given.nic_bandwidth_gbps);
+  take(from_spec.tiers, given.tiers);
+  take(from_spec.nodes_per_leaf, given.nodes_per_leaf);
+  take(from_spec.leaves_per_pod, given.leaves_per_pod);
+  take(from_spec.oversubscription, given.oversubscription);
+  from_spec.unidirectional = from_spec.unidirectional || given.unidirectional;
+  from_spec.rails = from_spec.rails || given.rails;
+  return from_spec;
+}
+
+} // namespace
+
+Expected<BuiltSystem> build_system(const std::string &name, const TopologyOptions &options) {
+  SYNCOLL_TRY(named, system_preset(name));
+  const TopologyParams &p = options.params;
+  const std::pair<bool, const char *> not_for_systems[] = {
+      {p.n.has_value(), "-n"},
+      {p.dims.has_value(), "--dims"},
+      {p.shape.has_value() || !options.shape.empty(), "--shape"},
+      {p.intra.has_value(), "--intra"},
+      {p.tiers.has_value(), "--tiers"},
+      {p.nodes_per_leaf.has_value(), "--nodes-per-leaf"},
+      {p.leaves_per_pod.has_value(), "--leaves-per-pod"},
+      {p.oversubscription.has_value(), "--oversubscription"},
+      {p.unidirectional, "--unidirectional"},
+      {p.rails, "--rails"}};
+  for (const auto &[given, option] : not_for_systems)
+    if (given)
+      return fail({}, fmt::format("{} shapes a topology (-t); a --system takes --nodes, --gpus, "
+                                  "--nics and --nic-bandwidth",
+                                  option));
+  const std::pair<std::optional<int>, const char *> counts[] = {
+      {p.nodes, "--nodes"}, {p.gpus, "--gpus"}, {p.nics, "--nics"}};
+  for (const auto &[count, option] : counts)
+    if (count && *count < 1)
+      return fail({}, fmt::format("{} must be at least 1, got {}", option, *count));
+  if (p.nic_bandwidth_gbps && !(*p.nic_bandwidth_gbps > 0 && *p.nic_bandwidth_gbps <= 1e5))
+    return fail({}, fmt::format("--nic-bandwidth must be between 0 and 100000 GB/s, got {}",
+                                *p.nic_bandwidth_gbps));
+  auto preset = std::make_unique<SystemPreset>(*named);
+  if (p.nics)
+    preset->nics_per_node = *p.nics;
+  if (p.nic_bandwidth_gbps)
+    preset->nic_gbps = *p.nic_bandwidth_gbps;
+  SYNCOLL_TRY(model,
+              simulator::make_system_model(*preset, p.nodes.value_or(1), p.gpus.value_or(0)));
+  if ((p.nics || p.nic_bandwidth_gbps) && model.nodes == 1)
+    return fail({}, fmt::format("--{} shapes the network between nodes; one node of '{}' has none "
+                                "(give --nodes 2 or more)",
+                                p.nics ? "nics" : "nic-bandwidth", name));
+  if (p.nics && *p.nics > model.gpus_per_node)
+    return fail({}, fmt::format("--nics {}: a node of {} GPUs uses at most {} NICs (one per GPU)",
+                                *p.nics, model.gpus_per_node, model.gpus_per_node));
+  return BuiltSystem{std::move(preset), std::move(model)};
+}
+
 Expected<Topology> resolve_topology(TopologyOptions &options) {
   if (!options.shape.empty()) {
     const auto sides = parse_int_list(options.shape, 'x');
@@ -93,9 +267,7 @@ Expected<Topology> resolve_topology(TopologyOptions &options) {
     options.params.shape = *sides;
   }
   const std::string &spec = options.spec;
-  bool is_file = std::filesystem::is_regular_file(spec) ||
-                 (spec.size() > 5 && spec.substr(spec.size() - 5) == ".json");
-  if (is_file) {
+  if (names_topology_file(spec)) {
     const TopologyParams &p = options.params;
     if (p.n || p.dims || p.shape || p.nodes || p.gpus || p.intra || p.nics ||
         p.nic_bandwidth_gbps || p.unidirectional || p.tiers || p.nodes_per_leaf ||
@@ -105,14 +277,20 @@ Expected<Topology> resolve_topology(TopologyOptions &options) {
                                   spec));
     return read_topology_file(spec);
   }
-  return make_library_topology(spec, options.params);
+  SYNCOLL_TRY(named, parse_library_topology_spec(spec));
+  return make_library_topology(named.first, merged(named.second, options.params));
+}
+
+std::string algorithm_file_text(Algorithm algorithm, const TopologyOptions &where) {
+  algorithm.target.topology = names_topology_file(where.spec)
+                                  ? where.spec
+                                  : library_topology_spec(where.spec, where.params);
+  return to_canonical_json(algorithm_to_json(algorithm));
 }
 
 Expected<CollectiveSpec> resolve_collective(const std::string &spec, int num_ranks,
                                             int chunk_factor, std::optional<int> root) {
-  bool is_file = std::filesystem::is_regular_file(spec) ||
-                 (spec.size() > 5 && spec.substr(spec.size() - 5) == ".json");
-  if (!is_file)
+  if (!names_topology_file(spec))
     return make_collective(spec, num_ranks, chunk_factor, root);
   SYNCOLL_TRY(c, read_collective_file(spec));
   if (c.num_ranks() != num_ranks)
@@ -150,16 +328,37 @@ Expected<void> write_output(const std::string &path, const std::string &content)
   return {};
 }
 
+Expected<Topology> topology_for_algorithm(const std::string &path, const Algorithm &algorithm,
+                                          TopologyOptions topology) {
+  if (topology.spec.empty())
+    topology.spec = algorithm.target.topology;
+  if (topology.spec.empty())
+    return fail({path, 0, 0}, "names no topology; give one with --topology");
+  // A sized topology named without its size takes the file's rank count.
+  std::optional<Topology> sized;
+  if (!topology.params.n && algorithm.target.ranks > 0) {
+    TopologyOptions with_ranks = topology;
+    with_ranks.params.n = algorithm.target.ranks;
+    if (auto t = resolve_topology(with_ranks))
+      sized = std::move(*t);
+  }
+  if (!sized) {
+    SYNCOLL_TRY(t, resolve_topology(topology));
+    sized = std::move(t);
+  }
+  Topology t = std::move(*sized);
+  if (algorithm.target.ranks > 0 && algorithm.target.ranks != t.num_ranks())
+    return fail({path, 0, 0}, fmt::format("the algorithm is for {} ranks; the topology '{}' has {}",
+                                          algorithm.target.ranks, t.name(), t.num_ranks()));
+  return t;
+}
+
 Expected<AlgorithmInput> read_algorithm_input(const std::string &path, TopologyOptions topology,
                                               const std::string &collective,
                                               std::optional<int> chunk_factor,
                                               std::optional<int> root) {
   SYNCOLL_TRY(algorithm, read_algorithm_file(path));
-  if (topology.spec.empty())
-    topology.spec = algorithm.target.topology;
-  if (topology.spec.empty())
-    return fail({path, 0, 0}, "names no topology; give one with --topology");
-  SYNCOLL_TRY(t, resolve_topology(topology));
+  SYNCOLL_TRY(t, topology_for_algorithm(path, algorithm, std::move(topology)));
   const std::string coll = collective.empty() ? algorithm.target.collective : collective;
   if (coll.empty())
     return fail({path, 0, 0}, "names no collective; give one with --collective");

@@ -6,11 +6,15 @@
 #include "model/collective.h"
 #include "model/diagnostics.h"
 #include "model/hardware.h"
+#include "model/program.h"
 #include "model/text.h"
 #include "model/topology.h"
 #include "model/topology_library.h"
+#include "simulator/system_model.h"
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,8 +41,9 @@ struct TopologyOptions {
   void add_to(CLI::App &command, bool positional, bool required);
 };
 
-/// A library topology by name, or a topology JSON file when `spec` names an existing file or ends
-/// in ".json".
+/// A library topology by name (with parameters in the spec itself, "torus2d --shape 4x4", or in
+/// `params`; the options win where both give one), or a topology JSON file when `spec` names an
+/// existing file or ends in ".json".
 [[nodiscard]] Expected<Topology> resolve_topology(TopologyOptions &options);
 
 /// A collective by name for `num_ranks` ranks, or a custom collective JSON file.
@@ -53,6 +58,13 @@ struct AlgorithmInput {
   CollectiveSpec collective;
 };
 
+/// The topology an algorithm file at `path` runs on: `topology` when it names one, else the
+/// file's; a sized library topology given without its size takes the file's rank count. A rank
+/// count that differs from the file's is bad input, located at the file.
+[[nodiscard]] Expected<Topology> topology_for_algorithm(const std::string &path,
+                                                        const Algorithm &algorithm,
+                                                        TopologyOptions topology);
+
 /// Reads an algorithm JSON and resolves its topology and collective: each from the command line
 /// when given there, else from the file's target. A file that names neither and no option for it
 /// is a located error.
@@ -62,14 +74,59 @@ struct AlgorithmInput {
                                                             std::optional<int> chunk_factor,
                                                             std::optional<int> root);
 
+/// An algorithm's JSON naming the topology it was made for as `where` spells it: a topology file's
+/// path, or a library name with its parameters ("torus2d --shape 4x4"), which every command that
+/// reads the file rebuilds without a -t.
+[[nodiscard]] std::string algorithm_file_text(Algorithm algorithm, const TopologyOptions &where);
+
 /// Writes `content` to `path` through a temporary file renamed into place, so a failure leaves
 /// no partial file; "-" writes to stdout.
 [[nodiscard]] Expected<void> write_output(const std::string &path, const std::string &content);
+
+/// An option check for an output file: "-" (stdout), or a path whose folder exists and can be
+/// written and which is not itself a folder. Attached to every output option, so an output that
+/// cannot be written is refused with one line before any work starts.
+[[nodiscard]] CLI::Validator writable_file();
+/// The same for an output folder: it exists and can be written, or its parent can (it is made).
+[[nodiscard]] CLI::Validator writable_folder();
+
+/// An option check for a number of at least `least` (and at most `most`), whose refusal prints
+/// the bounds as a person writes them ("must be at least 0, got -5").
+[[nodiscard]] CLI::Validator at_least(double least);
+[[nodiscard]] CLI::Validator between(double least, double most);
+
+/// A --root given for a program: its collective must be rooted and the root one of its ranks.
+[[nodiscard]] Expected<void> check_program_root(std::optional<int> root, const Program &program);
+
+/// An option's old spelling, kept for one release: hidden from --help, it sets the same value and
+/// prints a one-line notice naming the new spelling.
+template <class T>
+void add_renamed_option(CLI::App &command, const std::string &old_name,
+                        const std::string &new_name, T &value) {
+  command.add_option(old_name, value)
+      ->group("")
+      ->each([old_name, new_name](const std::string &) {
+        fmt::print(stderr, "syncoll: {} is now {}; the old spelling goes in the next release\n",
+                   old_name, new_name);
+      });
+}
 
 /// Positive integers joined by `separator` ("4x4", "4,8"); none when any part is not one.
 [[nodiscard]] std::optional<std::vector<int>> parse_int_list(const std::string &text,
                                                              char separator);
 /// The system preset of that name; unknown names fail with the list of known ones.
 [[nodiscard]] Expected<const SystemPreset *> system_preset(const std::string &name);
+
+/// A system preset built as the options ask (SystemModel points at its preset, which lives here).
+struct BuiltSystem {
+  std::unique_ptr<SystemPreset> preset;
+  simulator::SystemModel model;
+};
+
+/// `--system NAME` with the topology options that change it: --nodes, --gpus (GPUs per node), --nics
+/// (NICs per node) and --nic-bandwidth (one NIC's line rate, GB/s). Every other topology option
+/// is refused, naming it, as are counts below one and rates that are not positive.
+[[nodiscard]] Expected<BuiltSystem> build_system(const std::string &name,
+                                                 const TopologyOptions &options);
 
 } // namespace syncoll::cli

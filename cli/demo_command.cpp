@@ -10,6 +10,7 @@
 #include "model/algorithm.h"
 #include "model/collective.h"
 #include "model/hardware.h"
+#include "model/invariant.h"
 #include "model/mscclir.h"
 #include "model/topology_library.h"
 #include "simulator/baselines.h"
@@ -25,16 +26,24 @@
 #include <chrono>
 #include <filesystem>
 #include <fmt/format.h>
+#include <map>
 #include <memory>
+#include <set>
 
 namespace syncoll::cli {
 namespace {
 
+// A program the demo times: NCCL's choice (one program, the tuner's protocol per size), or a
+// frontier point lowered once per protocol, each its own verified program and XML.
 struct Entry {
   std::string name;
-  Program program;
-  std::vector<double> us; ///< per size
+  std::string file_stem; ///< the XMLs: STEM_<protocol>.xml
+  std::map<Protocol, Program> programs;
+  std::vector<double> us;                 ///< per size, the fastest protocol's
+  std::vector<std::string> protocol_used; ///< per size
 };
+
+constexpr Protocol kDemoProtocols[] = {Protocol::LL, Protocol::LL128, Protocol::Simple};
 
 Expected<void> save(const std::filesystem::path &dir, const std::string &file,
                     const std::string &content) {
@@ -89,28 +98,37 @@ Expected<int> run_demo(const std::filesystem::path &dir) {
   }
   SYNCOLL_CHECK(
       save(dir, "nccl_ring_allgather.xml", program_to_mscclir_xml(ring_checked->program())));
-  entries.push_back({"NCCL (its choice)", nccl, {}});
+  entries.push_back({"NCCL (its choice)", "nccl_ring_allgather", {{Protocol::Simple, nccl}}, {},
+                     {}});
   for (const synth::ParetoPoint &point : pareto.frontier) {
     const std::string name =
         fmt::format("allgather_c{}_s{}_r{}", point.chunks, point.sr.steps, point.sr.rounds);
-    progress(fmt::format("lowering and verifying {}", name));
+    progress(fmt::format("lowering and verifying {} in LL, LL128 and Simple", name));
     SYNCOLL_TRY(spec, target.collective(t.num_ranks(), point.chunks));
-    SYNCOLL_TRY(dsl, lowering::algorithm_to_dsl(point.algorithm, t, spec));
-    SYNCOLL_TRY(lowered, lowering::lower(dsl));
-    if (!lowered.verified) {
-      fmt::print("{} fails verification:\n{}", name, lowered.verified.error().to_text());
-      return 1;
+    Entry entry{fmt::format("C{} S{} R{}{}", point.chunks, point.sr.steps, point.sr.rounds,
+                            point.latency_optimal     ? " (latency-opt)"
+                            : point.bandwidth_optimal ? " (bandwidth-opt)"
+                                                      : ""),
+                name,
+                {},
+                {},
+                {}};
+    for (Protocol protocol : kDemoProtocols) {
+      lowering::DslOptions options;
+      options.protocol = protocol;
+      SYNCOLL_TRY(dsl, lowering::algorithm_to_dsl(point.algorithm, t, spec, options));
+      SYNCOLL_TRY(lowered, lowering::lower(dsl));
+      if (!lowered.verified) {
+        fmt::print("{} ({}) fails verification:\n{}", name, protocol_traits(protocol).name,
+                   lowered.verified.error().to_text());
+        return 1;
+      }
+      entry.programs.emplace(protocol, lowered.program);
     }
-    SYNCOLL_CHECK(save(dir, name + ".xml", lowering::write_deployment_xml(*lowered.verified)));
     SYNCOLL_CHECK(save(dir, name + ".json", to_canonical_json(algorithm_to_json(point.algorithm))));
     SYNCOLL_CHECK(
         save_drawing(renderer, dir, name + "_algorithm", viz::algorithm_dot(point.algorithm)));
-    entries.push_back({fmt::format("C{} S{} R{}{}", point.chunks, point.sr.steps, point.sr.rounds,
-                                   point.latency_optimal     ? " (latency-opt)"
-                                   : point.bandwidth_optimal ? " (bandwidth-opt)"
-                                                             : ""),
-                       lowered.program,
-                       {}});
+    entries.push_back(std::move(entry));
   }
 
   std::vector<int64_t> sizes;
@@ -123,37 +141,52 @@ Expected<int> run_demo(const std::filesystem::path &dir) {
   for (int64_t size : sizes) {
     SYNCOLL_TRY(run, simulator::simulate_nccl(CollectiveKind::Allgather, size, system, machine));
     entries[0].us.push_back(double(run.result.completion) / 1e6);
+    entries[0].protocol_used.push_back(std::string(protocol_traits(run.choice.protocol).name));
     choices.push_back(run.info);
   }
-  // A synthesized program runs under the MSCCL executor's per-step cost, in the protocol that is
-  // fastest at the size (MSCCL registers programs per size range and protocol).
+  // A synthesized program runs under the MSCCL executor's per-step cost, as `syncoll simulate
+  // XML --system dgx1` runs the XML of that protocol, in the protocol that is fastest at the size
+  // (MSCCL registers programs per size range and protocol).
   const simulator::CostModel executor = system.interpreted();
+  const Topology programs_run_on = system.program_topology();
+  std::set<std::pair<size_t, Protocol>> reported;
   for (size_t k = 1; k < entries.size(); ++k) {
     Entry &e = entries[k];
     for (int64_t size : sizes) {
-      double fastest = 0;
-      for (Protocol protocol : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
+      std::optional<std::pair<double, Protocol>> fastest;
+      for (const auto &[protocol, program] : e.programs) {
         simulator::ProgramSimOptions o;
         o.size_bytes = size;
         o.model = executor;
-        o.protocol = protocol;
-        SYNCOLL_TRY(sim, simulator::simulate_program(e.program, system.topology, o));
+        SYNCOLL_TRY(sim, simulator::simulate_program(program, programs_run_on, o));
         if (sim.deadlocked)
           return fail({}, fmt::format("{} deadlocked in simulation at {} bytes", e.name, size));
         const double us = double(sim.result.completion) / 1e6;
-        fastest = fastest == 0 ? us : std::min(fastest, us);
+        if (!fastest || us < fastest->first)
+          fastest = {us, protocol};
       }
-      e.us.push_back(fastest);
+      e.us.push_back(fastest->first);
+      e.protocol_used.push_back(std::string(protocol_traits(fastest->second).name));
+      reported.emplace(k, fastest->second);
     }
   }
-  std::string csv = "size_bytes,program,time_us,algbw_gbps,speedup_vs_nccl\n";
+  // One XML per protocol a row reports: the very programs timed.
+  for (const auto &[k, protocol] : reported) {
+    auto verified = verifier::certify(entries[k].programs.at(protocol), {});
+    SYNCOLL_INVARIANT(verified.has_value(), "a lowered and verified program failed to certify");
+    SYNCOLL_CHECK(save(dir,
+                       fmt::format("{}_{}.xml", entries[k].file_stem,
+                                   protocol_traits(protocol).name),
+                       lowering::write_deployment_xml(*verified)));
+  }
+  std::string csv = "size_bytes,program,protocol,time_us,algbw_gbps,speedup_vs_nccl\n";
   std::vector<viz::Series> series;
   for (size_t k = 0; k < entries.size(); ++k) {
     viz::Series s{entries[k].name, {}};
     for (size_t i = 0; i < sizes.size(); ++i) {
       const double speedup = entries[0].us[i] / entries[k].us[i];
-      csv += fmt::format("{},{},{:.3f},{:.2f},{:.3f}\n", sizes[i], entries[k].name,
-                         entries[k].us[i], double(sizes[i]) / (entries[k].us[i] * 1e3), speedup);
+      csv += fmt::format("{},{},{},{:.3f},{:.2f},{:.3f}\n", sizes[i], entries[k].name,
+                         entries[k].protocol_used[i], entries[k].us[i], double(sizes[i]) / (entries[k].us[i] * 1e3), speedup);
       s.values.push_back(speedup);
     }
     series.push_back(std::move(s));
@@ -166,13 +199,14 @@ Expected<int> run_demo(const std::filesystem::path &dir) {
   // The latency-optimal program drawn, and its timeline at 1 KiB.
   if (entries.size() > 1) {
     SYNCOLL_CHECK(save_drawing(renderer, dir, "latency_optimal_program",
-                               viz::program_dot(entries[1].program)));
+                               viz::program_dot(entries[1].programs.at(Protocol::LL))));
     simulator::ProgramSimOptions o;
     o.size_bytes = 1024;
     o.trace = true;
     o.model = executor;
-    o.protocol = Protocol::LL;
-    SYNCOLL_TRY(sim, simulator::simulate_program(entries[1].program, system.topology, o));
+    SYNCOLL_TRY(sim, simulator::simulate_program(
+                         entries[1].programs.at(*parse_protocol(entries[1].protocol_used[0])),
+                         programs_run_on, o));
     SYNCOLL_CHECK(save(dir, "latency_optimal_timeline.svg",
                        viz::timeline_svg(sim.result, entries[1].name + " at 1 KiB")));
   }
@@ -184,13 +218,18 @@ Expected<int> run_demo(const std::filesystem::path &dir) {
   for (size_t i = 0; i < sizes.size(); i += 5) {
     fmt::print("{:>9}", format_size(sizes[i]));
     for (const Entry &e : entries)
-      fmt::print(" {:>15.2f} us {:>6.2f}x", e.us[i], entries[0].us[i] / e.us[i]);
+      fmt::print(" {:>9.2f} us {:<6} {:>5.2f}x", e.us[i], e.protocol_used[i],
+                 entries[0].us[i] / e.us[i]);
     fmt::print("\n");
   }
   const bool ahead = entries.size() > 1 && entries[1].us[0] < entries[0].us[0];
   fmt::print("\nNCCL's choice: {}\n               {}\n", choices.front(), choices.back());
-  fmt::print("latency-optimal Allgather at 1 KiB: {:.2f} us vs NCCL's choice {:.2f} us ({})\n",
-             entries.size() > 1 ? entries[1].us[0] : 0.0, entries[0].us[0],
+  fmt::print("latency-optimal Allgather at 1 KiB: {:.2f} us in {} ({}_{}.xml) vs NCCL's choice "
+             "{:.2f} us ({})\n",
+             entries.size() > 1 ? entries[1].us[0] : 0.0,
+             entries.size() > 1 ? entries[1].protocol_used[0] : "-",
+             entries.size() > 1 ? entries[1].file_stem : "-",
+             entries.size() > 1 ? entries[1].protocol_used[0] : "-", entries[0].us[0],
              ahead ? "ahead" : "NOT ahead");
   fmt::print("wrote the XMLs, allgather_dgx1.csv, speedup.svg and the drawings to {} in {:.1f} s\n",
              dir.string(), std::chrono::duration<double>(Clock::now() - start).count());
@@ -203,7 +242,10 @@ void add_demo_command(CLI::App &app, RunResult &result) {
   auto dir = std::make_shared<std::string>("syncoll-demo");
   CLI::App *demo = app.add_subcommand(
       "demo", "synthesize, lower, verify, simulate and draw the DGX-1 Allgather frontier");
-  demo->add_option("--out", *dir, "output folder")->capture_default_str();
+  demo->add_option("-o,--output", *dir, "output folder")
+      ->capture_default_str()
+      ->check(writable_folder());
+  add_renamed_option(*demo, "--out", "--output", *dir);
   demo->callback([&result, dir] {
     auto code = run_demo(*dir);
     if (!code) {

@@ -137,7 +137,9 @@ void add_dot_command(CLI::App &app, RunResult &result) {
       ->capture_default_str();
   cmd->add_option("-s,--size", args->size, "timeline: message size")->capture_default_str();
   args->topology.add_to(*cmd, /*positional=*/false, /*required=*/false);
-  cmd->add_option("-o,--output", args->output, "output file ('-' for stdout)")->required();
+  cmd->add_option("-o,--output", args->output, "output file ('-' for stdout)")
+      ->required()
+      ->check(writable_file());
   cmd->callback([&result, args] { result.exit_code = exit_code_or_bad_input(run_dot(*args)); });
 }
 

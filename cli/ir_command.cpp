@@ -89,7 +89,8 @@ void add_ir_commands(CLI::App &app, RunResult &result) {
       "convert", "convert MSCCL-IR XML to its JSON form, or JSON back to XML (the executor "
                  "dialect)");
   convert->add_option("input", args->input, "XML or JSON program")->required();
-  convert->add_option("-o,--output", args->output, "output file (default: stdout)");
+  convert->add_option("-o,--output", args->output, "output file (default: stdout)")
+      ->check(writable_file());
   convert->callback([&result, args] {
     auto text_in = read_text_file(args->input);
     if (!text_in) {

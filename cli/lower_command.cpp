@@ -131,12 +131,13 @@ void add_lower_command(CLI::App &app, RunResult &result) {
                   "algorithm: collective name or JSON (default: the file's)");
   cmd->add_option("-C,--chunk-factor", args->chunk_factor,
                   "algorithm: chunks per rank buffer (default: the file's)");
-  cmd->add_option("--root", args->root, "algorithm: root rank (default: the file's)");
+  cmd->add_option("--root", args->root, "algorithm: root rank (default: the file's)")->check(at_least(0));
   cmd->add_option("--protocol", args->protocol, "Simple, LL or LL128")->capture_default_str();
   cmd->add_option("--instances", args->instances, "replicate the program (GC3, section 5.3)")
       ->check(CLI::Range(1, 32))
       ->capture_default_str();
-  cmd->add_option("-o,--output", args->output, "write the XML here ('-' for stdout)");
+  cmd->add_option("-o,--output", args->output, "write the XML here ('-' for stdout)")
+      ->check(writable_file());
   cmd->callback([&result, args] {
     if (args->list) {
       for (const auto &e : examples::program_examples())

@@ -35,8 +35,8 @@ int main(int argc, char **argv) {
   } catch (const CLI::CallForVersion &e) {
     return app.exit(e);
   } catch (const CLI::ParseError &e) {
-    std::cerr << "syncoll: " << e.what() << "\n";
-    std::cerr << "Run with --help for more information.\n";
+    // One line, like every other bad input: what is wrong, and where to read more.
+    std::cerr << "syncoll: " << e.what() << " (see --help)\n";
     return kBadInput;
   }
   return result.exit_code;

@@ -56,6 +56,7 @@ Expected<int> run_program(const RunArgs &a) {
                     "(or --emulate to run every rank on this GPU)");
   if ((a.rank || !a.id_file.empty()) && (a.backend != "cuda" || a.emulate))
     return fail({}, "--rank and --id-file are options of --backend cuda without --emulate");
+  SYNCOLL_CHECK(check_program_root(a.root, program.value));
   verifier::VerifyOptions vo;
   vo.root = a.root;
   auto verified = verifier::certify(program.value, vo);
@@ -167,7 +168,8 @@ void add_run_command(CLI::App &app, RunResult &result) {
                   "cpu: runs, each checked; cuda: launches timed after the checked one")
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--seed", args->seed, "seed of the input pattern");
-  cmd->add_option("--root", args->root, "root rank of rooted collectives (default 0)");
+  cmd->add_option("--root", args->root, "root rank of rooted collectives (default 0)")
+      ->check(at_least(0));
   cmd->add_option("--watchdog-ms", args->watchdog_ms,
                   "declare the run hung after this long without progress")
       ->check(CLI::Range(10, 600000));

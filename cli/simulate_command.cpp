@@ -32,11 +32,11 @@ struct SimulateArgs {
   std::string size = "1MiB";
   std::string protocol;
   std::string preset;
-  std::string mode = "sync";
+  std::string mode; ///< empty: sync
   std::string lowering; ///< algorithms on a system: kernel (empty too) or copy-engine
-  std::string switching = "cut-through";
+  std::string switching; ///< empty: cut-through
   std::string sharing;
-  double sharing_window_us = 0; ///< 0: exact max-min sharing
+  std::optional<double> sharing_window_us; ///< none: the system's default, else exact
   int channels = 0;             ///< 0: the channels NCCL's search gives
   bool streamed = false;
   std::string trace;
@@ -48,6 +48,8 @@ struct Row {
   simulator::SimulationResult result;
   bool deadlocked = false;
   std::string choice; ///< NCCL's choice, as NCCL_DEBUG=INFO reports it
+  /// Where NCCL's choice was simulated: a forced algorithm that simulates faster than it.
+  std::string faster_forced;
 };
 
 // The NCCL algorithm a --baseline name forces; none for `nccl` (NCCL's own choice).
@@ -83,8 +85,8 @@ Expected<std::optional<Protocol>> protocol_for(const SimulateArgs &a) {
   return protocol;
 }
 
-simulator::Picoseconds sharing_window_ps(const SimulateArgs &a) {
-  return static_cast<simulator::Picoseconds>(std::llround(a.sharing_window_us * 1e6));
+simulator::Picoseconds sharing_window_ps(double us) {
+  return static_cast<simulator::Picoseconds>(std::llround(us * 1e6));
 }
 
 simulator::CostModel cost_model_for(const SimulateArgs &a) {
@@ -92,7 +94,7 @@ simulator::CostModel cost_model_for(const SimulateArgs &a) {
       a.preset == "nccl" ? simulator::nccl_preset() : simulator::CostModel{};
   model.switching = a.switching == "store-and-forward" ? simulator::Switching::StoreAndForward
                                                        : simulator::Switching::CutThrough;
-  model.sharing_window = sharing_window_ps(a);
+  model.sharing_window = sharing_window_ps(a.sharing_window_us.value_or(0));
   return model;
 }
 
@@ -175,7 +177,39 @@ Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topolo
                              a.collective, channels, graph->channels(), graph->intra_gbps)};
 }
 
-// NCCL on a system preset: its choice per size, simulated.
+// The fastest of the algorithms NCCL could run at `size` other than its choice, each forced
+// with the tuner's protocol for it, when it simulates more than 1% faster than the choice: the
+// tuner and the simulator disagree (docs/cost-model.md says what that means).
+Expected<std::string> faster_forced_algorithm(CollectiveKind kind, int64_t size,
+                                              const simulator::SystemModel &system,
+                                              const simulator::NcclMachine &machine,
+                                              const simulator::NcclRun &choice) {
+  constexpr double kMargin = 0.99;
+  std::optional<simulator::NcclRun> fastest;
+  for (simulator::NcclAlgorithm algorithm :
+       {simulator::NcclAlgorithm::Ring, simulator::NcclAlgorithm::Tree,
+        simulator::NcclAlgorithm::Nvls, simulator::NcclAlgorithm::Pat,
+        simulator::NcclAlgorithm::P2p}) {
+    if (algorithm == choice.choice.algorithm)
+      continue;
+    auto forced = simulator::simulate_nccl(kind, size, system, machine, {algorithm, {}, {}});
+    if (!forced) // NCCL has no such algorithm for this call
+      continue;
+    if (!fastest || forced->result.completion < fastest->result.completion)
+      fastest = std::move(*forced);
+  }
+  if (!fastest || double(fastest->result.completion) >= kMargin * double(choice.result.completion))
+    return std::string();
+  return fmt::format(
+      "at {} NCCL_ALGO={} ({}) simulates {:.2f}x faster than NCCL's choice ({:.1f} vs {:.1f} us; "
+      "docs/cost-model.md, \"When a forced algorithm beats NCCL's choice\")",
+      format_size(size), simulator::nccl_algorithm_name(fastest->choice.algorithm),
+      protocol_traits(fastest->choice.protocol).name,
+      double(choice.result.completion) / double(fastest->result.completion),
+      double(fastest->result.completion) / 1e6, double(choice.result.completion) / 1e6);
+}
+
+// NCCL on a system preset: its choice per size (or the algorithm forced), simulated.
 Expected<std::vector<Row>> simulate_nccl_sizes(const SimulateArgs &a,
                                                const simulator::SystemModel &system,
                                                std::optional<Protocol> protocol,
@@ -192,8 +226,13 @@ Expected<std::vector<Row>> simulate_nccl_sizes(const SimulateArgs &a,
         run, simulator::simulate_nccl(*kind, size, system, machine,
                                       {forced_algorithm(a.baseline), protocol,
                                        a.channels > 0 ? std::optional(a.channels) : std::nullopt}));
-    rows.push_back(
-        {size, std::move(run.result), false, run.info + (run.closed_form ? " (closed form)" : "")});
+    std::string faster;
+    if (a.baseline == "nccl" && !protocol && a.channels == 0) {
+      SYNCOLL_TRY(f, faster_forced_algorithm(*kind, size, system, machine, run));
+      faster = std::move(f);
+    }
+    rows.push_back({size, std::move(run.result), false,
+                    run.info + (run.closed_form ? " (closed form)" : ""), std::move(faster)});
   }
   return rows;
 }
@@ -315,39 +354,77 @@ std::string print_rows(const std::vector<Row> &rows) {
   return csv;
 }
 
+// The machine a --system names, as the options change it; the sharing a what-if asks for
+// replaces the system's (NCCL's own runs included).
+Expected<BuiltSystem> system_for(const SimulateArgs &a) {
+  if (!a.preset.empty())
+    return fail({}, "--preset and --system both set the cost model; give one");
+  if (!a.switching.empty())
+    return fail({}, "--switching applies to a topology (-t); a --system's links are direct or "
+                    "through its switches");
+  SYNCOLL_TRY(built, build_system(a.system, a.topology));
+  if (!a.sharing.empty()) {
+    SYNCOLL_TRY(shared, with_sharing(built.model.topology, a.sharing == "fair"
+                                                               ? RelationSharing::Fair
+                                                               : RelationSharing::Fifo));
+    built.model.topology = std::move(shared);
+  }
+  if (a.sharing_window_us)
+    built.model.model.sharing_window = sharing_window_ps(*a.sharing_window_us);
+  return built;
+}
+
 // Everything the command does once its options are parsed; true when a size deadlocked.
 Expected<bool> run_simulate(SimulateArgs &a) {
   if (a.input.empty() == a.baseline.empty())
     return fail({}, "give either an input file or --baseline");
-  if (a.system.empty() == a.topology.spec.empty())
-    return fail({}, "give either a topology (-t) or a system (--system)");
+  if (!a.system.empty() && !a.topology.spec.empty())
+    return fail({}, "give either a topology (-t) or a system (--system), not both");
   SYNCOLL_TRY(sizes, parse_size_range(a.size));
   if (a.streamed && (a.baseline.empty() || !a.system.empty()))
     return fail({}, "--streamed runs an NCCL ring or tree baseline on a topology (-t)");
   if (!a.trace.empty() && sizes.size() != 1)
     return fail({}, "--trace needs a single --size");
   SYNCOLL_TRY(protocol, protocol_for(a));
-  std::optional<simulator::SystemModel> system;
+  std::optional<BuiltSystem> built;
   if (!a.system.empty()) {
-    SYNCOLL_TRY(preset, system_preset(a.system));
-    if (!a.preset.empty())
-      return fail({}, "--preset and --system both set the cost model; give one");
-    SYNCOLL_TRY(s, simulator::make_system_model(*preset, a.topology.params.nodes.value_or(1),
-                                                a.topology.params.gpus.value_or(0)));
-    system = std::move(s);
-    if (!a.sharing.empty()) {
-      // The what-if applies to everything run on the system, NCCL's own runs among them.
-      SYNCOLL_TRY(shared,
-                  with_sharing(system->topology, a.sharing == "fair" ? RelationSharing::Fair
-                                                                     : RelationSharing::Fifo));
-      system->topology = std::move(shared);
-    }
-    system->model.sharing_window = sharing_window_ps(a);
+    SYNCOLL_TRY(s, system_for(a));
+    built = std::move(s);
   }
+  const simulator::SystemModel *system = built ? &built->model : nullptr;
+  std::optional<Subject> from_file;
+  if (!a.input.empty()) {
+    SYNCOLL_TRY(subject, file_subject(a));
+    from_file = std::move(subject);
+  }
+  const bool algorithm = from_file && from_file->algorithm;
+  if (!algorithm && !a.mode.empty())
+    return fail({}, "--mode times an algorithm (JSON); a program or baseline runs as its thread "
+                    "blocks do");
+  if (!algorithm && a.chunk_factor)
+    return fail({}, "--chunk-factor applies to an algorithm (JSON); a program's chunks are its "
+                    "own");
+  if (from_file && !algorithm && a.root)
+    return fail({}, "--root applies to algorithms and baselines; a program's root is its own");
+  if (from_file && a.channels > 0)
+    return fail({}, "--channels applies to NCCL baselines; a file's channels are its own");
   std::optional<Topology> topology;
-  if (system)
-    topology = system->topology;
-  else {
+  if (system) {
+    // A program runs on the machine as every command runs programs there, unless --sharing
+    // asked for another sharing.
+    topology = from_file && from_file->program && a.sharing.empty() ? system->program_topology()
+                                                                    : system->topology;
+  } else if (from_file && from_file->algorithm) {
+    SYNCOLL_TRY(t, topology_for_algorithm(a.input, *from_file->algorithm, a.topology));
+    topology = std::move(t);
+    if (!a.sharing.empty()) {
+      SYNCOLL_TRY(shared, with_sharing(*topology, a.sharing == "fair" ? RelationSharing::Fair
+                                                                      : RelationSharing::Fifo));
+      topology = std::move(shared);
+    }
+  } else {
+    if (a.topology.spec.empty())
+      return fail({}, "give a topology (-t) or a system (--system)");
     SYNCOLL_TRY(t, topology_for(a));
     topology = std::move(t);
   }
@@ -360,26 +437,42 @@ Expected<bool> run_simulate(SimulateArgs &a) {
   } else {
     // A program from a file runs under the MSCCL executor's per-step cost on a system.
     const simulator::CostModel model = system ? system->interpreted() : cost_model_for(a);
-    SYNCOLL_TRY(subject,
-                a.baseline.empty() ? file_subject(a) : baseline_subject(a, *topology, protocol));
+    SYNCOLL_TRY(subject, from_file ? std::move(*from_file) : baseline_subject(a, *topology, protocol));
     if (!a.lowering.empty() && (!system || !subject.algorithm))
       return fail({}, "--lowering times an algorithm (JSON) on a --system");
     if (a.lowering == "copy-engine" && a.mode == "dataflow")
       return fail({}, "--lowering copy-engine issues steps one after another: it has no dataflow "
                       "mode");
-    SYNCOLL_TRY(r, simulate_sizes(subject, a, *topology, system ? &*system : nullptr, model,
-                                  protocol, sizes));
+    SYNCOLL_TRY(r, simulate_sizes(subject, a, *topology, system, model, protocol, sizes));
     rows = std::move(r);
     what = subject.what;
   }
-  fmt::print("simulate {} on {} ({} ranks){}\n", what, topology->name(), topology->num_ranks(),
+  // The model that ran, where it is not the default: a what-if's sharing and window.
+  std::string what_if;
+  if (!a.sharing.empty())
+    what_if += a.sharing == "fair" ? ", every port and link shared max-min fairly (--sharing fair)"
+                                   : ", every port first come first served (--sharing fifo)";
+  if (a.sharing_window_us)
+    what_if += *a.sharing_window_us > 0
+                   ? fmt::format(", fair rates shared once per {} us (--sharing-window)",
+                                 *a.sharing_window_us)
+                   : ", fair rates shared exactly (--sharing-window 0)";
+  fmt::print("simulate {} on {} ({} ranks){}{}\n", what, topology->name(), topology->num_ranks(),
              system             ? fmt::format(", system {}", system->preset->name)
              : a.preset.empty() ? ""
-                                : ", preset " + a.preset);
+                                : ", preset " + a.preset,
+             what_if);
+  // NCCL's own line, whose "time" is its tuner's estimate; the simulated time is the table's.
+  if (std::any_of(rows.begin(), rows.end(), [](const Row &r) { return !r.choice.empty(); }))
+    fmt::print("NCCL's choice as NCCL_DEBUG=INFO prints it (\"time\": its tuner's estimate in us, "
+               "not the simulated time):\n");
   for (const Row &r : rows)
     if (!r.choice.empty())
       fmt::print("NCCL INFO {}\n", r.choice);
   const std::string csv = print_rows(rows);
+  for (const Row &r : rows)
+    if (!r.faster_forced.empty())
+      fmt::print("note: {}\n", r.faster_forced);
   if (!a.csv.empty())
     SYNCOLL_CHECK(write_output(a.csv, csv));
   if (!a.trace.empty())
@@ -408,7 +501,7 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
   cmd->add_option("-c,--collective", args->collective,
                   "collective (default: the input's; required with --baseline)");
   cmd->add_option("-C,--chunk-factor", args->chunk_factor, "chunks per rank buffer (algorithms)");
-  cmd->add_option("--root", args->root, "root rank of rooted collectives");
+  cmd->add_option("--root", args->root, "root rank of rooted collectives")->check(at_least(0));
   cmd->add_option("-s,--size,--sizes", args->size,
                   "size as nccl-tests counts it (4096, 64KiB, 1GiB), or a sweep A..B doubling")
       ->capture_default_str();
@@ -420,14 +513,13 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
                   "per send; the default) or copy-engine (one cudaMemcpy per send, step after "
                   "step)")
       ->check(CLI::IsMember({"kernel", "copy-engine"}));
-  cmd->add_option("--mode", args->mode, "algorithms: sync (step-synchronous) or dataflow")
-      ->check(CLI::IsMember({"sync", "dataflow"}))
-      ->capture_default_str();
+  cmd->add_option("--mode", args->mode,
+                  "algorithms: sync (step-synchronous, the default) or dataflow")
+      ->check(CLI::IsMember({"sync", "dataflow"}));
   cmd->add_option("--switching", args->switching,
-                  "how transfers cross ranks on multi-hop routes: cut-through or "
-                  "store-and-forward")
-      ->check(CLI::IsMember({"cut-through", "store-and-forward"}))
-      ->capture_default_str();
+                  "how transfers cross ranks on multi-hop routes of a topology (-t): cut-through "
+                  "(the default) or store-and-forward")
+      ->check(CLI::IsMember({"cut-through", "store-and-forward"}));
   cmd->add_option("--sharing", args->sharing,
                   "share every bandwidth relation this way instead of as the topology says: "
                   "fifo (one transfer after another) or fair (max-min fair; every link then "
@@ -435,9 +527,11 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
       ->check(CLI::IsMember({"fifo", "fair"}));
   cmd->add_option("--sharing-window", args->sharing_window_us,
                   "microseconds of simulated time between two sharings of max-min fair rates "
-                  "(default 0: at every start and end, exact); a transfer that starts inside a "
-                  "window waits for its rate until the window's events are through")
-      ->check(CLI::Range(0.0, 1e6));
+                  "(0: at every start and end, exact; default: exact on a topology and on up to "
+                  "4 nodes of a --system, a window past them, docs/cost-model.md); a transfer that "
+                  "starts inside a window waits for its rate until the window's events are "
+                  "through")
+      ->check(between(0, 1e6));
   cmd->add_flag("--streamed", args->streamed,
                 "baselines on a topology: NCCL's ring or tree as a step-synchronous schedule "
                 "generated step by step, repeated steps timed once (thousands of ranks), instead "
@@ -447,8 +541,9 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
          "baseline channels (default: NCCL's search), cycling its rings; on a --system, as "
          "NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS set it")
       ->check(CLI::Range(1, 32));
-  cmd->add_option("--trace", args->trace, "write a Chrome-trace timeline (one size only)");
-  cmd->add_option("--csv", args->csv, "write the sweep as CSV");
+  cmd->add_option("--trace", args->trace, "write a Chrome-trace timeline (one size only)")
+      ->check(writable_file());
+  cmd->add_option("--csv", args->csv, "write the sweep as CSV")->check(writable_file());
   cmd->callback([&result, args] {
     auto deadlocked = run_simulate(*args);
     if (!deadlocked) {

@@ -50,17 +50,21 @@ Expected<Shard> shard_of(const std::string &text) {
   return Shard{index, count};
 }
 
-// Points done, failures and the time left, redrawn in place on a terminal.
+// Points done, failures and the time left: redrawn in place on a terminal, a line per group
+// otherwise (a log, CI), so a long study is never silent.
 class Progress {
 public:
-  explicit Progress(size_t total) : total_(total), shown_(::isatty(2) == 1) {}
-  void advance(size_t points, size_t failed) {
+  explicit Progress(size_t total) : total_(total), terminal_(::isatty(2) == 1) {}
+  void advance(size_t points, size_t failed, const std::string &group) {
     done_ += points;
     failed_ += failed;
-    if (!shown_)
-      return;
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    if (!terminal_) {
+      fmt::print(stderr, "[{:7.1f} s] {}/{} points: {} ({} points, {} not run)\n", elapsed, done_,
+                 total_, group, points, failed);
+      return;
+    }
     const double left = done_ > 0 ? elapsed * double(total_ - done_) / double(done_) : 0;
     const int width = 30;
     const int filled = total_ ? int(double(width) * double(done_) / double(total_)) : width;
@@ -73,7 +77,7 @@ public:
 
 private:
   size_t total_, done_ = 0, failed_ = 0;
-  bool shown_;
+  bool terminal_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
@@ -102,7 +106,11 @@ Expected<int> run_study(const StudyArgs &a) {
         failed += outcomes[k].status != study::OutcomeStatus::Ok;
       }
     }
-    progress.advance(group.points.size(), failed);
+    const study::Machine &m = study.machines[group.machine];
+    progress.advance(group.points.size(), failed,
+                     fmt::format("{} x {}, {}, {}", m.nodes, m.system.empty() ? m.topology : m.system,
+                                 collective_kind_name(group.collective),
+                                 study.variants[group.variant].name));
   }
   // The report from the cache alone: whichever shard finds every point there writes it.
   study::Results results{&study, &plan, {}};
@@ -137,7 +145,8 @@ void add_study_command(CLI::App &app, RunResult &result) {
                "simulated, with results (CSV, JSON) and an HTML report (docs/study.md)");
   cmd->add_option("file", args->file, "the study file (JSON)")->required();
   cmd->add_option("-o,--output", args->output, "the folder for the cache, results and report")
-      ->required();
+      ->required()
+      ->check(writable_folder());
   cmd->add_option("--shard", args->shard,
                   "evaluate only shard i of n (i/n); under mpirun, the process's rank of the "
                   "world");

@@ -53,11 +53,12 @@ std::string schedule_text(const Algorithm &a) {
 }
 
 // Prints a found algorithm's schedule and writes its JSON to `output` when one is given.
-Expected<void> show_and_save(const Algorithm &algorithm, const std::string &output) {
+Expected<void> show_and_save(const Algorithm &algorithm, const TopologyOptions &where,
+                             const std::string &output) {
   fmt::print("{}", schedule_text(algorithm));
   if (output.empty())
     return {};
-  return write_output(output, to_canonical_json(algorithm_to_json(algorithm)));
+  return write_output(output, algorithm_file_text(algorithm, where));
 }
 
 void add_common(CLI::App &cmd, SynthArgs &args) {
@@ -66,9 +67,9 @@ void add_common(CLI::App &cmd, SynthArgs &args) {
                  "allgather, alltoall, broadcast, gather, scatter, reduce, reducescatter, "
                  "allreduce, or a custom collective JSON")
       ->required();
-  cmd.add_option("--root", args.root, "root rank of rooted collectives");
+  cmd.add_option("--root", args.root, "root rank of rooted collectives")->check(at_least(0));
   cmd.add_option("--time-limit", args.time_limit, "seconds per solver call (0: none)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(at_least(0));
   cmd.add_flag("--certify", args.certify,
                "sat backend: have CaDiCaL check its proof of every unsat answer");
   cmd.add_flag("--symmetry", args.symmetry,
@@ -221,7 +222,8 @@ std::string gbps_text(int64_t ranks, Fraction lambda) {
 
 // check_algorithm on a schedule, said; the algorithm written to `output` only if it holds.
 Expected<int> check_and_write(const Algorithm &algorithm, const Topology &topology,
-                              CollectiveKind kind, const std::string &output) {
+                              CollectiveKind kind, const TopologyOptions &where,
+                              const std::string &output) {
   SYNCOLL_TRY(collective,
               make_collective(kind, topology.num_ranks(), algorithm.target.chunk_factor));
   const AlgorithmCheck check = check_algorithm(algorithm, topology, collective);
@@ -235,7 +237,7 @@ Expected<int> check_and_write(const Algorithm &algorithm, const Topology &topolo
              kind == CollectiveKind::Allgather ? "every chunk"
                                                : "every contribution summed exactly once");
   if (!output.empty())
-    SYNCOLL_CHECK(write_output(output, to_canonical_json(algorithm_to_json(algorithm))));
+    SYNCOLL_CHECK(write_output(output, algorithm_file_text(algorithm, where)));
   return kSuccess;
 }
 
@@ -326,6 +328,7 @@ Expected<int> run_cluster(const ScaleArgs &args, const Topology &topology,
     return kSuccess;
   }
   return check_and_write(synth::cluster_collective_algorithm(schedule, topology), topology, kind,
+                         args.topology,
                          args.output);
 }
 
@@ -430,7 +433,7 @@ Expected<int> run_direct(const ScaleArgs &args, const Topology &topology, Collec
                schedule.pipelined_efficiency == Fraction{1, 1}
                    ? ": optimal, by the bound's certificate"
                    : "");
-  return check_and_write(schedule.algorithm, topology, kind, args.output);
+  return check_and_write(schedule.algorithm, topology, kind, args.topology, args.output);
 }
 
 void add_scale_command(CLI::App &synth, RunResult &result) {
@@ -450,7 +453,8 @@ void add_scale_command(CLI::App &synth, RunResult &result) {
                     "ReduceScatter + Allgather (default 2 ceil(log2 ranks)); elsewhere, the "
                     "steps of a paced schedule, made alone (default: the diameter up to two "
                     "more, beside breadth-first and dimension-ordered ones)");
-  scale->add_option("-o,--output", args->output, "write the algorithm JSON here");
+  scale->add_option("-o,--output", args->output, "write the algorithm JSON here")
+      ->check(writable_file());
   scale->callback([&result, args] {
     result.exit_code = exit_code_or_bad_input([&]() -> Expected<int> {
       SYNCOLL_TRY(topology, resolve_topology(args->topology));
@@ -480,7 +484,8 @@ void add_synth_commands(CLI::App &app, RunResult &result) {
   for (CLI::App *cmd : {instance, least}) {
     cmd->add_option("-C,--chunks", args->chunks, "chunks per rank (allreduce: of the whole buffer)")
         ->capture_default_str();
-    cmd->add_option("-o,--output", args->output, "write the algorithm JSON here");
+    cmd->add_option("-o,--output", args->output, "write the algorithm JSON here")
+        ->check(writable_file());
   }
   instance->add_option("-S,--steps", args->steps, "steps")->required();
   instance->add_option("-R,--rounds", args->rounds, "rounds in all (default: steps)");
@@ -494,8 +499,8 @@ void add_synth_commands(CLI::App &app, RunResult &result) {
   front->add_option("--max-steps", args->max_steps,
                     "most steps tried (default: the steps lower bound + 6)");
   front->add_option("-o,--output", args->output,
-                    "write each frontier algorithm's JSON here (a "
-                    "directory)");
+                    "write each frontier algorithm's JSON here (a folder)")
+      ->check(writable_folder());
 
   auto setup = [args](synth::Target &target, synth::SynthOptions &options) -> Expected<Topology> {
     SYNCOLL_TRY(topology, resolve_topology(args->topology));
@@ -546,7 +551,7 @@ void add_synth_commands(CLI::App &app, RunResult &result) {
       result.exit_code = answer->verdict == synth::Verdict::Unsat ? kCheckFailed : kUnknown;
       return;
     }
-    if (auto ok = show_and_save(*answer->algorithm, args->output); !ok)
+    if (auto ok = show_and_save(*answer->algorithm, args->topology, args->output); !ok)
       return bad(ok.error());
     result.exit_code = kSuccess;
   });
@@ -578,7 +583,7 @@ void add_synth_commands(CLI::App &app, RunResult &result) {
     }
     if (!found->proven_least)
       fmt::print("(not proven the fewest steps: a smaller step count was unknown)\n");
-    if (auto ok = show_and_save(*found->found->algorithm, args->output); !ok)
+    if (auto ok = show_and_save(*found->found->algorithm, args->topology, args->output); !ok)
       return bad(ok.error());
     result.exit_code = kSuccess;
   });
@@ -627,7 +632,7 @@ void add_synth_commands(CLI::App &app, RunResult &result) {
       for (const synth::ParetoPoint &p : frontier->frontier)
         if (auto ok = write_output(
                 (std::filesystem::path(args->output) / (p.algorithm.name + ".json")).string(),
-                to_canonical_json(algorithm_to_json(p.algorithm)));
+                algorithm_file_text(p.algorithm, args->topology));
             !ok)
           return bad(ok.error());
     }

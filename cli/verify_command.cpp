@@ -45,6 +45,8 @@ Expected<verifier::SizeWindow> size_window(const std::string &text) {
 }
 
 Expected<verifier::VerifyOptions> options_for(const VerifyArgs &a, const Program &program) {
+  if (a.collective.empty())
+    SYNCOLL_CHECK(check_program_root(a.root, program));
   verifier::VerifyOptions options;
   options.root = a.root;
   options.iterations = a.iterations;
@@ -113,9 +115,11 @@ void add_verify_command(CLI::App &app, RunResult &result) {
                   "collective name or custom collective JSON (default: the XML's coll)");
   cmd->add_option("-C,--chunk-factor", args->chunk_factor,
                   "chunks per rank buffer when --collective names a standard collective");
-  cmd->add_option("--root", args->root, "root rank of rooted collectives (default 0)");
+  cmd->add_option("--root", args->root, "root rank of rooted collectives (default 0)")
+      ->check(at_least(0));
   cmd->add_option("--protocol", args->protocol, "check as if run with Simple, LL or LL128");
-  cmd->add_option("--sm-budget", args->sm_budget, "thread blocks per rank that can be resident");
+  cmd->add_option("--sm-budget", args->sm_budget, "thread blocks per rank that can be resident")
+      ->check(at_least(1));
   cmd->add_option("--mode", args->mode,
                   "race mode: strict (program order and dependencies) or "
                   "relaxed (also messages)")

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace syncoll {
@@ -44,6 +45,17 @@ std::vector<TopologyLibraryEntry> topology_library();
 /// impossible parameters, and parameters the topology does not take are errors.
 [[nodiscard]] Expected<Topology> make_library_topology(std::string_view name,
                                                        const TopologyParams &params);
+
+/// A library topology and its parameters on one line, spelled as on the command line
+/// ("torus2d --shape 4x4", "multinode --nodes 2 --gpus 8 --intra dgx_h100 --nics 8
+/// --nic-bandwidth 50"): how an algorithm file names the machine it was made for, so that every
+/// command rebuilds that machine from the file alone.
+std::string library_topology_spec(std::string_view name, const TopologyParams &params);
+
+/// A library topology's name and parameters from such a line (a bare name has none); a token that
+/// is not an option of the library, or an option without its value, is an error naming it.
+[[nodiscard]] Expected<std::pair<std::string, TopologyParams>>
+parse_library_topology_spec(std::string_view spec);
 
 [[nodiscard]] Expected<Topology> line(int n);
 [[nodiscard]] Expected<Topology> ring(int n, bool bidirectional = true);

@@ -120,6 +120,20 @@ Expected<AlgorithmExecutor> SystemModel::copy_engine(const Algorithm &algorithm)
   return e;
 }
 
+Topology SystemModel::program_topology() const {
+  return with_fair_ports(topology);
+}
+
+Picoseconds default_sharing_window(const SystemPreset &preset, int nodes) {
+  constexpr int kExactUpToNodes = 4;
+  constexpr double kReferenceNodeGbps = 400;
+  constexpr double kReferenceWindowPs = 5'000'000;
+  if (nodes <= kExactUpToNodes)
+    return 0;
+  return Picoseconds(kReferenceWindowPs * kReferenceNodeGbps /
+                     (preset.nics_per_node * preset.nic_gbps));
+}
+
 Topology with_fair_ports(const Topology &topology) {
   auto fair = with_sharing(topology, RelationSharing::Fair);
   SYNCOLL_INVARIANT(fair.has_value(), "sharing a valid topology's relations made it invalid");
@@ -196,6 +210,7 @@ Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, i
   }
   m.thread_block_gbps = g.thread_block_gbps;
   m.launch = us_to_ps(preset.launch_us);
+  m.sharing_window = default_sharing_window(preset, nodes);
   SystemModel s{&preset, &g, nodes, gpus, std::move(topology), std::move(line_topology), m, false};
   s.nvls = g.nccl_nvls_efficiency > 0 && !s.topology.relations().empty() && gpus > 1;
   return s;

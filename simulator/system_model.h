@@ -30,6 +30,7 @@ struct SystemModel {
   Topology line_topology;
   /// Protocol efficiencies relative to Simple, per-hop latencies, the thread-block copy cap and
   /// the launch; no executor step overhead (set it for interpreted programs: `interpreted`).
+  /// Past four nodes, max-min fair rates are shared out once per `default_sharing_window`.
   CostModel model;
   /// Whether the GPUs share an NVSwitch with multimem support (NVLS).
   bool nvls = false;
@@ -37,6 +38,12 @@ struct SystemModel {
   /// The cost model for a program run by an interpreting executor (MSCCL), which pays the
   /// generation's per-step overhead that NCCL's compiled kernels do not.
   CostModel interpreted() const;
+
+  /// The machine as a program from a file, a composed plan or a DSL example runs on it: every
+  /// switch port and NIC shared max-min fairly among its transfers (`with_fair_ports`), since such
+  /// programs fan in and out over many peers at once. Every command times programs on this one
+  /// (`syncoll simulate --sharing` is the explicit what-if that replaces it).
+  [[nodiscard]] Topology program_topology() const;
 
   /// The topology at `protocol`'s payload rates: NVLinks (and host paths) at the generation's
   /// share for it, network links at the NIC's share times the wire format's payload fraction
@@ -67,6 +74,13 @@ private:
 /// waits for both of its ports. A ring's or tree's channels send to one peer over one link, which
 /// carries one transfer at a time either way, so they keep the topology's first-come ports.
 [[nodiscard]] Topology with_fair_ports(const Topology &topology);
+
+/// The sharing window of a machine of `nodes` nodes of the preset: none (exact max-min sharing)
+/// up to four nodes; past them 5 us on nodes of 400 GB/s of NICs, longer in proportion where the
+/// NICs are slower, so that a window stays the same share of the time a piece takes. Exact sharing
+/// of NCCL's point-to-point Alltoall on 16 nodes takes minutes per size; the window's error bound
+/// is in docs/cost-model.md.
+[[nodiscard]] Picoseconds default_sharing_window(const SystemPreset &preset, int nodes);
 
 /// `nodes` nodes of the preset, with `gpus_per_node` GPUs each (0: all of the node's; fewer
 /// only behind an NVSwitch).

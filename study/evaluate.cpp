@@ -133,8 +133,8 @@ std::string first_violation(const verifier::Report &report) {
   return "the verifier found no property that fails";
 }
 
-// Where a program runs: a system's topology as the MSCCL executor runs it there, or a topology
-// family under the default cost model.
+// Where a program runs: a system's program topology (its ports shared max-min fairly) under the
+// MSCCL executor's costs there, or a topology family under the default cost model.
 struct Target {
   const Topology &topology;
   simulator::CostModel model;
@@ -416,7 +416,9 @@ std::vector<Outcome> evaluate(const Study &study, const Plan &plan, const Group 
   const BuiltMachine built(machine);
   if (!built.system)
     return all_not_applicable(sizes.size(), built.error);
-  const Target target{built.system->topology, built.system->interpreted(), built.system->nodes,
+  // Programs run on the machine as every command runs them there.
+  const Topology programs_run_on = built.system->program_topology();
+  const Target target{programs_run_on, built.system->interpreted(), built.system->nodes,
                       v.protocol};
   switch (v.kind) {
   case VariantKind::Nccl:
