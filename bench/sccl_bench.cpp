@@ -115,7 +115,7 @@ std::vector<Program> msccl_programs(const Topology &topology, const Synthesized 
 }
 
 // The fastest of the programs at `size`, in Simple, as the MSCCL executor runs them; none when
-// a simulation fails.
+// a simulation fails. On the machine as every command runs programs there.
 std::optional<double> fastest_program_us(const std::vector<Program> &programs, int64_t size,
                                          const simulator::SystemModel &system) {
   double fastest = 1e300;
@@ -124,7 +124,7 @@ std::optional<double> fastest_program_us(const std::vector<Program> &programs, i
     o.size_bytes = size;
     o.model = system.interpreted();
     o.protocol = Protocol::Simple;
-    auto sim = simulator::simulate_program(program, system.topology, o);
+    auto sim = simulator::simulate_program(program, system.program_topology(), o);
     if (!sim || sim->deadlocked) {
       std::printf("  simulation failed\n");
       return std::nullopt;

@@ -31,7 +31,8 @@ void add_algo_commands(CLI::App &app, RunResult &result) {
                     "collective name or custom collective JSON (default: the file's)");
   check->add_option("-C,--chunk-factor", args->chunk_factor,
                     "chunks per rank buffer (default: the file's)");
-  check->add_option("--root", args->root, "root rank of rooted collectives (default: the file's)")->check(at_least(0));
+  check->add_option("--root", args->root, "root rank of rooted collectives (default: the file's)")
+      ->check(at_least(0));
   check->callback([&result, args] {
     auto fail_with = [&](const Diagnostics &d) {
       print_diagnostics(d);

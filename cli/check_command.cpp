@@ -214,11 +214,11 @@ void add_check_command(CLI::App &app, RunResult &result) {
   cmd->add_option("-c,--collective", args->collective,
                   "--synthesize: the collective; --programs: a custom collective JSON they "
                   "implement (default: each header's coll)");
-  cmd->add_option("--root", args->root, "root rank of a rooted collective to synthesize")->check(at_least(0));
+  cmd->add_option("--root", args->root, "root rank of a rooted collective to synthesize")
+      ->check(at_least(0));
   cmd->add_option("--ranks", args->ranks,
                   "rank range of --family, --example and --synthesize: N or A..B");
-  cmd->add_option("--nodes", args->nodes, "nodes of hierarchical examples")
-      ->check(at_least(1));
+  cmd->add_option("--nodes", args->nodes, "nodes of hierarchical examples")->check(at_least(1));
   cmd->add_option("-s,--sizes", args->sizes, "message sizes (nBytes): S or A..B");
   cmd->add_option("--seed", args->seed, "seed of the cases (printed; same seed, same run)");
   cmd->add_option("--cases", args->cases, "cases to pass");

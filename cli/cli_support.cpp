@@ -1,7 +1,7 @@
 #include "cli/cli_support.h"
 
-#include "model/json_document.h"
 #include "model/collective_traits.h"
+#include "model/json_document.h"
 #include "model/topology_json.h"
 
 #include <cstdio>
@@ -112,8 +112,8 @@ Expected<void> check_program_root(std::optional<int> root, const Program &progra
     return {};
   const auto kind = parse_collective_kind(program.collective());
   if (kind && *kind != CollectiveKind::Custom && !collective_traits(*kind).rooted)
-    return fail({}, fmt::format("--root {}: the program's {} has no root", *root,
-                                program.collective()));
+    return fail(
+        {}, fmt::format("--root {}: the program's {} has no root", *root, program.collective()));
   if (*root >= program.num_ranks())
     return fail({}, fmt::format("--root {}: the program has ranks 0 to {}", *root,
                                 program.num_ranks() - 1));
@@ -139,7 +139,9 @@ CLI::Validator writable_folder() {
   return CLI::Validator(
       [](std::string &path) -> std::string {
         std::error_code ec;
-        const std::filesystem::path folder(path);
+        std::filesystem::path folder(path);
+        if (!folder.has_filename()) // "out/": the folder is "out"
+          folder = folder.parent_path();
         if (std::filesystem::exists(folder, ec)) {
           if (!std::filesystem::is_directory(folder, ec))
             return fmt::format("'{}' is a file, not a folder", path);
@@ -147,8 +149,7 @@ CLI::Validator writable_folder() {
             return fmt::format("cannot write into '{}': {}", path, why);
           return {};
         }
-        if (const std::string why = unwritable_folder(folder_of(folder.lexically_normal()));
-            !why.empty())
+        if (const std::string why = unwritable_folder(folder_of(folder)); !why.empty())
           return fmt::format("cannot make '{}': {}", path, why);
         return {};
       },
@@ -286,6 +287,17 @@ std::string algorithm_file_text(Algorithm algorithm, const TopologyOptions &wher
                                   ? where.spec
                                   : library_topology_spec(where.spec, where.params);
   return to_canonical_json(algorithm_to_json(algorithm));
+}
+
+Expected<CollectiveKind> standard_collective_kind(const std::string &name) {
+  const auto kind = parse_collective_kind(name);
+  if (kind && *kind != CollectiveKind::Custom)
+    return *kind;
+  std::string known;
+  for (const CollectiveTraits &t : all_collective_traits())
+    if (t.standard)
+      known += (known.empty() ? "" : ", ") + std::string(t.name);
+  return fail({}, fmt::format("unknown collective '{}' (known: {})", name, known));
 }
 
 Expected<CollectiveSpec> resolve_collective(const std::string &spec, int num_ranks,

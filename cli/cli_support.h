@@ -51,6 +51,9 @@ struct TopologyOptions {
                                                           int chunk_factor,
                                                           std::optional<int> root);
 
+/// A standard collective's kind by name; an unknown name fails listing the known ones.
+[[nodiscard]] Expected<CollectiveKind> standard_collective_kind(const std::string &name);
+
 /// An algorithm file with the topology and collective it runs on.
 struct AlgorithmInput {
   Algorithm algorithm;
@@ -101,14 +104,12 @@ struct AlgorithmInput {
 /// An option's old spelling, kept for one release: hidden from --help, it sets the same value and
 /// prints a one-line notice naming the new spelling.
 template <class T>
-void add_renamed_option(CLI::App &command, const std::string &old_name,
-                        const std::string &new_name, T &value) {
-  command.add_option(old_name, value)
-      ->group("")
-      ->each([old_name, new_name](const std::string &) {
-        fmt::print(stderr, "syncoll: {} is now {}; the old spelling goes in the next release\n",
-                   old_name, new_name);
-      });
+void add_renamed_option(CLI::App &command, const std::string &old_name, const std::string &new_name,
+                        T &value) {
+  command.add_option(old_name, value)->group("")->each([old_name, new_name](const std::string &) {
+    fmt::print(stderr, "syncoll: {} is now {}; the old spelling goes in the next release\n",
+               old_name, new_name);
+  });
 }
 
 /// Positive integers joined by `separator` ("4x4", "4,8"); none when any part is not one.
@@ -123,9 +124,9 @@ struct BuiltSystem {
   simulator::SystemModel model;
 };
 
-/// `--system NAME` with the topology options that change it: --nodes, --gpus (GPUs per node), --nics
-/// (NICs per node) and --nic-bandwidth (one NIC's line rate, GB/s). Every other topology option
-/// is refused, naming it, as are counts below one and rates that are not positive.
+/// `--system NAME` with the topology options that change it: --nodes, --gpus (GPUs per node),
+/// --nics (NICs per node) and --nic-bandwidth (one NIC's line rate, GB/s). Every other topology
+/// option is refused, naming it, as are counts below one and rates that are not positive.
 [[nodiscard]] Expected<BuiltSystem> build_system(const std::string &name,
                                                  const TopologyOptions &options);
 

@@ -92,9 +92,8 @@ Expected<Input> composition_input(const ComposeArgs &a, int ranks) {
     SYNCOLL_TRY(spec, c.specification("custom"));
     return Input{std::move(c), std::move(spec)};
   }
-  const auto kind = parse_collective_kind(a.collective);
-  if (!kind || *kind == CollectiveKind::Custom)
-    return fail({}, fmt::format("unknown collective '{}'", a.collective));
+  SYNCOLL_TRY(named, standard_collective_kind(a.collective));
+  const std::optional<CollectiveKind> kind = named;
   const int factor = a.chunk_factor.value_or(*kind == CollectiveKind::Allreduce ? ranks : 1);
   std::optional<int> root = a.root;
   if (collective_traits(*kind).rooted && !root)
@@ -207,11 +206,14 @@ void add_compose_command(CLI::App &app, RunResult &result) {
   cmd->add_option("--nics", args->machine.params.nics, "NICs per node (default: the preset's)");
   cmd->add_option("--nic-bandwidth", args->machine.params.nic_bandwidth_gbps,
                   "one NIC's line rate, GB/s (default: the preset's)");
-  add_renamed_option(*cmd, "--nic-gbps", "--nic-bandwidth", args->machine.params.nic_bandwidth_gbps);
-  cmd->add_option("--gpus", args->machine.params.gpus, "GPUs per node (default: all of the preset's)");
+  add_renamed_option(*cmd, "--nic-gbps", "--nic-bandwidth",
+                     args->machine.params.nic_bandwidth_gbps);
+  cmd->add_option("--gpus", args->machine.params.gpus,
+                  "GPUs per node (default: all of the preset's)");
   cmd->add_option("-C,--chunk-factor", args->chunk_factor,
                   "chunks per rank buffer (default: the rank count for allreduce, else 1)");
-  cmd->add_option("--root", args->root, "root of rooted collectives (default 0)")->check(at_least(0));
+  cmd->add_option("--root", args->root, "root of rooted collectives (default 0)")
+      ->check(at_least(0));
   cmd->add_option("--factors", args->factors,
                   "group counts per level, outermost first (default: nodes,gpus)");
   cmd->add_option("--transports", args->transports,

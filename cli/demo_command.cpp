@@ -98,8 +98,8 @@ Expected<int> run_demo(const std::filesystem::path &dir) {
   }
   SYNCOLL_CHECK(
       save(dir, "nccl_ring_allgather.xml", program_to_mscclir_xml(ring_checked->program())));
-  entries.push_back({"NCCL (its choice)", "nccl_ring_allgather", {{Protocol::Simple, nccl}}, {},
-                     {}});
+  entries.push_back(
+      {"NCCL (its choice)", "nccl_ring_allgather", {{Protocol::Simple, nccl}}, {}, {}});
   for (const synth::ParetoPoint &point : pareto.frontier) {
     const std::string name =
         fmt::format("allgather_c{}_s{}_r{}", point.chunks, point.sr.steps, point.sr.rounds);
@@ -174,10 +174,9 @@ Expected<int> run_demo(const std::filesystem::path &dir) {
   for (const auto &[k, protocol] : reported) {
     auto verified = verifier::certify(entries[k].programs.at(protocol), {});
     SYNCOLL_INVARIANT(verified.has_value(), "a lowered and verified program failed to certify");
-    SYNCOLL_CHECK(save(dir,
-                       fmt::format("{}_{}.xml", entries[k].file_stem,
-                                   protocol_traits(protocol).name),
-                       lowering::write_deployment_xml(*verified)));
+    SYNCOLL_CHECK(
+        save(dir, fmt::format("{}_{}.xml", entries[k].file_stem, protocol_traits(protocol).name),
+             lowering::write_deployment_xml(*verified)));
   }
   std::string csv = "size_bytes,program,protocol,time_us,algbw_gbps,speedup_vs_nccl\n";
   std::vector<viz::Series> series;
@@ -186,7 +185,8 @@ Expected<int> run_demo(const std::filesystem::path &dir) {
     for (size_t i = 0; i < sizes.size(); ++i) {
       const double speedup = entries[0].us[i] / entries[k].us[i];
       csv += fmt::format("{},{},{},{:.3f},{:.2f},{:.3f}\n", sizes[i], entries[k].name,
-                         entries[k].protocol_used[i], entries[k].us[i], double(sizes[i]) / (entries[k].us[i] * 1e3), speedup);
+                         entries[k].protocol_used[i], entries[k].us[i],
+                         double(sizes[i]) / (entries[k].us[i] * 1e3), speedup);
       s.values.push_back(speedup);
     }
     series.push_back(std::move(s));

@@ -135,7 +135,8 @@ void add_dot_command(CLI::App &app, RunResult &result) {
   cmd->add_option("--level", args->level, "dag: chunk or instruction")
       ->check(CLI::IsMember({"chunk", "instruction"}))
       ->capture_default_str();
-  cmd->add_option("-s,--size", args->size, "timeline: message size")->capture_default_str();
+  cmd->add_option("-s,--size,--sizes", args->size, "timeline: message size (one)")
+      ->capture_default_str();
   args->topology.add_to(*cmd, /*positional=*/false, /*required=*/false);
   cmd->add_option("-o,--output", args->output, "output file ('-' for stdout)")
       ->required()

@@ -131,7 +131,8 @@ void add_lower_command(CLI::App &app, RunResult &result) {
                   "algorithm: collective name or JSON (default: the file's)");
   cmd->add_option("-C,--chunk-factor", args->chunk_factor,
                   "algorithm: chunks per rank buffer (default: the file's)");
-  cmd->add_option("--root", args->root, "algorithm: root rank (default: the file's)")->check(at_least(0));
+  cmd->add_option("--root", args->root, "algorithm: root rank (default: the file's)")
+      ->check(at_least(0));
   cmd->add_option("--protocol", args->protocol, "Simple, LL or LL128")->capture_default_str();
   cmd->add_option("--instances", args->instances, "replicate the program (GC3, section 5.3)")
       ->check(CLI::Range(1, 32))

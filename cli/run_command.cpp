@@ -161,7 +161,8 @@ void add_run_command(CLI::App &app, RunResult &result) {
                   "path that does not exist yet)");
   cmd->add_option("--device", args->device,
                   "with --rank: the CUDA device of this process (default: rank modulo devices)");
-  cmd->add_option("-s,--size", args->size, "size as nccl-tests counts it (4096, 64KiB, 1MiB)");
+  cmd->add_option("-s,--size,--sizes", args->size,
+                  "one size, as nccl-tests counts it (4096, 64KiB, 1MiB)");
   cmd->add_option("--dtype", args->dtype, "element type: i32, f32, f16 or bf16");
   cmd->add_option("--op", args->op, "reduction: sum, prod, max or min");
   cmd->add_option("--iters", args->iters,

@@ -32,12 +32,12 @@ struct SimulateArgs {
   std::string size = "1MiB";
   std::string protocol;
   std::string preset;
-  std::string mode; ///< empty: sync
-  std::string lowering; ///< algorithms on a system: kernel (empty too) or copy-engine
+  std::string mode;      ///< empty: sync
+  std::string lowering;  ///< algorithms on a system: kernel (empty too) or copy-engine
   std::string switching; ///< empty: cut-through
   std::string sharing;
   std::optional<double> sharing_window_us; ///< none: the system's default, else exact
-  int channels = 0;             ///< 0: the channels NCCL's search gives
+  int channels = 0;                        ///< 0: the channels NCCL's search gives
   bool streamed = false;
   std::string trace;
   std::string csv;
@@ -142,9 +142,8 @@ Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topolo
                                    std::optional<Protocol> protocol) {
   if (a.collective.empty())
     return fail({}, "--baseline needs --collective");
-  auto kind = parse_collective_kind(a.collective);
-  if (!kind)
-    return fail({}, fmt::format("unknown collective '{}'", a.collective));
+  SYNCOLL_TRY(named, standard_collective_kind(a.collective));
+  const std::optional<CollectiveKind> kind = named;
   const auto forced = forced_algorithm(a.baseline);
   if (!forced || *forced == simulator::NcclAlgorithm::Nvls ||
       *forced == simulator::NcclAlgorithm::Pat)
@@ -216,9 +215,8 @@ Expected<std::vector<Row>> simulate_nccl_sizes(const SimulateArgs &a,
                                                const std::vector<int64_t> &sizes) {
   if (a.collective.empty())
     return fail({}, "--baseline needs --collective");
-  auto kind = parse_collective_kind(a.collective);
-  if (!kind)
-    return fail({}, fmt::format("unknown collective '{}'", a.collective));
+  SYNCOLL_TRY(named, standard_collective_kind(a.collective));
+  const std::optional<CollectiveKind> kind = named;
   SYNCOLL_TRY(machine, simulator::nccl_machine(system));
   std::vector<Row> rows;
   for (int64_t size : sizes) {
@@ -270,7 +268,7 @@ simulate_sizes(const Subject &subject, const SimulateArgs &a, const Topology &to
                                                  efficiency, model.switching));
       sim.algbw_gbps = sim.completion > 0 ? double(size) * 1000.0 / double(sim.completion) : 0;
       sim.busbw_gbps = sim.algbw_gbps * bus_bandwidth_factor(b.kind, topology.num_ranks());
-      rows.push_back({size, std::move(sim), false, {}});
+      rows.push_back({size, std::move(sim), false, {}, {}});
     }
     return rows;
   }
@@ -282,7 +280,7 @@ simulate_sizes(const Subject &subject, const SimulateArgs &a, const Topology &to
       o.protocol = protocol;
       o.trace = !a.trace.empty();
       SYNCOLL_TRY(sim, simulator::simulate_program(*subject.program, topology, o));
-      rows.push_back({size, std::move(sim.result), sim.deadlocked, {}});
+      rows.push_back({size, std::move(sim.result), sim.deadlocked, {}, {}});
     }
     return rows;
   }
@@ -318,7 +316,7 @@ simulate_sizes(const Subject &subject, const SimulateArgs &a, const Topology &to
     // --size counts like nccl-tests: the output for allgather and gather.
     const int64_t input = input_bytes_for_nccl_tests_size(collective, size);
     SYNCOLL_TRY(sim, simulator::simulate_algorithm(algorithm, links, collective, input, options));
-    rows.push_back({size, std::move(sim), false, {}});
+    rows.push_back({size, std::move(sim), false, {}, {}});
   }
   return rows;
 }
@@ -364,9 +362,9 @@ Expected<BuiltSystem> system_for(const SimulateArgs &a) {
                     "through its switches");
   SYNCOLL_TRY(built, build_system(a.system, a.topology));
   if (!a.sharing.empty()) {
-    SYNCOLL_TRY(shared, with_sharing(built.model.topology, a.sharing == "fair"
-                                                               ? RelationSharing::Fair
-                                                               : RelationSharing::Fifo));
+    SYNCOLL_TRY(shared,
+                with_sharing(built.model.topology,
+                             a.sharing == "fair" ? RelationSharing::Fair : RelationSharing::Fifo));
     built.model.topology = std::move(shared);
   }
   if (a.sharing_window_us)
@@ -437,7 +435,8 @@ Expected<bool> run_simulate(SimulateArgs &a) {
   } else {
     // A program from a file runs under the MSCCL executor's per-step cost on a system.
     const simulator::CostModel model = system ? system->interpreted() : cost_model_for(a);
-    SYNCOLL_TRY(subject, from_file ? std::move(*from_file) : baseline_subject(a, *topology, protocol));
+    SYNCOLL_TRY(subject,
+                from_file ? std::move(*from_file) : baseline_subject(a, *topology, protocol));
     if (!a.lowering.empty() && (!system || !subject.algorithm))
       return fail({}, "--lowering times an algorithm (JSON) on a --system");
     if (a.lowering == "copy-engine" && a.mode == "dataflow")

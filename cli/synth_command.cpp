@@ -168,7 +168,7 @@ void add_bound_command(CLI::App &synth, RunResult &result) {
   bound->add_option("-c,--collective", args->collective, "allgather, reducescatter or allreduce")
       ->required();
   bound
-      ->add_option("-s,--size", args->size,
+      ->add_option("-s,--size,--sizes", args->size,
                    "bytes of the Allgather output / ReduceScatter input / Allreduce buffer")
       ->capture_default_str();
   bound->callback([&result, args] {
@@ -328,8 +328,7 @@ Expected<int> run_cluster(const ScaleArgs &args, const Topology &topology,
     return kSuccess;
   }
   return check_and_write(synth::cluster_collective_algorithm(schedule, topology), topology, kind,
-                         args.topology,
-                         args.output);
+                         args.topology, args.output);
 }
 
 // A direct-connect machine's collective: breadth-first; on a mesh also dimension-ordered; where
@@ -445,7 +444,8 @@ void add_scale_command(CLI::App &synth, RunResult &result) {
   args->topology.add_to(*scale, /*positional=*/false, /*required=*/true);
   scale->add_option("-c,--collective", args->collective, "allgather, reducescatter or allreduce")
       ->required();
-  scale->add_option("-C,--chunks", args->chunks,
+  add_renamed_option(*scale, "--chunks", "--chunk-factor", args->chunks);
+  scale->add_option("-C,--chunk-factor", args->chunks,
                     "pieces each rank's share is cut into (default 1; on a cluster of boxes, "
                     "about 2048 per box beyond the first)");
   scale->add_option("--steps", args->steps,
@@ -482,8 +482,10 @@ void add_synth_commands(CLI::App &app, RunResult &result) {
   add_bound_command(*synth, result);
   add_scale_command(*synth, result);
   for (CLI::App *cmd : {instance, least}) {
-    cmd->add_option("-C,--chunks", args->chunks, "chunks per rank (allreduce: of the whole buffer)")
+    cmd->add_option("-C,--chunk-factor", args->chunks,
+                    "chunks per rank (allreduce: of the whole buffer)")
         ->capture_default_str();
+    add_renamed_option(*cmd, "--chunks", "--chunk-factor", args->chunks);
     cmd->add_option("-o,--output", args->output, "write the algorithm JSON here")
         ->check(writable_file());
   }
@@ -498,8 +500,9 @@ void add_synth_commands(CLI::App &app, RunResult &result) {
       ->capture_default_str();
   front->add_option("--max-steps", args->max_steps,
                     "most steps tried (default: the steps lower bound + 6)");
-  front->add_option("-o,--output", args->output,
-                    "write each frontier algorithm's JSON here (a folder)")
+  front
+      ->add_option("-o,--output", args->output,
+                   "write each frontier algorithm's JSON here (a folder)")
       ->check(writable_folder());
 
   auto setup = [args](synth::Target &target, synth::SynthOptions &options) -> Expected<Topology> {

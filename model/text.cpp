@@ -23,6 +23,8 @@ std::string format_size(int64_t bytes) {
 }
 
 Expected<int64_t> parse_size(const std::string &text) {
+  if (text.find("..") != std::string::npos)
+    return fail({}, fmt::format("size '{}': one size here, not a sweep", text));
   size_t used = 0;
   long long value = 0;
   try {
@@ -41,9 +43,12 @@ Expected<int64_t> parse_size(const std::string &text) {
     scale = int64_t(1) << 20;
   else if (unit == "G" || unit == "GB" || unit == "GiB")
     scale = int64_t(1) << 30;
+  else if (unit == "T" || unit == "TB" || unit == "TiB")
+    scale = int64_t(1) << 40;
   else
-    return fail({},
-                fmt::format("size '{}' has an unknown unit '{}' (B, KiB, MiB or GiB)", text, unit));
+    return fail({}, fmt::format("size '{}' has an unknown unit '{}' (B; K, KB or KiB; M, MB or "
+                                "MiB; G, GB or GiB; T, TB or TiB: all powers of 1024)",
+                                text, unit));
   if (value <= 0 || value > (int64_t(1) << 42) / scale)
     return fail({}, fmt::format("size '{}' is out of range (1 B .. 4 TiB)", text));
   return value * scale;

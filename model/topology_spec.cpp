@@ -92,8 +92,7 @@ const ParamRow kParams[] = {
      [](TopologyParams &p, std::string_view t) { return read_int(p.nodes_per_leaf, t); }, nullptr},
     {"--leaves-per-pod", [](const TopologyParams &p) { return print_value(p.leaves_per_pod); },
      [](TopologyParams &p, std::string_view t) { return read_int(p.leaves_per_pod, t); }, nullptr},
-    {"--oversubscription",
-     [](const TopologyParams &p) { return print_value(p.oversubscription); },
+    {"--oversubscription", [](const TopologyParams &p) { return print_value(p.oversubscription); },
      [](TopologyParams &p, std::string_view t) { return read_double(p.oversubscription, t); },
      nullptr},
     {"--unidirectional",
@@ -119,7 +118,8 @@ std::string library_topology_spec(std::string_view name, const TopologyParams &p
   return out;
 }
 
-Expected<std::pair<std::string, TopologyParams>> parse_library_topology_spec(std::string_view spec) {
+Expected<std::pair<std::string, TopologyParams>>
+parse_library_topology_spec(std::string_view spec) {
   std::istringstream in{std::string(spec)};
   std::string name;
   in >> name;

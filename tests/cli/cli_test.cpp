@@ -144,7 +144,7 @@ TEST(CliTest, IrShowSummarizes) {
 TEST(CliTest, DemoRunsEndToEnd) {
   const auto dir =
       std::filesystem::temp_directory_path() / ("syncoll-demo-" + std::to_string(::getpid()));
-  CliRun run = run_cli("demo --out " + dir.string());
+  CliRun run = run_cli("demo -o " + dir.string());
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_NE(run.out.find("Pareto frontier: 2 points"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("(ahead)"), std::string::npos) << run.out;
@@ -153,12 +153,26 @@ TEST(CliTest, DemoRunsEndToEnd) {
       << run.out;
   EXPECT_NE(run.err.find("lowering and verifying allgather_c6_s3_r7"), std::string::npos);
   for (const char *file :
-       {"allgather_c2_s2_r3.xml", "allgather_c6_s3_r7.xml", "nccl_ring_allgather.xml",
+       {"allgather_c2_s2_r3_LL.xml", "allgather_c6_s3_r7_Simple.xml", "nccl_ring_allgather.xml",
         "allgather_dgx1.csv", "speedup.svg", "topology.svg", "latency_optimal_program.svg",
         "latency_optimal_timeline.svg", "allgather_c6_s3_r7_algorithm.svg"})
     EXPECT_TRUE(std::filesystem::exists(dir / file)) << file;
   const std::string csv = read_all(dir / "allgather_dgx1.csv");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 3 * 21); // header, 3 programs x 21 sizes
+  // The row names its protocol, and the XML of that protocol is the program timed: simulate on
+  // it prints the demo's time.
+  const std::string reported = "latency-optimal Allgather at 1 KiB: ";
+  const auto at = run.out.find(reported);
+  ASSERT_NE(at, std::string::npos) << run.out;
+  const std::string line = run.out.substr(at + reported.size());
+  const double demo_us = std::stod(line);
+  const auto file_at = line.find("(allgather_c2_s2_r3_");
+  ASSERT_NE(file_at, std::string::npos) << line;
+  const std::string xml = line.substr(file_at + 1, line.find(')', file_at) - file_at - 1);
+  CliRun sim = run_cli("simulate " + (dir / xml).string() + " --system dgx1 -s 1KiB --csv -");
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  const std::string row = sim.out.substr(sim.out.rfind("1024,"));
+  EXPECT_NEAR(std::stod(row.substr(5)), demo_us, 0.005) << xml;
   std::filesystem::remove_all(dir);
 }
 

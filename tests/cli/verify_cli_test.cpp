@@ -40,7 +40,9 @@ TEST(VerifyCliTest, OptionsAreChecked) {
   EXPECT_EQ(run_cli("verify examples/ir/ring_allreduce_4.xml --mode loose").exit_code, 2);
   EXPECT_EQ(run_cli("verify examples/ir/ring_allreduce_4.xml --protocol LL64").exit_code, 2);
   EXPECT_EQ(run_cli("verify examples/ir/ring_allreduce_4.xml --collective nosuch").exit_code, 2);
-  CliRun budget = run_cli("verify examples/ir/ring_allreduce_4.xml --sm-budget 0");
+  // A budget below one is an impossible parameter; a program over a possible one is a verdict.
+  EXPECT_EQ(run_cli("verify examples/ir/ring_allreduce_4.xml --sm-budget 0").exit_code, 2);
+  CliRun budget = run_cli("verify examples/ir/dgx1_allgather_637.xml --sm-budget 1");
   EXPECT_EQ(budget.exit_code, 1);
   EXPECT_NE(budget.out.find("[sm-budget]"), std::string::npos);
   // A wrong collective is a wrong result, not bad input.

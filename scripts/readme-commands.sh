@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs every `syncoll ...` line of the README's "What works today" block, top to bottom, in a
+# fresh folder (examples/ linked in), and prints each one's exit code and wall time: the check a
+# new user makes. Usage: scripts/readme-commands.sh [path/to/syncoll]
+set -uo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+syncoll="${1:-$root/build/default/cli/syncoll}"
+work="$(mktemp -d)"
+ln -s "$root/examples" "$work/examples"
+cd "$work"
+# The block's lines, continuation lines joined, comments dropped.
+mapfile -t commands < <(awk '/^## What works today/{on=1} on && /^```sh/{inblock=1; next}
+  inblock && /^```/{exit} inblock' "$root/README.md" |
+  sed -e ':a' -e '/\\$/N; s/\\\n//; ta' | sed -e 's/[[:space:]]*#.*$//' | grep '^syncoll ')
+failed=0
+for command in "${commands[@]}"; do
+  start=$(date +%s.%N)
+  "$syncoll" ${command#syncoll } > /dev/null 2> "$work/stderr"
+  code=$?
+  seconds=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { print e - s }')
+  printf '%6.1f s  exit %d  %s\n' "$seconds" "$code" "$command"
+  # 1 is a verdict the README shows on purpose (a deadlock, a race, a failing property).
+  if [ "$code" -gt 1 ]; then
+    failed=1
+    sed 's/^/          /' "$work/stderr" | tail -3
+  fi
+done
+rm -rf "$work"
+exit "$failed"
