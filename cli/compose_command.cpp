@@ -159,8 +159,11 @@ Expected<int> run_compose(const ComposeArgs &a) {
     SYNCOLL_CHECK(compose::factorize(input.composition, input.collective, h, system.topology));
     hierarchy = std::move(h);
   }
-  fmt::print("{} on {} x {} ({} ranks), {} B\n", a.file.empty() ? a.collective : a.file,
-             system.nodes, system.preset->name, ranks, bytes);
+  const std::optional<int> root =
+      input.collective.root() ? std::optional(input.collective.root()->value()) : std::nullopt;
+  fmt::print("{}{} on {} x {} ({} ranks), {} B\n", a.file.empty() ? a.collective : a.file,
+             root ? fmt::format(" from root {}", *root) : "", system.nodes, system.preset->name,
+             ranks, bytes);
   if (!a.search)
     return run_plan(a, input, *hierarchy, system, bytes);
 

@@ -171,9 +171,12 @@ Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topolo
   if (a.streamed)
     return streamed_subject(*kind, *forced, rings, {});
   SYNCOLL_TRY(p, simulator::nccl_ring_program(*kind, rings, protocol.value_or(Protocol::Simple)));
-  return Subject{std::move(p), std::nullopt,
-                 fmt::format("NCCL ring {} ({} channel(s) over {} searched ring(s) at {} GB/s)",
-                             a.collective, channels, graph->channels(), graph->intra_gbps)};
+  return Subject{
+      std::move(p), std::nullopt,
+      fmt::format(
+          "NCCL ring {}{} ({} channel(s) over {} searched ring(s) at {} GB/s)", a.collective,
+          collective_traits(*kind).rooted ? fmt::format(" from root {}", a.root.value_or(0)) : "",
+          channels, graph->channels(), graph->intra_gbps)};
 }
 
 // The fastest of the algorithms NCCL could run at `size` other than its choice, each forced
@@ -367,8 +370,11 @@ Expected<BuiltSystem> system_for(const SimulateArgs &a) {
                              a.sharing == "fair" ? RelationSharing::Fair : RelationSharing::Fifo));
     built.model.topology = std::move(shared);
   }
-  if (a.sharing_window_us)
+  if (a.sharing_window_us) {
+    // Asked for: the window holds however few transfers share the ports.
     built.model.model.sharing_window = sharing_window_ps(*a.sharing_window_us);
+    built.model.model.sharing_window_from_hops = 0;
+  }
   return built;
 }
 

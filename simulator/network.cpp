@@ -674,7 +674,7 @@ Picoseconds Network::first_end() {
 void Network::refresh_next_event() {
   next_event_ = std::min(fluid_queue_.empty() ? kNever : fluid_queue_.top().time, first_end());
   if (rates_stale_)
-    next_event_ = std::min(next_event_, stale_since_ + window_);
+    next_event_ = std::min(next_event_, stale_since_ + window());
 }
 
 void Network::advance(Picoseconds until, std::vector<Delivery> &delivered) {
@@ -688,7 +688,7 @@ void Network::advance(Picoseconds until, std::vector<Delivery> &delivered) {
     const Picoseconds first_queued = fluid_queue_.empty() ? kNever : fluid_queue_.top().time;
     const Picoseconds ending = first_end();
     const Picoseconds t = std::min(ending, first_queued);
-    if (rates_stale_ && t > now_ && (window_ == 0 || t > stale_since_ + window_)) {
+    if (rates_stale_ && t > now_ && (window() == 0 || t > stale_since_ + window())) {
       share_bandwidth();
       continue;
     }
@@ -711,7 +711,7 @@ void Network::advance(Picoseconds until, std::vector<Delivery> &delivered) {
         hop_ended(h, t, delivered);
     }
   }
-  if (rates_stale_ && window_ == 0)
+  if (rates_stale_ && window() == 0)
     share_bandwidth();
   refresh_next_event();
   reports_ = nullptr;

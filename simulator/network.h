@@ -87,7 +87,11 @@ public:
   /// to about the window per hop that starts inside one. In exchange a run whose every event
   /// moves every rate (an Alltoall on saturated ports) costs one sharing per window, not one per
   /// event.
-  void set_sharing_window(Picoseconds window) { window_ = window; }
+  /// With `from_hops` above 0 the window holds only while more than that many hops are carried.
+  void set_sharing_window(Picoseconds window, size_t from_hops = 0) {
+    window_ = window;
+    window_from_hops_ = from_hops;
+  }
   /// Time of the next fair-shared event (a hop starting or ending, or a sharing window closing),
   /// kNever when none is due.
   Picoseconds next_event() const { return next_event_; }
@@ -218,6 +222,9 @@ private:
   bool rates_stale_ = false;
   Picoseconds stale_since_ = 0; ///< when the rates went stale
   Picoseconds window_ = 0;      ///< see set_sharing_window
+  size_t window_from_hops_ = 0; ///< see set_sharing_window
+  /// The window in force now: none while few enough hops are carried.
+  Picoseconds window() const { return carried_ > window_from_hops_ ? window_ : 0; }
   // Sharing. A constraint is a fluid link (index = link) or a fair relation (links + relation).
   std::vector<int32_t> dirty_links_; ///< links whose hops changed since the last sharing
   std::vector<char> link_dirty_;

@@ -30,7 +30,8 @@ struct SystemModel {
   Topology line_topology;
   /// Protocol efficiencies relative to Simple, per-hop latencies, the thread-block copy cap and
   /// the launch; no executor step overhead (set it for interpreted programs: `interpreted`).
-  /// Past four nodes, max-min fair rates are shared out once per `default_sharing_window`.
+  /// Past four nodes, while more than kSharingWindowFromHops hops share fair ports, max-min fair
+  /// rates are shared out once per `default_sharing_window`.
   CostModel model;
   /// Whether the GPUs share an NVSwitch with multimem support (NVLS).
   bool nvls = false;
@@ -81,6 +82,11 @@ private:
 /// of NCCL's point-to-point Alltoall on 16 nodes takes minutes per size; the window's error bound
 /// is in docs/cost-model.md.
 [[nodiscard]] Picoseconds default_sharing_window(const SystemPreset &preset, int nodes);
+
+/// A system's window holds only while more than this many fair-shared hops are in flight: NCCL's
+/// point-to-point Alltoall on 8 or more DGX H100 nodes (4,032 flows and up), not a composed plan's
+/// few pieces per port, which a window would make late by up to a window each.
+inline constexpr size_t kSharingWindowFromHops = 2048;
 
 /// `nodes` nodes of the preset, with `gpus_per_node` GPUs each (0: all of the node's; fewer
 /// only behind an NVSwitch).
