@@ -84,8 +84,8 @@ private:
 [[nodiscard]] Picoseconds default_sharing_window(const SystemPreset &preset, int nodes);
 
 /// A system's window holds only while more than this many fair-shared hops are in flight: NCCL's
-/// point-to-point Alltoall on 16 or more DGX H100 nodes (16,256 flows and up), not a composed plan's
-/// few pieces per port, which a window would make late by up to a window each.
+/// point-to-point Alltoall on 16 or more DGX H100 nodes (16,256 flows and up), not a composed
+/// plan's few pieces per port, which a window would make late by up to a window each.
 inline constexpr size_t kSharingWindowFromHops = 4096;
 
 /// `nodes` nodes of the preset, with `gpus_per_node` GPUs each (0: all of the node's; fewer
