@@ -109,7 +109,8 @@ Expected<int> run_study(const StudyArgs &a) {
     const study::Machine &m = study.machines[group.machine];
     progress.advance(
         group.points.size(), failed,
-        fmt::format("{} x {}, {}, {}", m.nodes, m.system.empty() ? m.topology : m.system,
+        fmt::format("{} x {}{}, {}, {}", m.nodes, m.system.empty() ? m.topology : m.system,
+                    m.nics > 0 ? fmt::format(" nics {}", m.nics) : "",
                     collective_kind_name(group.collective), study.variants[group.variant].name));
   }
   // The report from the cache alone: whichever shard finds every point there writes it.
