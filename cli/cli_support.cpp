@@ -191,47 +191,17 @@ bool names_topology_file(const std::string &spec) {
          (spec.size() > 5 && spec.substr(spec.size() - 5) == ".json");
 }
 
-// `spec`'s parameters, each replaced by the command line's where it gives one.
-TopologyParams merged(TopologyParams from_spec, const TopologyParams &given) {
-  auto take = [](auto &into, const auto &value) {
-    if (value)
-      into = value;
-  };
-  take(from_spec.n, given.n);
-  take(from_spec.dims, given.dims);
-  take(from_spec.shape, given.shape);
-  take(from_spec.nodes, given.nodes);
-  take(from_spec.gpus, given.gpus);
-  take(from_spec.intra, given.intra);
-  take(from_spec.nics, given.nics);
-  take(from_spec.nic_bandwidth_gbps, given.nic_bandwidth_gbps);
-  take(from_spec.tiers, given.tiers);
-  take(from_spec.nodes_per_leaf, given.nodes_per_leaf);
-  take(from_spec.leaves_per_pod, given.leaves_per_pod);
-  take(from_spec.oversubscription, given.oversubscription);
-  from_spec.unidirectional = from_spec.unidirectional || given.unidirectional;
-  from_spec.rails = from_spec.rails || given.rails;
-  return from_spec;
-}
-
 } // namespace
 
 Expected<BuiltSystem> build_system(const std::string &name, const TopologyOptions &options) {
   SYNCOLL_TRY(named, system_preset(name));
   const TopologyParams &p = options.params;
-  const std::pair<bool, const char *> not_for_systems[] = {
-      {p.n.has_value(), "-n"},
-      {p.dims.has_value(), "--dims"},
-      {p.shape.has_value() || !options.shape.empty(), "--shape"},
-      {p.intra.has_value(), "--intra"},
-      {p.tiers.has_value(), "--tiers"},
-      {p.nodes_per_leaf.has_value(), "--nodes-per-leaf"},
-      {p.leaves_per_pod.has_value(), "--leaves-per-pod"},
-      {p.oversubscription.has_value(), "--oversubscription"},
-      {p.unidirectional, "--unidirectional"},
-      {p.rails, "--rails"}};
-  for (const auto &[given, option] : not_for_systems)
-    if (given)
+  if (!options.shape.empty())
+    return fail({}, "--shape shapes a topology (-t); a --system takes --nodes, --gpus, --nics and "
+                    "--nic-bandwidth");
+  for (std::string_view option : given_topology_options(p))
+    if (option != "--nodes" && option != "--gpus" && option != "--nics" &&
+        option != "--nic-bandwidth")
       return fail({}, fmt::format("{} shapes a topology (-t); a --system takes --nodes, --gpus, "
                                   "--nics and --nic-bandwidth",
                                   option));
@@ -269,17 +239,15 @@ Expected<Topology> resolve_topology(TopologyOptions &options) {
   }
   const std::string &spec = options.spec;
   if (names_topology_file(spec)) {
-    const TopologyParams &p = options.params;
-    if (p.n || p.dims || p.shape || p.nodes || p.gpus || p.intra || p.nics ||
-        p.nic_bandwidth_gbps || p.unidirectional || p.tiers || p.nodes_per_leaf ||
-        p.leaves_per_pod || p.oversubscription || p.rails)
-      return fail({}, fmt::format("size options apply to library topologies, not to the file "
-                                  "'{}'",
-                                  spec));
+    const auto given = given_topology_options(options.params);
+    if (!given.empty())
+      return fail({}, fmt::format("{} applies to library topologies, not to the file '{}'",
+                                  given.front(), spec));
     return read_topology_file(spec);
   }
-  SYNCOLL_TRY(named, parse_library_topology_spec(spec));
-  return make_library_topology(named.first, merged(named.second, options.params));
+  // The command line's options after the spec's own: a value given twice is the later one's.
+  SYNCOLL_TRY(named, parse_library_topology_spec(spec + library_topology_spec("", options.params)));
+  return make_library_topology(named.first, named.second);
 }
 
 std::string algorithm_file_text(Algorithm algorithm, const TopologyOptions &where) {

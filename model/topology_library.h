@@ -52,6 +52,9 @@ std::vector<TopologyLibraryEntry> topology_library();
 /// command rebuilds that machine from the file alone.
 std::string library_topology_spec(std::string_view name, const TopologyParams &params);
 
+/// The options `params` sets, spelled as on the command line ("--shape", "--rails"), in one order.
+std::vector<std::string_view> given_topology_options(const TopologyParams &params);
+
 /// A library topology's name and parameters from such a line (a bare name has none); a token that
 /// is not an option of the library, or an option without its value, is an error naming it.
 [[nodiscard]] Expected<std::pair<std::string, TopologyParams>>

@@ -118,6 +118,14 @@ std::string library_topology_spec(std::string_view name, const TopologyParams &p
   return out;
 }
 
+std::vector<std::string_view> given_topology_options(const TopologyParams &params) {
+  std::vector<std::string_view> given;
+  for (const ParamRow &row : kParams)
+    if (row.print(params))
+      given.push_back(row.option);
+  return given;
+}
+
 Expected<std::pair<std::string, TopologyParams>>
 parse_library_topology_spec(std::string_view spec) {
   std::istringstream in{std::string(spec)};
