@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every `syncoll ...` line of the README's "What works today" block, top to bottom, in a
 # fresh folder (examples/ linked in), and prints each one's exit code and wall time: the check a
-# new user makes. Usage: scripts/readme-commands.sh [path/to/syncoll]
+# new user makes. Usage: scripts/readme-commands.sh [path/to/syncoll]; each command may run
+# SYNCOLL_README_TIMEOUT seconds (default 600), past which it is stopped and reported (exit 124).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 syncoll="${1:-$root/build/default/cli/syncoll}"
@@ -15,7 +16,8 @@ mapfile -t commands < <(awk '/^## What works today/{on=1} on && /^```sh/{inblock
 failed=0
 for command in "${commands[@]}"; do
   start=$(date +%s.%N)
-  "$syncoll" ${command#syncoll } > /dev/null 2> "$work/stderr"
+  timeout "${SYNCOLL_README_TIMEOUT:-600}" "$syncoll" ${command#syncoll } > /dev/null \
+    2> "$work/stderr"
   code=$?
   seconds=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { print e - s }')
   printf '%6.1f s  exit %d  %s\n' "$seconds" "$code" "$command"
