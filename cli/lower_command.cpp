@@ -53,6 +53,24 @@ void summarize(const lowering::Lowered &l) {
 Expected<lowering::DslProgram> example_program(const LowerArgs &a,
                                                lowering::DslOptions dsl_options) {
   SYNCOLL_TRY(example, examples::require_program_example(a.example));
+  // An example is built for -n ranks on --nodes nodes; what shapes a topology or names a
+  // collective belongs to an algorithm file.
+  if (!a.topology.spec.empty() || !a.topology.shape.empty())
+    return fail({}, fmt::format("{} names an algorithm's topology; --example '{}' takes -n and "
+                                "--nodes",
+                                a.topology.spec.empty() ? "--shape" : "-t", example->name));
+  for (std::string_view option : given_topology_options(a.topology.params))
+    if (option != "-n" && option != "--nodes")
+      return fail({}, fmt::format("{} shapes an algorithm's topology; --example '{}' takes -n "
+                                  "and --nodes",
+                                  option, example->name));
+  if (!a.collective.empty() || a.chunk_factor || a.root)
+    return fail({}, fmt::format("{} applies to an algorithm file; --example '{}' implements its "
+                                "own collective",
+                                !a.collective.empty() ? "-c"
+                                : a.chunk_factor      ? "-C"
+                                                      : "--root",
+                                example->name));
   if (example->in_place_modes.size() == 1) {
     if (a.in_place && !example->in_place_modes.front())
       return fail({}, fmt::format("example '{}' is written out of place only", example->name));
