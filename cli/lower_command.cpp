@@ -38,10 +38,10 @@ void summarize(const lowering::Lowered &l) {
   size_t fused = 0;
   for (const auto &in : l.instruction_dag.instructions)
     fused += !in.removed && in.operations.size() > 1;
-  fmt::print("program '{}': {} on {} ranks; {} operations -> {} instructions ({} fused); {} "
-             "thread blocks, {} channel(s), {} steps\n",
+  fmt::print("program '{}': {} on {} ranks in {}; {} operations -> {} instructions ({} fused); "
+             "{} thread blocks, {} channel(s), {} steps\n",
              l.program.name(), l.program.collective(), l.program.num_ranks(),
-             l.chunk_dag.operations.size(),
+             protocol_traits(l.program.protocol()).name, l.chunk_dag.operations.size(),
              std::count_if(l.instruction_dag.instructions.begin(),
                            l.instruction_dag.instructions.end(),
                            [](auto &x) { return !x.removed; }),
