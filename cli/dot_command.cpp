@@ -26,8 +26,8 @@ struct DotArgs {
   std::string input;
   std::string format = "dot";
   std::string output;
-  std::string level = "chunk";
-  std::string size = "1MiB";
+  std::string level; ///< empty: chunk
+  std::string size;  ///< empty: 1 MiB
   TopologyOptions topology;
 };
 
@@ -35,6 +35,12 @@ struct DotArgs {
 Expected<lowering::DslProgram> dsl_for(DotArgs &a) {
   if (a.input.rfind("example:", 0) == 0) {
     SYNCOLL_TRY(e, examples::require_program_example(a.input.substr(8)));
+    if (!a.topology.spec.empty() || !a.topology.shape.empty())
+      return fail({},
+                  "an example's DAG takes -n only; -t and --shape name an algorithm's topology");
+    for (std::string_view option : given_topology_options(a.topology.params))
+      if (option != "-n")
+        return fail({}, fmt::format("an example's DAG takes -n only, not {}", option));
     examples::ExampleParams params;
     params.ranks = a.topology.params.n.value_or(8);
     params.options.in_place = e->in_place_modes.front();
@@ -64,8 +70,8 @@ Expected<std::optional<std::string>> dot_of(DotArgs &a) {
   if (kind == "dag") {
     SYNCOLL_TRY(dsl, dsl_for(a));
     SYNCOLL_TRY(l, lowering::lower(dsl));
-    return a.level == "chunk" ? lowering::chunk_dag_dot(l.chunk_dag, dsl.name())
-                              : lowering::instruction_dag_dot(l.instruction_dag, dsl.name());
+    return a.level != "instruction" ? lowering::chunk_dag_dot(l.chunk_dag, dsl.name())
+                                    : lowering::instruction_dag_dot(l.instruction_dag, dsl.name());
   }
   SYNCOLL_TRY(p, program_for(a.input));
   if (kind == "program")
@@ -81,7 +87,7 @@ Expected<std::string> timeline_of(const DotArgs &a) {
     return fail({}, "a timeline needs the topology: give --topology");
   TopologyOptions topology = a.topology;
   SYNCOLL_TRY(t, resolve_topology(topology));
-  SYNCOLL_TRY(size, parse_size(a.size));
+  SYNCOLL_TRY(size, parse_size(a.size.empty() ? "1MiB" : a.size));
   simulator::ProgramSimOptions o;
   o.size_bytes = size;
   o.trace = true;
@@ -90,7 +96,26 @@ Expected<std::string> timeline_of(const DotArgs &a) {
                            fmt::format("{} on {}, {}", p.name(), t.name(), format_size(size)));
 }
 
+// An option the kind does not draw with is refused, not ignored.
+Expected<void> check_options_apply(const DotArgs &a) {
+  if (!a.level.empty() && a.kind != "dag")
+    return fail({}, fmt::format("--level applies to dag drawings, not to {}", a.kind));
+  if (!a.size.empty() && a.kind != "timeline")
+    return fail({}, fmt::format("--size applies to timelines, not to {}", a.kind));
+  const bool takes_topology = a.kind == "topo" || a.kind == "dag" || a.kind == "timeline";
+  if (!takes_topology) {
+    if (!a.topology.spec.empty() || !a.topology.shape.empty())
+      return fail({}, fmt::format("{} drawings take no topology: the {} is drawn as it is", a.kind,
+                                  a.kind == "algo" ? "algorithm" : "program"));
+    if (const auto given = given_topology_options(a.topology.params); !given.empty())
+      return fail({}, fmt::format("{} applies to topo, dag and timeline drawings, not to {}",
+                                  given.front(), a.kind));
+  }
+  return {};
+}
+
 Expected<int> run_dot(DotArgs &a) {
+  SYNCOLL_CHECK(check_options_apply(a));
   std::string content;
   if (a.kind == "timeline") {
     if (a.format != "svg")
@@ -132,11 +157,9 @@ void add_dot_command(CLI::App &app, RunResult &result) {
   cmd->add_option("--format", args->format, "dot, svg or png (timeline: svg)")
       ->check(CLI::IsMember({"dot", "svg", "png"}))
       ->capture_default_str();
-  cmd->add_option("--level", args->level, "dag: chunk or instruction")
-      ->check(CLI::IsMember({"chunk", "instruction"}))
-      ->capture_default_str();
-  cmd->add_option("-s,--size,--sizes", args->size, "timeline: message size (one)")
-      ->capture_default_str();
+  cmd->add_option("--level", args->level, "dag: chunk (the default) or instruction")
+      ->check(CLI::IsMember({"chunk", "instruction"}));
+  cmd->add_option("-s,--size,--sizes", args->size, "timeline: message size (one; default 1MiB)");
   args->topology.add_to(*cmd, /*positional=*/false, /*required=*/false);
   cmd->add_option("-o,--output", args->output, "output file ('-' for stdout)")
       ->required()

@@ -79,10 +79,19 @@ std::string topology_dot(const Topology &t) {
   }
   for (size_t i = 0; i < t.relations().size(); ++i) {
     const BandwidthRelation &rel = t.relations()[i];
+    // What the relation carries at once: its capacity in units of its slowest link's rate per
+    // unit (a NIC's rate, a switch port's), so a what-if NIC rate shows in the drawing.
+    double per_unit = 0;
+    for (LinkId id : rel.links) {
+      const Link &l = t.link(id);
+      const double unit = l.bandwidth.value / std::max(1, l.capacity);
+      per_unit = per_unit == 0 ? unit : std::min(per_unit, unit);
+    }
     out += fmt::format("  subgraph cluster_relation{} {{\n    label={}; style=dashed; "
                        "color=gray50;\n    rel{} [shape=octagon, label={}];\n  }}\n",
                        i, quote(fmt::format("relation {}", rel.name)), i,
-                       quote(fmt::format("{}\\ncap {}/round", rel.name, rel.capacity)));
+                       quote(fmt::format("{}\\ncap {}/round, {:.4g} GB/s", rel.name, rel.capacity,
+                                         per_unit * rel.capacity)));
     std::set<int> ranks;
     for (LinkId id : rel.links) {
       ranks.insert(t.link(id).src.value());

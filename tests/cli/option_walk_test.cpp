@@ -1,8 +1,8 @@
-// Every option of `simulate`, `compose`, `lower` and `verify` is honoured or refused: a table row
-// per option runs the command twice, without and with the option (or with another value of it), and
-// asserts that the output changes, that the named file is written, or that the option is refused
-// with one line and exit 2. A second test reads each command's --help and fails on an option the
-// table does not cover, so a new option cannot be accepted and ignored.
+// Every option of `simulate`, `compose`, `lower`, `verify` and `dot` is honoured or refused: a
+// table row per option runs the command twice, without and with the option (or with another value
+// of it), and asserts that the output changes, that the named file is written, or that the option
+// is refused with one line and exit 2. A second test reads each command's --help and fails on an
+// option the table does not cover, so a new option cannot be accepted and ignored.
 #include "tests/cli/run_cli.h"
 
 #include <algorithm>
@@ -132,6 +132,29 @@ const OptionRow kRows[] = {
     {"verify", "-s", "examples/ir/ring_allreduce_4.xml", "examples/ir/ring_allreduce_4.xml -s 1KiB..64MiB", Expect::Changes},
     {"verify", "--iterations", "examples/ir/ring_allreduce_4.xml", "examples/ir/ring_allreduce_4.xml --iterations 3", Expect::Changes},
     {"verify", "--json", "examples/ir/ring_allreduce_4.xml", "examples/ir/ring_allreduce_4.xml --json", Expect::Changes},
+
+    {"dot", "--format", "topo dgx1 -o -", "topo dgx1 -o - --format svg", Expect::Changes},
+    {"dot", "--level", "dag example:ring_allreduce -n 4 -o -", "dag example:ring_allreduce -n 4 -o - --level instruction", Expect::Changes},
+    {"dot", "--level", "topo dgx1 -o -", "topo dgx1 -o - --level chunk", Expect::Refused},
+    {"dot", "-s", "timeline examples/ir/ring_allreduce_4.xml --format svg -o - -t ring -n 4", "timeline examples/ir/ring_allreduce_4.xml --format svg -o - -t ring -n 4 -s 2MiB", Expect::Changes},
+    {"dot", "-s", "topo dgx1 -o -", "topo dgx1 -o - -s 1MiB", Expect::Refused},
+    {"dot", "-t", "timeline examples/ir/ring_allreduce_4.xml --format svg -o - -t ring -n 4", "timeline examples/ir/ring_allreduce_4.xml --format svg -o - -t fully_connected -n 4", Expect::Changes},
+    {"dot", "-t", "program examples/ir/ring_allreduce_4.xml -o -", "program examples/ir/ring_allreduce_4.xml -o - -t ring", Expect::Refused},
+    {"dot", "-n", "topo ring -n 4 -o -", "topo ring -n 6 -o -", Expect::Changes},
+    {"dot", "--dims", "topo hypercube --dims 2 -o -", "topo hypercube --dims 3 -o -", Expect::Changes},
+    {"dot", "--shape", "topo torus2d --shape 2x2 -o -", "topo torus2d --shape 2x3 -o -", Expect::Changes},
+    {"dot", "--nodes", "topo multinode --nodes 2 --gpus 2 -o -", "topo multinode --nodes 3 --gpus 2 -o -", Expect::Changes},
+    {"dot", "--gpus", "topo multinode --nodes 2 --gpus 2 -o -", "topo multinode --nodes 2 --gpus 3 -o -", Expect::Changes},
+    {"dot", "--intra", "topo multinode --nodes 2 --gpus 4 --intra ring -o -", "topo multinode --nodes 2 --gpus 4 --intra fully_connected -o -", Expect::Changes},
+    {"dot", "--nics", "topo multinode --nodes 2 --gpus 4 -o -", "topo multinode --nodes 2 --gpus 4 --nics 2 -o -", Expect::Changes},
+    {"dot", "--nic-bandwidth", "topo multinode --nodes 2 --gpus 4 -o -", "topo multinode --nodes 2 --gpus 4 --nic-bandwidth 5 -o -", Expect::Changes},
+    {"dot", "--tiers", "topo fat_tree --nodes 16 --gpus 2 --nodes-per-leaf 2 --leaves-per-pod 2 -o -", "topo fat_tree --nodes 16 --gpus 2 --nodes-per-leaf 2 --leaves-per-pod 2 --tiers 3 -o -", Expect::Changes},
+    {"dot", "--nodes-per-leaf", "topo fat_tree --nodes 8 --gpus 2 --nodes-per-leaf 8 -o -", "topo fat_tree --nodes 8 --gpus 2 --nodes-per-leaf 2 -o -", Expect::Changes},
+    {"dot", "--leaves-per-pod", "topo fat_tree --nodes 16 --gpus 2 --nodes-per-leaf 2 --tiers 3 --leaves-per-pod 8 -o -", "topo fat_tree --nodes 16 --gpus 2 --nodes-per-leaf 2 --tiers 3 --leaves-per-pod 2 -o -", Expect::Changes},
+    {"dot", "--oversubscription", "topo fat_tree --nodes 8 --gpus 2 --nodes-per-leaf 2 -o -", "topo fat_tree --nodes 8 --gpus 2 --nodes-per-leaf 2 --oversubscription 4 -o -", Expect::Changes},
+    {"dot", "--unidirectional", "topo ring -n 4 -o -", "topo ring -n 4 --unidirectional -o -", Expect::Changes},
+    {"dot", "--rails", "topo fat_tree --nodes 4 --gpus 4 --nics 4 --nodes-per-leaf 2 -o -", "topo fat_tree --nodes 4 --gpus 4 --nics 4 --nodes-per-leaf 2 --rails -o -", Expect::Changes},
+    {"dot", "-o", "topo dgx1 -o -", "topo dgx1 -o {out}", Expect::Writes},
 };
 // clang-format on
 
@@ -188,7 +211,7 @@ std::set<std::string> listed_options(const std::string &command) {
 }
 
 TEST(OptionWalkTest, TheTableCoversEveryOptionOfTheWalkedCommands) {
-  for (const char *command : {"simulate", "compose", "lower", "verify"}) {
+  for (const char *command : {"simulate", "compose", "lower", "verify", "dot"}) {
     std::set<std::string> walked;
     for (const OptionRow &row : kRows)
       if (std::string(row.command) == command)
