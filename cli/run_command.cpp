@@ -56,6 +56,8 @@ Expected<int> run_program(const RunArgs &a) {
                     "(or --emulate to run every rank on this GPU)");
   if ((a.rank || !a.id_file.empty()) && (a.backend != "cuda" || a.emulate))
     return fail({}, "--rank and --id-file are options of --backend cuda without --emulate");
+  if (a.device >= 0 && !a.rank)
+    return fail({}, "--device picks the GPU of one rank's process: it goes with --rank");
   SYNCOLL_CHECK(check_program_root(a.root, program.value));
   verifier::VerifyOptions vo;
   vo.root = a.root;
@@ -160,7 +162,8 @@ void add_run_command(CLI::App &app, RunResult &result) {
                   "with --rank: rank 0 writes NCCL's unique id here, the others wait for it (a "
                   "path that does not exist yet)");
   cmd->add_option("--device", args->device,
-                  "with --rank: the CUDA device of this process (default: rank modulo devices)");
+                  "with --rank: the CUDA device of this process (default: rank modulo devices)")
+      ->check(at_least(0));
   cmd->add_option("-s,--size,--sizes", args->size,
                   "one size, as nccl-tests counts it (4096, 64KiB, 1MiB)");
   cmd->add_option("--dtype", args->dtype, "element type: i32, f32, f16 or bf16");
