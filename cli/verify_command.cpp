@@ -72,7 +72,11 @@ Expected<verifier::VerifyOptions> options_for(const VerifyArgs &a, const Program
     if (!a.chunk_factor)
       if (auto inferred = collective_for_program(program, a.root))
         chunk_factor = inferred->chunk_factor();
-    SYNCOLL_TRY(c, resolve_collective(a.collective, program.num_ranks(), chunk_factor, a.root));
+    // A rooted collective named without --root is rooted at 0, as --help says.
+    const auto kind = parse_collective_kind(a.collective);
+    const std::optional<int> root =
+        a.root || !kind || !collective_traits(*kind).rooted ? a.root : std::optional(0);
+    SYNCOLL_TRY(c, resolve_collective(a.collective, program.num_ranks(), chunk_factor, root));
     options.collective = std::move(c);
   }
   return options;
