@@ -72,14 +72,17 @@ std::string unwritable_folder(const std::filesystem::path &folder) {
   return {};
 }
 
+// A topology or collective argument that names a JSON file rather than a library entry: an
+// existing file, or a name ending in ".json".
+bool names_json_file(const std::string &spec) {
+  return std::filesystem::is_regular_file(spec) ||
+         (spec.size() > 5 && spec.substr(spec.size() - 5) == ".json");
+}
+
 std::filesystem::path folder_of(const std::filesystem::path &path) {
   const std::filesystem::path parent = path.parent_path();
   return parent.empty() ? std::filesystem::path(".") : parent;
 }
-
-} // namespace
-
-namespace {
 
 // `text` as a number within [least, most]; why not, else empty.
 std::string out_of_bounds(const std::string &text, double least, std::optional<double> most) {
@@ -184,15 +187,6 @@ Expected<const SystemPreset *> system_preset(const std::string &name) {
   return fail({}, fmt::format("unknown system '{}' (known: {})", name, known));
 }
 
-namespace {
-
-bool names_topology_file(const std::string &spec) {
-  return std::filesystem::is_regular_file(spec) ||
-         (spec.size() > 5 && spec.substr(spec.size() - 5) == ".json");
-}
-
-} // namespace
-
 Expected<BuiltSystem> build_system(const std::string &name, const TopologyOptions &options) {
   SYNCOLL_TRY(named, system_preset(name));
   const TopologyParams &p = options.params;
@@ -238,7 +232,7 @@ Expected<Topology> resolve_topology(TopologyOptions &options) {
     options.params.shape = *sides;
   }
   const std::string &spec = options.spec;
-  if (names_topology_file(spec)) {
+  if (names_json_file(spec)) {
     const auto given = given_topology_options(options.params);
     if (!given.empty())
       return fail({}, fmt::format("{} applies to library topologies, not to the file '{}'",
@@ -251,9 +245,8 @@ Expected<Topology> resolve_topology(TopologyOptions &options) {
 }
 
 std::string algorithm_file_text(Algorithm algorithm, const TopologyOptions &where) {
-  algorithm.target.topology = names_topology_file(where.spec)
-                                  ? where.spec
-                                  : library_topology_spec(where.spec, where.params);
+  algorithm.target.topology =
+      names_json_file(where.spec) ? where.spec : library_topology_spec(where.spec, where.params);
   return to_canonical_json(algorithm_to_json(algorithm));
 }
 
@@ -270,7 +263,7 @@ Expected<CollectiveKind> standard_collective_kind(const std::string &name) {
 
 Expected<CollectiveSpec> resolve_collective(const std::string &spec, int num_ranks,
                                             int chunk_factor, std::optional<int> root) {
-  if (!names_topology_file(spec))
+  if (!names_json_file(spec))
     return make_collective(spec, num_ranks, chunk_factor, root);
   SYNCOLL_TRY(c, read_collective_file(spec));
   if (c.num_ranks() != num_ranks)

@@ -92,14 +92,13 @@ Expected<Input> composition_input(const ComposeArgs &a, int ranks) {
     SYNCOLL_TRY(spec, c.specification("custom"));
     return Input{std::move(c), std::move(spec)};
   }
-  SYNCOLL_TRY(named, standard_collective_kind(a.collective));
-  const std::optional<CollectiveKind> kind = named;
-  const int factor = a.chunk_factor.value_or(*kind == CollectiveKind::Allreduce ? ranks : 1);
+  SYNCOLL_TRY(kind, standard_collective_kind(a.collective));
+  const int factor = a.chunk_factor.value_or(kind == CollectiveKind::Allreduce ? ranks : 1);
   std::optional<int> root = a.root;
-  if (collective_traits(*kind).rooted && !root)
+  if (collective_traits(kind).rooted && !root)
     root = 0;
-  SYNCOLL_TRY(spec, make_collective(*kind, ranks, factor, root));
-  SYNCOLL_TRY(c, compose::Composition::standard(*kind, ranks, factor, root));
+  SYNCOLL_TRY(spec, make_collective(kind, ranks, factor, root));
+  SYNCOLL_TRY(c, compose::Composition::standard(kind, ranks, factor, root));
   return Input{std::move(c), std::move(spec)};
 }
 

@@ -10,7 +10,6 @@
 #include "model/algorithm.h"
 #include "model/collective.h"
 #include "model/hardware.h"
-#include "model/invariant.h"
 #include "model/mscclir.h"
 #include "model/topology_library.h"
 #include "simulator/baselines.h"
@@ -38,9 +37,9 @@ namespace {
 struct Entry {
   std::string name;
   std::string file_stem; ///< the XMLs: STEM_<protocol>.xml
-  std::map<Protocol, Program> programs;
-  std::vector<double> us;                 ///< per size, the fastest protocol's
-  std::vector<std::string> protocol_used; ///< per size
+  std::map<Protocol, verifier::VerifiedProgram> programs;
+  std::vector<double> us;              ///< per size, the fastest protocol's
+  std::vector<Protocol> protocol_used; ///< per size
 };
 
 constexpr Protocol kDemoProtocols[] = {Protocol::LL, Protocol::LL128, Protocol::Simple};
@@ -98,8 +97,9 @@ Expected<int> run_demo(const std::filesystem::path &dir) {
   }
   SYNCOLL_CHECK(
       save(dir, "nccl_ring_allgather.xml", program_to_mscclir_xml(ring_checked->program())));
-  entries.push_back(
-      {"NCCL (its choice)", "nccl_ring_allgather", {{Protocol::Simple, nccl}}, {}, {}});
+  std::map<Protocol, verifier::VerifiedProgram> nccl_programs;
+  nccl_programs.emplace(Protocol::Simple, std::move(*ring_checked));
+  entries.push_back({"NCCL (its choice)", "nccl_ring_allgather", std::move(nccl_programs), {}, {}});
   for (const synth::ParetoPoint &point : pareto.frontier) {
     const std::string name =
         fmt::format("allgather_c{}_s{}_r{}", point.chunks, point.sr.steps, point.sr.rounds);
@@ -123,7 +123,7 @@ Expected<int> run_demo(const std::filesystem::path &dir) {
                    lowered.verified.error().to_text());
         return 1;
       }
-      entry.programs.emplace(protocol, lowered.program);
+      entry.programs.emplace(protocol, std::move(*lowered.verified));
     }
     SYNCOLL_CHECK(save(dir, name + ".json", to_canonical_json(algorithm_to_json(point.algorithm))));
     SYNCOLL_CHECK(
@@ -141,7 +141,7 @@ Expected<int> run_demo(const std::filesystem::path &dir) {
   for (int64_t size : sizes) {
     SYNCOLL_TRY(run, simulator::simulate_nccl(CollectiveKind::Allgather, size, system, machine));
     entries[0].us.push_back(double(run.result.completion) / 1e6);
-    entries[0].protocol_used.push_back(std::string(protocol_traits(run.choice.protocol).name));
+    entries[0].protocol_used.push_back(run.choice.protocol);
     choices.push_back(run.info);
   }
   // A synthesized program runs under the MSCCL executor's per-step cost, as `syncoll simulate
@@ -158,7 +158,7 @@ Expected<int> run_demo(const std::filesystem::path &dir) {
         simulator::ProgramSimOptions o;
         o.size_bytes = size;
         o.model = executor;
-        SYNCOLL_TRY(sim, simulator::simulate_program(program, programs_run_on, o));
+        SYNCOLL_TRY(sim, simulator::simulate_program(program.program(), programs_run_on, o));
         if (sim.deadlocked)
           return fail({}, fmt::format("{} deadlocked in simulation at {} bytes", e.name, size));
         const double us = double(sim.result.completion) / 1e6;
@@ -166,18 +166,15 @@ Expected<int> run_demo(const std::filesystem::path &dir) {
           fastest = {us, protocol};
       }
       e.us.push_back(fastest->first);
-      e.protocol_used.push_back(std::string(protocol_traits(fastest->second).name));
+      e.protocol_used.push_back(fastest->second);
       reported.emplace(k, fastest->second);
     }
   }
   // One XML per protocol a row reports: the very programs timed.
-  for (const auto &[k, protocol] : reported) {
-    auto verified = verifier::certify(entries[k].programs.at(protocol), {});
-    SYNCOLL_INVARIANT(verified.has_value(), "a lowered and verified program failed to certify");
+  for (const auto &[k, protocol] : reported)
     SYNCOLL_CHECK(
         save(dir, fmt::format("{}_{}.xml", entries[k].file_stem, protocol_traits(protocol).name),
-             lowering::write_deployment_xml(*verified)));
-  }
+             lowering::write_deployment_xml(entries[k].programs.at(protocol))));
   std::string csv = "size_bytes,program,protocol,time_us,algbw_gbps,speedup_vs_nccl\n";
   std::vector<viz::Series> series;
   for (size_t k = 0; k < entries.size(); ++k) {
@@ -185,7 +182,7 @@ Expected<int> run_demo(const std::filesystem::path &dir) {
     for (size_t i = 0; i < sizes.size(); ++i) {
       const double speedup = entries[0].us[i] / entries[k].us[i];
       csv += fmt::format("{},{},{},{:.3f},{:.2f},{:.3f}\n", sizes[i], entries[k].name,
-                         entries[k].protocol_used[i], entries[k].us[i],
+                         protocol_traits(entries[k].protocol_used[i]).name, entries[k].us[i],
                          double(sizes[i]) / (entries[k].us[i] * 1e3), speedup);
       s.values.push_back(speedup);
     }
@@ -199,13 +196,13 @@ Expected<int> run_demo(const std::filesystem::path &dir) {
   // The latency-optimal program drawn, and its timeline at 1 KiB.
   if (entries.size() > 1) {
     SYNCOLL_CHECK(save_drawing(renderer, dir, "latency_optimal_program",
-                               viz::program_dot(entries[1].programs.at(Protocol::LL))));
+                               viz::program_dot(entries[1].programs.at(Protocol::LL).program())));
     simulator::ProgramSimOptions o;
     o.size_bytes = 1024;
     o.trace = true;
     o.model = executor;
     SYNCOLL_TRY(sim, simulator::simulate_program(
-                         entries[1].programs.at(*parse_protocol(entries[1].protocol_used[0])),
+                         entries[1].programs.at(entries[1].protocol_used[0]).program(),
                          programs_run_on, o));
     SYNCOLL_CHECK(save(dir, "latency_optimal_timeline.svg",
                        viz::timeline_svg(sim.result, entries[1].name + " at 1 KiB")));
@@ -218,18 +215,18 @@ Expected<int> run_demo(const std::filesystem::path &dir) {
   for (size_t i = 0; i < sizes.size(); i += 5) {
     fmt::print("{:>9}", format_size(sizes[i]));
     for (const Entry &e : entries)
-      fmt::print(" {:>9.2f} us {:<6} {:>5.2f}x", e.us[i], e.protocol_used[i],
+      fmt::print(" {:>9.2f} us {:<6} {:>5.2f}x", e.us[i], protocol_traits(e.protocol_used[i]).name,
                  entries[0].us[i] / e.us[i]);
     fmt::print("\n");
   }
   const bool ahead = entries.size() > 1 && entries[1].us[0] < entries[0].us[0];
+  const std::string_view latency_protocol =
+      entries.size() > 1 ? protocol_traits(entries[1].protocol_used[0]).name : "-";
   fmt::print("\nNCCL's choice: {}\n               {}\n", choices.front(), choices.back());
   fmt::print("latency-optimal Allgather at 1 KiB: {:.2f} us in {} ({}_{}.xml) vs NCCL's choice "
              "{:.2f} us ({})\n",
-             entries.size() > 1 ? entries[1].us[0] : 0.0,
-             entries.size() > 1 ? entries[1].protocol_used[0] : "-",
-             entries.size() > 1 ? entries[1].file_stem : "-",
-             entries.size() > 1 ? entries[1].protocol_used[0] : "-", entries[0].us[0],
+             entries.size() > 1 ? entries[1].us[0] : 0.0, latency_protocol,
+             entries.size() > 1 ? entries[1].file_stem : "-", latency_protocol, entries[0].us[0],
              ahead ? "ahead" : "NOT ahead");
   fmt::print("wrote the XMLs, allgather_dgx1.csv, speedup.svg and the drawings to {} in {:.1f} s\n",
              dir.string(), std::chrono::duration<double>(Clock::now() - start).count());

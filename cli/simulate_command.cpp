@@ -65,10 +65,9 @@ std::optional<simulator::NcclAlgorithm> forced_algorithm(const std::string &base
   return std::nullopt;
 }
 
-// The topology, with every bandwidth relation's (and under fair sharing every link's) sharing
-// overridden when asked.
-Expected<Topology> topology_for(SimulateArgs &a) {
-  SYNCOLL_TRY(topology, resolve_topology(a.topology));
+// `topology` with every bandwidth relation's (and under fair sharing every link's) sharing
+// overridden when --sharing asks.
+Expected<Topology> shared_as_asked(Topology topology, const SimulateArgs &a) {
   if (a.sharing.empty())
     return topology;
   return with_sharing(topology,
@@ -142,8 +141,7 @@ Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topolo
                                    std::optional<Protocol> protocol) {
   if (a.collective.empty())
     return fail({}, "--baseline needs --collective");
-  SYNCOLL_TRY(named, standard_collective_kind(a.collective));
-  const std::optional<CollectiveKind> kind = named;
+  SYNCOLL_TRY(kind, standard_collective_kind(a.collective));
   const auto forced = forced_algorithm(a.baseline);
   if (!forced || *forced == simulator::NcclAlgorithm::Nvls ||
       *forced == simulator::NcclAlgorithm::Pat)
@@ -154,28 +152,31 @@ Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topolo
                 fmt::format("topology '{}' has no ring for the NCCL baseline", topology.name()));
   const int channels = a.channels > 0 ? a.channels : graph->runtime_channels();
   if (*forced == simulator::NcclAlgorithm::Tree) {
-    if (*kind != CollectiveKind::Allreduce)
+    if (kind != CollectiveKind::Allreduce)
       return fail({}, "the NCCL tree baseline is an allreduce");
     SYNCOLL_TRY(trees, simulator::nccl_topology_trees(topology, channels));
     if (a.streamed)
-      return streamed_subject(*kind, *forced, {}, trees);
+      return streamed_subject(kind, *forced, {}, trees);
     SYNCOLL_TRY(
         p, simulator::nccl_tree_allreduce_program(trees, 4, protocol.value_or(Protocol::Simple)));
     return Subject{
         std::move(p), std::nullopt,
         fmt::format("NCCL tree allreduce (4 pipelined chunks, {} channel(s))", channels)};
   }
-  const auto rings = graph->channel_rings(channels, collective_traits(*kind).rooted
+  if (a.root && *a.root >= topology.num_ranks())
+    return fail({}, fmt::format("--root {}: '{}' has ranks 0 to {}", *a.root, topology.name(),
+                                topology.num_ranks() - 1));
+  const auto rings = graph->channel_rings(channels, collective_traits(kind).rooted
                                                         ? std::optional(RankId(a.root.value_or(0)))
                                                         : std::nullopt);
   if (a.streamed)
-    return streamed_subject(*kind, *forced, rings, {});
-  SYNCOLL_TRY(p, simulator::nccl_ring_program(*kind, rings, protocol.value_or(Protocol::Simple)));
+    return streamed_subject(kind, *forced, rings, {});
+  SYNCOLL_TRY(p, simulator::nccl_ring_program(kind, rings, protocol.value_or(Protocol::Simple)));
   return Subject{
       std::move(p), std::nullopt,
       fmt::format(
           "NCCL ring {}{} ({} channel(s) over {} searched ring(s) at {} GB/s)", a.collective,
-          collective_traits(*kind).rooted ? fmt::format(" from root {}", a.root.value_or(0)) : "",
+          collective_traits(kind).rooted ? fmt::format(" from root {}", a.root.value_or(0)) : "",
           channels, graph->channels(), graph->intra_gbps)};
 }
 
@@ -218,18 +219,17 @@ Expected<std::vector<Row>> simulate_nccl_sizes(const SimulateArgs &a,
                                                const std::vector<int64_t> &sizes) {
   if (a.collective.empty())
     return fail({}, "--baseline needs --collective");
-  SYNCOLL_TRY(named, standard_collective_kind(a.collective));
-  const std::optional<CollectiveKind> kind = named;
+  SYNCOLL_TRY(kind, standard_collective_kind(a.collective));
   SYNCOLL_TRY(machine, simulator::nccl_machine(system));
   std::vector<Row> rows;
   for (int64_t size : sizes) {
     SYNCOLL_TRY(
-        run, simulator::simulate_nccl(*kind, size, system, machine,
+        run, simulator::simulate_nccl(kind, size, system, machine,
                                       {forced_algorithm(a.baseline), protocol,
                                        a.channels > 0 ? std::optional(a.channels) : std::nullopt}));
     std::string faster;
     if (a.baseline == "nccl" && !protocol && a.channels == 0) {
-      SYNCOLL_TRY(f, faster_forced_algorithm(*kind, size, system, machine, run));
+      SYNCOLL_TRY(f, faster_forced_algorithm(kind, size, system, machine, run));
       faster = std::move(f);
     }
     rows.push_back({size, std::move(run.result), false,
@@ -364,12 +364,8 @@ Expected<BuiltSystem> system_for(const SimulateArgs &a) {
     return fail({}, "--switching applies to a topology (-t); a --system's links are direct or "
                     "through its switches");
   SYNCOLL_TRY(built, build_system(a.system, a.topology));
-  if (!a.sharing.empty()) {
-    SYNCOLL_TRY(shared,
-                with_sharing(built.model.topology,
-                             a.sharing == "fair" ? RelationSharing::Fair : RelationSharing::Fifo));
-    built.model.topology = std::move(shared);
-  }
+  SYNCOLL_TRY(shared, shared_as_asked(std::move(built.model.topology), a));
+  built.model.topology = std::move(shared);
   if (a.sharing_window_us) {
     // Asked for: the window holds however few transfers share the ports.
     built.model.model.sharing_window = sharing_window_ps(*a.sharing_window_us);
@@ -410,6 +406,14 @@ Expected<bool> run_simulate(SimulateArgs &a) {
                     "own");
   if (from_file && !algorithm && a.root)
     return fail({}, "--root applies to algorithms and baselines; a program's root is its own");
+  if (!from_file && a.root && !a.collective.empty()) {
+    SYNCOLL_TRY(kind, standard_collective_kind(a.collective));
+    if (!collective_traits(kind).rooted)
+      return fail({}, fmt::format("--root {}: {} has no root", *a.root, a.collective));
+    if (system)
+      return fail({}, "--root: NCCL's runs on a --system start at rank 0; a forced ring on a "
+                      "topology (-t) takes a root");
+  }
   if (from_file && a.channels > 0)
     return fail({}, "--channels applies to NCCL baselines; a file's channels are its own");
   std::optional<Topology> topology;
@@ -420,17 +424,14 @@ Expected<bool> run_simulate(SimulateArgs &a) {
                                                                     : system->topology;
   } else if (from_file && from_file->algorithm) {
     SYNCOLL_TRY(t, topology_for_algorithm(a.input, *from_file->algorithm, a.topology));
-    topology = std::move(t);
-    if (!a.sharing.empty()) {
-      SYNCOLL_TRY(shared, with_sharing(*topology, a.sharing == "fair" ? RelationSharing::Fair
-                                                                      : RelationSharing::Fifo));
-      topology = std::move(shared);
-    }
+    SYNCOLL_TRY(shared, shared_as_asked(std::move(t), a));
+    topology = std::move(shared);
   } else {
     if (a.topology.spec.empty())
       return fail({}, "give a topology (-t) or a system (--system)");
-    SYNCOLL_TRY(t, topology_for(a));
-    topology = std::move(t);
+    SYNCOLL_TRY(t, resolve_topology(a.topology));
+    SYNCOLL_TRY(shared, shared_as_asked(std::move(t), a));
+    topology = std::move(shared);
   }
   std::vector<Row> rows;
   std::string what;
@@ -532,10 +533,10 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
       ->check(CLI::IsMember({"fifo", "fair"}));
   cmd->add_option("--sharing-window", args->sharing_window_us,
                   "microseconds of simulated time between two sharings of max-min fair rates "
-                  "(0: at every start and end, exact; default: exact on a topology and on up to "
-                  "4 nodes of a --system, a window past them, docs/cost-model.md); a transfer that "
-                  "starts inside a window waits for its rate until the window's events are "
-                  "through")
+                  "(0: at every start and end, exact; default: exact on a topology; on a --system "
+                  "a window past 4 nodes while over 4,096 transfers share fair ports, "
+                  "docs/cost-model.md); a transfer that starts inside a window waits for its rate "
+                  "until the window's events are through")
       ->check(between(0, 1e6));
   cmd->add_flag("--streamed", args->streamed,
                 "baselines on a topology: NCCL's ring or tree as a step-synchronous schedule "
