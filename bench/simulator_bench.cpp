@@ -247,12 +247,15 @@ bool fat_tree_alltoall_table(bool quick) {
   return true;
 }
 
-// NCCL's ring and tree as `syncoll simulate --baseline nccl-ring|nccl-tree --streamed` runs them:
-// step schedules generated one step at a time, repeated steps timed once. First the peer's ring
-// (one channel on a ring of 4096, 256 MiB), then 1024 DGX H100 nodes on a fat tree.
+// NCCL's ring and tree as step schedules generated one step at a time, repeated steps timed once:
+// the engine's speed. First the peer's ring (one channel on a ring of 4096, 256 MiB), which
+// `syncoll simulate --baseline nccl-ring --streamed` runs and which equals its program; then 1024
+// DGX H100 nodes on a fat tree, whose unlike hops make lockstep another model than NCCL's
+// programs (the CLI refuses them; docs/cost-model.md, "NCCL at cluster scale").
 bool streamed_nccl_table(bool quick) {
-  std::printf("NCCL ring and tree Allreduce streamed step by step (the CLI's --streamed path), "
-              "topology and NCCL's search included in the wall time\n\n");
+  std::printf("NCCL ring and tree Allreduce streamed step by step (the step engine; the CLI's "
+              "--streamed runs the plain ring), topology and NCCL's search included in the wall "
+              "time\n\n");
   std::printf("%-34s %6s %9s %10s %13s %8s %8s %8s %9s\n", "machine", "ranks", "channels",
               "algorithm", "simulated ms", "wall s", "target s", "peer s", "peak MiB");
   struct Case {

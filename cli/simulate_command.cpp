@@ -97,45 +97,20 @@ simulator::CostModel cost_model_for(const SimulateArgs &a) {
   return model;
 }
 
-// A baseline streamed as a step-synchronous schedule, and the bytes of one send per size.
-struct StreamedBaseline {
-  std::unique_ptr<simulator::StepSource> steps;
-  std::function<int64_t(int64_t)> chunk_bytes;
+// NCCL's ring streamed as a step-synchronous schedule (simulator/nccl_steps.h).
+struct StreamedRing {
+  simulator::NcclRingSteps steps;
   CollectiveKind kind;
 };
 
-// What is simulated: a program (from a file or an NCCL baseline), an algorithm, or a streamed
-// baseline.
+// What is simulated: a program (from a file or an NCCL baseline), an algorithm, or NCCL's ring
+// streamed.
 struct Subject {
   std::optional<Program> program;
   std::optional<Algorithm> algorithm;
   std::string what;
-  std::optional<StreamedBaseline> streamed = std::nullopt;
+  std::optional<StreamedRing> streamed = std::nullopt;
 };
-
-// NCCL's ring or tree over `rings` / `trees`, one step at a time (nccl_steps.h).
-Expected<Subject> streamed_subject(CollectiveKind kind, simulator::NcclAlgorithm algorithm,
-                                   const std::vector<std::vector<RankId>> &rings,
-                                   const std::vector<std::vector<int>> &trees) {
-  if (algorithm == simulator::NcclAlgorithm::Tree) {
-    constexpr int kPipelineChunks = 64;
-    SYNCOLL_TRY(tree, simulator::NcclTreeSteps::create(trees, kPipelineChunks));
-    auto steps = std::make_unique<simulator::NcclTreeSteps>(std::move(tree));
-    auto bytes = [source = steps.get()](int64_t size) { return source->chunk_bytes(size); };
-    return Subject{std::nullopt, std::nullopt,
-                   fmt::format("NCCL tree allreduce, streamed step-synchronous ({} pipelined "
-                               "chunks, {} channel(s))",
-                               kPipelineChunks, trees.size()),
-                   StreamedBaseline{std::move(steps), bytes, kind}};
-  }
-  SYNCOLL_TRY(ring, simulator::NcclRingSteps::create(kind, rings));
-  auto steps = std::make_unique<simulator::NcclRingSteps>(std::move(ring));
-  auto bytes = [source = steps.get()](int64_t size) { return source->chunk_bytes(size); };
-  return Subject{std::nullopt, std::nullopt,
-                 fmt::format("NCCL ring {}, streamed step-synchronous ({} channel(s))",
-                             collective_kind_name(kind), rings.size()),
-                 StreamedBaseline{std::move(steps), bytes, kind}};
-}
 
 Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topology,
                                    std::optional<Protocol> protocol) {
@@ -154,9 +129,11 @@ Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topolo
   if (*forced == simulator::NcclAlgorithm::Tree) {
     if (kind != CollectiveKind::Allreduce)
       return fail({}, "the NCCL tree baseline is an allreduce");
-    SYNCOLL_TRY(trees, simulator::nccl_topology_trees(topology, channels));
     if (a.streamed)
-      return streamed_subject(kind, *forced, {}, trees);
+      return fail({}, "--streamed runs NCCL's ring: the tree as a step-synchronous schedule is "
+                      "not NCCL's tree program (up to 2.6x apart on a 4-node fat tree); drop "
+                      "--streamed");
+    SYNCOLL_TRY(trees, simulator::nccl_topology_trees(topology, channels));
     SYNCOLL_TRY(
         p, simulator::nccl_tree_allreduce_program(trees, 4, protocol.value_or(Protocol::Simple)));
     return Subject{
@@ -169,8 +146,13 @@ Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topolo
   const auto rings = graph->channel_rings(channels, collective_traits(kind).rooted
                                                         ? std::optional(RankId(a.root.value_or(0)))
                                                         : std::nullopt);
-  if (a.streamed)
-    return streamed_subject(kind, *forced, rings, {});
+  if (a.streamed) {
+    SYNCOLL_TRY(steps, simulator::NcclRingSteps::create(kind, rings));
+    return Subject{std::nullopt, std::nullopt,
+                   fmt::format("NCCL ring {}, streamed step-synchronous ({} channel(s))",
+                               collective_kind_name(kind), rings.size()),
+                   StreamedRing{std::move(steps), kind}};
+  }
   SYNCOLL_TRY(p, simulator::nccl_ring_program(kind, rings, protocol.value_or(Protocol::Simple)));
   return Subject{
       std::move(p), std::nullopt,
@@ -263,14 +245,12 @@ simulate_sizes(const Subject &subject, const SimulateArgs &a, const Topology &to
   if (subject.streamed) {
     if (!a.trace.empty())
       return fail({}, "--trace needs a baseline's thread-block program, not --streamed");
-    const StreamedBaseline &b = *subject.streamed;
-    const double efficiency =
-        model.efficiency[simulator::CostModel::index(protocol.value_or(Protocol::Simple))];
+    const StreamedRing &ring = *subject.streamed;
     for (int64_t size : sizes) {
-      SYNCOLL_TRY(sim, simulator::simulate_steps(*b.steps, topology, b.chunk_bytes(size),
-                                                 efficiency, model.switching));
+      SYNCOLL_TRY(sim, simulator::simulate_streamed_ring(ring.steps, topology, size, model,
+                                                         protocol.value_or(Protocol::Simple)));
       sim.algbw_gbps = sim.completion > 0 ? double(size) * 1000.0 / double(sim.completion) : 0;
-      sim.busbw_gbps = sim.algbw_gbps * bus_bandwidth_factor(b.kind, topology.num_ranks());
+      sim.busbw_gbps = sim.algbw_gbps * bus_bandwidth_factor(ring.kind, topology.num_ranks());
       rows.push_back({size, std::move(sim), false, {}, {}});
     }
     return rows;
@@ -382,7 +362,7 @@ Expected<bool> run_simulate(SimulateArgs &a) {
     return fail({}, "give either a topology (-t) or a system (--system), not both");
   SYNCOLL_TRY(sizes, parse_size_range(a.size));
   if (a.streamed && (a.baseline.empty() || !a.system.empty()))
-    return fail({}, "--streamed runs an NCCL ring or tree baseline on a topology (-t)");
+    return fail({}, "--streamed runs the nccl-ring baseline on a topology (-t)");
   if (!a.trace.empty() && sizes.size() != 1)
     return fail({}, "--trace needs a single --size");
   SYNCOLL_TRY(protocol, protocol_for(a));
@@ -539,9 +519,10 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
                   "until the window's events are through")
       ->check(between(0, 1e6));
   cmd->add_flag("--streamed", args->streamed,
-                "baselines on a topology: NCCL's ring or tree as a step-synchronous schedule "
-                "generated step by step, repeated steps timed once (thousands of ranks), instead "
-                "of its thread-block program");
+                "nccl-ring on a topology: the ring as a step-synchronous schedule generated step "
+                "by step, repeated steps timed once (thousands of ranks); the same time as its "
+                "thread-block program, and refused where it would not be (a chunk NCCL pipelines, "
+                "channels sharing a link, costs it leaves out)");
   cmd->add_option(
          "--channels", args->channels,
          "baseline channels (default: NCCL's search), cycling its rings; on a --system, as "

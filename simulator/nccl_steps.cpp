@@ -1,7 +1,12 @@
 #include "simulator/nccl_steps.h"
 
+#include "model/text.h"
+#include "simulator/network.h"
+
 #include <algorithm>
 #include <fmt/format.h>
+#include <optional>
+#include <string>
 
 namespace syncoll::simulator {
 
@@ -152,6 +157,101 @@ bool NcclTreeSteps::repeats_previous(int step) const {
 
 int64_t NcclTreeSteps::chunk_bytes(int64_t size_bytes) const {
   return std::max<int64_t>(1, size_bytes / (int64_t(trees_.size()) * chunks_));
+}
+
+namespace {
+
+// What the streamed ring leaves out of the thread-block program under `model`, or nothing.
+std::optional<std::string> left_out_costs(const CostModel &model, Protocol protocol) {
+  const size_t p = CostModel::index(protocol);
+  if (model.message_latency[p] > 0)
+    return "a per-message latency";
+  if (model.thread_block_gbps[p] > 0)
+    return "a thread block's copy bandwidth";
+  if (model.memory_gbps > 0)
+    return "the memory bandwidth of reductions";
+  if (model.launch > 0 || model.step_overhead > 0)
+    return "a launch or per-step overhead";
+  if (!model.start_skew.empty())
+    return "ranks starting at different times";
+  return std::nullopt;
+}
+
+// Two sends of `sends` on one link or one relation, as "link a->b" or "relation R", or nothing.
+std::optional<std::string> shared_resource(const std::vector<Send> &sends, const Topology &topology,
+                                           Network &network) {
+  std::vector<int> per_link(topology.links().size(), 0);
+  for (const Send &send : sends)
+    for (LinkId link : network.route(send.src, send.dst))
+      if (++per_link[link.index()] > 1) {
+        const Link &l = topology.link(link);
+        return fmt::format("link {}->{}", l.src.value(), l.dst.value());
+      }
+  for (const BandwidthRelation &relation : topology.relations()) {
+    int sends_over = 0;
+    for (LinkId link : relation.links)
+      sends_over += per_link[link.index()];
+    if (sends_over > relation.capacity)
+      return fmt::format("relation {}", relation.name);
+  }
+  return std::nullopt;
+}
+
+// Two sends of `sends` whose routes differ in latency or bandwidth, as "a->b and c->d", or
+// nothing. Lockstep makes every step as slow as its slowest send, where NCCL's ranks wait only
+// for their predecessor: the two agree only when every send takes the same time.
+std::optional<std::string> unlike_routes(const std::vector<Send> &sends, const Topology &topology,
+                                         Network &network) {
+  auto shape = [&](const Send &send) {
+    std::vector<std::pair<Nanoseconds, BytesPerNs>> hops;
+    for (LinkId link : network.route(send.src, send.dst))
+      hops.emplace_back(topology.link(link).alpha, topology.link(link).bandwidth);
+    return hops;
+  };
+  const auto first = shape(sends.front());
+  for (const Send &send : sends)
+    if (shape(send) != first)
+      return fmt::format("{}->{} and {}->{}", sends.front().src.value(), sends.front().dst.value(),
+                         send.src.value(), send.dst.value());
+  return std::nullopt;
+}
+
+} // namespace
+
+Expected<SimulationResult> simulate_streamed_ring(const NcclRingSteps &ring,
+                                                  const Topology &topology, int64_t size_bytes,
+                                                  const CostModel &model, Protocol protocol) {
+  if (auto cost = left_out_costs(model, protocol))
+    return fail({}, fmt::format("--streamed leaves out {}, which this cost model charges; drop "
+                                "--streamed to run NCCL's thread-block program",
+                                *cost));
+  const int64_t chunk = ring.chunk_bytes(size_bytes);
+  const int64_t piece = model.iteration_bytes[CostModel::index(protocol)];
+  if (chunk > piece)
+    return fail({}, fmt::format("--streamed moves a chunk as one message; at {} a chunk is {}, "
+                                "which NCCL pipelines in pieces of {}: drop --streamed, or give "
+                                "sizes up to {} or more --channels",
+                                format_size(size_bytes), format_size(chunk), format_size(piece),
+                                format_size(piece * (size_bytes / chunk))));
+  Network network(topology, model.efficiency[CostModel::index(protocol)]);
+  std::vector<Send> sends;
+  ring.sends(0, sends); // every step sends between the same ranks
+  for (const Send &send : sends)
+    if (network.route(send.src, send.dst).empty())
+      return fail({},
+                  fmt::format("rank {} cannot reach rank {}", send.src.value(), send.dst.value()));
+  if (auto shared = shared_resource(sends, topology, network))
+    return fail({}, fmt::format("--streamed runs channels in lockstep; two sends of a step "
+                                "share {}, where NCCL's channels fall out of step: give fewer "
+                                "--channels or drop --streamed",
+                                *shared));
+  if (auto unlike = unlike_routes(sends, topology, network))
+    return fail({}, fmt::format("--streamed runs a step at the pace of its slowest send, where "
+                                "NCCL's ranks wait only for their predecessor; the ring's hops "
+                                "{} differ in latency or bandwidth: drop --streamed",
+                                *unlike));
+  return simulate_steps(ring, topology, chunk, model.efficiency[CostModel::index(protocol)],
+                        model.switching);
 }
 
 } // namespace syncoll::simulator

@@ -6,7 +6,9 @@
 
 #include "model/collective.h"
 #include "model/diagnostics.h"
+#include "model/program.h"
 #include "simulator/algorithm_sim.h"
+#include "simulator/cost_model.h"
 
 #include <vector>
 
@@ -78,5 +80,17 @@ private:
   std::vector<Tree> trees_;
   int chunks_;
 };
+
+/// NCCL's ring for a call of `size_bytes` (nccl-tests' count), timed as the streamed
+/// step-synchronous schedule where that schedule is what the ring's thread-block program
+/// (nccl_ring_program, the default path) does on `topology` under `model` and `protocol`: every
+/// chunk moves as one message (it fits the protocol's pipeline piece), no link or relation carries
+/// two sends of a step (channels sharing one fall out of step in the program and hide each other's
+/// latency), and the model charges nothing the schedule leaves out (per-message latency, thread
+/// block and memory bandwidth caps, launch, step overhead, start skew). Anywhere else it fails,
+/// saying which of these does not hold, so the two paths never give two answers.
+[[nodiscard]] Expected<SimulationResult>
+simulate_streamed_ring(const NcclRingSteps &ring, const Topology &topology, int64_t size_bytes,
+                       const CostModel &model, Protocol protocol);
 
 } // namespace syncoll::simulator

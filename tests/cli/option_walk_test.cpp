@@ -73,7 +73,7 @@ const OptionRow kRows[] = {
     {"simulate", "--switching", "--system dgx_h100 --baseline nccl -c allreduce", "--system dgx_h100 --baseline nccl -c allreduce --switching cut-through", Expect::Refused},
     {"simulate", "--sharing", "--baseline nccl-tree -c allreduce -t hub_and_spoke -n 6 -s 64KiB", "--baseline nccl-tree -c allreduce -t hub_and_spoke -n 6 -s 64KiB --sharing fair", Expect::Changes},
     {"simulate", "--sharing-window", "--baseline nccl-tree -c allreduce -t hub_and_spoke -n 6 -s 64KiB --sharing fair", "--baseline nccl-tree -c allreduce -t hub_and_spoke -n 6 -s 64KiB --sharing fair --sharing-window 20", Expect::Changes},
-    {"simulate", "--streamed", "--baseline nccl-ring -c allgather -t torus2d --shape 4x4 -s 4MiB", "--baseline nccl-ring -c allgather -t torus2d --shape 4x4 -s 4MiB --streamed", Expect::Changes},
+    {"simulate", "--streamed", "--baseline nccl-ring -c allgather -t torus2d --shape 4x4 -s 4MiB --channels 1", "--baseline nccl-ring -c allgather -t torus2d --shape 4x4 -s 4MiB --channels 1 --streamed", Expect::Changes},
     {"simulate", "--streamed", "--system dgx_h100 --baseline nccl -c allreduce", "--system dgx_h100 --baseline nccl -c allreduce --streamed", Expect::Refused},
     {"simulate", "--channels", kRing4, "--baseline nccl-ring -c allreduce -t ring -n 4 -s 1MiB --channels 1", Expect::Changes},
     {"simulate", "--channels", "examples/ir/ring_allreduce_4.xml -t ring -n 4", "examples/ir/ring_allreduce_4.xml -t ring -n 4 --channels 2", Expect::Refused},

@@ -38,13 +38,28 @@ TEST(SimulateCliTest, BaselinesCrossAFatTreeOfSwitches) {
   EXPECT_NE(ring.out.find("on fat_tree4x4_fully_connected4 (16 ranks)"), std::string::npos);
   CliRun tree = run_cli("simulate --baseline nccl-tree -c allreduce " + fabric);
   ASSERT_EQ(tree.exit_code, 0) << tree.err;
-  // The streamed schedules run where programs would be too large; same ranks, same fabric.
-  for (const char *baseline : {"nccl-ring", "nccl-tree"}) {
-    CliRun streamed = run_cli(std::string("simulate --streamed -c allreduce --baseline ") +
-                              baseline + " " + fabric);
-    ASSERT_EQ(streamed.exit_code, 0) << streamed.err;
-    EXPECT_NE(streamed.out.find("streamed step-synchronous"), std::string::npos) << streamed.out;
-  }
+  // The streamed ring would step at the pace of its slowest hop where NCCL's ranks do not, and
+  // the streamed tree is another schedule than NCCL's: both refused, each saying why.
+  CliRun streamed_ring =
+      run_cli("simulate --streamed -c allreduce --baseline nccl-ring --channels 1 " + fabric);
+  EXPECT_EQ(streamed_ring.exit_code, 2);
+  EXPECT_NE(streamed_ring.err.find("differ in latency or bandwidth"), std::string::npos)
+      << streamed_ring.err;
+  CliRun streamed_tree = run_cli("simulate --streamed -c allreduce --baseline nccl-tree " + fabric);
+  EXPECT_EQ(streamed_tree.exit_code, 2);
+  EXPECT_NE(streamed_tree.err.find("--streamed runs NCCL's ring"), std::string::npos)
+      << streamed_tree.err;
+  // Where it runs, it prints the ring program's time.
+  const std::string torus = "simulate -c allgather --baseline nccl-ring -t torus2d --shape 4x4 "
+                            "-s 4MiB --channels 1";
+  CliRun program = run_cli(torus), streamed = run_cli(torus + " --streamed");
+  ASSERT_EQ(program.exit_code, 0) << program.err;
+  ASSERT_EQ(streamed.exit_code, 0) << streamed.err;
+  EXPECT_NE(streamed.out.find("streamed step-synchronous"), std::string::npos) << streamed.out;
+  const auto time_line = [](const std::string &out) {
+    return out.substr(out.find("4 MiB"), out.find('\n', out.find("4 MiB")) - out.find("4 MiB"));
+  };
+  EXPECT_EQ(time_line(program.out), time_line(streamed.out)) << program.out << streamed.out;
   EXPECT_EQ(run_cli("simulate --streamed --baseline nccl --system dgx_h100 -c allreduce").exit_code,
             2);
   // Synthesis counts chunks on rank-to-rank links: a fabric of switches is refused, not mangled.

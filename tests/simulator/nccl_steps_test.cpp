@@ -5,6 +5,7 @@
 #include "simulator/baselines.h"
 #include "simulator/nccl_search.h"
 #include "simulator/nccl_steps.h"
+#include "simulator/program_sim.h"
 
 #include <algorithm>
 #include <gtest/gtest.h>
@@ -154,6 +155,77 @@ RC_GTEST_PROP(NcclStepsProperty, RepeatedStepsTimedOnceEqualEveryStepSimulated, 
       RC_ASSERT(once->links[l].utilization == every->links[l].utilization);
     }
   }
+}
+
+// One engine, one answer: NCCL's ring streamed step by step takes the time its thread-block
+// program takes on the same rings (within 0.1%), or refuses the call; both outcomes occur.
+RC_GTEST_PROP(NcclStepsProperty, StreamedRingIsItsProgramOrRefuses, ()) {
+  const int n = *rc::gen::inRange(2, 40);
+  const int pick = *rc::gen::inRange(0, 5);
+  FatTree fabric;
+  fabric.nics_per_node = *rc::gen::element(1, 2);
+  fabric.nodes_per_leaf = *rc::gen::inRange(1, 3);
+  fabric.tiers = *rc::gen::element(2, 3);
+  fabric.leaves_per_pod = 2;
+  auto topology = pick == 0   ? ring(n)
+                  : pick == 1 ? fully_connected(n)
+                  : pick == 2 ? hub_and_spoke(n)
+                  : pick == 3 ? Expected<Topology>(dgx_h100())
+                              : fat_tree(*rc::gen::inRange(2, 9), *fully_connected(2), fabric);
+  RC_ASSERT(topology.has_value());
+  const auto kind = *rc::gen::element(CollectiveKind::Allreduce, CollectiveKind::Allgather,
+                                      CollectiveKind::ReduceScatter);
+  const Protocol protocol = *rc::gen::element(Protocol::Simple, Protocol::LL, Protocol::LL128);
+  const int channels = *rc::gen::inRange(1, 5);
+  const int64_t size = int64_t(1) << *rc::gen::inRange(10, 31);
+  const bool nccl_costs = *rc::gen::element(false, false, false, true);
+  const CostModel model = nccl_costs ? nccl_preset() : CostModel{};
+  const auto graph = nccl_search_rings(*topology, nccl_generation_for(*topology));
+  RC_ASSERT(graph.has_value());
+  const auto rings = graph->channel_rings(channels);
+  const auto steps = NcclRingSteps::create(kind, rings);
+  RC_ASSERT(steps.has_value());
+  const auto streamed = simulate_streamed_ring(*steps, *topology, size, model, protocol);
+  RC_CLASSIFY(streamed.has_value(), "streamed");
+  if (!streamed)
+    return;
+  RC_ASSERT(!nccl_costs);
+  const auto program = nccl_ring_program(kind, rings, protocol);
+  RC_ASSERT(program.has_value());
+  ProgramSimOptions options;
+  options.size_bytes = size;
+  options.model = model;
+  options.protocol = protocol;
+  const auto run = simulate_program(*program, *topology, options);
+  RC_ASSERT(run.has_value());
+  const double ratio = double(streamed->completion) / double(run->result.completion);
+  RC_LOG() << topology->name() << " " << collective_kind_name(kind) << " "
+           << protocol_traits(protocol).name << " " << channels << " ch " << size << " B: streamed "
+           << streamed->completion << " ps, program " << run->result.completion << " ps\n";
+  RC_ASSERT(std::abs(ratio - 1.0) <= 1e-3);
+}
+
+// The cases the streamed ring refuses, each with its reason.
+TEST(NcclStepsTest, StreamedRingRefusesWhatItDoesNotModel) {
+  const Topology t = *ring(8);
+  const auto graph = nccl_search_rings(t, nccl_generation_for(t));
+  ASSERT_TRUE(graph.has_value());
+  const auto one = NcclRingSteps::create(CollectiveKind::Allreduce, graph->channel_rings(1));
+  ASSERT_TRUE(one.has_value());
+  EXPECT_TRUE(simulate_streamed_ring(*one, t, 1 << 20, {}, Protocol::Simple));
+  const auto piece = simulate_streamed_ring(*one, t, int64_t(1) << 30, {}, Protocol::Simple);
+  ASSERT_FALSE(piece);
+  EXPECT_NE(piece.error().to_string().find("pipelines in pieces of 2 MiB"), std::string::npos)
+      << piece.error().to_string();
+  const auto costs = simulate_streamed_ring(*one, t, 1 << 20, nccl_preset(), Protocol::Simple);
+  ASSERT_FALSE(costs);
+  EXPECT_NE(costs.error().to_string().find("per-message latency"), std::string::npos);
+  const auto four = NcclRingSteps::create(CollectiveKind::Allreduce, graph->channel_rings(4));
+  ASSERT_TRUE(four.has_value());
+  const auto shared = simulate_streamed_ring(*four, t, 1 << 20, {}, Protocol::Simple);
+  ASSERT_FALSE(shared);
+  EXPECT_NE(shared.error().to_string().find("share link"), std::string::npos)
+      << shared.error().to_string();
 }
 
 } // namespace
