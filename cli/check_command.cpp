@@ -19,6 +19,8 @@
 namespace syncoll::cli {
 namespace {
 
+constexpr const char *kDefaultRanks = "2..8";
+
 struct CheckArgs {
   std::string family;
   std::string example;
@@ -26,8 +28,8 @@ struct CheckArgs {
   std::string collective;
   std::string synthesize;
   std::optional<int> root;
-  std::string ranks = "2..8";
-  int nodes = 2;
+  std::optional<std::string> ranks; ///< default kDefaultRanks; files fix their own
+  std::optional<int> nodes;         ///< hierarchical examples only; default 2
   std::string sizes = "1KiB..4MiB";
   uint64_t seed = 1;
   int cases = 100;
@@ -90,7 +92,10 @@ Expected<testing::Family> example_family(const CheckArgs &a, testing::IntRange r
   f.variant_name = "aliasing";
   const std::vector<bool> modes = example->in_place_modes;
   f.describe_variant = [modes](int k) { return modes[size_t(k)] ? "in place" : "out of place"; };
-  const int nodes = a.nodes;
+  if (a.nodes && !example->takes_nodes)
+    return fail({}, fmt::format("--nodes: example '{}' is not hierarchical (it has no nodes)",
+                                example->name));
+  const int nodes = a.nodes.value_or(2);
   f.make = [example, modes,
             nodes](const testing::CaseParams &p) -> Expected<std::optional<testing::FamilyCase>> {
     examples::ExampleParams params;
@@ -119,7 +124,12 @@ Expected<testing::Family> family_of(const CheckArgs &a) {
     return fail({}, "--collective is an option of --programs and --synthesize");
   if (a.root && a.synthesize.empty())
     return fail({}, "--root is an option of --synthesize");
-  SYNCOLL_TRY(ranks, rank_range(a.ranks));
+  if (a.nodes && a.example.empty())
+    return fail({}, "--nodes is an option of --example (hierarchical examples)");
+  if (a.ranks && !a.programs.empty())
+    return fail({}, "--ranks is an option of --family, --example and --synthesize; --programs "
+                    "run at their files' rank counts");
+  SYNCOLL_TRY(ranks, rank_range(a.ranks.value_or(kDefaultRanks)));
   if (!a.family.empty())
     return testing::reference_family(a.family, ranks);
   if (!a.example.empty())
@@ -129,7 +139,12 @@ Expected<testing::Family> family_of(const CheckArgs &a) {
     if (a.collective.empty() || !kind || *kind == CollectiveKind::Custom)
       return fail({}, fmt::format("--synthesize needs -c with a standard collective, got '{}'",
                                   a.collective));
-    return testing::synthesized_family(a.synthesize, *kind, a.root, ranks);
+    if (a.root && !collective_traits(*kind).rooted)
+      return fail({}, fmt::format("--root {}: {} takes no root rank", *a.root, a.collective));
+    // A rooted collective named without --root is rooted at 0, as in every other command.
+    const std::optional<int> root =
+        collective_traits(*kind).rooted ? std::optional(a.root.value_or(0)) : a.root;
+    return testing::synthesized_family(a.synthesize, *kind, root, ranks);
   }
   std::optional<CollectiveSpec> collective;
   if (!a.collective.empty()) {
@@ -139,6 +154,20 @@ Expected<testing::Family> family_of(const CheckArgs &a) {
   if (std::filesystem::is_directory(a.programs))
     return testing::program_folder_family(a.programs, collective);
   return testing::program_file_family(a.programs, collective);
+}
+
+// The family as the header names it, with the ranks (and nodes) it ranges over.
+std::string what_runs(const CheckArgs &a, const testing::Family &family) {
+  const std::string ranks = a.ranks.value_or(kDefaultRanks);
+  if (!a.family.empty())
+    return fmt::format("family {}, ranks {}", family.name, ranks);
+  if (!a.example.empty())
+    return fmt::format("example {}, ranks {}{}", family.name, ranks,
+                       a.nodes ? fmt::format(" on {} nodes", *a.nodes) : "");
+  if (!a.synthesize.empty())
+    return fmt::format("{}{} synthesized on {}, ranks {}", a.collective,
+                       a.root ? fmt::format(" from root {}", *a.root) : "", a.synthesize, ranks);
+  return fmt::format("programs {}", family.name);
 }
 
 std::string law_names(const std::vector<testing::LawId> &laws) {
@@ -160,8 +189,13 @@ Expected<int> run_check_command(const CheckArgs &a) {
   options.shrink = a.shrink;
   options.size_log2 = sizes;
   options.laws = laws;
-  std::cout << fmt::format("syncoll check: family {}, seed {}, up to {} cases, laws {}\n",
-                           family.name, a.seed, a.cases, law_names(laws));
+  // The sizes are the powers of two in the range (a size between two runs as the lower).
+  const std::string size_text = sizes.min == sizes.max
+                                    ? format_size(int64_t(1) << sizes.min)
+                                    : fmt::format("{}..{}", format_size(int64_t(1) << sizes.min),
+                                                  format_size(int64_t(1) << sizes.max));
+  std::cout << fmt::format("syncoll check: {}, sizes {}, seed {}, up to {} cases, laws {}\n",
+                           what_runs(a, family), size_text, a.seed, a.cases, law_names(laws));
   SYNCOLL_TRY(report, testing::run_check(family, options));
   if (!report.first_failure) {
     std::cout << fmt::format("{} cases pass, {} unknown, {} outside the family (seed {})\n",
@@ -214,11 +248,13 @@ void add_check_command(CLI::App &app, RunResult &result) {
   cmd->add_option("-c,--collective", args->collective,
                   "--synthesize: the collective; --programs: a custom collective JSON they "
                   "implement (default: each header's coll)");
-  cmd->add_option("--root", args->root, "root rank of a rooted collective to synthesize")
+  cmd->add_option("--root", args->root,
+                  "root rank of a rooted collective to synthesize (default 0)")
       ->check(at_least(0));
   cmd->add_option("--ranks", args->ranks,
-                  "rank range of --family, --example and --synthesize: N or A..B");
-  cmd->add_option("--nodes", args->nodes, "nodes of hierarchical examples")->check(at_least(1));
+                  "rank range of --family, --example and --synthesize: N or A..B (default 2..8)");
+  cmd->add_option("--nodes", args->nodes, "nodes of hierarchical examples (default 2)")
+      ->check(at_least(1));
   cmd->add_option("-s,--sizes", args->sizes, "message sizes (nBytes): S or A..B");
   cmd->add_option("--seed", args->seed, "seed of the cases (printed; same seed, same run)");
   cmd->add_option("--cases", args->cases, "cases to pass");

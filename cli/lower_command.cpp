@@ -64,6 +64,9 @@ Expected<lowering::DslProgram> example_program(const LowerArgs &a,
       return fail({}, fmt::format("{} shapes an algorithm's topology; --example '{}' takes -n "
                                   "and --nodes",
                                   option, example->name));
+  if (a.topology.params.nodes && !example->takes_nodes)
+    return fail({}, fmt::format("--nodes: example '{}' is not hierarchical (it has no nodes)",
+                                example->name));
   if (!a.collective.empty() || a.chunk_factor || a.root)
     return fail({}, fmt::format("{} applies to an algorithm file; --example '{}' implements its "
                                 "own collective",

@@ -111,9 +111,10 @@ Expected<int> run_program(const RunArgs &a) {
     if (i == 0) {
       // After the first run, which rejects a size that does not cut into elements: bad input
       // prints nothing but its one line.
-      fmt::print("{}: {} on {} ranks, {} backend{}, seed {}\n", a.file, program.value.collective(),
-                 program.value.num_ranks(), a.backend, a.emulate ? " (emulated on one GPU)" : "",
-                 a.seed);
+      fmt::print("{}: {} on {} ranks, {} backend{}, seed {}, {} {}, watchdog {} ms\n", a.file,
+                 program.value.collective(), program.value.num_ranks(), a.backend,
+                 a.emulate ? " (emulated on one GPU)" : "", a.seed, a.iters,
+                 a.backend == "cpu" ? "checked run(s)" : "timed launch(es)", a.watchdog_ms);
       if (!cuda_note.empty())
         fmt::print("{}\n", cuda_note);
       fmt::print("{:>12} {:>12} {:>6} {:>6} {:>10} {:>10} {:>10} {:>8}\n", "size (B)", "count",

@@ -4,6 +4,7 @@
 // sharding.
 #include "cli/cli_support.h"
 #include "cli/commands.h"
+#include "study/report.h"
 #include "study/study.h"
 
 #include <chrono>
@@ -91,6 +92,7 @@ Expected<int> run_study(const StudyArgs &a) {
   for (size_t g : mine)
     total += plan.groups[g].points.size();
   Progress progress(total);
+  size_t evaluated = 0; // points of this shard stored now; the others came from the cache
   for (size_t g : mine) {
     const study::Group &group = plan.groups[g];
     // A group killed part-way is evaluated again, but the points it had stored stay as written.
@@ -101,25 +103,27 @@ Expected<int> run_study(const StudyArgs &a) {
     if (std::find(cached.begin(), cached.end(), false) != cached.end()) {
       const std::vector<study::Outcome> outcomes = study::evaluate(study, plan, group);
       for (size_t k = 0; k < group.points.size(); ++k) {
-        if (!cached[k])
+        if (!cached[k]) {
           SYNCOLL_CHECK(cache.store(plan.points[group.points[k]], outcomes[k]));
+          ++evaluated;
+        }
         failed += outcomes[k].status != study::OutcomeStatus::Ok;
       }
     }
     const study::Machine &m = study.machines[group.machine];
-    progress.advance(
-        group.points.size(), failed,
-        fmt::format("{} x {}{}, {}, {}", m.nodes, m.system.empty() ? m.topology : m.system,
-                    m.nics > 0 ? fmt::format(" nics {}", m.nics) : "",
-                    collective_kind_name(group.collective), study.variants[group.variant].name));
+    progress.advance(group.points.size(), failed,
+                     fmt::format("{}, {}, {}", study::machine_title(m),
+                                 collective_kind_name(group.collective),
+                                 study.variants[group.variant].name));
   }
   // The report from the cache alone: whichever shard finds every point there writes it.
   study::Results results{&study, &plan, {}};
   for (const study::Point &p : plan.points) {
     auto o = cache.find(p);
     if (!o) {
-      fmt::print("shard {}/{}: {} points evaluated; the report waits for the other shards\n",
-                 shard.index, shard.count, total);
+      fmt::print("shard {}/{}: {} points, {} evaluated now, {} from the cache; the report waits "
+                 "for the other shards\n",
+                 shard.index, shard.count, total, evaluated, total - evaluated);
       return 0;
     }
     results.outcomes.push_back(std::move(*o));
@@ -130,10 +134,11 @@ Expected<int> run_study(const StudyArgs &a) {
   size_t ran = 0;
   for (const study::Outcome &o : results.outcomes)
     ran += o.status == study::OutcomeStatus::Ok;
-  fmt::print("study {}: {} points, {} ran, {} did not (each with why in the report)\n"
+  fmt::print("study {}: {} points ({} evaluated now, {} from the cache), {} ran, {} did not "
+             "(each with why in the report)\n"
              "  {}/results.csv, {}/results.json, {}/report.html\n",
-             study.name, plan.points.size(), ran, plan.points.size() - ran, a.output, a.output,
-             a.output);
+             study.name, plan.points.size(), evaluated, plan.points.size() - evaluated, ran,
+             plan.points.size() - ran, a.output, a.output, a.output);
   return 0;
 }
 

@@ -1,6 +1,7 @@
 // `syncoll synth instance|least-steps|pareto|bound|scale`.
 #include "cli/cli_support.h"
 #include "cli/commands.h"
+#include "model/collective_traits.h"
 #include "synth/bounds.h"
 #include "synth/cluster.h"
 #include "synth/cut_bound.h"
@@ -31,7 +32,7 @@ struct SynthArgs {
   int max_steps = 0;
   double time_limit = 0;
   std::string backend = "sat";
-  std::string allreduce = "composed";
+  std::optional<std::string> allreduce; ///< composed unless given
   bool certify = false;
   bool symmetry = false;
   std::string output;
@@ -61,13 +62,29 @@ Expected<void> show_and_save(const Algorithm &algorithm, const TopologyOptions &
   return write_output(output, algorithm_file_text(algorithm, where));
 }
 
+// The collective as an answer's first line names it, with its root.
+std::string target_title(const synth::Target &target) {
+  return target.root ? fmt::format("{} from root {}", target.name(), *target.root) : target.name();
+}
+
+// The solver settings beyond the defaults, as the first line of an answer names them.
+std::string solver_settings(const SynthArgs &args) {
+  std::string out;
+  if (args.symmetry)
+    out += ", lex-leader symmetry breaking";
+  if (args.certify)
+    out += ", unsat proofs checked";
+  return out.empty() ? out : " [" + out.substr(2) + "]";
+}
+
 void add_common(CLI::App &cmd, SynthArgs &args) {
   args.topology.add_to(cmd, /*positional=*/false, /*required=*/true);
   cmd.add_option("-c,--collective", args.collective,
                  "allgather, alltoall, broadcast, gather, scatter, reduce, reducescatter, "
                  "allreduce, or a custom collective JSON")
       ->required();
-  cmd.add_option("--root", args.root, "root rank of rooted collectives")->check(at_least(0));
+  cmd.add_option("--root", args.root, "root rank of rooted collectives (default 0)")
+      ->check(at_least(0));
   cmd.add_option("--time-limit", args.time_limit, "seconds per solver call (0: none)")
       ->check(at_least(0));
   cmd.add_flag("--certify", args.certify,
@@ -78,9 +95,9 @@ void add_common(CLI::App &cmd, SynthArgs &args) {
       ->check(CLI::IsMember({"smt", "sat"}))
       ->capture_default_str();
   cmd.add_option("--allreduce", args.allreduce,
-                 "allreduce as reducescatter + allgather (composed) or directly (direct)")
-      ->check(CLI::IsMember({"composed", "direct"}))
-      ->capture_default_str();
+                 "allreduce as reducescatter + allgather (composed, the default) or directly "
+                 "(direct)")
+      ->check(CLI::IsMember({"composed", "direct"}));
 }
 
 // Allgather, ReduceScatter or Allreduce: the collectives the cut bound covers; anything else
@@ -510,7 +527,9 @@ void add_synth_commands(CLI::App &app, RunResult &result) {
     if (auto kind = parse_collective_kind(args->collective);
         kind && *kind != CollectiveKind::Custom) {
       target.kind = *kind;
-      target.root = args->root;
+      // A rooted collective named without --root is rooted at 0, as in every other command.
+      target.root =
+          collective_traits(*kind).rooted ? std::optional(args->root.value_or(0)) : args->root;
       // Rooted collectives without a root fail here, with make_collective's message.
       SYNCOLL_CHECK(target.collective(topology.num_ranks(), 1));
     } else {
@@ -520,6 +539,12 @@ void add_synth_commands(CLI::App &app, RunResult &result) {
       target.custom = custom;
       args->chunks = custom.chunk_factor();
     }
+    if (args->allreduce && target.kind != CollectiveKind::Allreduce)
+      return fail({}, fmt::format("--allreduce says how to synthesize an allreduce, not {}",
+                                  args->collective));
+    if ((args->certify || args->symmetry) && args->backend != "sat")
+      return fail({}, fmt::format("{} is an option of the sat backend, not {}",
+                                  args->certify ? "--certify" : "--symmetry", args->backend));
     target.allreduce = args->allreduce == "direct" ? synth::AllreduceMethod::Direct
                                                    : synth::AllreduceMethod::Composed;
     options.backend = args->backend == "sat" ? synth::Backend::Sat : synth::Backend::Smt;
@@ -542,9 +567,9 @@ void add_synth_commands(CLI::App &app, RunResult &result) {
     auto answer = synth::synthesize(*topology, target, args->chunks, sr, options);
     if (!answer)
       return bad(answer.error());
-    fmt::print("{} on {}, C{} S{} R{}: {} ({:.2f} s)", target.name(), topology->name(),
-               args->chunks, sr.steps, sr.rounds, synth::verdict_name(answer->verdict),
-               answer->seconds);
+    fmt::print("{} on {}, C{} S{} R{}{}: {} ({:.2f} s)", target_title(target), topology->name(),
+               args->chunks, sr.steps, sr.rounds, solver_settings(*args),
+               synth::verdict_name(answer->verdict), answer->seconds);
     fmt::print("{}\n", answer->detail.empty() ? "" : " - " + answer->detail);
     if (!answer->certificate.empty())
       fmt::print("  certified: {}\n", answer->certificate);
@@ -569,8 +594,8 @@ void add_synth_commands(CLI::App &app, RunResult &result) {
                                     args->max_steps > 0 ? args->max_steps : 16, options);
     if (!found)
       return bad(found.error());
-    fmt::print("{} on {}, C{}: steps lower bound {}\n", target.name(), topology->name(),
-               args->chunks, found->steps_lower_bound);
+    fmt::print("{} on {}, C{}{}: steps lower bound {}\n", target_title(target), topology->name(),
+               args->chunks, solver_settings(*args), found->steps_lower_bound);
     for (const synth::Attempt &a : found->attempts)
       fmt::print("  S{} R{}: {} ({:.2f} s){}\n", a.sr.steps, a.sr.rounds,
                  synth::verdict_name(a.verdict), a.seconds,
@@ -609,10 +634,10 @@ void add_synth_commands(CLI::App &app, RunResult &result) {
     auto frontier = synth::pareto(*topology, target, po);
     if (!frontier)
       return bad(frontier.error());
-    fmt::print("{} on {}: steps lower bound {}, rounds per chunk lower bound {}\n", target.name(),
-               topology->name(), frontier->steps_lower_bound,
-               frontier->rounds_per_chunk_bound ? to_string(*frontier->rounds_per_chunk_bound)
-                                                : "-");
+    fmt::print(
+        "{} on {}{}: steps lower bound {}, rounds per chunk lower bound {}\n", target_title(target),
+        topology->name(), solver_settings(*args), frontier->steps_lower_bound,
+        frontier->rounds_per_chunk_bound ? to_string(*frontier->rounds_per_chunk_bound) : "-");
     fmt::print("{:>4} {:>4} {:>4} {:>7} {:<28} {:>9}\n", "S", "R", "C", "R/C", "optimality",
                "time (s)");
     for (const synth::ParetoPoint &p : frontier->frontier) {
@@ -623,10 +648,16 @@ void add_synth_commands(CLI::App &app, RunResult &result) {
       fmt::print("{:>4} {:>4} {:>4} {:>7} {:<28} {:>9.2f}\n", p.sr.steps, p.sr.rounds, p.chunks,
                  to_string(p.rounds_per_chunk), optimality, p.seconds);
     }
-    size_t proofs = 0;
-    for (const synth::Attempt &a : frontier->attempts)
+    size_t proofs = 0, unknown = 0;
+    for (const synth::Attempt &a : frontier->attempts) {
       proofs += a.verdict == synth::Verdict::Unsat;
-    fmt::print("{} instances tried, {} proven infeasible{}{}\n", frontier->attempts.size(), proofs,
+      unknown += a.verdict == synth::Verdict::Unknown;
+    }
+    fmt::print("{} instances tried (C <= {}, S <= {}, S <= R <= S + {}), {} proven infeasible{}"
+               "{}{}\n",
+               frontier->attempts.size(), po.max_chunks,
+               po.max_steps > 0 ? po.max_steps : frontier->steps_lower_bound + 6, po.k, proofs,
+               unknown > 0 ? fmt::format(", {} unknown", unknown) : "",
                frontier->complete ? "; complete" : "",
                frontier->note.empty() ? "" : "; " + frontier->note);
     if (!args->output.empty()) {
@@ -638,8 +669,13 @@ void add_synth_commands(CLI::App &app, RunResult &result) {
                 algorithm_file_text(p.algorithm, args->topology));
             !ok)
           return bad(ok.error());
+      fmt::print("{} frontier algorithm(s) written to {}\n", frontier->frontier.size(),
+                 args->output);
     }
-    result.exit_code = frontier->frontier.empty() ? kCheckFailed : kSuccess;
+    // No point found is a proof only when no answer on the way was unknown.
+    result.exit_code = !frontier->frontier.empty() ? kSuccess
+                       : unknown > 0               ? kUnknown
+                                                   : kCheckFailed;
   });
 }
 

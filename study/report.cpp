@@ -43,8 +43,8 @@ Machine resolved(const Machine &m) {
 std::string machine_title(const Machine &machine) {
   const Machine m = resolved(machine);
   if (!m.system.empty()) {
-    std::string t = fmt::format("{} x {} ({} GPUs each, {} NICs of {:g} GB/s", m.nodes, m.system,
-                                m.gpus, m.nics, m.nic_gbps);
+    std::string t = fmt::format("{} x {} ({} GPUs each, {} NIC{} of {:g} GB/s", m.nodes, m.system,
+                                m.gpus, m.nics, m.nics == 1 ? "" : "s", m.nic_gbps);
     if (m.nvlink_scale != 1)
       t += fmt::format(", NVLink x{:g}", m.nvlink_scale);
     return t + ")";

@@ -388,6 +388,8 @@ Expected<Study> study_from_json(const JsonView &root, const std::filesystem::pat
   std::optional<JsonView> quick_view = root.optional_member("quick");
   if (quick_view)
     SYNCOLL_CHECK(quick_view->only_keys({"machines", "sizes"}));
+  else if (quick)
+    return root.error("--quick runs a study's \"quick\" section, and this study has none");
   auto section = [&](const char *key) -> Expected<JsonView> {
     if (quick && quick_view && quick_view->has(key))
       return quick_view->member(key);

@@ -23,6 +23,9 @@ struct ProgramExample {
   std::string summary;
   /// The aliasing modes the program is written for (it is built once per mode).
   std::vector<bool> in_place_modes;
+  /// Whether it is built on ExampleParams::nodes nodes (a hierarchical one); the others ignore
+  /// nodes, so the commands refuse --nodes for them.
+  bool takes_nodes = false;
   std::function<Expected<lowering::DslProgram>(const ExampleParams &)> build;
 };
 

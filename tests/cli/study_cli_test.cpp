@@ -116,7 +116,9 @@ TEST(StudyCliTest, AProgramThatFailsVerificationIsReportedNotDropped) {
   const fs::path dir = fresh_dir("faulty");
   CliRun run = run_cli("study tests/data/studies/faulty_program.json -o " + dir.string());
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
-  EXPECT_NE(run.out.find("4 points, 2 ran, 2 did not"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("4 points (4 evaluated now, 0 from the cache), 2 ran, 2 did not"),
+            std::string::npos)
+      << run.out;
   const std::string csv = read_all(dir / "results.csv");
   EXPECT_NE(csv.find("head-to-head,own,not verified,,,\"deadlock freedom: violated"),
             std::string::npos)
@@ -133,7 +135,9 @@ TEST(StudyCliTest, TheProtocolsAxisRunsEachVariantPerProtocol) {
   const fs::path dir = fresh_dir("protocols");
   CliRun run = run_cli("study tests/data/studies/protocols.json -o " + dir.string());
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
-  EXPECT_NE(run.out.find("14 points, 14 ran"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("14 points (14 evaluated now, 0 from the cache), 14 ran"),
+            std::string::npos)
+      << run.out;
   const std::string csv = read_all(dir / "results.csv");
   for (const char *row : {",GC3 ring [Simple],Simple,ok,time_us,", ",GC3 ring [LL],LL,ok,time_us,",
                           ",GC3 ring [LL128],LL128,ok,time_us,",

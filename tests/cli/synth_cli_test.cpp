@@ -56,7 +56,11 @@ TEST(SynthCliTest, LeastSteps) {
 TEST(SynthCliTest, BadArgumentsExitTwo) {
   EXPECT_EQ(run_cli("synth instance -t dgx1 -c allgather -S 3 -R 2").exit_code, 2);
   EXPECT_EQ(run_cli("synth instance -t dgx1 -c allgathr -S 2").exit_code, 2);
-  EXPECT_EQ(run_cli("synth instance -t dgx1 -c broadcast -S 2").exit_code, 2); // no root
+  EXPECT_EQ(run_cli("synth instance -t dgx1 -c broadcast -S 2 --root 8").exit_code, 2);
+  // A rooted collective without --root is rooted at 0, as in every command.
+  const CliRun rooted = run_cli("synth instance -t dgx1 -c broadcast -S 2");
+  EXPECT_EQ(rooted.exit_code, 0) << rooted.err;
+  EXPECT_NE(rooted.out.find("broadcast from root 0 on dgx1"), std::string::npos) << rooted.out;
   EXPECT_EQ(run_cli("synth instance -t dgx1 -c allreduce -C 12 -S 4").exit_code, 2);
   EXPECT_EQ(run_cli("synth instance -t ring -n 4 -c allreduce --allreduce direct -S 4").exit_code,
             2); // the SAT backend (the default) has no direct combining encoding
