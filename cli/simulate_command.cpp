@@ -347,9 +347,9 @@ Expected<BuiltSystem> system_for(const SimulateArgs &a) {
   SYNCOLL_TRY(shared, shared_as_asked(std::move(built.model.topology), a));
   built.model.topology = std::move(shared);
   if (a.sharing_window_us) {
-    // Asked for: the window holds however few transfers share the ports.
+    // Asked for: the window holds however short the hops sharing the ports.
     built.model.model.sharing_window = sharing_window_ps(*a.sharing_window_us);
-    built.model.model.sharing_window_from_hops = 0;
+    built.model.model.sharing_window_hop_ratio = 0;
   }
   return built;
 }
@@ -514,9 +514,9 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
   cmd->add_option("--sharing-window", args->sharing_window_us,
                   "microseconds of simulated time between two sharings of max-min fair rates "
                   "(0: at every start and end, exact; default: exact on a topology; on a --system "
-                  "a window past 4 nodes while over 4,096 transfers share fair ports, "
-                  "docs/cost-model.md); a transfer that starts inside a window waits for its rate "
-                  "until the window's events are through")
+                  "past 4 nodes a window of a tenth of the typical hop while hops last ten "
+                  "windows or more, docs/cost-model.md; given, it holds as given); a transfer that "
+                  "starts inside a window waits for its rate until the window's events are through")
       ->check(between(0, 1e6));
   cmd->add_flag("--streamed", args->streamed,
                 "nccl-ring on a topology: the ring as a step-synchronous schedule generated step "

@@ -52,10 +52,10 @@ struct CostModel {
   /// every start and end of a fair-shared transfer, exact). A large Alltoall on fair ports needs
   /// it: there every event moves every rate (Network::set_sharing_window says what it costs).
   Picoseconds sharing_window = 0;
-  /// The window holds only while more than this many fair-shared hops are in flight (0: always).
-  /// With fewer, exact sharing is cheap and a window would only add error: a composed plan's few
-  /// pieces per port end late by up to a window each.
-  size_t sharing_window_from_hops = 0;
+  /// The window holds only while the median fair-shared hop lasts at least this many windows
+  /// (0: always). Where hops are short (a composed plan's few pieces per port) exact sharing is
+  /// cheap and a window would only add error: a piece waits up to a window for its rate.
+  int sharing_window_hop_ratio = 0;
 
   static size_t index(Protocol p) { return static_cast<size_t>(p); }
 };

@@ -515,10 +515,22 @@ void Network::share_bandwidth() {
         if (constraint_round_[c] != sharing_round_ && saturated(c))
           visit(c);
       });
-    if (!solve_hops_.empty())
-      fill();
+    if (solve_hops_.empty())
+      continue;
+    fill();
+    if (window_hop_ratio_ > 0)
+      for (int32_t h : solve_hops_)
+        durations_.push_back(double(transfers_[size_t(hops_[size_t(h)].transfer)].bytes) /
+                             hops_[size_t(h)].rate);
   }
   dirty_links_.clear();
+  if (!durations_.empty()) {
+    const auto middle = durations_.begin() + std::ptrdiff_t(durations_.size() / 2);
+    std::nth_element(durations_.begin(), middle, durations_.end());
+    // A rate of a byte per second (the floor) makes a hop that takes longer than time can hold.
+    typical_hop_ = Picoseconds(std::min(*middle * 1000.0, double(kNever) / 2));
+    durations_.clear();
+  }
   // Every sharing leaves the old ends of its hops behind in the queue; when those outnumber the
   // live ones, the queue is rebuilt from the hops carried now, so it stays within a constant
   // factor of the transfers in flight.

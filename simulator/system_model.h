@@ -30,8 +30,8 @@ struct SystemModel {
   Topology line_topology;
   /// Protocol efficiencies relative to Simple, per-hop latencies, the thread-block copy cap and
   /// the launch; no executor step overhead (set it for interpreted programs: `interpreted`).
-  /// Past four nodes, while more than kSharingWindowFromHops hops share fair ports, max-min fair
-  /// rates are shared out once per `default_sharing_window`.
+  /// Past four nodes, while the typical fair-shared hop lasts kSharingWindowHopRatio windows or
+  /// more, max-min fair rates are shared out once per `default_sharing_window`.
   CostModel model;
   /// Whether the GPUs share an NVSwitch with multimem support (NVLS).
   bool nvls = false;
@@ -83,10 +83,12 @@ private:
 /// is in docs/cost-model.md.
 [[nodiscard]] Picoseconds default_sharing_window(const SystemPreset &preset, int nodes);
 
-/// A system's window holds only while more than this many fair-shared hops are in flight: NCCL's
-/// point-to-point Alltoall on 16 or more DGX H100 nodes (16,256 flows and up), not a composed
-/// plan's few pieces per port, which a window would make late by up to a window each.
-inline constexpr size_t kSharingWindowFromHops = 4096;
+/// A system's window holds only while the median fair-shared hop lasts at least this many windows
+/// (CostModel::sharing_window_hop_ratio): NCCL's point-to-point Alltoall on saturated ports,
+/// whose pieces take milliseconds at their share, and not a composed plan's few short pieces per
+/// port, which a window would make late by up to a window each. Ten keeps a 16-node 1 GiB
+/// Alltoall on one NIC per node within 0.002% of exact sharing, in 7 s instead of 66 s.
+inline constexpr int kSharingWindowHopRatio = 10;
 
 /// `nodes` nodes of the preset, with `gpus_per_node` GPUs each (0: all of the node's; fewer
 /// only behind an NVSwitch).

@@ -66,10 +66,10 @@ TEST(FairShareTest, OverlappingTransfersSplitTheRelationUntilOneEnds) {
 // 1 MB to rank 1 at 0 and 1 MB to rank 2 at 10 us behind a 50 GB/s port: shared exactly, the
 // first is alone for 10 us, then both share the port until the first is through at 30 us and
 // the second finishes alone at 40 us.
-std::map<uint32_t, Delivery> staggered_pair(Picoseconds window) {
+std::map<uint32_t, Delivery> staggered_pair(Picoseconds window, int hop_ratio = 0) {
   const Topology t = fan_out(3, 50, RelationSharing::Fair);
   Network network(t, 1.0);
-  network.set_sharing_window(window);
+  network.set_sharing_window(window, hop_ratio);
   EXPECT_FALSE(
       network.start(network.route(RankId(0), RankId(1)), 1'000'000, 0, Switching::CutThrough, 7));
   EXPECT_FALSE(network.start(network.route(RankId(0), RankId(2)), 1'000'000, 10'000'000,
@@ -94,6 +94,25 @@ TEST(FairShareTest, ASharingWindowDefersTheRatesOfWhatStartsInsideIt) {
   ASSERT_EQ(d.size(), 2u);
   EXPECT_EQ(d[7].times.arrival, 50'000'000 + 500'000);
   EXPECT_EQ(d[8].times.arrival, 50'000'000 + 500'000);
+}
+
+TEST(FairShareTest, AWindowHoldsOnlyWhileTheTypicalHopLastsTheRatioOfWindows) {
+  // The first transfer alone takes 20 us. Under a 20 us window that must fit ten times into a
+  // typical hop the sharing stays exact; one that must fit once holds: the second start, at
+  // 10 us, gets no rate while the first keeps the whole port until it is through at 20 us.
+  for (int ratio : {0, 10}) {
+    auto exact = ratio == 0 ? staggered_pair(0) : staggered_pair(20'000'000, ratio);
+    ASSERT_EQ(exact.size(), 2u);
+    EXPECT_EQ(exact[7].times.arrival, 30'000'000 + 500'000) << ratio;
+    EXPECT_EQ(exact[8].times.arrival, 40'000'000 + 500'000) << ratio;
+  }
+  auto windowed = staggered_pair(20'000'000, 1);
+  ASSERT_EQ(windowed.size(), 2u);
+  EXPECT_EQ(windowed[7].times.arrival, 20'000'000 + 500'000);
+  EXPECT_EQ(windowed[8].times.arrival, 40'000'000 + 500'000);
+  // The window is the typical hop over the ratio: 2 us asked, ratio 1, so a 20 us window again.
+  auto scaled = staggered_pair(2'000'000, 1);
+  EXPECT_EQ(scaled[7].times.arrival, 20'000'000 + 500'000);
 }
 
 TEST(FairShareTest, FifoRelationServesOneTransferAfterTheOther) {
