@@ -350,6 +350,7 @@ Expected<BuiltSystem> system_for(const SimulateArgs &a) {
     // Asked for: the window holds however short the hops sharing the ports.
     built.model.model.sharing_window = sharing_window_ps(*a.sharing_window_us);
     built.model.model.sharing_window_hop_ratio = 0;
+    built.model.model.sharing_window_from_hops = 0;
   }
   return built;
 }
@@ -511,12 +512,13 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
                   "fifo (one transfer after another) or fair (max-min fair; every link then "
                   "shares itself among its transfers too)")
       ->check(CLI::IsMember({"fifo", "fair"}));
-  cmd->add_option("--sharing-window", args->sharing_window_us,
-                  "microseconds of simulated time between two sharings of max-min fair rates "
-                  "(0: at every start and end, exact; default: exact on a topology; on a --system "
-                  "past 4 nodes a window of a tenth of the typical hop while hops last ten "
-                  "windows or more, docs/cost-model.md; given, it holds as given); a transfer that "
-                  "starts inside a window waits for its rate until the window's events are through")
+  cmd->add_option(
+         "--sharing-window", args->sharing_window_us,
+         "microseconds of simulated time between two sharings of max-min fair rates "
+         "(0: at every start and end, exact; default: exact on a topology; on a --system "
+         "past 4 nodes a window while hops last ten windows or more, or over 4,096 "
+         "share fair ports, docs/cost-model.md; given, it holds as given); a transfer that "
+         "starts inside a window waits for its rate until the window's events are through")
       ->check(between(0, 1e6));
   cmd->add_flag("--streamed", args->streamed,
                 "nccl-ring on a topology: the ring as a step-synchronous schedule generated step "

@@ -56,6 +56,9 @@ struct CostModel {
   /// (0: always). Where hops are short (a composed plan's few pieces per port) exact sharing is
   /// cheap and a window would only add error: a piece waits up to a window for its rate.
   int sharing_window_hop_ratio = 0;
+  /// The window also holds while more than this many fair-shared hops are carried (0: no such
+  /// rule): tens of thousands of short pieces at once, where exact sharing takes minutes.
+  size_t sharing_window_from_hops = 0;
 
   static size_t index(Protocol p) { return static_cast<size_t>(p); }
 };

@@ -87,13 +87,15 @@ public:
   /// to about the window per hop that starts inside one. In exchange a run whose every event
   /// moves every rate (an Alltoall on saturated ports) costs one sharing per window, not one per
   /// event.
-  /// With `hop_ratio` above 0 the window holds only while the median hop of the last sharing
-  /// lasts (its bytes over its rate) at least `hop_ratio` windows, and then is that hop's time
-  /// over `hop_ratio`: a hop waits at most a tenth of a typical hop's time (ratio 10) for its
-  /// rate, and shorter hops share exactly.
-  void set_sharing_window(Picoseconds window, int hop_ratio = 0) {
+  /// With `hop_ratio` or `from_hops` above 0 the window holds only where it costs little error
+  /// or saves much time: while the median hop of the last sharing lasts (its bytes over its
+  /// rate) at least `hop_ratio` windows, as that hop's time over `hop_ratio` (a hop then waits at
+  /// most a tenth of a typical hop's time for its rate, at ratio 10); else while more than
+  /// `from_hops` hops are carried, as `window`; else not at all (exact).
+  void set_sharing_window(Picoseconds window, int hop_ratio = 0, size_t from_hops = 0) {
     window_ = window;
     window_hop_ratio_ = hop_ratio;
+    window_from_hops_ = from_hops;
   }
   /// Time of the next fair-shared event (a hop starting or ending, or a sharing window closing),
   /// kNever when none is due.
@@ -226,15 +228,16 @@ private:
   Picoseconds stale_since_ = 0;   ///< when the rates went stale
   Picoseconds window_ = 0;        ///< see set_sharing_window
   int window_hop_ratio_ = 0;      ///< see set_sharing_window
+  size_t window_from_hops_ = 0;   ///< see set_sharing_window
   Picoseconds typical_hop_ = 0;   ///< the median hop duration of the last sharing
   std::vector<double> durations_; ///< scratch: the durations of the hops a sharing rated, in ns
-  /// The window in force now: with a hop ratio, none while the typical hop lasts under that many
-  /// windows, and past that the typical hop over the ratio (a longer window where pieces take
-  /// milliseconds at their share, the same share of a hop's time).
+  /// The window in force now (set_sharing_window says when it holds).
   Picoseconds window() const {
-    if (window_hop_ratio_ == 0)
+    if (window_hop_ratio_ == 0 && window_from_hops_ == 0)
       return window_;
-    return typical_hop_ < window_ * window_hop_ratio_ ? 0 : typical_hop_ / window_hop_ratio_;
+    if (window_hop_ratio_ > 0 && typical_hop_ >= window_ * window_hop_ratio_)
+      return typical_hop_ / window_hop_ratio_;
+    return window_from_hops_ > 0 && carried_ > window_from_hops_ ? window_ : 0;
   }
   // Sharing. A constraint is a fluid link (index = link) or a fair relation (links + relation).
   std::vector<int32_t> dirty_links_; ///< links whose hops changed since the last sharing

@@ -70,7 +70,8 @@ public:
   ProgramSimulator(const Program &p, const Topology &t, const ProgramSimOptions &o)
       : p_(p), t_(t), o_(o), proto_(o.protocol.value_or(p.protocol())),
         network_(t, o.model.efficiency[CostModel::index(proto_)]) {
-    network_.set_sharing_window(o.model.sharing_window, o.model.sharing_window_hop_ratio);
+    network_.set_sharing_window(o.model.sharing_window, o.model.sharing_window_hop_ratio,
+                                o.model.sharing_window_from_hops);
   }
 
   Expected<ProgramSimulation> run() {

@@ -212,6 +212,7 @@ Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, i
   m.launch = us_to_ps(preset.launch_us);
   m.sharing_window = default_sharing_window(preset, nodes);
   m.sharing_window_hop_ratio = kSharingWindowHopRatio;
+  m.sharing_window_from_hops = kSharingWindowFromHops;
   SystemModel s{&preset, &g, nodes, gpus, std::move(topology), std::move(line_topology), m, false};
   s.nvls = g.nccl_nvls_efficiency > 0 && !s.topology.relations().empty() && gpus > 1;
   return s;

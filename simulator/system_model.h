@@ -31,7 +31,8 @@ struct SystemModel {
   /// Protocol efficiencies relative to Simple, per-hop latencies, the thread-block copy cap and
   /// the launch; no executor step overhead (set it for interpreted programs: `interpreted`).
   /// Past four nodes, while the typical fair-shared hop lasts kSharingWindowHopRatio windows or
-  /// more, max-min fair rates are shared out once per `default_sharing_window`.
+  /// more, or more than kSharingWindowFromHops hops share fair ports, max-min fair rates are
+  /// shared out once per window (`default_sharing_window` and up).
   CostModel model;
   /// Whether the GPUs share an NVSwitch with multimem support (NVLS).
   bool nvls = false;
@@ -87,8 +88,12 @@ private:
 /// (CostModel::sharing_window_hop_ratio): NCCL's point-to-point Alltoall on saturated ports,
 /// whose pieces take milliseconds at their share, and not a composed plan's few short pieces per
 /// port, which a window would make late by up to a window each. Ten keeps a 16-node 1 GiB
-/// Alltoall on one NIC per node within 0.002% of exact sharing, in 7 s instead of 66 s.
+/// Alltoall on one NIC per node within 0.02% of exact sharing, in 6 s instead of 66 s.
 inline constexpr int kSharingWindowHopRatio = 10;
+/// A system's window also holds, at its base length, while more than this many fair-shared hops
+/// are carried: a 64-node Alltoall of 1 MiB has 261,632 flows of 2 KiB pieces, short hops that
+/// exact sharing would re-rate one by one, not a composed plan's few pieces per port.
+inline constexpr size_t kSharingWindowFromHops = 4096;
 
 /// `nodes` nodes of the preset, with `gpus_per_node` GPUs each (0: all of the node's; fewer
 /// only behind an NVSwitch).
