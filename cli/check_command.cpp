@@ -114,6 +114,12 @@ Expected<testing::Family> example_family(const CheckArgs &a, testing::IntRange r
   return f;
 }
 
+// The root --synthesize runs: a rooted collective named without --root is rooted at 0, as in every
+// other command.
+std::optional<int> synthesis_root(const CheckArgs &a, CollectiveKind kind) {
+  return collective_traits(kind).rooted ? std::optional(a.root.value_or(0)) : a.root;
+}
+
 Expected<testing::Family> family_of(const CheckArgs &a) {
   const int given = int(!a.family.empty()) + int(!a.example.empty()) + int(!a.programs.empty()) +
                     int(!a.synthesize.empty());
@@ -141,10 +147,7 @@ Expected<testing::Family> family_of(const CheckArgs &a) {
                                   a.collective));
     if (a.root && !collective_traits(*kind).rooted)
       return fail({}, fmt::format("--root {}: {} takes no root rank", *a.root, a.collective));
-    // A rooted collective named without --root is rooted at 0, as in every other command.
-    const std::optional<int> root =
-        collective_traits(*kind).rooted ? std::optional(a.root.value_or(0)) : a.root;
-    return testing::synthesized_family(a.synthesize, *kind, root, ranks);
+    return testing::synthesized_family(a.synthesize, *kind, synthesis_root(a, *kind), ranks);
   }
   std::optional<CollectiveSpec> collective;
   if (!a.collective.empty()) {
@@ -164,9 +167,12 @@ std::string what_runs(const CheckArgs &a, const testing::Family &family) {
   if (!a.example.empty())
     return fmt::format("example {}, ranks {}{}", family.name, ranks,
                        a.nodes ? fmt::format(" on {} nodes", *a.nodes) : "");
-  if (!a.synthesize.empty())
+  if (!a.synthesize.empty()) {
+    const auto kind = parse_collective_kind(a.collective); // family_of checked it
+    const std::optional<int> root = kind ? synthesis_root(a, *kind) : a.root;
     return fmt::format("{}{} synthesized on {}, ranks {}", a.collective,
-                       a.root ? fmt::format(" from root {}", *a.root) : "", a.synthesize, ranks);
+                       root ? fmt::format(" from root {}", *root) : "", a.synthesize, ranks);
+  }
   return fmt::format("programs {}", family.name);
 }
 
