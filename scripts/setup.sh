@@ -7,7 +7,7 @@ packages=(
   g++ cmake ninja-build pkg-config clang-format clang libclang-rt-14-dev
   libz3-dev libcadical-dev libboost-graph-dev
   librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev
-  graphviz libgraphviz-dev
+  graphviz libgraphviz-dev librsvg2-bin
   libcli11-dev nlohmann-json3-dev libpugixml-dev libexpected-dev libfmt-dev
   openmpi-bin chromium zlib1g-dev
 )

@@ -1,6 +1,7 @@
 // The HTML report: one self-contained page (inline SVG and CSS, no script, nothing fetched).
 #include "model/text.h"
 #include "study/report.h"
+#include "viz/charts.h"
 
 #include <algorithm>
 #include <cmath>
@@ -54,7 +55,8 @@ struct Series {
 };
 
 // Values against sizes (one x position per size, evenly spaced: sizes double), one polyline and
-// marker set per series, with a legend.
+// marker set per series, with a legend. Size labels thin out so that they never touch; a line
+// drawn under another shows as its border and by its larger markers of another shape.
 std::string line_plot(const std::string &title, const std::string &y_label,
                       const std::vector<int64_t> &sizes, const std::vector<Series> &series) {
   constexpr double W = 560, H = 300, L = 60, R = 150, T = 30, B = 50;
@@ -80,29 +82,35 @@ std::string line_plot(const std::string &title, const std::string &y_label,
     svg += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" class=\"grid\"/>"
                        "<text x=\"{}\" y=\"{:.1f}\" class=\"ytick\">{:g}</text>\n",
                        L, W - R, y(v), y(v), L - 6, y(v) + 4, v);
-  for (size_t i = 0; i < sizes.size(); ++i)
+  std::vector<std::string> labels;
+  for (int64_t size : sizes)
+    labels.push_back(format_size(size));
+  const size_t stride = viz::tick_stride(
+      labels, sizes.size() < 2 ? W - L - R : (W - L - R) / double(sizes.size() - 1));
+  for (size_t i = 0; i < sizes.size(); i += stride)
     svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"xtick\">{}</text>\n", x(i), H - B + 16,
-                       escaped(format_size(sizes[i])));
+                       escaped(labels[i]));
+  svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"xtick\">message size</text>\n",
+                     (L + W - R) / 2, H - B + 36);
   svg += fmt::format("<text x=\"14\" y=\"{:.1f}\" class=\"ylabel\" transform=\"rotate(-90 14 "
                      "{:.1f})\">{}</text>\n",
                      (H - B + T) / 2, (H - B + T) / 2, escaped(y_label));
   for (size_t k = 0; k < series.size(); ++k) {
     const Series &s = series[k];
-    std::string points;
+    std::string points, markers;
     for (size_t i = 0; i < s.values.size(); ++i)
       if (s.values[i]) {
         points += fmt::format("{:.1f},{:.1f} ", x(i), y(*s.values[i]));
-        svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"/>\n", x(i),
-                           y(*s.values[i]), s.color);
+        markers += viz::marker_svg(k, series.size(), x(i), y(*s.values[i]), s.color);
       }
     if (!points.empty())
       svg += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" "
-                         "stroke-width=\"2\"/>\n",
-                         points, s.color);
-    svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/>"
-                       "<text x=\"{}\" y=\"{}\" class=\"legend\">{}</text>\n",
-                       W - R + 12, T + 18 * double(k), s.color, W - R + 30, T + 18 * double(k) + 10,
-                       escaped(s.name));
+                         "stroke-width=\"{:.1f}\"/>\n",
+                         points, s.color, viz::line_width(k, series.size()));
+    svg += markers;
+    svg += viz::marker_svg(k, series.size(), W - R + 18, T + 18 * double(k) + 6, s.color);
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" class=\"legend\">{}</text>\n", W - R + 30,
+                       T + 18 * double(k) + 10, escaped(s.name));
   }
   return svg + "</svg>\n";
 }
@@ -174,22 +182,29 @@ std::string heat_map(const Results &r, const Heatmap &h) {
   }
   constexpr double C = 80, L = 90, T = 40;
   const double W = std::max(560.0, L + C * double(xs.size()) + 20),
-               H = T + 30 * double(ys.size()) + 40;
+               H = T + 30 * double(ys.size()) + 60;
   std::string svg = fmt::format(
       "<h2>Heat map</h2>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
       "class=\"plot heatmap\">\n<text x=\"{}\" y=\"18\" class=\"title\">{} of {}, {} at "
       "{} on {}</text>\n",
       W, H, L, h.metric, escaped(study.variants[variant].name), collective_kind_name(h.collective),
       escaped(format_size(h.size)), escaped(system));
+  // Ticks carry values; the axes' titles name what they are (a tick "nic_bandwidth 12.5" is
+  // wider than its 80-px column).
   size_t i = 0;
   for (double x : xs)
-    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"xtick\">{} {:g}</text>\n",
-                       L + C * (double(i++) + 0.5), H - 14, h.x, x);
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"xtick\">{:g}</text>\n",
+                       L + C * (double(i++) + 0.5), H - 34, x);
+  svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"xtick\">{}</text>\n",
+                     L + C * double(xs.size()) / 2, H - 14, escaped(h.x));
+  svg += fmt::format("<text x=\"14\" y=\"{:.1f}\" class=\"ylabel\" transform=\"rotate(-90 14 "
+                     "{:.1f})\">{}</text>\n",
+                     T + 15 * double(ys.size()), T + 15 * double(ys.size()), escaped(h.y));
   size_t j = 0;
   for (double y : ys) {
     const double top = T + 30 * double(j++);
-    svg += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"ytick\">{} {:g}</text>\n", L - 6,
-                       top + 19, h.y, y);
+    svg += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"ytick\">{:g}</text>\n", L - 6, top + 19,
+                       y);
     size_t k = 0;
     for (double x : xs) {
       const double left = L + C * double(k++);

@@ -13,8 +13,9 @@
 //   report.h      CSV (long format), JSON and the HTML report with SVG plots, built from the
 //                 cache, so identical whatever the shard count
 //
-// Depends on examples/programs (the DSL examples), compose/ (composed variants), synth/, lowering/,
-// simulator/ (NCCL, programs), verifier/ and model/.
+// Depends on examples/programs (the DSL examples), viz/ (the report's plots share the demo's tick
+// spacing and markers), compose/ (composed variants), synth/, lowering/, simulator/ (NCCL,
+// programs), verifier/ and model/.
 #pragma once
 
 #include "study/cache.h"

@@ -44,6 +44,43 @@ constexpr const char *kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
 
 } // namespace
 
+double text_width_px(const std::string &text, double font_px) {
+  return 0.62 * font_px * double(text.size());
+}
+
+size_t tick_stride(const std::vector<std::string> &labels, double spacing) {
+  double widest = 0;
+  for (const std::string &l : labels)
+    widest = std::max(widest, text_width_px(l));
+  return std::max<size_t>(1, size_t(std::ceil((widest + 8) / std::max(1.0, spacing))));
+}
+
+double line_width(size_t k, size_t series) {
+  return series <= 1 ? 2.0 : 1.5 + 3.0 * double(series - 1 - k) / double(series - 1);
+}
+
+std::string marker_svg(size_t k, size_t series, double x, double y, const std::string &color) {
+  const double r = 3 + 2.5 * (series <= 1 ? 0.0 : double(series - 1 - k) / double(series - 1));
+  switch (k % 4) {
+  case 0:
+    return fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{:.1f}\" fill=\"{}\"/>\n", x, y, r,
+                       color);
+  case 1:
+    return fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
+                       "fill=\"{}\"/>\n",
+                       x - r, y - r, 2 * r, 2 * r, color);
+  case 2:
+    return fmt::format("<polygon points=\"{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}\" "
+                       "fill=\"{}\"/>\n",
+                       x, y - 1.3 * r, x - 1.2 * r, y + r, x + 1.2 * r, y + r, color);
+  default:
+    return fmt::format(
+        "<polygon points=\"{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}\" "
+        "fill=\"{}\"/>\n",
+        x, y - 1.3 * r, x + 1.3 * r, y, x, y + 1.3 * r, x - 1.3 * r, y, color);
+  }
+}
+
 std::string timeline_svg(const simulator::SimulationResult &r, const std::string &title) {
   std::map<std::pair<int, int>, std::string> rows; // (rank, thread) -> name
   for (const auto &s : r.trace)
@@ -125,7 +162,12 @@ std::string speedup_svg(const std::vector<std::int64_t> &sizes, const std::vecto
   out += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#333\" "
                      "stroke-dasharray=\"5,4\"/>\n",
                      left, left + width, y_of(1), y_of(1));
-  for (size_t i = 0; i < sizes.size(); i += std::max<size_t>(1, sizes.size() / 8))
+  std::vector<std::string> labels;
+  for (std::int64_t size : sizes)
+    labels.push_back(size_label(size));
+  const size_t stride =
+      tick_stride(labels, sizes.size() <= 1 ? width : width / double(sizes.size() - 1));
+  for (size_t i = 0; i < sizes.size(); i += stride)
     out += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", x_of(i),
                        top + height + 16, size_label(sizes[i]));
   out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">message size</text>\n",
@@ -134,14 +176,17 @@ std::string speedup_svg(const std::vector<std::int64_t> &sizes, const std::vecto
                      "text-anchor=\"middle\">{}</text>\n",
                      top + height / 2, top + height / 2, escape(y_label));
   for (size_t k = 0; k < series.size(); ++k) {
-    std::string points;
-    for (size_t i = 0; i < sizes.size() && i < series[k].values.size(); ++i)
-      if (series[k].values[i] > 0)
-        points += fmt::format("{:.1f},{:.1f} ", x_of(i), y_of(series[k].values[i]));
+    std::string points, markers;
     const char *color = kPalette[k % std::size(kPalette)];
-    out += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\" "
+    for (size_t i = 0; i < sizes.size() && i < series[k].values.size(); ++i)
+      if (series[k].values[i] > 0) {
+        points += fmt::format("{:.1f},{:.1f} ", x_of(i), y_of(series[k].values[i]));
+        markers += marker_svg(k, series.size(), x_of(i), y_of(series[k].values[i]), color);
+      }
+    out += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"{:.1f}\" "
                        "points=\"{}\"/>\n",
-                       color, points);
+                       color, line_width(k, series.size()), points);
+    out += markers;
     out += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"{}\">{}</text>\n", left + width + 10,
                        top + 14 + 16 * int(k), color, escape(series[k].name));
   }

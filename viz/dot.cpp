@@ -1,5 +1,6 @@
 #include "viz/dot.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <map>
 #include <set>
@@ -23,94 +24,92 @@ std::string quote(const std::string &text) {
 
 namespace {
 
-std::string rank_node(int r) {
-  return fmt::format("r{}", r);
-}
-
 std::string step_node(int rank, int tb, int step) {
   return fmt::format("g{}_t{}_s{}", rank, tb, step);
 }
 
-} // namespace
+// How a program too large for one strip folds: a lane (thread block) longer than
+// kStepsPerColumn steps goes on in a column beside it; a rank's lanes wrap into rows of
+// kColumnsPerRow columns; ranks stand side by side until a row of ranks holds kColumnsAcross
+// columns, then wrap under the ones before. A 637-step DGX-1 Allgather with 38 thread blocks per
+// rank drew as one 32,766-px strip before. Folded, invisible edges stack each row under the one
+// before and messages between ranks are left out: laid out, they pull the rows apart again
+// (the same program folded with its messages was 11,771 px square and took 22 s).
+constexpr int kStepsPerColumn = 32;
+constexpr int kColumnsPerRow = 8;
+constexpr int kColumnsAcross = 12;
 
-std::string topology_dot(const Topology &t) {
-  std::string out = fmt::format("digraph {} {{\n", quote(t.name()));
-  out += fmt::format("  graph [label={}, labelloc=t, fontname=\"Helvetica\"];\n",
-                     quote(t.num_switches() > 0
-                               ? fmt::format("{}: {} ranks, {} switches, {} links", t.name(),
-                                             t.num_ranks(), t.num_switches(), t.links().size())
-                               : fmt::format("{}: {} ranks, {} links", t.name(), t.num_ranks(),
-                                             t.links().size())));
-  out += "  node [shape=box, style=rounded, fontname=\"Helvetica\"];\n";
-  out += "  edge [fontname=\"Helvetica\", fontsize=10];\n";
-  const Hierarchy &h = t.hierarchy();
-  if (h.levels.size() >= 2) {
-    const int inner = t.num_ranks() / std::max(1, h.levels.front().size);
-    for (int n = 0; n < h.levels.front().size; ++n) {
-      out += fmt::format("  subgraph cluster_{}{} {{\n    label={};\n", h.levels.front().name, n,
-                         quote(fmt::format("{} {}", h.levels.front().name, n)));
-      for (int g = 0; g < inner; ++g)
-        out +=
-            fmt::format("    {} [label={}];\n", rank_node(n * inner + g),
-                        quote(fmt::format("rank {}\\n{} {}", n * inner + g, h.levels[1].name, g)));
-      out += "  }\n";
+struct ProgramFolds {
+  std::vector<std::pair<std::string, std::string>> stacked; ///< (above, below) step nodes
+  bool folded = false;
+};
+
+ProgramFolds fold_program(const Program &p) {
+  struct Lane {
+    std::string first, last; // step nodes: the lane's first, and the last of its first column
+    int columns = 1;
+    int height = 0;
+  };
+  struct Row {
+    std::vector<Lane> lanes;
+    int columns = 0;
+  };
+  ProgramFolds folds;
+  // Each rank's rows of lanes.
+  std::vector<std::vector<Row>> ranks;
+  int widest = 1;
+  for (const RankProgram &rp : p.ranks()) {
+    std::vector<Row> rows(1);
+    for (const ThreadBlock &tb : rp.thread_blocks) {
+      if (tb.steps.empty())
+        continue;
+      const int n = int(tb.steps.size());
+      const int columns = (n + kStepsPerColumn - 1) / kStepsPerColumn;
+      const int height = std::min(n, kStepsPerColumn);
+      if (rows.back().columns > 0 && rows.back().columns + columns > kColumnsPerRow)
+        rows.emplace_back();
+      rows.back().lanes.push_back({step_node(rp.rank.value(), tb.id.value(), 0),
+                                   step_node(rp.rank.value(), tb.id.value(), height - 1), columns,
+                                   height});
+      rows.back().columns += columns;
+      folds.folded |= columns > 1;
     }
-  } else {
-    for (int r = 0; r < t.num_ranks(); ++r)
-      out += fmt::format("  {} [label={}];\n", rank_node(r), quote(fmt::format("rank {}", r)));
+    for (const Row &row : rows)
+      widest = std::max(widest, row.columns);
+    ranks.push_back(std::move(rows));
   }
-  // Switches are vertices numbered after the ranks; drawn as ellipses under their names.
-  for (int s = 0; s < t.num_switches(); ++s)
-    out += fmt::format("  {} [shape=ellipse, style=filled, fillcolor=gray90, label={}];\n",
-                       rank_node(t.num_ranks() + s), quote(t.switches()[size_t(s)]));
-  for (const Link &l : t.links()) {
-    const int a = l.src.value(), b = l.dst.value();
-    const int back = t.capacity(l.dst, l.src);
-    if (back == l.capacity && b < a)
-      continue; // drawn with its reverse
-    std::string attrs;
-    if (back == l.capacity)
-      attrs += "dir=both";
-    if (l.capacity > 1)
-      attrs += fmt::format("{}label=\"x{}\", penwidth={}", attrs.empty() ? "" : ", ", l.capacity,
-                           1 + l.capacity);
-    out += fmt::format("  {} -> {}{};\n", rank_node(a), rank_node(b),
-                       attrs.empty() ? "" : " [" + attrs + "]");
+  // A row goes under the tallest lane of the one above. (Lane under lane as well pulls the rows
+  // apart sideways: the 637-step Allgather grew from 6,215 to 16,295 px wide.)
+  const auto stack = [&](const Row &above, const Row &below) {
+    if (above.lanes.empty() || below.lanes.empty())
+      return;
+    const Lane &tallest =
+        *std::max_element(above.lanes.begin(), above.lanes.end(),
+                          [](const Lane &a, const Lane &b) { return a.height < b.height; });
+    for (const Lane &lane : below.lanes)
+      folds.stacked.emplace_back(tallest.last, lane.first);
+  };
+  const size_t across = size_t(std::max(1, kColumnsAcross / widest));
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    for (size_t k = 1; k < ranks[r].size(); ++k)
+      stack(ranks[r][k - 1], ranks[r][k]);
+    if (r >= across)
+      stack(ranks[r - across].back(), ranks[r].front());
   }
-  for (size_t i = 0; i < t.relations().size(); ++i) {
-    const BandwidthRelation &rel = t.relations()[i];
-    // What the relation carries at once: its capacity in units of its slowest link's rate per
-    // unit (a NIC's rate, a switch port's), so a what-if NIC rate shows in the drawing.
-    double per_unit = 0;
-    for (LinkId id : rel.links) {
-      const Link &l = t.link(id);
-      const double unit = l.bandwidth.value / std::max(1, l.capacity);
-      per_unit = per_unit == 0 ? unit : std::min(per_unit, unit);
-    }
-    out += fmt::format("  subgraph cluster_relation{} {{\n    label={}; style=dashed; "
-                       "color=gray50;\n    rel{} [shape=octagon, label={}];\n  }}\n",
-                       i, quote(fmt::format("relation {}", rel.name)), i,
-                       quote(fmt::format("{}\\ncap {}/round, {:.4g} GB/s", rel.name, rel.capacity,
-                                         per_unit * rel.capacity)));
-    std::set<int> ranks;
-    for (LinkId id : rel.links) {
-      ranks.insert(t.link(id).src.value());
-      ranks.insert(t.link(id).dst.value());
-    }
-    for (int r : ranks)
-      out += fmt::format("  rel{} -> {} [style=dashed, color=gray50, arrowhead=none];\n", i,
-                         rank_node(r));
-  }
-  return out + "}\n";
+  folds.folded |= !folds.stacked.empty();
+  return folds;
 }
+
+} // namespace
 
 std::string algorithm_dot(const Algorithm &a) {
   const int P = a.target.ranks;
   std::string out = fmt::format("digraph {} {{\n", quote(a.name.empty() ? "algorithm" : a.name));
-  out += fmt::format("  graph [rankdir=LR, label={}, labelloc=t, fontname=\"Helvetica\", "
-                     "nodesep=0.15];\n",
-                     quote(fmt::format("{} ({} on {} ranks): {} steps, {} rounds", a.name,
-                                       a.target.collective, P, a.num_steps(), a.total_rounds())));
+  out += fmt::format(
+      "  graph [rankdir=LR, newrank=true, label={}, labelloc=t, fontname=\"Helvetica\", "
+      "nodesep=0.15];\n",
+      quote(fmt::format("{} ({} on {} ranks): {} steps, {} rounds", a.name, a.target.collective, P,
+                        a.num_steps(), a.total_rounds())));
   out += "  node [shape=circle, fontname=\"Helvetica\", fontsize=10, width=0.35];\n";
   out += "  edge [fontname=\"Helvetica\", fontsize=9];\n";
   for (int t = 0; t <= a.num_steps(); ++t) {
@@ -118,10 +117,16 @@ std::string algorithm_dot(const Algorithm &a) {
         t == 0 ? std::string("start")
                : fmt::format("after step {} ({} round{})", t, a.steps[size_t(t - 1)].rounds,
                              a.steps[size_t(t - 1)].rounds == 1 ? "" : "s");
-    out += fmt::format("  subgraph cluster_t{} {{\n    label={}; style=dotted;\n", t, quote(label));
-    for (int r = 0; r < P; ++r)
-      out += fmt::format("    t{}_r{} [label=\"{}\"];\n", t, r, r);
-    out += "  }\n";
+    // A column per step boundary, its label on top and the ranks in the same order, top to
+    // bottom, in every column: a chain of invisible edges in one rank orders them (inside
+    // clusters, dot reorders them to cross fewer edges).
+    out += fmt::format("  h{} [shape=plaintext, label={}];\n", t, quote(label));
+    std::string chain = fmt::format("h{}", t);
+    for (int r = 0; r < P; ++r) {
+      out += fmt::format("  t{}_r{} [label=\"{}\"];\n", t, r, r);
+      chain += fmt::format(" -> t{}_r{}", t, r);
+    }
+    out += fmt::format("  {{ rank=same; {} [style=invis]; }}\n", chain);
   }
   // Keep each rank on one row.
   for (int r = 0; r < P; ++r)
@@ -148,11 +153,15 @@ std::string program_dot(const Program &p, const ProgramHighlight &highlight) {
   for (const verifier::StepRef &s : highlight.steps)
     marked.insert({s.rank.value(), s.tb.value(), s.step});
   std::string out = fmt::format("digraph {} {{\n", quote(p.name()));
-  const std::string title =
+  const ProgramFolds folds = fold_program(p);
+  std::string title =
       highlight.title.empty()
           ? fmt::format("{}: {} on {} ranks, {} protocol, {} channel(s)", p.name(), p.collective(),
                         p.num_ranks(), protocol_name(p.protocol()), p.num_channels())
           : highlight.title;
+  if (folds.folded)
+    title += "\nfolded: lanes wrap into columns and rows; messages between ranks are not drawn "
+             "(each lane names its peers)";
   out += fmt::format("  graph [label={}, labelloc=t, fontname=\"Helvetica\", rankdir=TB, "
                      "newrank=true];\n",
                      quote(title));
@@ -182,14 +191,24 @@ std::string program_dot(const Program &p, const ProgramHighlight &highlight) {
         const bool red = marked.contains({r, t, int(k)});
         out += fmt::format("      {} [label={}{}];\n", step_node(r, t, int(k)), quote(label),
                            red ? ", color=red, fontcolor=red, penwidth=2" : "");
+        // A lane longer than a column goes on in the next column, beside it.
         if (k > 0)
-          out += fmt::format("      {} -> {} [color=gray70, arrowsize=0.5];\n",
-                             step_node(r, t, int(k) - 1), step_node(r, t, int(k)));
+          out += fmt::format("      {} -> {} [color=gray70, arrowsize=0.5{}];\n",
+                             step_node(r, t, int(k) - 1), step_node(r, t, int(k)),
+                             k % kStepsPerColumn == 0 ? ", constraint=false" : "");
+      }
+      if (tb.steps.size() > size_t(kStepsPerColumn)) {
+        std::string heads;
+        for (size_t k = 0; k < tb.steps.size(); k += kStepsPerColumn)
+          heads += (k == 0 ? "" : " -> ") + step_node(r, t, int(k));
+        out += fmt::format("      {{ rank=same; {} [style=invis]; }}\n", heads);
       }
       out += "    }\n";
     }
     out += "  }\n";
   }
+  for (const auto &[above, below] : folds.stacked)
+    out += fmt::format("  {} -> {} [style=invis];\n", above, below);
   // Messages: the k-th send on (src, dst, channel) meets the k-th receive on it.
   std::map<std::tuple<int, int, int>, std::vector<std::string>> sends, recvs;
   for (const RankProgram &rp : p.ranks())
@@ -204,7 +223,7 @@ std::string program_dot(const Program &p, const ProgramHighlight &highlight) {
           recvs[{tb.recv_peer->value(), r, tb.channel.value()}].push_back(
               step_node(r, tb.id.value(), int(k)));
       }
-  for (const auto &[conn, from] : sends) {
+  for (const auto &[conn, from] : folds.folded ? decltype(sends)() : sends) {
     const auto &to = recvs[conn];
     for (size_t k = 0; k < std::min(from.size(), to.size()); ++k)
       out += fmt::format("  {} -> {} [color=steelblue];\n", from[k], to[k]);

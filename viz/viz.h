@@ -1,8 +1,10 @@
 // viz/: drawings. Read this first; docs/visualization.md shows what each drawing means.
 //
-//   dot.h     DOT for topologies, algorithms, programs and counterexamples
+//   dot.h     DOT for topologies (topology_dot.cpp: nodes collapsed at cluster scale),
+//             algorithms, programs (folded when large) and counterexamples
 //   render.h  DOT to SVG or PNG through Graphviz's library (the only place Graphviz is used)
-//   charts.h  SVG timelines of simulator traces and speedup-versus-size plots
+//   charts.h  SVG timelines of simulator traces and speedup-versus-size plots, and the tick
+//             spacing and markers the study report's plots share
 //
 // Depends on model/, simulator/ and verifier/.
 #pragma once

@@ -2,10 +2,12 @@
 // and a screenshot has the plotted lines in the variants' colors (a page that renders blank, or
 // plots without data, fails).
 #include "tests/cli/run_cli.h"
+#include "tests/support/drawing_check.h"
 
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <regex>
 #include <zlib.h>
 
 namespace syncoll::testing {
@@ -128,6 +130,52 @@ TEST(StudyReportBrowserTest, TheReportLoadsInChromiumWithItsPlotsDrawn) {
   EXPECT_GT(pixels_near(*image, {0x1f, 0x77, 0xb4}), 2000u) << "no NCCL line in the screenshot";
   EXPECT_GT(pixels_near(*image, {0xd6, 0x27, 0x28}), 2000u) << "no ring line in the screenshot";
   fs::remove_all(dir);
+}
+
+// Each plot of the report over nccl-tests' 21 sizes, and its heat map, as a person sees them:
+// tick labels apart (21 size labels on a 350-px axis overlapped before), each axis titled, and
+// each plot an SVG that rsvg-convert renders at its stated size.
+TEST(StudyReportDrawingTest, PlotLabelsNeverOverlapAndEveryAxisIsTitled) {
+  for (const std::string study :
+       {"tests/data/studies/many_sizes.json", "tests/data/studies/sharding.json"}) {
+    const fs::path dir = temp_file("study-drawing");
+    fs::remove_all(dir);
+    CliRun run = run_cli("study " + study + " -o " + dir.string());
+    ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+    const std::string html = read_all(dir / "report.html");
+    const std::regex plot(R"re(<svg[^>]*width="(\d+)" height="(\d+)"[\s\S]*?</svg>)re");
+    int plots = 0;
+    for (auto it = std::sregex_iterator(html.begin(), html.end(), plot);
+         it != std::sregex_iterator(); ++it, ++plots) {
+      const std::string svg = it->str();
+      EXPECT_EQ(overlapping_labels(svg), std::nullopt) << study << " plot " << plots;
+      const bool heat_map = svg.find("heatmap") != std::string::npos;
+      EXPECT_TRUE(heat_map || svg.find(">message size<") != std::string::npos) << svg;
+      EXPECT_NE(svg.find("class=\"ylabel\""), std::string::npos) << svg;
+      if (std::system("command -v rsvg-convert >/dev/null 2>&1") != 0)
+        continue;
+      const fs::path in = dir / "plot.svg", out = dir / "plot.png";
+      std::ofstream(in) << svg;
+      ASSERT_EQ(
+          std::system(("rsvg-convert -o '" + out.string() + "' '" + in.string() + "'").c_str()), 0);
+      const auto size = png_size(read_all(out));
+      ASSERT_TRUE(size);
+      EXPECT_EQ(size->first, std::stoi((*it)[1]));
+      EXPECT_EQ(size->second, std::stoi((*it)[2]));
+    }
+    EXPECT_GE(plots, 2) << study;
+    fs::remove_all(dir);
+  }
+  if (std::system("command -v rsvg-convert >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "rsvg-convert is not installed (librsvg2-bin): labels were checked, the "
+                    "plots not rendered";
+}
+
+TEST(StudyReportDrawingTest, TheOverlapCheckFindsOverlappingLabels) {
+  EXPECT_TRUE(overlapping_labels("<svg><text x=\"10\" y=\"20\">1 KiB</text><text x=\"20\" "
+                                 "y=\"20\">2 KiB</text></svg>"));
+  EXPECT_FALSE(overlapping_labels("<svg><text x=\"10\" y=\"20\">1 KiB</text><text x=\"60\" "
+                                  "y=\"20\">2 KiB</text></svg>"));
 }
 
 } // namespace

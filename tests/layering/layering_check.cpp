@@ -20,7 +20,8 @@ const std::map<std::string, std::set<std::string>> &allowed_layers() {
       {"lowering", {"lowering", "verifier", "model"}},
       {"compose", {"compose", "lowering", "simulator", "verifier", "model"}},
       {"study",
-       {"study", "examples", "compose", "lowering", "synth", "simulator", "verifier", "model"}},
+       {"study", "examples", "viz", "compose", "lowering", "synth", "simulator", "verifier",
+        "model"}},
       {"viz", {"viz", "simulator", "verifier", "model"}},
       // testing/ (generators and laws for property tests) may exercise every library below cli/.
       {"testing", {"testing", "compose", "lowering", "synth", "simulator", "verifier", "model"}},

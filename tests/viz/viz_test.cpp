@@ -72,7 +72,20 @@ TEST(VizTest, TopologyShowsCapacitiesRelationsAndHierarchy) {
   ASSERT_TRUE(mn);
   const std::string dot = topology_dot(*mn);
   EXPECT_NE(dot.find("subgraph cluster_node1"), std::string::npos);
-  EXPECT_NE(dot.find("subgraph cluster_relation"), std::string::npos);
+  // The NICs collapse into one box per node, saying their count, rate and port caps; the 32
+  // links between the nodes into one edge per node.
+  EXPECT_NE(dot.find("nic1 [shape=box3d, style=\"\", label=\"2 NICs, 25 GB/s each\\n4 port caps "
+                     "of 1/round\"]"),
+            std::string::npos)
+      << dot;
+  EXPECT_NE(dot.find("nic0 -> direct [dir=both, label=\"16 links each way\\n25 GB/s\""),
+            std::string::npos)
+      << dot;
+  // A group's uplink cap spans nodes: drawn apart, joined to what it caps.
+  LeafGroups groups{2, 2.0};
+  auto grouped = multinode(4, *fully_connected(2), 1, BytesPerNs{25}, groups);
+  ASSERT_TRUE(grouped);
+  EXPECT_NE(topology_dot(*grouped).find("subgraph cluster_relation"), std::string::npos);
 }
 
 TEST(VizTest, TopologyDrawsSwitchesByName) {
@@ -83,8 +96,8 @@ TEST(VizTest, TopologyDrawsSwitchesByName) {
   const std::string dot = topology_dot(*ft);
   EXPECT_NE(dot.find("8 ranks, 4 switches"), std::string::npos);
   EXPECT_NE(dot.find("label=\"spine1\""), std::string::npos);
-  // The switches are vertices 8 and up; rank 0's NIC cable goes to leaf0, vertex 8.
-  EXPECT_NE(dot.find("r0 -> r8 [dir=both]"), std::string::npos);
+  // The switches are vertices 8 and up; node 0's NIC cables go to leaf0, vertex 8, as one edge.
+  EXPECT_NE(dot.find("nic0 -> r8 [dir=both"), std::string::npos) << dot;
 }
 
 TEST(VizTest, RaceCounterexampleMarksBothSteps) {
