@@ -8,7 +8,7 @@
 #include "lowering/cuda/cuda_executor.h"
 #include "lowering/cuda/nccl_transport.h"
 #include "model/collective_traits.h"
-#include "simulator/baselines.h"
+#include "nccl/algorithms.h"
 
 #include <cstdlib>
 #include <fmt/format.h>
@@ -49,8 +49,8 @@ int main(int argc, char **argv) {
              "vs memcpy", "busbw GB/s", "check");
   bool all_correct = true;
   for (auto kind : {CollectiveKind::Allgather, CollectiveKind::Allreduce}) {
-    auto program = simulator::nccl_ring_program(
-        kind, std::vector<std::vector<RankId>>(kChannels, ring), Protocol::Simple);
+    auto program = nccl::nccl_ring_program(kind, std::vector<std::vector<RankId>>(kChannels, ring),
+                                           Protocol::Simple);
     if (!program) {
       fmt::print("{}\n", program.error().to_string());
       return 1;

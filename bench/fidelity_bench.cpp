@@ -1,6 +1,6 @@
 // Fidelity: every published measurement of bench/data/nccl_measurements.csv against syncoll's
 // simulation of the same system, collective, algorithm and size. NCCL runs as it would there
-// (search, tuning choice, program; simulator/nccl_run.h). Prints one row per point (times, error,
+// (search, tuning choice, program; nccl/run.h). Prints one row per point (times, error,
 // bus bandwidths, NCCL's choice), then per
 // set and collective the geometric-mean error, exp(mean |ln(simulated / measured)|) - 1, and
 // the worst point of 1 MiB and up. Points syncoll cannot simulate yet are listed as such.
@@ -12,7 +12,7 @@
 #include "model/collective_traits.h"
 #include "model/hardware.h"
 #include "model/text.h"
-#include "simulator/nccl_run.h"
+#include "nccl/run.h"
 #include "simulator/system_model.h"
 
 #include <cmath>
@@ -90,15 +90,15 @@ Outcome simulate_point(const Point &p, const Trial &trial = {}) {
       trial.generation ? *trial.generation : generation_traits(preset.generation));
   if (!system)
     return {std::nullopt, system.error().to_string()};
-  auto machine = simulator::nccl_machine(*system);
+  auto machine = nccl::nccl_machine(*system);
   if (!machine)
     return {std::nullopt, machine.error().to_string()};
-  simulator::NcclRunOptions o;
+  nccl::NcclRunOptions o;
   if (p.algorithm == "ring")
-    o.algorithm = simulator::NcclAlgorithm::Ring;
+    o.algorithm = nccl::NcclAlgorithm::Ring;
   if (p.algorithm == "nvls")
-    o.algorithm = simulator::NcclAlgorithm::Nvls;
-  auto run = simulator::simulate_nccl(*kind, p.size, *system, *machine, o);
+    o.algorithm = nccl::NcclAlgorithm::Nvls;
+  auto run = nccl::simulate_nccl(*kind, p.size, *system, *machine, o);
   if (!run)
     return {std::nullopt, "not simulated: " + run.error().to_string()};
   return {double(run->result.completion) / 1e6,

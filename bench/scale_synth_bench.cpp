@@ -7,10 +7,10 @@
 #include "model/collective_traits.h"
 #include "model/text.h"
 #include "model/topology_library.h"
+#include "nccl/algorithms.h"
+#include "nccl/search.h"
+#include "nccl/steps.h"
 #include "simulator/algorithm_sim.h"
-#include "simulator/baselines.h"
-#include "simulator/nccl_search.h"
-#include "simulator/nccl_steps.h"
 #include "simulator/program_sim.h"
 #include "synth/cluster.h"
 #include "synth/cut_bound.h"
@@ -415,21 +415,21 @@ private:
 void cluster_allreduce_against_nccl(int boxes) {
   const Topology t = cluster_of(boxes, true);
   const auto cluster = synth::box_cluster(t);
-  auto graph = simulator::nccl_search_rings(t, simulator::nccl_generation_for(t));
+  auto graph = nccl::nccl_search_rings(t, nccl::nccl_generation_for(t));
   if (!cluster || !graph) {
     fmt::print("{} DGX H100 boxes: no cluster or no NCCL ring\n", boxes);
     return;
   }
   const int channels = graph->runtime_channels();
-  auto ring = simulator::NcclRingSteps::create(CollectiveKind::Allreduce,
-                                               graph->channel_rings(channels, std::nullopt));
-  auto trees = simulator::nccl_topology_trees(t, channels);
+  auto ring = nccl::NcclRingSteps::create(CollectiveKind::Allreduce,
+                                          graph->channel_rings(channels, std::nullopt));
+  auto trees = nccl::nccl_topology_trees(t, channels);
   if (!ring || !trees) {
     fmt::print("no NCCL ring or tree\n");
     return;
   }
   constexpr int kTreePipelineChunks = 64;
-  auto tree = simulator::NcclTreeSteps::create(*trees, kTreePipelineChunks);
+  auto tree = nccl::NcclTreeSteps::create(*trees, kTreePipelineChunks);
   if (!tree) {
     fmt::print("{}\n", tree.error().to_string());
     return;
@@ -527,8 +527,8 @@ void unwound_against_fat_tree(bool quick) {
     const double b = double(on_tree->completion) / 1e6;
     // NCCL's ring on the fat tree, for scale: few flows, so ECMP seldom puts two on one spine.
     std::string ring_text = "-";
-    if (auto graph = simulator::nccl_search_rings(tree, simulator::nccl_generation_for(tree))) {
-      auto ring = simulator::NcclRingSteps::create(
+    if (auto graph = nccl::nccl_search_rings(tree, nccl::nccl_generation_for(tree))) {
+      auto ring = nccl::NcclRingSteps::create(
           CollectiveKind::Allgather, graph->channel_rings(graph->runtime_channels(), std::nullopt));
       if (ring)
         if (auto sim =
@@ -557,12 +557,12 @@ void cluster_against_nccl(int boxes) {
   const auto cuts = cluster
                         ? synth::box_cluster_cuts(t, *cluster)
                         : Expected<std::vector<synth::ClusterCut>>(tl::unexpected(cluster.error()));
-  auto graph = simulator::nccl_search_rings(t, simulator::nccl_generation_for(t));
+  auto graph = nccl::nccl_search_rings(t, nccl::nccl_generation_for(t));
   if (!cluster || !cuts || !graph) {
     fmt::print("{} DGX H100 boxes: no cluster or no NCCL ring\n", boxes);
     return;
   }
-  auto ring = simulator::NcclRingSteps::create(
+  auto ring = nccl::NcclRingSteps::create(
       CollectiveKind::Allgather, graph->channel_rings(graph->runtime_channels(), std::nullopt));
   if (!ring) {
     fmt::print("{}\n", ring.error().to_string());
@@ -690,14 +690,14 @@ void against_nccl(int side) {
   constexpr int kPieces = 4;
   auto schedule = synth::breadth_first_allgather(t, kPieces);
   auto collective = make_collective(CollectiveKind::Allgather, t.num_ranks(), kPieces);
-  auto graph = simulator::nccl_search_rings(t, simulator::nccl_generation_for(t));
+  auto graph = nccl::nccl_search_rings(t, nccl::nccl_generation_for(t));
   if (!schedule || !collective || !graph) {
     fmt::print("torus {}x{}: no schedule or no NCCL ring\n", side, side);
     return;
   }
-  auto ring = simulator::nccl_ring_program(
-      CollectiveKind::Allgather, graph->channel_rings(graph->runtime_channels(), std::nullopt),
-      Protocol::Simple);
+  auto ring = nccl::nccl_ring_program(CollectiveKind::Allgather,
+                                      graph->channel_rings(graph->runtime_channels(), std::nullopt),
+                                      Protocol::Simple);
   if (!ring) {
     fmt::print("torus {}x{}: {}\n", side, side, ring.error().to_string());
     return;

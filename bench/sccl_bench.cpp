@@ -17,8 +17,8 @@
 #include "model/hardware.h"
 #include "model/text.h"
 #include "model/topology_library.h"
+#include "nccl/run.h"
 #include "simulator/algorithm_sim.h"
-#include "simulator/nccl_run.h"
 #include "simulator/program_sim.h"
 #include "simulator/system_model.h"
 #include "synth/synthesize.h"
@@ -54,13 +54,13 @@ struct Case {
 // NCCL fails (the message printed).
 std::optional<double> nccl_simple_us(CollectiveKind kind, int64_t size,
                                      const simulator::SystemModel &system,
-                                     const simulator::NcclMachine &machine) {
+                                     const nccl::NcclMachine &machine) {
   double fastest = 1e300;
   for (int channels : {1, 2, 4, 8, 12, 16, 24, 32}) {
-    simulator::NcclRunOptions o;
+    nccl::NcclRunOptions o;
     o.protocol = Protocol::Simple;
     o.channels = channels;
-    auto run = simulator::simulate_nccl(kind, size, system, machine, o);
+    auto run = nccl::simulate_nccl(kind, size, system, machine, o);
     if (!run) {
       std::printf("NCCL fails: %s\n", run.error().to_string().c_str());
       return std::nullopt;
@@ -155,8 +155,8 @@ int main(int argc, char **argv) {
   const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
   const SystemPreset *preset = find_system_preset("dgx1");
   auto system = simulator::make_system_model(*preset);
-  auto machine = system ? simulator::nccl_machine(*system)
-                        : Expected<simulator::NcclMachine>(tl::unexpected(system.error()));
+  auto machine = system ? nccl::nccl_machine(*system)
+                        : Expected<nccl::NcclMachine>(tl::unexpected(system.error()));
   if (!machine) {
     std::printf("no DGX-1 system: %s\n", machine.error().to_string().c_str());
     return 1;

@@ -10,10 +10,10 @@
 //   ./build/ci/bench/simulator_bench [--quick] [streamed|ring-allreduce|ring-alltoall|congested|
 //                                               fat-tree|program ...]
 #include "model/topology_library.h"
+#include "nccl/algorithms.h"
+#include "nccl/search.h"
+#include "nccl/steps.h"
 #include "simulator/algorithm_sim.h"
-#include "simulator/baselines.h"
-#include "simulator/nccl_search.h"
-#include "simulator/nccl_steps.h"
 #include "simulator/network.h"
 #include "simulator/program_sim.h"
 
@@ -144,7 +144,7 @@ bool ring_alltoall_table(bool quick) {
     const Topology t = *Topology::create(draft);
     Expected<simulator::SimulationResult> r = tl::unexpected(Diagnostics{});
     const double wall = seconds(
-        [&] { r = simulator::simulate_steps(simulator::AlltoallSteps(c.ranks), t, 1 << 20, 1.0); });
+        [&] { r = simulator::simulate_steps(nccl::AlltoallSteps(c.ranks), t, 1 << 20, 1.0); });
     if (!r)
       return false;
     const double ms = double(r->completion) / 1e9;
@@ -186,7 +186,7 @@ bool congested_alltoall_table(bool quick) {
     const Topology t = *Topology::create(draft);
     Expected<simulator::SimulationResult> r = tl::unexpected(Diagnostics{});
     const double wall = seconds(
-        [&] { r = simulator::simulate_steps(simulator::AlltoallSteps(c.ranks), t, 1 << 20, 1.0); });
+        [&] { r = simulator::simulate_steps(nccl::AlltoallSteps(c.ranks), t, 1 << 20, 1.0); });
     if (!r)
       return false;
     const double transfers = double(c.ranks) * (c.ranks - 1);
@@ -234,7 +234,7 @@ bool fat_tree_alltoall_table(bool quick) {
     Expected<simulator::SimulationResult> r = tl::unexpected(Diagnostics{});
     const int ranks = t->num_ranks();
     const double wall = seconds(
-        [&] { r = simulator::simulate_steps(simulator::AlltoallSteps(ranks), *t, 1 << 20, 1.0); });
+        [&] { r = simulator::simulate_steps(nccl::AlltoallSteps(ranks), *t, 1 << 20, 1.0); });
     if (!r)
       return false;
     const double nic_bound_ms = double(ranks - 8) * double(1 << 20) / 50.0 / 1e6;
@@ -288,20 +288,20 @@ bool streamed_nccl_table(bool quick) {
       for (int i = 0; i < c.ranks; ++i)
         rings[0].emplace_back(i);
       if (c.nodes > 0) {
-        const auto graph = simulator::nccl_search_rings(*t, simulator::nccl_generation_for(*t));
+        const auto graph = nccl::nccl_search_rings(*t, nccl::nccl_generation_for(*t));
         if (!graph)
           return;
         channels = graph->runtime_channels();
         rings = graph->channel_rings(channels);
       }
       if (c.tree) {
-        auto tree = simulator::NcclTreeSteps::create(
-            simulator::nccl_channel_trees(c.nodes, 8, fabric.nics_per_node, channels), 64);
+        auto tree = nccl::NcclTreeSteps::create(
+            nccl::nccl_channel_trees(c.nodes, 8, fabric.nics_per_node, channels), 64);
         if (tree)
           r = simulator::simulate_steps(*tree, *t, tree->chunk_bytes(c.bytes), 1.0);
         return;
       }
-      auto steps = simulator::NcclRingSteps::create(CollectiveKind::Allreduce, rings);
+      auto steps = nccl::NcclRingSteps::create(CollectiveKind::Allreduce, rings);
       if (steps)
         r = simulator::simulate_steps(*steps, *t, steps->chunk_bytes(c.bytes), 1.0);
     });
@@ -338,7 +338,7 @@ bool ring_program_table(bool quick) {
       one_ring[0].push_back(RankId(r));
     Expected<Program> program = tl::unexpected(Diagnostics{});
     const double build = seconds([&] {
-      program = simulator::nccl_ring_program(CollectiveKind::Allreduce, one_ring, Protocol::Simple);
+      program = nccl::nccl_ring_program(CollectiveKind::Allreduce, one_ring, Protocol::Simple);
     });
     if (!program)
       return false;

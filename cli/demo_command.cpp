@@ -12,8 +12,8 @@
 #include "model/hardware.h"
 #include "model/mscclir.h"
 #include "model/topology_library.h"
-#include "simulator/baselines.h"
-#include "simulator/nccl_run.h"
+#include "nccl/algorithms.h"
+#include "nccl/run.h"
 #include "simulator/program_sim.h"
 #include "simulator/system_model.h"
 #include "synth/synthesize.h"
@@ -85,11 +85,10 @@ Expected<int> run_demo(const std::filesystem::path &dir) {
   // NCCL as it runs on a DGX-1: the rings its search finds, and per size the algorithm,
   // protocol and channels its tuning model picks.
   SYNCOLL_TRY(system, simulator::make_system_model(*find_system_preset("dgx1")));
-  SYNCOLL_TRY(machine, simulator::nccl_machine(system));
+  SYNCOLL_TRY(machine, nccl::nccl_machine(system));
   std::vector<Entry> entries;
   const auto rings = machine.ring.channel_rings(machine.ring.runtime_channels());
-  SYNCOLL_TRY(nccl,
-              simulator::nccl_ring_program(CollectiveKind::Allgather, rings, Protocol::Simple));
+  SYNCOLL_TRY(nccl, nccl::nccl_ring_program(CollectiveKind::Allgather, rings, Protocol::Simple));
   auto ring_checked = verifier::certify(nccl, {});
   if (!ring_checked) {
     fmt::print("{}", ring_checked.error().to_text());
@@ -139,7 +138,7 @@ Expected<int> run_demo(const std::filesystem::path &dir) {
                        entries.size() - 1, sizes.size()));
   std::vector<std::string> choices;
   for (int64_t size : sizes) {
-    SYNCOLL_TRY(run, simulator::simulate_nccl(CollectiveKind::Allgather, size, system, machine));
+    SYNCOLL_TRY(run, nccl::simulate_nccl(CollectiveKind::Allgather, size, system, machine));
     entries[0].us.push_back(double(run.result.completion) / 1e6);
     entries[0].protocol_used.push_back(run.choice.protocol);
     choices.push_back(run.info);

@@ -6,10 +6,11 @@
 #include "model/collective_traits.h"
 #include "model/json_document.h"
 #include "model/mscclir.h"
+#include "nccl/algorithms.h"
+#include "nccl/preset.h"
+#include "nccl/run.h"
+#include "nccl/steps.h"
 #include "simulator/algorithm_sim.h"
-#include "simulator/baselines.h"
-#include "simulator/nccl_run.h"
-#include "simulator/nccl_steps.h"
 #include "simulator/program_sim.h"
 #include "simulator/system_model.h"
 
@@ -53,15 +54,15 @@ struct Row {
 };
 
 // The NCCL algorithm a --baseline name forces; none for `nccl` (NCCL's own choice).
-std::optional<simulator::NcclAlgorithm> forced_algorithm(const std::string &baseline) {
+std::optional<nccl::NcclAlgorithm> forced_algorithm(const std::string &baseline) {
   if (baseline == "nccl-ring")
-    return simulator::NcclAlgorithm::Ring;
+    return nccl::NcclAlgorithm::Ring;
   if (baseline == "nccl-tree")
-    return simulator::NcclAlgorithm::Tree;
+    return nccl::NcclAlgorithm::Tree;
   if (baseline == "nccl-nvls")
-    return simulator::NcclAlgorithm::Nvls;
+    return nccl::NcclAlgorithm::Nvls;
   if (baseline == "nccl-pat")
-    return simulator::NcclAlgorithm::Pat;
+    return nccl::NcclAlgorithm::Pat;
   return std::nullopt;
 }
 
@@ -89,17 +90,16 @@ simulator::Picoseconds sharing_window_ps(double us) {
 }
 
 simulator::CostModel cost_model_for(const SimulateArgs &a) {
-  simulator::CostModel model =
-      a.preset == "nccl" ? simulator::nccl_preset() : simulator::CostModel{};
+  simulator::CostModel model = a.preset == "nccl" ? nccl::nccl_preset() : simulator::CostModel{};
   model.switching = a.switching == "store-and-forward" ? simulator::Switching::StoreAndForward
                                                        : simulator::Switching::CutThrough;
   model.sharing_window = sharing_window_ps(a.sharing_window_us.value_or(0));
   return model;
 }
 
-// NCCL's ring streamed as a step-synchronous schedule (simulator/nccl_steps.h).
+// NCCL's ring streamed as a step-synchronous schedule (nccl/steps.h).
 struct StreamedRing {
-  simulator::NcclRingSteps steps;
+  nccl::NcclRingSteps steps;
   CollectiveKind kind;
 };
 
@@ -118,48 +118,36 @@ Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topolo
     return fail({}, "--baseline needs --collective");
   SYNCOLL_TRY(kind, standard_collective_kind(a.collective));
   const auto forced = forced_algorithm(a.baseline);
-  if (!forced || *forced == simulator::NcclAlgorithm::Nvls ||
-      *forced == simulator::NcclAlgorithm::Pat)
+  if (!forced || *forced == nccl::NcclAlgorithm::Nvls || *forced == nccl::NcclAlgorithm::Pat)
     return fail({}, fmt::format("--baseline {} needs a machine: give --system", a.baseline));
-  auto graph = simulator::nccl_search_rings(topology, simulator::nccl_generation_for(topology));
-  if (!graph)
-    return fail({},
-                fmt::format("topology '{}' has no ring for the NCCL baseline", topology.name()));
-  const int channels = a.channels > 0 ? a.channels : graph->runtime_channels();
-  if (*forced == simulator::NcclAlgorithm::Tree) {
-    if (kind != CollectiveKind::Allreduce)
-      return fail({}, "the NCCL tree baseline is an allreduce");
-    if (a.streamed)
-      return fail({}, "--streamed runs NCCL's ring: the tree as a step-synchronous schedule is "
-                      "not NCCL's tree program (up to 2.6x apart on a 4-node fat tree); drop "
-                      "--streamed");
-    SYNCOLL_TRY(trees, simulator::nccl_topology_trees(topology, channels));
-    SYNCOLL_TRY(
-        p, simulator::nccl_tree_allreduce_program(trees, 4, protocol.value_or(Protocol::Simple)));
-    return Subject{
-        std::move(p), std::nullopt,
-        fmt::format("NCCL tree allreduce (4 pipelined chunks, {} channel(s))", channels)};
-  }
+  if (*forced == nccl::NcclAlgorithm::Tree && a.streamed)
+    return fail({}, "--streamed runs NCCL's ring: the tree as a step-synchronous schedule is "
+                    "not NCCL's tree program (up to 2.6x apart on a 4-node fat tree); drop "
+                    "--streamed");
   if (a.root && *a.root >= topology.num_ranks())
     return fail({}, fmt::format("--root {}: '{}' has ranks 0 to {}", *a.root, topology.name(),
                                 topology.num_ranks() - 1));
-  const auto rings = graph->channel_rings(channels, collective_traits(kind).rooted
-                                                        ? std::optional(RankId(a.root.value_or(0)))
-                                                        : std::nullopt);
-  if (a.streamed) {
-    SYNCOLL_TRY(steps, simulator::NcclRingSteps::create(kind, rings));
+  SYNCOLL_TRY(rings,
+              nccl::nccl_topology_rings(topology, kind, a.channels, RankId(a.root.value_or(0))));
+  if (a.streamed && *forced == nccl::NcclAlgorithm::Ring) {
+    SYNCOLL_TRY(steps, nccl::NcclRingSteps::create(kind, rings.rings));
     return Subject{std::nullopt, std::nullopt,
                    fmt::format("NCCL ring {}, streamed step-synchronous ({} channel(s))",
-                               collective_kind_name(kind), rings.size()),
+                               collective_kind_name(kind), rings.rings.size()),
                    StreamedRing{std::move(steps), kind}};
   }
-  SYNCOLL_TRY(p, simulator::nccl_ring_program(kind, rings, protocol.value_or(Protocol::Simple)));
+  SYNCOLL_TRY(p, nccl::nccl_topology_program(*forced, kind, topology, rings,
+                                             protocol.value_or(Protocol::Simple)));
+  if (*forced == nccl::NcclAlgorithm::Tree)
+    return Subject{std::move(p), std::nullopt,
+                   fmt::format("NCCL tree allreduce ({} pipelined chunks, {} channel(s))",
+                               nccl::kNcclTreePipelineChunks, rings.channels)};
   return Subject{
       std::move(p), std::nullopt,
       fmt::format(
           "NCCL ring {}{} ({} channel(s) over {} searched ring(s) at {} GB/s)", a.collective,
           collective_traits(kind).rooted ? fmt::format(" from root {}", a.root.value_or(0)) : "",
-          channels, graph->channels(), graph->intra_gbps)};
+          rings.channels, rings.graph.channels(), rings.graph.intra_gbps)};
 }
 
 // The fastest of the algorithms NCCL could run at `size` other than its choice, each forced
@@ -167,17 +155,16 @@ Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topolo
 // tuner and the simulator disagree (docs/cost-model.md says what that means).
 Expected<std::string> faster_forced_algorithm(CollectiveKind kind, int64_t size,
                                               const simulator::SystemModel &system,
-                                              const simulator::NcclMachine &machine,
-                                              const simulator::NcclRun &choice) {
+                                              const nccl::NcclMachine &machine,
+                                              const nccl::NcclRun &choice) {
   constexpr double kMargin = 0.99;
-  std::optional<simulator::NcclRun> fastest;
-  for (simulator::NcclAlgorithm algorithm :
-       {simulator::NcclAlgorithm::Ring, simulator::NcclAlgorithm::Tree,
-        simulator::NcclAlgorithm::Nvls, simulator::NcclAlgorithm::Pat,
-        simulator::NcclAlgorithm::P2p}) {
+  std::optional<nccl::NcclRun> fastest;
+  for (nccl::NcclAlgorithm algorithm :
+       {nccl::NcclAlgorithm::Ring, nccl::NcclAlgorithm::Tree, nccl::NcclAlgorithm::Nvls,
+        nccl::NcclAlgorithm::Pat, nccl::NcclAlgorithm::P2p}) {
     if (algorithm == choice.choice.algorithm)
       continue;
-    auto forced = simulator::simulate_nccl(kind, size, system, machine, {algorithm, {}, {}});
+    auto forced = nccl::simulate_nccl(kind, size, system, machine, {algorithm, {}, {}});
     if (!forced) // NCCL has no such algorithm for this call
       continue;
     if (!fastest || forced->result.completion < fastest->result.completion)
@@ -188,7 +175,7 @@ Expected<std::string> faster_forced_algorithm(CollectiveKind kind, int64_t size,
   return fmt::format(
       "at {} NCCL_ALGO={} ({}) simulates {:.2f}x faster than NCCL's choice ({:.1f} vs {:.1f} us; "
       "docs/cost-model.md, \"When a forced algorithm beats NCCL's choice\")",
-      format_size(size), simulator::nccl_algorithm_name(fastest->choice.algorithm),
+      format_size(size), nccl::nccl_algorithm_name(fastest->choice.algorithm),
       protocol_traits(fastest->choice.protocol).name,
       double(choice.result.completion) / double(fastest->result.completion),
       double(fastest->result.completion) / 1e6, double(choice.result.completion) / 1e6);
@@ -202,13 +189,13 @@ Expected<std::vector<Row>> simulate_nccl_sizes(const SimulateArgs &a,
   if (a.collective.empty())
     return fail({}, "--baseline needs --collective");
   SYNCOLL_TRY(kind, standard_collective_kind(a.collective));
-  SYNCOLL_TRY(machine, simulator::nccl_machine(system));
+  SYNCOLL_TRY(machine, nccl::nccl_machine(system));
   std::vector<Row> rows;
   for (int64_t size : sizes) {
-    SYNCOLL_TRY(
-        run, simulator::simulate_nccl(kind, size, system, machine,
-                                      {forced_algorithm(a.baseline), protocol,
-                                       a.channels > 0 ? std::optional(a.channels) : std::nullopt}));
+    SYNCOLL_TRY(run,
+                nccl::simulate_nccl(kind, size, system, machine,
+                                    {forced_algorithm(a.baseline), protocol,
+                                     a.channels > 0 ? std::optional(a.channels) : std::nullopt}));
     std::string faster;
     if (a.baseline == "nccl" && !protocol && a.channels == 0) {
       SYNCOLL_TRY(f, faster_forced_algorithm(kind, size, system, machine, run));
@@ -247,8 +234,8 @@ simulate_sizes(const Subject &subject, const SimulateArgs &a, const Topology &to
       return fail({}, "--trace needs a baseline's thread-block program, not --streamed");
     const StreamedRing &ring = *subject.streamed;
     for (int64_t size : sizes) {
-      SYNCOLL_TRY(sim, simulator::simulate_streamed_ring(ring.steps, topology, size, model,
-                                                         protocol.value_or(Protocol::Simple)));
+      SYNCOLL_TRY(sim, nccl::simulate_streamed_ring(ring.steps, topology, size, model,
+                                                    protocol.value_or(Protocol::Simple)));
       sim.algbw_gbps = sim.completion > 0 ? double(size) * 1000.0 / double(sim.completion) : 0;
       sim.busbw_gbps = sim.algbw_gbps * bus_bandwidth_factor(ring.kind, topology.num_ranks());
       rows.push_back({size, std::move(sim), false, {}, {}});

@@ -1,7 +1,7 @@
 #include "compose/search.h"
 
 #include "lowering/compile.h"
-#include "simulator/nccl_run.h"
+#include "nccl/run.h"
 #include "simulator/program_sim.h"
 
 #include <fmt/format.h>
@@ -103,9 +103,9 @@ search(const Composition &composition, const CollectiveSpec &collective,
   }
   if (collective.kind() == CollectiveKind::Custom)
     return out;
-  SYNCOLL_TRY(machine, simulator::nccl_machine(system));
+  SYNCOLL_TRY(machine, nccl::nccl_machine(system));
   for (size_t i = 0; i < sizes.size(); ++i) {
-    auto nccl = simulator::simulate_nccl(collective.kind(), sizes[i], system, machine);
+    auto nccl = nccl::simulate_nccl(collective.kind(), sizes[i], system, machine);
     if (nccl) {
       out[i].nccl_us = double(nccl->result.completion) / 1e6;
       out[i].nccl_info = nccl->info;

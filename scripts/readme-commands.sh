@@ -21,8 +21,9 @@ for command in "${commands[@]}"; do
   code=$?
   seconds=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { print e - s }')
   printf '%6.1f s  exit %d  %s\n' "$seconds" "$code" "$command"
-  # 1 is a verdict the README shows on purpose (a deadlock, a race, a failing property).
-  if [ "$code" -gt 1 ]; then
+  # 1 and 3 are verdicts the README shows on purpose (a deadlock, a race, a failing property;
+  # a solver's time limit); 2 is bad input, 124 the timeout.
+  if [ "$code" -eq 2 ] || [ "$code" -gt 3 ]; then
     failed=1
     sed 's/^/          /' "$work/stderr" | tail -3
   fi

@@ -63,9 +63,4 @@ struct CostModel {
   static size_t index(Protocol p) { return static_cast<size_t>(p); }
 };
 
-/// NCCL-like preset: per-message latencies from NCCL 2.30's per-hop ring NVLink latencies minus
-/// the link alpha already paid, and a per-thread-block (channel) copy cap of NCCL's per-channel
-/// NVLink speed (model/runtime_constants.h and model/hardware.h).
-CostModel nccl_preset();
-
 } // namespace syncoll::simulator

@@ -9,9 +9,9 @@
 #include "model/invariant.h"
 #include "model/mscclir.h"
 #include "model/topology_library.h"
-#include "simulator/baselines.h"
-#include "simulator/nccl_run.h"
-#include "simulator/nccl_search.h"
+#include "nccl/algorithms.h"
+#include "nccl/run.h"
+#include "nccl/search.h"
 #include "simulator/program_sim.h"
 #include "synth/synthesize.h"
 #include "verifier/verify.h"
@@ -165,15 +165,15 @@ std::vector<Outcome> simulate_sizes(const Program &program, const std::vector<in
 std::vector<Outcome> run_nccl(const Variant &v, CollectiveKind kind,
                               const std::vector<int64_t> &sizes,
                               const simulator::SystemModel &system) {
-  auto machine = simulator::nccl_machine(system);
+  auto machine = nccl::nccl_machine(system);
   if (!machine)
     return all_not_applicable(sizes.size(), message_of(machine.error()));
-  simulator::NcclRunOptions o;
+  nccl::NcclRunOptions o;
   o.algorithm = v.algorithm;
   o.protocol = v.protocol;
   std::vector<Outcome> out;
   for (int64_t size : sizes) {
-    auto run = simulator::simulate_nccl(kind, size, system, *machine, o);
+    auto run = nccl::simulate_nccl(kind, size, system, *machine, o);
     if (!run)
       out.push_back({OutcomeStatus::NotApplicable, 0, 0, 0, 0, message_of(run.error())});
     else
@@ -336,34 +336,22 @@ std::vector<Outcome> run_synth(const Variant &v, CollectiveKind kind,
 // (the tuning model's constants are a GPU generation's).
 std::vector<Outcome> run_nccl_on_topology(const Variant &v, CollectiveKind kind,
                                           const std::vector<int64_t> &sizes, const Target &target) {
-  if (!v.algorithm || *v.algorithm == simulator::NcclAlgorithm::Nvls ||
-      *v.algorithm == simulator::NcclAlgorithm::Pat)
+  if (!v.algorithm || *v.algorithm == nccl::NcclAlgorithm::Nvls ||
+      *v.algorithm == nccl::NcclAlgorithm::Pat)
     return all_not_applicable(sizes.size(), "on a topology family NCCL runs as a forced ring or "
                                             "tree; its own choice, NVLS and PAT need a system");
   const Topology &topology = target.topology;
-  auto graph = simulator::nccl_search_rings(topology, simulator::nccl_generation_for(topology));
-  if (!graph)
-    return all_not_applicable(sizes.size(), "NCCL's search finds no ring on this topology");
-  const int channels = graph->runtime_channels();
-  Expected<Program> program = fail({}, "no program");
-  if (*v.algorithm == simulator::NcclAlgorithm::Tree) {
-    if (kind != CollectiveKind::Allreduce)
-      return all_not_applicable(sizes.size(), "NCCL's tree is an Allreduce");
-    auto trees = simulator::nccl_topology_trees(topology, channels);
-    if (!trees)
-      return all_not_applicable(sizes.size(), message_of(trees.error()));
-    program =
-        simulator::nccl_tree_allreduce_program(*trees, 4, v.protocol.value_or(Protocol::Simple));
-  } else {
-    const auto rings = graph->channel_rings(
-        channels, collective_traits(kind).rooted ? std::optional(RankId(0)) : std::nullopt);
-    program = simulator::nccl_ring_program(kind, rings, v.protocol.value_or(Protocol::Simple));
-  }
+  auto rings = nccl::nccl_topology_rings(topology, kind, 0, std::nullopt);
+  if (!rings)
+    return all_not_applicable(sizes.size(), message_of(rings.error()));
+  const int channels = rings->channels;
+  Expected<Program> program = nccl::nccl_topology_program(*v.algorithm, kind, topology, *rings,
+                                                          v.protocol.value_or(Protocol::Simple));
   if (!program)
     return all_not_applicable(sizes.size(), message_of(program.error()));
   return simulate_sizes(*program, sizes, target,
                         fmt::format("NCCL {} on {} channel(s) of its search",
-                                    simulator::nccl_algorithm_name(*v.algorithm), channels));
+                                    nccl::nccl_algorithm_name(*v.algorithm), channels));
 }
 
 } // namespace

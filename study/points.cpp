@@ -28,8 +28,7 @@ std::string variant_kind_key(const Variant &v) {
   switch (v.kind) {
   case VariantKind::Nccl:
     return fmt::format("nccl algorithm={}",
-                       v.algorithm ? std::string(simulator::nccl_algorithm_name(*v.algorithm))
-                                   : "auto");
+                       v.algorithm ? std::string(nccl::nccl_algorithm_name(*v.algorithm)) : "auto");
   case VariantKind::Composed:
     return v.plan ? fmt::format("compose stripes={} ring_nodes={} pipeline={}", v.plan->stripes,
                                 v.plan->ring_nodes, v.plan->pipeline)

@@ -224,11 +224,11 @@ Expected<Variant> variant_from_json(const JsonView &v, const std::filesystem::pa
   if (auto nccl = v.optional_member("nccl")) {
     out.kind = VariantKind::Nccl;
     SYNCOLL_TRY(which, nccl->as_string());
-    const std::pair<const char *, simulator::NcclAlgorithm> algorithms[] = {
-        {"ring", simulator::NcclAlgorithm::Ring},
-        {"tree", simulator::NcclAlgorithm::Tree},
-        {"nvls", simulator::NcclAlgorithm::Nvls},
-        {"pat", simulator::NcclAlgorithm::Pat}};
+    const std::pair<const char *, nccl::NcclAlgorithm> algorithms[] = {
+        {"ring", nccl::NcclAlgorithm::Ring},
+        {"tree", nccl::NcclAlgorithm::Tree},
+        {"nvls", nccl::NcclAlgorithm::Nvls},
+        {"pat", nccl::NcclAlgorithm::Pat}};
     if (which != "auto") {
       for (const auto &[key, algorithm] : algorithms)
         if (name_key(which) == key)

@@ -6,7 +6,7 @@
 #include "model/collective.h"
 #include "model/diagnostics.h"
 #include "model/program.h"
-#include "simulator/nccl_tuning.h"
+#include "nccl/tuning.h"
 
 #include <filesystem>
 #include <optional>
@@ -52,7 +52,7 @@ struct Variant {
   std::string name;   ///< unique: the written name, with " [protocol]" when the axis expanded it
   std::string family; ///< the name as written in the file
   VariantKind kind = VariantKind::Nccl;
-  std::optional<simulator::NcclAlgorithm> algorithm; ///< Nccl: forced (NCCL_ALGO)
+  std::optional<nccl::NcclAlgorithm> algorithm; ///< Nccl: forced (NCCL_ALGO)
   /// Nccl: forced (NCCL_PROTO); any other kind: its programs run in this protocol instead of
   /// their own.
   std::optional<Protocol> protocol;

@@ -2,7 +2,7 @@
 
 #include "model/collective_traits.h"
 #include "model/invariant.h"
-#include "simulator/baselines.h"
+#include "nccl/algorithms.h"
 
 namespace syncoll::testing {
 namespace {
@@ -27,12 +27,12 @@ Program finish(ProgramDraft d) {
 
 } // namespace
 
-// NCCL's ring schedules live in simulator/baselines; the tests use them along 0, 1, ..., n-1.
+// NCCL's ring schedules live in nccl/algorithms; the tests use them along 0, 1, ..., n-1.
 Program ring_program(CollectiveKind kind, int n, int channels, Protocol proto) {
   std::vector<RankId> ring;
   for (int r = 0; r < n; ++r)
     ring.emplace_back(r);
-  auto p = simulator::nccl_ring_program(kind, std::vector(size_t(channels), ring), proto);
+  auto p = nccl::nccl_ring_program(kind, std::vector(size_t(channels), ring), proto);
   SYNCOLL_INVARIANT(p.has_value(), "ring baseline failed validation");
   return *std::move(p);
 }

@@ -11,7 +11,7 @@ namespace syncoll::testing {
 /// A thread block with peers given as rank numbers, -1 for none (the MSCCL-IR convention).
 ThreadBlockBuilder thread_block(int id, int send, int recv, int chan);
 
-/// NCCL's ring program (simulator/baselines) along 0, 1, ..., n-1.
+/// NCCL's ring program (nccl/algorithms) along 0, 1, ..., n-1.
 Program ring_program(CollectiveKind kind, int n, int channels, Protocol proto);
 
 /// The two ways runtimes declare an in-place program's buffers: both in full, or the buffer
@@ -24,7 +24,7 @@ Program aliased_buffer_declared_zero(const Program &p, const CollectiveSpec &c);
 ProgramDraft header(const char *name, const char *coll, int ranks, int channels, int chunks,
                     bool in_place, Protocol proto);
 
-/// Ring Allreduce, in place, along 0..n-1 (simulator/baselines' NCCL ring): per channel one
+/// Ring Allreduce, in place, along 0..n-1 (nccl/algorithms' NCCL ring): per channel one
 /// thread block per rank (send next, receive previous) with steps s, rrs x (n-2), rrcs,
 /// rcs x (n-2), r. nchunksperloop = ranks x channels.
 Program ring_allreduce_program(int ranks, int channels, Protocol proto = Protocol::Simple);

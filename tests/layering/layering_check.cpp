@@ -15,24 +15,27 @@ const std::map<std::string, std::set<std::string>> &allowed_layers() {
   static const std::map<std::string, std::set<std::string>> kAllowed = {
       {"model", {"model"}},
       {"simulator", {"simulator", "model"}},
+      // nccl/: NCCL as a model, above the engine and the system model it runs on.
+      {"nccl", {"nccl", "simulator", "model"}},
       {"verifier", {"verifier", "model"}},
       {"synth", {"synth", "verifier", "model"}},
       {"lowering", {"lowering", "verifier", "model"}},
-      {"compose", {"compose", "lowering", "simulator", "verifier", "model"}},
+      {"compose", {"compose", "lowering", "nccl", "simulator", "verifier", "model"}},
       {"study",
-       {"study", "examples", "viz", "compose", "lowering", "synth", "simulator", "verifier",
+       {"study", "examples", "viz", "compose", "lowering", "synth", "nccl", "simulator", "verifier",
         "model"}},
       {"viz", {"viz", "simulator", "verifier", "model"}},
       // testing/ (generators and laws for property tests) may exercise every library below cli/.
-      {"testing", {"testing", "compose", "lowering", "synth", "simulator", "verifier", "model"}},
+      {"testing",
+       {"testing", "compose", "lowering", "synth", "nccl", "simulator", "verifier", "model"}},
       // examples/ (the DSL example programs) sits beside cli/ at the top: cli runs them; its
       // consumer project (examples/consumer) uses the installed package, syncoll::testing too.
       {"examples",
-       {"examples", "testing", "viz", "compose", "lowering", "synth", "simulator", "verifier",
-        "model"}},
-      {"cli",
-       {"cli", "examples", "testing", "viz", "study", "compose", "lowering", "synth", "simulator",
+       {"examples", "testing", "viz", "compose", "lowering", "synth", "nccl", "simulator",
         "verifier", "model"}},
+      {"cli",
+       {"cli", "examples", "testing", "viz", "study", "compose", "lowering", "synth", "nccl",
+        "simulator", "verifier", "model"}},
   };
   return kAllowed;
 }

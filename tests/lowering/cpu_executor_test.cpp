@@ -8,7 +8,7 @@
 #include "model/mscclir.h"
 #include "model/runtime_constants.h"
 #include "model/topology_library.h"
-#include "simulator/baselines.h"
+#include "nccl/algorithms.h"
 #include "simulator/program_sim.h"
 #include "testing/generators.h"
 #include "tests/lowering/deadlocked_example.h"
@@ -86,7 +86,7 @@ TEST(CpuExecutorTest, NcclRingBaselinesRunCorrectly) {
     ring.emplace_back((r * 5) % 6);
   for (auto kind : {CollectiveKind::Allreduce, CollectiveKind::Allgather,
                     CollectiveKind::ReduceScatter, CollectiveKind::Broadcast}) {
-    auto p = simulator::nccl_ring_program(kind, {ring, ring}, Protocol::LL);
+    auto p = nccl::nccl_ring_program(kind, {ring, ring}, Protocol::LL);
     ASSERT_TRUE(p) << p.error().to_string();
     verifier::VerifyOptions vo;
     vo.root = ring.front().value();
@@ -134,8 +134,8 @@ TEST(CpuExecutorTest, AProgramTheVerifierSaysDeadlocksHangsWhereItSays) {
 }
 
 TEST(CpuExecutorTest, ASizeThatDoesNotCutIntoElementsIsBadInput) {
-  auto p = simulator::nccl_ring_program(CollectiveKind::Allreduce,
-                                        {{RankId(0), RankId(1), RankId(2)}}, Protocol::Simple);
+  auto p = nccl::nccl_ring_program(CollectiveKind::Allreduce, {{RankId(0), RankId(1), RankId(2)}},
+                                   Protocol::Simple);
   ASSERT_TRUE(p);
   auto verified = verifier::certify(*p, {});
   ASSERT_TRUE(verified);

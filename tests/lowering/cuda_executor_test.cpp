@@ -9,7 +9,7 @@
 #include "model/collective_traits.h"
 #include "model/mscclir.h"
 #include "model/runtime_constants.h"
-#include "simulator/baselines.h"
+#include "nccl/algorithms.h"
 #include "tests/lowering/deadlocked_example.h"
 
 #include <gtest/gtest.h>
@@ -55,8 +55,8 @@ TEST(CudaExecutorTest, WithoutAGpuEveryCallSaysWhy) {
   if (!reason)
     GTEST_SKIP() << "this machine has a GPU; the reason path is not taken";
   EXPECT_FALSE(reason->empty());
-  auto p = simulator::nccl_ring_program(CollectiveKind::Allreduce, {{RankId(0), RankId(1)}},
-                                        Protocol::Simple);
+  auto p = nccl::nccl_ring_program(CollectiveKind::Allreduce, {{RankId(0), RankId(1)}},
+                                   Protocol::Simple);
   ASSERT_TRUE(p);
   auto verified = verifier::certify(*p, {});
   ASSERT_TRUE(verified);
@@ -89,7 +89,7 @@ TEST(CudaExecutorTest, NcclRingsRunCorrectlyUnderEmulationInEveryProtocol) {
   for (Protocol protocol : {Protocol::Simple, Protocol::LL, Protocol::LL128})
     for (auto kind : {CollectiveKind::Allreduce, CollectiveKind::Allgather,
                       CollectiveKind::ReduceScatter, CollectiveKind::Broadcast}) {
-      auto p = simulator::nccl_ring_program(kind, {ring, ring, ring, ring}, protocol);
+      auto p = nccl::nccl_ring_program(kind, {ring, ring, ring, ring}, protocol);
       ASSERT_TRUE(p) << p.error().to_string();
       verifier::VerifyOptions vo;
       vo.root = ring.front().value();
@@ -120,8 +120,8 @@ TEST(CudaExecutorTest, AGridTheGpuCannotHoldIsRefusedBeforeLaunch) {
   std::vector<RankId> ring;
   for (int r = 0; r < 64; ++r)
     ring.emplace_back(r);
-  auto p = simulator::nccl_ring_program(
-      CollectiveKind::Allgather, std::vector<std::vector<RankId>>(64, ring), Protocol::Simple);
+  auto p = nccl::nccl_ring_program(CollectiveKind::Allgather,
+                                   std::vector<std::vector<RankId>>(64, ring), Protocol::Simple);
   ASSERT_TRUE(p) << p.error().to_string();
   auto verified = verifier::certify(*p, {});
   ASSERT_TRUE(verified) << verified.error().to_text();

@@ -3,7 +3,7 @@
 // without them.
 #include "lowering/cuda/executor.h"
 #include "model/collective_traits.h"
-#include "simulator/baselines.h"
+#include "nccl/algorithms.h"
 
 #include <gtest/gtest.h>
 
@@ -29,7 +29,7 @@ void expect_runs_correctly(const ExecutableProgram &e, int64_t size) {
 
 TEST(DirectPutsTest, EveryReceiveOfARingAllgatherLandsDirectly) {
   std::vector<RankId> ring{RankId(0), RankId(2), RankId(1), RankId(3)};
-  auto p = simulator::nccl_ring_program(CollectiveKind::Allgather, {ring, ring}, Protocol::Simple);
+  auto p = nccl::nccl_ring_program(CollectiveKind::Allgather, {ring, ring}, Protocol::Simple);
   ASSERT_TRUE(p) << p.error().to_string();
   auto verified = verifier::certify(*p, {});
   ASSERT_TRUE(verified) << verified.error().to_text();
@@ -47,7 +47,7 @@ TEST(DirectPutsTest, EveryReceiveOfARingAllgatherLandsDirectly) {
 
 TEST(DirectPutsTest, LLMessagesAlwaysGoThroughTheFifo) {
   std::vector<RankId> ring{RankId(0), RankId(1), RankId(2)};
-  auto p = simulator::nccl_ring_program(CollectiveKind::Allgather, {ring}, Protocol::LL);
+  auto p = nccl::nccl_ring_program(CollectiveKind::Allgather, {ring}, Protocol::LL);
   ASSERT_TRUE(p);
   auto verified = verifier::certify(*p, {});
   ASSERT_TRUE(verified) << verified.error().to_text();

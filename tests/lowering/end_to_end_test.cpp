@@ -9,7 +9,7 @@
 #include "model/invariant.h"
 #include "model/runtime_constants.h"
 #include "model/topology_library.h"
-#include "simulator/baselines.h"
+#include "nccl/algorithms.h"
 #include "simulator/program_sim.h"
 #include "synth/synthesize.h"
 #include "tests/synth/targets.h"
@@ -103,9 +103,9 @@ TEST(EndToEndTest, SynthesizedDgx1AlgorithmsRunCorrectlyOnTheCpuExecutor) {
 
 TEST(EndToEndTest, SynthesizedAllgathersAgainstTheNcclRing) {
   const Topology t = dgx1();
-  auto ring = simulator::find_ring(t);
+  auto ring = nccl::find_ring(t);
   ASSERT_TRUE(ring);
-  auto nccl = simulator::nccl_ring_program(CollectiveKind::Allgather, {*ring}, Protocol::Simple);
+  auto nccl = nccl::nccl_ring_program(CollectiveKind::Allgather, {*ring}, Protocol::Simple);
   ASSERT_TRUE(nccl);
   const Synthesized latency = synthesize_and_lower(CollectiveKind::Allgather, 2, 2, 3);
   const Synthesized bandwidth = synthesize_and_lower(CollectiveKind::Allgather, 6, 3, 7);

@@ -4,7 +4,7 @@
 // the reason when the machine has too few GPUs.
 #include "lowering/cuda/nccl_transport.h"
 #include "model/collective_traits.h"
-#include "simulator/baselines.h"
+#include "nccl/algorithms.h"
 
 #include <filesystem>
 #include <fmt/format.h>
@@ -67,7 +67,7 @@ TEST(NcclTransportTest, ARingRunsAcrossEveryGpuOfThisMachine) {
   for (int r = 0; r < devices; ++r)
     ring.emplace_back(r);
   for (auto kind : {CollectiveKind::Allgather, CollectiveKind::Allreduce}) {
-    auto p = simulator::nccl_ring_program(kind, {ring, ring}, Protocol::Simple);
+    auto p = nccl::nccl_ring_program(kind, {ring, ring}, Protocol::Simple);
     ASSERT_TRUE(p) << p.error().to_string();
     auto verified = verifier::certify(*p, {});
     ASSERT_TRUE(verified) << verified.error().to_text();

@@ -3,8 +3,8 @@
 // 2(N-1)(alpha + L/(N*B)); time is monotone in alpha, 1/bandwidth and size; bytes are conserved;
 // symmetric algorithms on vertex-transitive topologies finish every rank together.
 #include "model/topology_library.h"
+#include "nccl/steps.h"
 #include "simulator/algorithm_sim.h"
-#include "simulator/nccl_steps.h"
 #include "simulator/network.h"
 #include "tests/support/topologies.h"
 
@@ -257,7 +257,7 @@ RC_GTEST_PROP(AlgorithmSimProperty, HopByHopAlltoallOnARingTakesItsBusiestLinksL
     link.bandwidth = BytesPerNs{gbps};
   }
   const Topology t = *Topology::create(draft);
-  auto r = simulate_steps(AlltoallSteps(n), t, chunk, 1.0);
+  auto r = simulate_steps(nccl::AlltoallSteps(n), t, chunk, 1.0);
   RC_ASSERT(r.has_value());
   int64_t busiest = 0;
   for (const LinkReport &link : r->links)

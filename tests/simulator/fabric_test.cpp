@@ -2,8 +2,8 @@
 // without a direct link cross the fewest switches, flows between two leaves spread over the
 // spines, and a sender goes on once its own link has carried a transfer.
 #include "model/topology_library.h"
+#include "nccl/steps.h"
 #include "simulator/algorithm_sim.h"
-#include "simulator/nccl_steps.h"
 #include "simulator/network.h"
 
 #include <algorithm>
@@ -92,7 +92,7 @@ RC_GTEST_PROP(FabricProperty, AlltoallTakesAtLeastItsNicAndUplinkBounds, ()) {
   RC_ASSERT(t.has_value());
   const int64_t chunk = 1 << 20;
   const int n = t->num_ranks();
-  auto r = simulate_steps(AlltoallSteps(n), *t, chunk, 1.0);
+  auto r = simulate_steps(nccl::AlltoallSteps(n), *t, chunk, 1.0);
   RC_ASSERT(r.has_value());
   // Each GPU sends a chunk to each GPU of another node through its own NIC, and each leaf sends
   // the chunks of its nodes to the nodes of other leaves through its uplinks.

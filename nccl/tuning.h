@@ -6,13 +6,13 @@
 #include "model/collective.h"
 #include "model/hardware.h"
 #include "model/program.h"
-#include "simulator/nccl_search.h"
+#include "nccl/search.h"
 
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace syncoll::simulator {
+namespace syncoll::nccl {
 
 /// NCCL's collective algorithms, and P2P: the grouped sends and receives of its Alltoall, which
 /// its tuning model does not cost.
@@ -53,4 +53,4 @@ std::optional<NcclEstimate> nccl_choose(CollectiveKind kind, double bytes,
 /// "AllReduce: 1048576 Bytes -> Algo RING proto LL128 channels 24 time 27.35".
 std::string nccl_info_line(CollectiveKind kind, double bytes, const NcclEstimate &choice);
 
-} // namespace syncoll::simulator
+} // namespace syncoll::nccl

@@ -19,7 +19,7 @@
 #include <optional>
 #include <vector>
 
-namespace syncoll::simulator {
+namespace syncoll::nccl {
 
 struct NcclRingGraph {
   /// Rank order of each channel's ring, graph channels (before NCCL's runtime doubles them).
@@ -51,4 +51,4 @@ const GenerationTraits &nccl_generation_for(const Topology &topology);
 std::optional<NcclRingGraph> nccl_search_rings(const Topology &topology,
                                                const GenerationTraits &generation);
 
-} // namespace syncoll::simulator
+} // namespace syncoll::nccl

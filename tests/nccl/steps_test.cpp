@@ -1,10 +1,11 @@
-// NCCL's ring and tree as streamed step schedules (simulator/nccl_steps.h), and the step engine's
+// NCCL's ring and tree as streamed step schedules (nccl/steps.h), and the step engine's
 // repeated steps: timing a repeated step once gives what simulating every step gives.
 #include "model/topology_library.h"
+#include "nccl/algorithms.h"
+#include "nccl/preset.h"
+#include "nccl/search.h"
+#include "nccl/steps.h"
 #include "simulator/algorithm_sim.h"
-#include "simulator/baselines.h"
-#include "simulator/nccl_search.h"
-#include "simulator/nccl_steps.h"
 #include "simulator/program_sim.h"
 
 #include <algorithm>
@@ -12,7 +13,7 @@
 #include <map>
 #include <rapidcheck/gtest.h>
 
-namespace syncoll::simulator {
+namespace syncoll::nccl {
 namespace {
 
 std::vector<RankId> ranks(std::initializer_list<int> ids) {
@@ -112,14 +113,14 @@ RC_GTEST_PROP(NcclStepsProperty, EveryChunkMovesOnlyAfterItArrived, ()) {
 }
 
 // The same schedule without its repetitions declared: every step simulated.
-class EveryStep final : public StepSource {
+class EveryStep final : public simulator::StepSource {
 public:
-  explicit EveryStep(const StepSource &inner) : inner_(inner) {}
+  explicit EveryStep(const simulator::StepSource &inner) : inner_(inner) {}
   int num_steps() const override { return inner_.num_steps(); }
   void sends(int step, std::vector<Send> &out) const override { inner_.sends(step, out); }
 
 private:
-  const StepSource &inner_;
+  const simulator::StepSource &inner_;
 };
 
 RC_GTEST_PROP(NcclStepsProperty, RepeatedStepsTimedOnceEqualEveryStepSimulated, ()) {
@@ -143,10 +144,10 @@ RC_GTEST_PROP(NcclStepsProperty, RepeatedStepsTimedOnceEqualEveryStepSimulated, 
       nccl_channel_trees(nodes, gpus, fabric.nics_per_node, channels), *rc::gen::inRange(1, 20));
   RC_ASSERT(ring.has_value() && tree.has_value());
   const int64_t chunk = *rc::gen::element(int64_t(4096), int64_t(1) << 20);
-  for (const StepSource *source :
-       {static_cast<const StepSource *>(&*ring), static_cast<const StepSource *>(&*tree)}) {
-    auto once = simulate_steps(*source, *t, chunk, 1.0);
-    auto every = simulate_steps(EveryStep(*source), *t, chunk, 1.0);
+  for (const simulator::StepSource *source : {static_cast<const simulator::StepSource *>(&*ring),
+                                              static_cast<const simulator::StepSource *>(&*tree)}) {
+    auto once = simulator::simulate_steps(*source, *t, chunk, 1.0);
+    auto every = simulator::simulate_steps(EveryStep(*source), *t, chunk, 1.0);
     RC_ASSERT(once.has_value() && every.has_value());
     RC_ASSERT(once->completion == every->completion);
     RC_ASSERT(once->links.size() == every->links.size());
@@ -179,7 +180,7 @@ RC_GTEST_PROP(NcclStepsProperty, StreamedRingIsItsProgramOrRefuses, ()) {
   const int channels = *rc::gen::inRange(1, 5);
   const int64_t size = int64_t(1) << *rc::gen::inRange(10, 31);
   const bool nccl_costs = *rc::gen::element(false, false, false, true);
-  const CostModel model = nccl_costs ? nccl_preset() : CostModel{};
+  const simulator::CostModel model = nccl_costs ? nccl_preset() : simulator::CostModel{};
   const auto graph = nccl_search_rings(*topology, nccl_generation_for(*topology));
   RC_ASSERT(graph.has_value());
   const auto rings = graph->channel_rings(channels);
@@ -192,11 +193,11 @@ RC_GTEST_PROP(NcclStepsProperty, StreamedRingIsItsProgramOrRefuses, ()) {
   RC_ASSERT(!nccl_costs);
   const auto program = nccl_ring_program(kind, rings, protocol);
   RC_ASSERT(program.has_value());
-  ProgramSimOptions options;
+  simulator::ProgramSimOptions options;
   options.size_bytes = size;
   options.model = model;
   options.protocol = protocol;
-  const auto run = simulate_program(*program, *topology, options);
+  const auto run = simulator::simulate_program(*program, *topology, options);
   RC_ASSERT(run.has_value());
   const double ratio = double(streamed->completion) / double(run->result.completion);
   RC_LOG() << topology->name() << " " << collective_kind_name(kind) << " "
@@ -229,4 +230,4 @@ TEST(NcclStepsTest, StreamedRingRefusesWhatItDoesNotModel) {
 }
 
 } // namespace
-} // namespace syncoll::simulator
+} // namespace syncoll::nccl

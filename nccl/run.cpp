@@ -1,14 +1,47 @@
-#include "simulator/nccl_run.h"
+#include "nccl/run.h"
 
 #include "model/collective_traits.h"
 #include "model/invariant.h"
-#include "simulator/baselines.h"
+#include "nccl/algorithms.h"
 #include "simulator/program_sim.h"
 
 #include <cmath>
 #include <fmt/format.h>
 
-namespace syncoll::simulator {
+namespace syncoll::nccl {
+
+Expected<TopologyRings> nccl_topology_rings(const Topology &topology, CollectiveKind kind,
+                                            int channels, std::optional<RankId> root) {
+  auto graph = nccl_search_rings(topology, nccl_generation_for(topology));
+  if (!graph)
+    return fail({}, fmt::format("NCCL's search finds no ring on topology '{}'", topology.name()));
+  TopologyRings r{*graph, channels > 0 ? channels : graph->runtime_channels(), {}};
+  r.rings = graph->channel_rings(r.channels, collective_traits(kind).rooted
+                                                 ? std::optional(root.value_or(RankId(0)))
+                                                 : std::nullopt);
+  return r;
+}
+
+Expected<Program> nccl_topology_program(NcclAlgorithm algorithm, CollectiveKind kind,
+                                        const Topology &topology, const TopologyRings &rings,
+                                        Protocol protocol) {
+  switch (algorithm) {
+  case NcclAlgorithm::Ring:
+    return nccl_ring_program(kind, rings.rings, protocol);
+  case NcclAlgorithm::Tree: {
+    if (kind != CollectiveKind::Allreduce)
+      return fail({}, "NCCL's tree is an Allreduce");
+    SYNCOLL_TRY(trees, nccl_topology_trees(topology, rings.channels));
+    return nccl_tree_allreduce_program(trees, kNcclTreePipelineChunks, protocol);
+  }
+  case NcclAlgorithm::Nvls:
+  case NcclAlgorithm::Pat:
+  case NcclAlgorithm::P2p:
+    break;
+  }
+  return fail({}, fmt::format("NCCL's {} needs a system (its constants are a GPU generation's)",
+                              nccl_algorithm_name(algorithm)));
+}
 namespace {
 
 // NVLS: per GPU, the bytes through its busier switch-port direction. AllReduce loads every slice
@@ -22,12 +55,13 @@ double nvls_port_bytes(CollectiveKind kind, double bytes, int n) {
   return bytes * (n - 1.0) / n;
 }
 
-SimulationResult nvls_closed_form(CollectiveKind kind, int64_t bytes, const SystemModel &s,
-                                  int machine_channels) {
+simulator::SimulationResult nvls_closed_form(CollectiveKind kind, int64_t bytes,
+                                             const simulator::SystemModel &s,
+                                             int machine_channels) {
   const GenerationTraits &g = *s.generation;
   const int n = s.topology.num_ranks();
   const Link &port = s.topology.links().front();
-  const double simple_share = g.nvlink_payload_share[CostModel::index(Protocol::Simple)];
+  const double simple_share = g.nvlink_payload_share[simulator::CostModel::index(Protocol::Simple)];
   const double rate = port.bandwidth.value / simple_share * g.nvls_payload_share;
   // Each of the channels moves its share in steps of at most nvls_step_kib; a step reduces in
   // the switch and then multicasts, so the pipeline fills for one step.
@@ -36,7 +70,7 @@ SimulationResult nvls_closed_form(CollectiveKind kind, int64_t bytes, const Syst
   const double steps = std::max(1.0, std::ceil(share / (g.nvls_step_kib * 1024)));
   const double ns =
       s.model.launch / 1000.0 + g.nvls_latency_us * 1000 + port_bytes / rate * (steps + 1) / steps;
-  SimulationResult r;
+  simulator::SimulationResult r;
   r.size_bytes = bytes;
   r.completion = std::llround(ns * 1000);
   r.algbw_gbps = double(bytes) / ns;
@@ -46,7 +80,7 @@ SimulationResult nvls_closed_form(CollectiveKind kind, int64_t bytes, const Syst
 }
 
 Expected<Program> nccl_program(CollectiveKind kind, const NcclEstimate &choice,
-                               const SystemModel &s, const NcclMachine &m) {
+                               const simulator::SystemModel &s, const NcclMachine &m) {
   const int ranks = s.topology.num_ranks();
   const int channels = std::min(32, choice.channels);
   switch (choice.algorithm) {
@@ -59,8 +93,8 @@ Expected<Program> nccl_program(CollectiveKind kind, const NcclEstimate &choice,
   case NcclAlgorithm::Tree: {
     // Channel c's chains start at a GPU of NIC c, so that the channels use every NIC.
     return nccl_tree_allreduce_program(
-        nccl_channel_trees(s.nodes, s.gpus_per_node, s.preset->nics_per_node, channels), 4,
-        choice.protocol);
+        nccl_channel_trees(s.nodes, s.gpus_per_node, s.preset->nics_per_node, channels),
+        kNcclTreePipelineChunks, choice.protocol);
   }
   case NcclAlgorithm::Pat:
     return kind == CollectiveKind::Allgather
@@ -84,7 +118,7 @@ Expected<Program> nccl_program(CollectiveKind kind, const NcclEstimate &choice,
 
 } // namespace
 
-Expected<NcclMachine> nccl_machine(const SystemModel &s) {
+Expected<NcclMachine> nccl_machine(const simulator::SystemModel &s) {
   auto ring = nccl_search_rings(s.line_topology, *s.generation);
   if (!ring)
     return fail({}, fmt::format("NCCL's search finds no ring on '{}'", s.topology.name()));
@@ -93,7 +127,7 @@ Expected<NcclMachine> nccl_machine(const SystemModel &s) {
   return m;
 }
 
-Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const SystemModel &s,
+Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const simulator::SystemModel &s,
                                 const NcclMachine &m, const NcclRunOptions &o) {
   NcclTuningInput in = m.tuning;
   in.ring = &m.ring;
@@ -120,14 +154,14 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const System
     return run;
   }
   SYNCOLL_TRY(program, nccl_program(kind, *choice, s, m));
-  ProgramSimOptions po;
+  simulator::ProgramSimOptions po;
   // The executor's nBytes is nccl-tests' size for every collective NCCL runs as a ring or tree.
   po.size_bytes = bytes;
   po.model = s.model;
   if (choice->algorithm == NcclAlgorithm::P2p) {
     // The program sim tiles every connection alike, so a machine with peers across the network
     // tiles by the network's chunk everywhere; its NVLink transfers are not what limits it.
-    po.model.iteration_bytes[CostModel::index(Protocol::Simple)] =
+    po.model.iteration_bytes[simulator::CostModel::index(Protocol::Simple)] =
         s.nodes > 1 ? kNcclP2pNetChunkBytes : kNcclP2pNvlinkChunkBytes;
   }
   // The protocol's payload rates are in the links: its NVLink share differs from its wire
@@ -136,8 +170,8 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const System
   po.model.efficiency.fill(1.0);
   // Point-to-point traffic to every peer at once: ports shared as the hardware shares them.
   if (choice->algorithm == NcclAlgorithm::P2p)
-    topology = with_fair_ports(topology);
-  SYNCOLL_TRY(sim, simulate_program(program, topology, po));
+    topology = simulator::with_fair_ports(topology);
+  SYNCOLL_TRY(sim, simulator::simulate_program(program, topology, po));
   SYNCOLL_INVARIANT(!sim.deadlocked, "an NCCL program deadlocked in the simulator");
   run.result = std::move(sim.result);
   run.result.size_bytes = bytes;
@@ -149,4 +183,4 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const System
   return run;
 }
 
-} // namespace syncoll::simulator
+} // namespace syncoll::nccl

@@ -14,7 +14,16 @@
 #include <optional>
 #include <vector>
 
-namespace syncoll::simulator {
+namespace syncoll::nccl {
+
+/// The steps of NCCL's ring for `kind` on `ranks` ranks: 2(n-1) for Allreduce (ReduceScatter,
+/// then Allgather), n-1 for Allgather and ReduceScatter, n for Broadcast and Reduce (the pipeline
+/// fills over n-1 hops and the root's own copy).
+int nccl_ring_steps(CollectiveKind kind, int ranks);
+
+/// The chunks each channel's buffer is cut into in NCCL's tree program (its pipeline across the
+/// tree's levels).
+constexpr int kNcclTreePipelineChunks = 4;
 
 /// A directed Hamiltonian cycle of the topology (every rank once, each hop a link), preferring
 /// 0, 1, ..., n-1 when it is one. Searches with a step limit; none when it finds no ring.
@@ -96,4 +105,4 @@ struct NcclRingParameters {
 };
 double nccl_ring_time_us(CollectiveKind kind, double bytes, const NcclRingParameters &p);
 
-} // namespace syncoll::simulator
+} // namespace syncoll::nccl

@@ -1,4 +1,4 @@
-#include "simulator/baselines.h"
+#include "nccl/algorithms.h"
 
 #include "model/collective_traits.h"
 #include "model/invariant.h"
@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <numeric>
 
-namespace syncoll::simulator {
+namespace syncoll::nccl {
 namespace {
 
 BufferRef in(int k) {
@@ -517,12 +517,15 @@ Expected<Program> nccl_pat_reducescatter_program(int n, Protocol protocol) {
   return Program::create(std::move(d));
 }
 
+int nccl_ring_steps(CollectiveKind kind, int ranks) {
+  const bool rooted = kind == CollectiveKind::Broadcast || kind == CollectiveKind::Reduce;
+  return kind == CollectiveKind::Allreduce ? 2 * (ranks - 1) : rooted ? ranks : ranks - 1;
+}
+
 double nccl_ring_time_us(CollectiveKind kind, double bytes, const NcclRingParameters &p) {
   const ProtocolTraits &proto = protocol_traits(p.protocol);
   const int n = p.ranks;
-  const int steps = kind == CollectiveKind::Allreduce ? 2 * (n - 1)
-                    : kind == CollectiveKind::Broadcast || kind == CollectiveKind::Reduce ? n
-                                                                                          : n - 1;
+  const int steps = nccl_ring_steps(kind, n);
   const double hop = p.nvlink ? proto.nccl_ring_nvlink_hop_us : proto.nccl_ring_pci_hop_us;
   double latency = proto.nccl_ring_base_latency_us;
   if (kind == CollectiveKind::Broadcast || kind == CollectiveKind::Reduce)
@@ -535,4 +538,4 @@ double nccl_ring_time_us(CollectiveKind kind, double bytes, const NcclRingParame
   return latency + bytes / (1000.0 * alg);
 }
 
-} // namespace syncoll::simulator
+} // namespace syncoll::nccl

@@ -12,13 +12,13 @@
 
 #include <vector>
 
-namespace syncoll::simulator {
+namespace syncoll::nccl {
 
 /// Ring Allreduce (reduce-scatter then allgather, 2(N-1) steps), Allgather or ReduceScatter
 /// (N-1 steps) on every channel's ring at once: at each step every rank sends one chunk of
 /// every channel to the next rank of that channel's ring. Every step sends what the one before
 /// sent.
-class NcclRingSteps final : public StepSource {
+class NcclRingSteps final : public simulator::StepSource {
 public:
   /// Fails for another collective, no rings, rings of different lengths or under 2 ranks.
   [[nodiscard]] static Expected<NcclRingSteps> create(CollectiveKind kind,
@@ -38,7 +38,7 @@ private:
 
 /// Alltoall as NCCL's grouped point-to-point moves it: one step in which every rank sends its part
 /// for every other rank directly (rank r's k-th send goes to r + k), all at once.
-class AlltoallSteps final : public StepSource {
+class AlltoallSteps final : public simulator::StepSource {
 public:
   explicit AlltoallSteps(int ranks) : ranks_(ranks) {}
   int num_steps() const override { return 1; }
@@ -56,7 +56,7 @@ private:
 /// are in, and leaves a rank of depth d for its children at step j + H + d, H the root's height;
 /// so reduction and broadcast of different chunks overlap. The steps in which every rank sends
 /// both ways repeat one another.
-class NcclTreeSteps final : public StepSource {
+class NcclTreeSteps final : public simulator::StepSource {
 public:
   /// Fails for no trees, trees of different sizes, a parent vector that is not one tree, or
   /// fewer than 1 pipeline chunk.
@@ -89,8 +89,8 @@ private:
 /// latency), and the model charges nothing the schedule leaves out (per-message latency, thread
 /// block and memory bandwidth caps, launch, step overhead, start skew). Anywhere else it fails,
 /// saying which of these does not hold, so the two paths never give two answers.
-[[nodiscard]] Expected<SimulationResult>
+[[nodiscard]] Expected<simulator::SimulationResult>
 simulate_streamed_ring(const NcclRingSteps &ring, const Topology &topology, int64_t size_bytes,
-                       const CostModel &model, Protocol protocol);
+                       const simulator::CostModel &model, Protocol protocol);
 
-} // namespace syncoll::simulator
+} // namespace syncoll::nccl

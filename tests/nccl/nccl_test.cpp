@@ -1,11 +1,11 @@
 #include "model/collective_traits.h"
 #include "model/hardware.h"
 #include "model/topology_library.h"
+#include "nccl/algorithms.h"
+#include "nccl/run.h"
+#include "nccl/search.h"
+#include "nccl/tuning.h"
 #include "simulator/algorithm_sim.h"
-#include "simulator/baselines.h"
-#include "simulator/nccl_run.h"
-#include "simulator/nccl_search.h"
-#include "simulator/nccl_tuning.h"
 #include "simulator/program_sim.h"
 #include "simulator/system_model.h"
 #include "verifier/verify.h"
@@ -15,7 +15,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-namespace syncoll::simulator {
+namespace syncoll::nccl {
 namespace {
 
 const GenerationTraits &generation_of(const char *system) {
@@ -69,7 +69,7 @@ TEST(NcclSearchTest, NvswitchNodesSplitFastChannels) {
 }
 
 TEST(NcclSearchTest, MultiNodeRingsUseEveryNicAlike) {
-  auto system = make_system_model(*find_system_preset("dgx_a100"), 2);
+  auto system = simulator::make_system_model(*find_system_preset("dgx_a100"), 2);
   ASSERT_TRUE(system);
   auto g = nccl_search_rings(system->line_topology, *system->generation);
   ASSERT_TRUE(g);
@@ -154,16 +154,16 @@ TEST(NcclSearchTest, ChannelsBeatOneChannelOnDgx1) {
   auto busbw = [&](int channels) {
     auto p =
         nccl_ring_program(CollectiveKind::Allgather, g->channel_rings(channels), Protocol::Simple);
-    ProgramSimOptions o;
+    simulator::ProgramSimOptions o;
     o.size_bytes = int64_t(1) << 30;
-    auto sim = simulate_program(*p, t, o);
+    auto sim = simulator::simulate_program(*p, t, o);
     return sim->result.busbw_gbps;
   };
   EXPECT_GT(busbw(12), 2.5 * busbw(1));
 }
 
 TEST(NcclTuningTest, ChoosesAsNcclDoesOnOneNode) {
-  auto system = make_system_model(*find_system_preset("dgx_h100"));
+  auto system = simulator::make_system_model(*find_system_preset("dgx_h100"));
   ASSERT_TRUE(system);
   auto machine = nccl_machine(*system);
   ASSERT_TRUE(machine);
@@ -179,7 +179,7 @@ TEST(NcclTuningTest, ChoosesAsNcclDoesOnOneNode) {
   EXPECT_EQ(large->algorithm, NcclAlgorithm::Nvls);
   EXPECT_EQ(large->protocol, Protocol::Simple);
   // NVLS off (A100 has none): Simple ring at large sizes.
-  auto a100 = make_system_model(*find_system_preset("dgx_a100"));
+  auto a100 = simulator::make_system_model(*find_system_preset("dgx_a100"));
   auto a100_machine = nccl_machine(*a100);
   NcclTuningInput ain = a100_machine->tuning;
   ain.ring = &a100_machine->ring;
@@ -192,7 +192,7 @@ TEST(NcclTuningTest, ChoosesAsNcclDoesOnOneNode) {
 }
 
 TEST(NcclTuningTest, SmallCallsRunOnFewerChannelsLargeOnesOnAll) {
-  auto system = make_system_model(*find_system_preset("dgx_a100"));
+  auto system = simulator::make_system_model(*find_system_preset("dgx_a100"));
   auto machine = nccl_machine(*system);
   ASSERT_TRUE(machine);
   NcclTuningInput in = machine->tuning;
@@ -216,7 +216,7 @@ TEST(NcclTuningTest, SmallCallsRunOnFewerChannelsLargeOnesOnAll) {
 
 TEST(NcclTuningTest, RingLatencyIsNcclsFormula) {
   // One node, 8 ranks, ring AllReduce: 14 hops; LL 6.6 + 14 x 0.6 = 15.0 us before bytes.
-  auto system = make_system_model(*find_system_preset("dgx_a100"));
+  auto system = simulator::make_system_model(*find_system_preset("dgx_a100"));
   auto machine = nccl_machine(*system);
   NcclTuningInput in = machine->tuning;
   in.ring = &machine->ring;
@@ -235,13 +235,13 @@ TEST(NcclRunTest, AlltoallUnderASharingWindowStaysCloseToExactSharing) {
   // start on saturated fair ports. Sharing the rates once per 5 us instead of at every event
   // delays pieces that start inside a window, by 1-2% here, less where pieces take longer (more
   // nodes); the benches use it where exact sharing takes hours.
-  auto system = make_system_model(*find_system_preset("dgx_h100"), 4);
+  auto system = simulator::make_system_model(*find_system_preset("dgx_h100"), 4);
   ASSERT_TRUE(system);
   auto machine = nccl_machine(*system);
   ASSERT_TRUE(machine);
   for (int64_t bytes : {int64_t(4) << 20, int64_t(16) << 20}) {
     auto exact = simulate_nccl(CollectiveKind::Alltoall, bytes, *system, *machine);
-    SystemModel windowed = *system;
+    simulator::SystemModel windowed = *system;
     windowed.model.sharing_window = 5'000'000;
     auto coarse = simulate_nccl(CollectiveKind::Alltoall, bytes, windowed, *machine);
     ASSERT_TRUE(exact && coarse);
@@ -253,7 +253,7 @@ TEST(NcclRunTest, AlltoallUnderASharingWindowStaysCloseToExactSharing) {
 }
 
 TEST(NcclRunTest, ForcedAlgorithmsAndTheirLimits) {
-  auto system = make_system_model(*find_system_preset("dgx_a100"));
+  auto system = simulator::make_system_model(*find_system_preset("dgx_a100"));
   auto machine = nccl_machine(*system);
   // A100 has no NVLS: forcing it is an error, not a silent fallback.
   auto nvls = simulate_nccl(CollectiveKind::Allreduce, 1 << 20, *system, *machine,
@@ -269,7 +269,7 @@ TEST(NcclRunTest, ForcedAlgorithmsAndTheirLimits) {
 }
 
 TEST(NcclRunTest, ForcedChannelsRunOnThatManyAndCapAt32) {
-  auto system = make_system_model(*find_system_preset("dgx1"));
+  auto system = simulator::make_system_model(*find_system_preset("dgx1"));
   auto machine = nccl_machine(*system);
   ASSERT_TRUE(machine);
   auto time_on = [&](int channels) {
@@ -288,8 +288,8 @@ TEST(NcclRunTest, ForcedChannelsRunOnThatManyAndCapAt32) {
 }
 
 TEST(NcclRunTest, AlltoallAcrossNodesRunsSimpleAsNetworkConnectionsHaveNoLlBuffers) {
-  auto one = make_system_model(*find_system_preset("dgx_a100"), 1, 8);
-  auto two = make_system_model(*find_system_preset("dgx_a100"), 2, 8);
+  auto one = simulator::make_system_model(*find_system_preset("dgx_a100"), 1, 8);
+  auto two = simulator::make_system_model(*find_system_preset("dgx_a100"), 2, 8);
   ASSERT_TRUE(one && two);
   auto m1 = nccl_machine(*one);
   auto m2 = nccl_machine(*two);
@@ -307,22 +307,22 @@ TEST(NcclRunTest, AlltoallAcrossNodesRunsSimpleAsNetworkConnectionsHaveNoLlBuffe
 
 TEST(SystemModelTest, PresetsBuildAndRejectImpossibleShapes) {
   for (const SystemPreset &preset : all_system_presets()) {
-    auto s = make_system_model(preset);
+    auto s = simulator::make_system_model(preset);
     ASSERT_TRUE(s) << preset.name;
     EXPECT_EQ(s->topology.num_ranks(), preset.gpus_per_node);
     EXPECT_TRUE(nccl_machine(*s)) << preset.name;
   }
-  EXPECT_FALSE(make_system_model(*find_system_preset("dgx1"), 1, 4)); // a fixed mesh
-  EXPECT_FALSE(make_system_model(*find_system_preset("dgx_h100"), 1, 9));
-  EXPECT_FALSE(make_system_model(*find_system_preset("dgx_h100"), 0));
-  EXPECT_TRUE(make_system_model(*find_system_preset("dgx_h100"), 1, 5));
+  EXPECT_FALSE(simulator::make_system_model(*find_system_preset("dgx1"), 1, 4)); // a fixed mesh
+  EXPECT_FALSE(simulator::make_system_model(*find_system_preset("dgx_h100"), 1, 9));
+  EXPECT_FALSE(simulator::make_system_model(*find_system_preset("dgx_h100"), 0));
+  EXPECT_TRUE(simulator::make_system_model(*find_system_preset("dgx_h100"), 1, 5));
   EXPECT_EQ(find_system_preset("DGX-H100"), find_system_preset("dgx_h100"));
   EXPECT_EQ(find_system_preset("nope"), nullptr);
 }
 
 TEST(SystemModelTest, ScclLoweringsChargeWhatTheirExecutorsDo) {
   // A copying DGX-1 Allgather (a ring: 7 steps of one round).
-  auto system = make_system_model(*find_system_preset("dgx1"));
+  auto system = simulator::make_system_model(*find_system_preset("dgx1"));
   ASSERT_TRUE(system);
   const auto ag = read_algorithm_file(std::string(SYNCOLL_SOURCE_DIR) +
                                       "/examples/algorithms/dgx1_allgather_ring.json");
@@ -331,9 +331,9 @@ TEST(SystemModelTest, ScclLoweringsChargeWhatTheirExecutorsDo) {
   ASSERT_TRUE(spec);
   auto copy = system->copy_engine(*ag);
   ASSERT_TRUE(copy) << copy.error().to_string();
-  const AlgorithmExecutor kernel = system->sccl_kernel();
-  auto time = [&](const AlgorithmExecutor &e, int64_t bytes) {
-    auto r = simulate_algorithm(*ag, e.topology, *spec, bytes, e.options);
+  const simulator::AlgorithmExecutor kernel = system->sccl_kernel();
+  auto time = [&](const simulator::AlgorithmExecutor &e, int64_t bytes) {
+    auto r = simulator::simulate_algorithm(*ag, e.topology, *spec, bytes, e.options);
     EXPECT_TRUE(r) << r.error().to_string();
     return r ? double(r->completion) : 0.0;
   };
@@ -351,15 +351,15 @@ TEST(SystemModelTest, ScclLoweringsChargeWhatTheirExecutorsDo) {
   auto refused = system->copy_engine(reducing);
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().to_string().find("only copies"), std::string::npos);
-  auto two = make_system_model(*find_system_preset("dgx1"), 2);
+  auto two = simulator::make_system_model(*find_system_preset("dgx1"), 2);
   ASSERT_TRUE(two);
   EXPECT_FALSE(two->copy_engine(*ag));
 }
 
 TEST(SystemModelTest, FairPortsShareEveryRelationAndKeepTheLinks) {
-  auto s = make_system_model(*find_system_preset("dgx_h100"), 2);
+  auto s = simulator::make_system_model(*find_system_preset("dgx_h100"), 2);
   ASSERT_TRUE(s);
-  const Topology fair = with_fair_ports(s->topology);
+  const Topology fair = simulator::with_fair_ports(s->topology);
   EXPECT_EQ(fair.links(), s->topology.links());
   ASSERT_EQ(fair.relations().size(), s->topology.relations().size());
   for (size_t r = 0; r < fair.relations().size(); ++r) {
@@ -371,7 +371,7 @@ TEST(SystemModelTest, FairPortsShareEveryRelationAndKeepTheLinks) {
 
 TEST(SystemModelTest, AProtocolsNvlinkShareStaysInsideTheNode) {
   // LL128 flags cost what the generation measured on NVLink, and 8 of every 128 bytes on a NIC.
-  auto two = make_system_model(*find_system_preset("aws_p4de"), 2);
+  auto two = simulator::make_system_model(*find_system_preset("aws_p4de"), 2);
   ASSERT_TRUE(two);
   const Topology ll128 = two->protocol_topology(Protocol::LL128);
   const auto &g = *two->generation;
@@ -394,7 +394,7 @@ TEST(NcclRunTest, PointToPointAcrossTheNetworkMovesOneSmallChunkPerMessage) {
   // Two nodes of one GPU: NCCL's alltoall sends half of its buffer to the other node on two
   // channels whose messages are 128 KiB, so like the two-channel ring allgather it stays well
   // under the NIC's rate (measured on Azure NDv4: 15.5 and 15.8 GB/s of bus bandwidth).
-  auto two = make_system_model(*find_system_preset("ndv4_mscclpp"), 2, 1);
+  auto two = simulator::make_system_model(*find_system_preset("ndv4_mscclpp"), 2, 1);
   ASSERT_TRUE(two);
   auto machine = nccl_machine(*two);
   ASSERT_TRUE(machine);
@@ -439,7 +439,7 @@ RC_GTEST_PROP(NcclProperty, BusBandwidthStaysUnderTheCutBoundAndGrowsWithChannel
   const int64_t size = int64_t(1) << *rc::gen::inRange(20, 28);
   auto graph = nccl_search_rings(t, generation_traits(GpuGeneration::Ampere));
   RC_ASSERT(graph.has_value());
-  CostModel model;
+  simulator::CostModel model;
   model.thread_block_gbps.fill(20); // one channel is one CUDA block
   const double bound = singleton_cut_bound(t);
   RC_LOG() << t.name() << " " << collective_kind_name(kind) << " " << size << " B\n";
@@ -453,10 +453,10 @@ RC_GTEST_PROP(NcclProperty, BusBandwidthStaysUnderTheCutBoundAndGrowsWithChannel
   for (int channels : counts) {
     auto p = nccl_ring_program(kind, graph->channel_rings(channels), Protocol::Simple);
     RC_ASSERT(p.has_value());
-    ProgramSimOptions o;
+    simulator::ProgramSimOptions o;
     o.size_bytes = size;
     o.model = model;
-    auto sim = simulate_program(*p, t, o);
+    auto sim = simulator::simulate_program(*p, t, o);
     RC_ASSERT(sim.has_value() && !sim->deadlocked);
     const double busbw = sim->result.busbw_gbps;
     RC_ASSERT(busbw <= bound * (1 + 1e-9));
@@ -468,4 +468,4 @@ RC_GTEST_PROP(NcclProperty, BusBandwidthStaysUnderTheCutBoundAndGrowsWithChannel
 }
 
 } // namespace
-} // namespace syncoll::simulator
+} // namespace syncoll::nccl

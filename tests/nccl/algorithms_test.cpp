@@ -1,11 +1,11 @@
 #include "model/topology_library.h"
-#include "simulator/baselines.h"
+#include "nccl/algorithms.h"
 #include "simulator/program_sim.h"
 #include "verifier/verify.h"
 
 #include <gtest/gtest.h>
 
-namespace syncoll::simulator {
+namespace syncoll::nccl {
 namespace {
 
 bool is_ring(const Topology &t, const std::vector<RankId> &ring) {
@@ -64,9 +64,9 @@ TEST(BaselinesTest, EveryRingBaselineVerifies) {
         auto report = verifier::verify(*p, o);
         EXPECT_TRUE(report.all_hold()) << collective_kind_name(kind) << " x" << channels << "\n"
                                        << report.to_text();
-        ProgramSimOptions so;
+        simulator::ProgramSimOptions so;
         so.size_bytes = 8 << 20;
-        auto sim = simulate_program(*p, t, so);
+        auto sim = simulator::simulate_program(*p, t, so);
         ASSERT_TRUE(sim) << sim.error().to_string();
         EXPECT_FALSE(sim->deadlocked);
       }
@@ -87,10 +87,10 @@ TEST(BaselinesTest, TreeAllreduceVerifiesAndBeatsTheRingForSmallMessages) {
   const Topology t = dgx1();
   auto tree = nccl_tree_allreduce_program(*find_tree(t, RankId(0)), 1, Protocol::Simple);
   auto ring_p = nccl_ring_program(CollectiveKind::Allreduce, {*find_ring(t)}, Protocol::Simple);
-  ProgramSimOptions o;
+  simulator::ProgramSimOptions o;
   o.size_bytes = 1024;
-  auto tree_sim = simulate_program(*tree, t, o);
-  auto ring_sim = simulate_program(*ring_p, t, o);
+  auto tree_sim = simulator::simulate_program(*tree, t, o);
+  auto ring_sim = simulator::simulate_program(*ring_p, t, o);
   ASSERT_TRUE(tree_sim && ring_sim);
   EXPECT_LT(tree_sim->result.completion, ring_sim->result.completion);
 }
@@ -115,4 +115,4 @@ TEST(BaselinesTest, NcclFormulaWorkedExamples) {
 }
 
 } // namespace
-} // namespace syncoll::simulator
+} // namespace syncoll::nccl

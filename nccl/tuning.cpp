@@ -1,15 +1,16 @@
-#include "simulator/nccl_tuning.h"
+#include "nccl/tuning.h"
 
 #include "model/collective_traits.h"
 #include "model/invariant.h"
 #include "model/runtime_constants.h"
+#include "nccl/algorithms.h"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <fmt/format.h>
 
-namespace syncoll::simulator {
+namespace syncoll::nccl {
 namespace {
 
 constexpr std::array<Protocol, 3> kProtocols{Protocol::LL, Protocol::LL128, Protocol::Simple};
@@ -38,7 +39,7 @@ std::optional<NcclEstimate> ring(CollectiveKind kind, double bytes, Protocol p,
     return std::nullopt;
   const GenerationTraits &g = *in.generation;
   const ProtocolTraits &proto = protocol_traits(p);
-  const int steps = ar ? 2 * (n - 1) : ag_rs ? n - 1 : n;
+  const int steps = nccl_ring_steps(kind, n);
   const int inter_steps = in.nodes == 1 ? 0 : ar ? 2 * (in.nodes - 1) : in.nodes - 1;
   const double net_overhead = in.nodes == 1 ? 0 : (p == Protocol::Simple ? 3.0 : 1.0);
   double lat = proto.nccl_ring_base_latency_us;
@@ -184,4 +185,4 @@ std::string nccl_info_line(CollectiveKind kind, double bytes, const NcclEstimate
                      c.time_us);
 }
 
-} // namespace syncoll::simulator
+} // namespace syncoll::nccl

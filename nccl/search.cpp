@@ -1,4 +1,4 @@
-#include "simulator/nccl_search.h"
+#include "nccl/search.h"
 
 #include "model/invariant.h"
 
@@ -7,7 +7,7 @@
 #include <optional>
 #include <random>
 
-namespace syncoll::simulator {
+namespace syncoll::nccl {
 namespace {
 
 constexpr int kMaxGraphChannels = 16; // NCCL searches MAXCHANNELS / 2
@@ -338,4 +338,4 @@ std::optional<NcclRingGraph> nccl_search_rings(const Topology &t, const Generati
   return graph;
 }
 
-} // namespace syncoll::simulator
+} // namespace syncoll::nccl

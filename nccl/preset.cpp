@@ -1,18 +1,18 @@
-#include "simulator/cost_model.h"
+#include "nccl/preset.h"
 
 #include "model/hardware.h"
 
 #include <cmath>
 
-namespace syncoll::simulator {
+namespace syncoll::nccl {
 
-CostModel nccl_preset() {
-  CostModel m;
+simulator::CostModel nccl_preset() {
+  simulator::CostModel m;
   // The library topologies already charge LL's NVLink hop latency as every NVLink's alpha; a
   // message pays the rest of its protocol's hop latency.
   const double link_alpha_us = protocol_traits(Protocol::LL).nccl_ring_nvlink_hop_us;
   for (const ProtocolTraits &t : all_protocol_traits())
-    m.message_latency[CostModel::index(t.protocol)] =
+    m.message_latency[simulator::CostModel::index(t.protocol)] =
         std::llround((t.nccl_ring_nvlink_hop_us - link_alpha_us) * 1e6);
   // NCCL's graph speed of one NVLink before Hopper: what one channel is given in its search.
   m.thread_block_gbps.fill(generation_traits(GpuGeneration::Ampere).nccl_nvlink_gbps);
@@ -20,4 +20,4 @@ CostModel nccl_preset() {
   return m;
 }
 
-} // namespace syncoll::simulator
+} // namespace syncoll::nccl

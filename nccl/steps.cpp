@@ -1,6 +1,7 @@
-#include "simulator/nccl_steps.h"
+#include "nccl/steps.h"
 
 #include "model/text.h"
+#include "nccl/algorithms.h"
 #include "simulator/network.h"
 
 #include <algorithm>
@@ -8,7 +9,7 @@
 #include <optional>
 #include <string>
 
-namespace syncoll::simulator {
+namespace syncoll::nccl {
 
 Expected<NcclRingSteps> NcclRingSteps::create(CollectiveKind kind,
                                               std::vector<std::vector<RankId>> rings) {
@@ -26,8 +27,7 @@ Expected<NcclRingSteps> NcclRingSteps::create(CollectiveKind kind,
 }
 
 int NcclRingSteps::num_steps() const {
-  const int n = static_cast<int>(rings_.front().size());
-  return kind_ == CollectiveKind::Allreduce ? 2 * (n - 1) : n - 1;
+  return nccl_ring_steps(kind_, static_cast<int>(rings_.front().size()));
 }
 
 void NcclRingSteps::sends(int step, std::vector<Send> &out) const {
@@ -162,8 +162,8 @@ int64_t NcclTreeSteps::chunk_bytes(int64_t size_bytes) const {
 namespace {
 
 // What the streamed ring leaves out of the thread-block program under `model`, or nothing.
-std::optional<std::string> left_out_costs(const CostModel &model, Protocol protocol) {
-  const size_t p = CostModel::index(protocol);
+std::optional<std::string> left_out_costs(const simulator::CostModel &model, Protocol protocol) {
+  const size_t p = simulator::CostModel::index(protocol);
   if (model.message_latency[p] > 0)
     return "a per-message latency";
   if (model.thread_block_gbps[p] > 0)
@@ -179,7 +179,7 @@ std::optional<std::string> left_out_costs(const CostModel &model, Protocol proto
 
 // Two sends of `sends` on one link or one relation, as "link a->b" or "relation R", or nothing.
 std::optional<std::string> shared_resource(const std::vector<Send> &sends, const Topology &topology,
-                                           Network &network) {
+                                           simulator::Network &network) {
   std::vector<int> per_link(topology.links().size(), 0);
   for (const Send &send : sends)
     for (LinkId link : network.route(send.src, send.dst))
@@ -201,7 +201,7 @@ std::optional<std::string> shared_resource(const std::vector<Send> &sends, const
 // nothing. Lockstep makes every step as slow as its slowest send, where NCCL's ranks wait only
 // for their predecessor: the two agree only when every send takes the same time.
 std::optional<std::string> unlike_routes(const std::vector<Send> &sends, const Topology &topology,
-                                         Network &network) {
+                                         simulator::Network &network) {
   auto shape = [&](const Send &send) {
     std::vector<std::pair<Nanoseconds, BytesPerNs>> hops;
     for (LinkId link : network.route(send.src, send.dst))
@@ -218,22 +218,22 @@ std::optional<std::string> unlike_routes(const std::vector<Send> &sends, const T
 
 } // namespace
 
-Expected<SimulationResult> simulate_streamed_ring(const NcclRingSteps &ring,
-                                                  const Topology &topology, int64_t size_bytes,
-                                                  const CostModel &model, Protocol protocol) {
+Expected<simulator::SimulationResult>
+simulate_streamed_ring(const NcclRingSteps &ring, const Topology &topology, int64_t size_bytes,
+                       const simulator::CostModel &model, Protocol protocol) {
   if (auto cost = left_out_costs(model, protocol))
     return fail({}, fmt::format("--streamed leaves out {}, which this cost model charges; drop "
                                 "--streamed to run NCCL's thread-block program",
                                 *cost));
   const int64_t chunk = ring.chunk_bytes(size_bytes);
-  const int64_t piece = model.iteration_bytes[CostModel::index(protocol)];
+  const int64_t piece = model.iteration_bytes[simulator::CostModel::index(protocol)];
   if (chunk > piece)
     return fail({}, fmt::format("--streamed moves a chunk as one message; at {} a chunk is {}, "
                                 "which NCCL pipelines in pieces of {}: drop --streamed, or give "
                                 "sizes up to {} or more --channels",
                                 format_size(size_bytes), format_size(chunk), format_size(piece),
                                 format_size(piece * (size_bytes / chunk))));
-  Network network(topology, model.efficiency[CostModel::index(protocol)]);
+  simulator::Network network(topology, model.efficiency[simulator::CostModel::index(protocol)]);
   std::vector<Send> sends;
   ring.sends(0, sends); // every step sends between the same ranks
   for (const Send &send : sends)
@@ -250,8 +250,9 @@ Expected<SimulationResult> simulate_streamed_ring(const NcclRingSteps &ring,
                                 "NCCL's ranks wait only for their predecessor; the ring's hops "
                                 "{} differ in latency or bandwidth: drop --streamed",
                                 *unlike));
-  return simulate_steps(ring, topology, chunk, model.efficiency[CostModel::index(protocol)],
-                        model.switching);
+  return simulator::simulate_steps(ring, topology, chunk,
+                                   model.efficiency[simulator::CostModel::index(protocol)],
+                                   model.switching);
 }
 
-} // namespace syncoll::simulator
+} // namespace syncoll::nccl

@@ -1,0 +1,20 @@
+// nccl/: NCCL as a model, the baseline every "faster than NCCL" figure stands on. Read this first;
+// docs/cost-model.md says what of NCCL is modelled and how it is calibrated.
+//
+//   search.h      NCCL's topology search: rings per channel, speeds, channels
+//   tuning.h      NCCL's tuning model: every algorithm and protocol's time, its choice per size
+//   algorithms.h  the programs of NCCL's ring, tree, PAT and point-to-point algorithms, and its
+//                 ring formula
+//   run.h         NCCL as NCCL runs it on a system: search, choice, simulated run
+//   steps.h       NCCL's ring and tree as streamed step schedules, for cluster scale
+//   preset.h      the cost model of NCCL's own kernels
+//
+// Depends on simulator/ (the engine that runs the programs, and the system model) and model/.
+#pragma once
+
+#include "nccl/algorithms.h"
+#include "nccl/preset.h"
+#include "nccl/run.h"
+#include "nccl/search.h"
+#include "nccl/steps.h"
+#include "nccl/tuning.h"

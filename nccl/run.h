@@ -1,0 +1,68 @@
+// NCCL as NCCL runs it on a system: the topology search, the tuning model's choice of algorithm,
+// protocol and channels for the message size, and the simulated time of that choice. Ring and
+// tree run as thread-block programs through simulate_program; NVLS, whose reductions happen in
+// the switch and have no thread-block form, runs as the closed form of docs/cost-model.md.
+#pragma once
+
+#include "model/collective.h"
+#include "model/diagnostics.h"
+#include "nccl/search.h"
+#include "nccl/tuning.h"
+#include "simulator/result.h"
+#include "simulator/system_model.h"
+
+#include <optional>
+#include <string>
+
+namespace syncoll::nccl {
+
+/// NCCL's rings on a plain topology (a library family or a file, no system: no tuning model):
+/// what its search finds there, on `channels` channels (0: its runtime channels), each ring
+/// starting at `root` for a rooted collective.
+struct TopologyRings {
+  NcclRingGraph graph;
+  int channels = 0;
+  std::vector<std::vector<RankId>> rings; ///< one per channel
+};
+[[nodiscard]] Expected<TopologyRings> nccl_topology_rings(const Topology &topology,
+                                                          CollectiveKind kind, int channels,
+                                                          std::optional<RankId> root);
+
+/// NCCL's ring or tree program forced on a plain topology, over `rings`: what `syncoll simulate
+/// --baseline nccl-ring|nccl-tree -t T` and a study's NCCL variant on a topology run. NVLS, PAT
+/// and NCCL's own choice need a system (their constants are a GPU generation's): refused.
+[[nodiscard]] Expected<Program> nccl_topology_program(NcclAlgorithm algorithm, CollectiveKind kind,
+                                                      const Topology &topology,
+                                                      const TopologyRings &rings,
+                                                      Protocol protocol);
+
+struct NcclRunOptions {
+  std::optional<NcclAlgorithm> algorithm; ///< force one, as NCCL_ALGO does
+  std::optional<Protocol> protocol;       ///< force one, as NCCL_PROTO does
+  /// Run on this many channels, as NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS do (NCCL caps it at
+  /// 32); the tuning model still chooses the algorithm and protocol for its own count.
+  std::optional<int> channels;
+};
+
+struct NcclRun {
+  NcclEstimate choice;
+  std::string info; ///< the NCCL_DEBUG=INFO line of the choice
+  simulator::SimulationResult result;
+  bool closed_form = false; ///< NVLS: no program, the closed form
+};
+
+/// The NCCL graph and tuning input of a system.
+struct NcclMachine {
+  NcclRingGraph ring;
+  NcclTuningInput tuning;
+};
+[[nodiscard]] Expected<NcclMachine> nccl_machine(const simulator::SystemModel &system);
+
+/// NCCL's choice for `kind` at `bytes` (nccl-tests' size) and its simulated run; a failure when
+/// NCCL has nothing for the collective on this machine, or nothing matches what was forced.
+[[nodiscard]] Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes,
+                                              const simulator::SystemModel &system,
+                                              const NcclMachine &machine,
+                                              const NcclRunOptions &options = {});
+
+} // namespace syncoll::nccl
