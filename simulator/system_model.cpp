@@ -26,10 +26,18 @@ Expected<Topology> node_topology(const SystemPreset &preset, int gpus, const Gen
   SYNCOLL_TRY(full, Topology::create(std::move(scaled)));
   if (gpus == full.num_ranks())
     return full;
-  if (full.relations().empty())
-    return fail({}, fmt::format("system '{}' has a fixed NVLink mesh of {} GPUs; it cannot run "
-                                "{} of them",
-                                preset.name, full.num_ranks(), gpus));
+  if (full.relations().empty()) {
+    // A fixed mesh (DGX-1's hybrid cube-mesh): the first `gpus` GPUs and the NVLinks among them,
+    // what CUDA_VISIBLE_DEVICES=0,..,K-1 shows NCCL; pairs left without an NVLink reach each
+    // other through the host (add_host_paths), as NCCL's search finds them.
+    SYNCOLL_INVARIANT(full.num_switches() == 0, "a fixed NVLink mesh has no switches");
+    TopologyDraft first = full.to_draft();
+    first.name = fmt::format("{}_first{}", full.name(), gpus);
+    first.num_ranks = gpus;
+    std::erase_if(first.links,
+                  [&](const Link &l) { return l.src.value() >= gpus || l.dst.value() >= gpus; });
+    return Topology::create(std::move(first));
+  }
   // Behind an NVSwitch any subset is the same switch with fewer ports in use.
   const int links_per_gpu = full.relations().front().capacity;
   return nvswitch_node(std::string(preset.node_topology), gpus, links_per_gpu, g.nvlink_line_gbps);

@@ -95,8 +95,9 @@ inline constexpr int kSharingWindowHopRatio = 10;
 /// exact sharing would re-rate one by one, not a composed plan's few pieces per port.
 inline constexpr size_t kSharingWindowFromHops = 4096;
 
-/// `nodes` nodes of the preset, with `gpus_per_node` GPUs each (0: all of the node's; fewer
-/// only behind an NVSwitch).
+/// `nodes` nodes of the preset, with `gpus_per_node` GPUs each (0: all of the node's; fewer:
+/// behind an NVSwitch the same switch with fewer ports in use, in a fixed mesh the first
+/// `gpus_per_node` GPUs and the links among them).
 [[nodiscard]] Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes = 1,
                                                       int gpus_per_node = 0);
 /// The same with another row for the preset's generation (a calibration trying constants); the

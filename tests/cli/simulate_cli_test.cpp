@@ -186,10 +186,13 @@ TEST(SimulateCliTest, SystemMistakesAreBadInput) {
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("unknown system 'dgx9' (known: dgx1, dgx_a100"), std::string::npos)
       << unknown.err;
-  // A100 has no NVLS; DGX-1's cube-mesh cannot be cut to 4 GPUs; topology and system are two
-  // answers to one question; NCCL's own choice needs a machine.
+  // A100 has no NVLS; DGX-1 has 8 GPUs (4 of its cube-mesh are its first 4); topology and
+  // system are two answers to one question; NCCL's own choice needs a machine.
   EXPECT_EQ(run_cli("simulate --system dgx_a100 --baseline nccl-nvls -c allreduce").exit_code, 2);
-  EXPECT_EQ(run_cli("simulate --system dgx1 --gpus 4 --baseline nccl -c allreduce").exit_code, 2);
+  EXPECT_EQ(run_cli("simulate --system dgx1 --gpus 9 --baseline nccl -c allreduce").exit_code, 2);
+  CliRun first4 = run_cli("simulate --system dgx1 --gpus 4 --baseline nccl -c allreduce");
+  EXPECT_EQ(first4.exit_code, 0) << first4.err;
+  EXPECT_NE(first4.out.find("dgx1_4gpu (4 ranks)"), std::string::npos) << first4.out;
   EXPECT_EQ(run_cli("simulate --system dgx1 -t dgx1 --baseline nccl -c allreduce").exit_code, 2);
   EXPECT_EQ(run_cli("simulate -t dgx1 --baseline nccl -c allreduce").exit_code, 2);
   EXPECT_EQ(run_cli("simulate --system dgx1 --baseline nccl -c allreduce --channels 0").exit_code,

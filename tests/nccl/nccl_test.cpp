@@ -312,12 +312,45 @@ TEST(SystemModelTest, PresetsBuildAndRejectImpossibleShapes) {
     EXPECT_EQ(s->topology.num_ranks(), preset.gpus_per_node);
     EXPECT_TRUE(nccl_machine(*s)) << preset.name;
   }
-  EXPECT_FALSE(simulator::make_system_model(*find_system_preset("dgx1"), 1, 4)); // a fixed mesh
+  EXPECT_FALSE(simulator::make_system_model(*find_system_preset("dgx1"), 1, 9));
   EXPECT_FALSE(simulator::make_system_model(*find_system_preset("dgx_h100"), 1, 9));
   EXPECT_FALSE(simulator::make_system_model(*find_system_preset("dgx_h100"), 0));
   EXPECT_TRUE(simulator::make_system_model(*find_system_preset("dgx_h100"), 1, 5));
   EXPECT_EQ(find_system_preset("DGX-H100"), find_system_preset("dgx_h100"));
   EXPECT_EQ(find_system_preset("nope"), nullptr);
+}
+
+// --gpus K on a fixed mesh is its first K GPUs, as CUDA_VISIBLE_DEVICES=0..K-1 shows NCCL: the
+// NVLinks among them, and the host for pairs without one.
+TEST(SystemModelTest, FewerGpusOfAFixedMeshAreItsFirstOnes) {
+  const SystemPreset &dgx1_preset = *find_system_preset("dgx1");
+  auto full = simulator::make_system_model(dgx1_preset);
+  auto four = simulator::make_system_model(dgx1_preset, 1, 4);
+  auto five = simulator::make_system_model(dgx1_preset, 1, 5);
+  ASSERT_TRUE(full && four && five) << four.error().to_string();
+  ASSERT_EQ(four->topology.num_ranks(), 4);
+  // GPUs 0-3 of the cube-mesh are linked pairwise by NVLink, as in the whole node.
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 4; ++b)
+      if (a != b) {
+        const auto link = four->topology.find_link(RankId(a), RankId(b));
+        ASSERT_TRUE(link) << a << "->" << b;
+        EXPECT_EQ(four->topology.link(*link),
+                  full->topology.link(*full->topology.find_link(RankId(a), RankId(b))));
+      }
+  // GPU 4's only NVLink among the first five goes to GPU 0; GPUs 1-3 reach it through the host.
+  const auto nvlink = five->topology.find_link(RankId(4), RankId(0));
+  const auto host = five->topology.find_link(RankId(4), RankId(1));
+  ASSERT_TRUE(nvlink && host);
+  EXPECT_LT(five->topology.link(*host).bandwidth.value,
+            five->topology.link(*nvlink).bandwidth.value);
+  auto machine = nccl_machine(*four);
+  ASSERT_TRUE(machine) << machine.error().to_string();
+  // NCCL's search on the subgraph rings over NVLink, faster than the host path.
+  EXPECT_GT(machine->ring.intra_gbps, dgx1_preset.host_path_gbps);
+  auto run = simulate_nccl(CollectiveKind::Allreduce, int64_t(1) << 30, *four, *machine, {});
+  ASSERT_TRUE(run) << run.error().to_string();
+  EXPECT_EQ(run->choice.algorithm, NcclAlgorithm::Ring);
 }
 
 TEST(SystemModelTest, ScclLoweringsChargeWhatTheirExecutorsDo) {
