@@ -164,7 +164,9 @@ Expected<std::string> faster_forced_algorithm(CollectiveKind kind, int64_t size,
         nccl::NcclAlgorithm::Pat, nccl::NcclAlgorithm::P2p}) {
     if (algorithm == choice.choice.algorithm)
       continue;
-    auto forced = nccl::simulate_nccl(kind, size, system, machine, {algorithm, {}, {}});
+    nccl::NcclRunOptions options;
+    options.algorithm = algorithm;
+    auto forced = nccl::simulate_nccl(kind, size, system, machine, options);
     if (!forced) // NCCL has no such algorithm for this call
       continue;
     if (!fastest || forced->result.completion < fastest->result.completion)
@@ -191,11 +193,13 @@ Expected<std::vector<Row>> simulate_nccl_sizes(const SimulateArgs &a,
   SYNCOLL_TRY(kind, standard_collective_kind(a.collective));
   SYNCOLL_TRY(machine, nccl::nccl_machine(system));
   std::vector<Row> rows;
+  nccl::NcclRunOptions options;
+  options.algorithm = forced_algorithm(a.baseline);
+  options.protocol = protocol;
+  if (a.channels > 0)
+    options.channels = a.channels;
   for (int64_t size : sizes) {
-    SYNCOLL_TRY(run,
-                nccl::simulate_nccl(kind, size, system, machine,
-                                    {forced_algorithm(a.baseline), protocol,
-                                     a.channels > 0 ? std::optional(a.channels) : std::nullopt}));
+    SYNCOLL_TRY(run, nccl::simulate_nccl(kind, size, system, machine, options));
     std::string faster;
     if (a.baseline == "nccl" && !protocol && a.channels == 0) {
       SYNCOLL_TRY(f, faster_forced_algorithm(kind, size, system, machine, run));

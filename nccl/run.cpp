@@ -131,6 +131,7 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const simula
                                 const NcclMachine &m, const NcclRunOptions &o) {
   NcclTuningInput in = m.tuning;
   in.ring = &m.ring;
+  in.nvls = in.nvls && o.nvls;
   std::optional<NcclEstimate> choice;
   for (const NcclEstimate &e : nccl_estimates(kind, double(bytes), in))
     if ((!o.algorithm || e.algorithm == *o.algorithm) &&
@@ -147,6 +148,8 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const simula
       return fail({}, fmt::format("NCCL runs on at least one channel, not {}", *o.channels));
     choice->channels = std::min(32, *o.channels);
   }
+  if (o.min_channels)
+    choice->channels = std::min(32, std::max(choice->channels, *o.min_channels));
   NcclRun run{*choice, nccl_info_line(kind, double(bytes), *choice), {}, false};
   if (choice->algorithm == NcclAlgorithm::Nvls) {
     run.result = nvls_closed_form(kind, bytes, s, choice->channels);

@@ -42,6 +42,10 @@ struct NcclRunOptions {
   /// Run on this many channels, as NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS do (NCCL caps it at
   /// 32); the tuning model still chooses the algorithm and protocol for its own count.
   std::optional<int> channels;
+  /// Run on at least this many channels, as NCCL_MIN_CTAS does (capped at 32 likewise).
+  std::optional<int> min_channels;
+  /// NVLink SHARP where the machine has it, as NCCL_NVLS_ENABLE (default 1) says.
+  bool nvls = true;
 };
 
 struct NcclRun {

@@ -18,6 +18,17 @@
 namespace syncoll::nccl {
 namespace {
 
+// NCCL's options as its environment sets them: NCCL_ALGO, NCCL_PROTO, NCCL_MIN/MAX_NCHANNELS.
+NcclRunOptions forced(std::optional<NcclAlgorithm> algorithm,
+                      std::optional<Protocol> protocol = std::nullopt,
+                      std::optional<int> channels = std::nullopt) {
+  NcclRunOptions o;
+  o.algorithm = algorithm;
+  o.protocol = protocol;
+  o.channels = channels;
+  return o;
+}
+
 const GenerationTraits &generation_of(const char *system) {
   return generation_traits(find_system_preset(system)->generation);
 }
@@ -257,15 +268,45 @@ TEST(NcclRunTest, ForcedAlgorithmsAndTheirLimits) {
   auto machine = nccl_machine(*system);
   // A100 has no NVLS: forcing it is an error, not a silent fallback.
   auto nvls = simulate_nccl(CollectiveKind::Allreduce, 1 << 20, *system, *machine,
-                            {NcclAlgorithm::Nvls, std::nullopt, std::nullopt});
+                            forced(NcclAlgorithm::Nvls));
   EXPECT_FALSE(nvls);
   auto tree = simulate_nccl(CollectiveKind::Allreduce, 1 << 20, *system, *machine,
-                            {NcclAlgorithm::Tree, Protocol::Simple, std::nullopt});
+                            forced(NcclAlgorithm::Tree, Protocol::Simple));
   ASSERT_TRUE(tree) << tree.error().to_string();
   EXPECT_EQ(tree->choice.algorithm, NcclAlgorithm::Tree);
   EXPECT_GT(tree->result.completion, system->model.launch);
   EXPECT_FALSE(simulate_nccl(CollectiveKind::Allreduce, 1 << 20, *system, *machine,
-                             {std::nullopt, std::nullopt, 0}));
+                             forced(std::nullopt, std::nullopt, 0)));
+}
+
+// NCCL_NVLS_ENABLE=0 takes NVLS out of NCCL's choice; NCCL_MIN_CTAS raises the channels it
+// chose to at least that many.
+TEST(NcclRunTest, NvlsOffAndMinimumChannelsAsTheEnvironmentSetsThem) {
+  auto system = simulator::make_system_model(*find_system_preset("dgx_h100"));
+  auto machine = nccl_machine(*system);
+  ASSERT_TRUE(system && machine);
+  const int64_t gib = int64_t(1) << 30;
+  auto with = simulate_nccl(CollectiveKind::Allreduce, gib, *system, *machine);
+  ASSERT_TRUE(with);
+  EXPECT_EQ(with->choice.algorithm, NcclAlgorithm::Nvls);
+  NcclRunOptions off;
+  off.nvls = false;
+  auto without = simulate_nccl(CollectiveKind::Allreduce, gib, *system, *machine, off);
+  ASSERT_TRUE(without);
+  EXPECT_NE(without->choice.algorithm, NcclAlgorithm::Nvls);
+  NcclRunOptions at_least;
+  at_least.algorithm = NcclAlgorithm::Ring;
+  auto ring = simulate_nccl(CollectiveKind::Allreduce, 1 << 20, *system, *machine,
+                            forced(NcclAlgorithm::Ring));
+  ASSERT_TRUE(ring);
+  at_least.min_channels = ring->choice.channels + 4;
+  auto more = simulate_nccl(CollectiveKind::Allreduce, 1 << 20, *system, *machine, at_least);
+  ASSERT_TRUE(more);
+  EXPECT_EQ(more->choice.channels, std::min(32, ring->choice.channels + 4));
+  at_least.min_channels = 1; // below NCCL's own count: no change
+  auto same = simulate_nccl(CollectiveKind::Allreduce, 1 << 20, *system, *machine, at_least);
+  ASSERT_TRUE(same);
+  EXPECT_EQ(same->choice.channels, ring->choice.channels);
 }
 
 TEST(NcclRunTest, ForcedChannelsRunOnThatManyAndCapAt32) {
@@ -274,7 +315,7 @@ TEST(NcclRunTest, ForcedChannelsRunOnThatManyAndCapAt32) {
   ASSERT_TRUE(machine);
   auto time_on = [&](int channels) {
     auto run = simulate_nccl(CollectiveKind::Allgather, int64_t(1) << 28, *system, *machine,
-                             {NcclAlgorithm::Ring, Protocol::Simple, channels});
+                             forced(NcclAlgorithm::Ring, Protocol::Simple, channels));
     EXPECT_TRUE(run) << run.error().to_string();
     EXPECT_EQ(run->choice.channels, std::min(channels, 32));
     EXPECT_NE(run->info.find(fmt::format("channels {} ", std::min(channels, 32))),
@@ -299,10 +340,10 @@ TEST(NcclRunTest, AlltoallAcrossNodesRunsSimpleAsNetworkConnectionsHaveNoLlBuffe
   EXPECT_EQ(intra->choice.protocol, Protocol::LL);
   EXPECT_EQ(inter->choice.protocol, Protocol::Simple);
   // NCCL_PROTO=Simple reaches the point-to-point path on one node too.
-  auto forced = simulate_nccl(CollectiveKind::Alltoall, 1024, *one, *m1,
-                              {std::nullopt, Protocol::Simple, std::nullopt});
-  ASSERT_TRUE(forced) << forced.error().to_string();
-  EXPECT_EQ(forced->choice.protocol, Protocol::Simple);
+  auto simple = simulate_nccl(CollectiveKind::Alltoall, 1024, *one, *m1,
+                              forced(std::nullopt, Protocol::Simple));
+  ASSERT_TRUE(simple) << simple.error().to_string();
+  EXPECT_EQ(simple->choice.protocol, Protocol::Simple);
 }
 
 TEST(SystemModelTest, PresetsBuildAndRejectImpossibleShapes) {
