@@ -1,10 +1,9 @@
 // Drawings checked as a person would look at them: rendered to PNG (Graphviz's renderer for the
 // DOT drawings, rsvg-convert for the SVG charts), within a screen's worth or two at the sizes
 // users draw, with no label over another, and ranks in one order in every column.
-#include "examples/programs/programs.h"
-#include "lowering/compile.h"
 #include "model/mscclir.h"
 #include "model/topology_library.h"
+#include "testing/programs.h"
 #include "tests/support/drawing_check.h"
 #include "tests/support/golden.h"
 #include "viz/charts.h"
@@ -58,14 +57,8 @@ TEST(DrawingScaleTest, TwoDgxH100NodesFitOnAScreen) {
 }
 
 TEST(DrawingScaleTest, ProgramsOfManyStepsFold) {
-  const auto *example = examples::find_program_example("ring_allreduce");
-  examples::ExampleParams params;
-  params.ranks = 16;
-  auto dsl = example->build(params);
-  ASSERT_TRUE(dsl);
-  auto lowered = lowering::lower(*dsl);
-  ASSERT_TRUE(lowered);
-  const std::string dot = program_dot(lowered->program);
+  // NCCL's ring Allreduce on 16 ranks: 16 lanes of 30 steps, wider than 12 columns.
+  const std::string dot = program_dot(testing::ring_allreduce_program(16, 1));
   EXPECT_NE(dot.find("folded:"), std::string::npos);
   const auto [width, height] = rendered(dot, "ring allreduce on 16 ranks");
   EXPECT_LT(width, 5000);
