@@ -86,8 +86,10 @@ void add_topo_commands(CLI::App &app, RunResult &result) {
     for (const auto &e : topology_library())
       fmt::print("{:<16} {:<48} {}\n", e.name, e.parameters, e.description);
     fmt::print("\n{:<18} {:<20} {}\n", "system", "generation", "description");
+    // Each system with where its figures come from, on a line of its own.
     for (const SystemPreset &s : all_system_presets())
-      fmt::print("{:<18} {:<20} {}\n", s.name, generation_traits(s.generation).name, s.description);
+      fmt::print("{:<18} {:<20} {}\n{:<39} source: {}\n", s.name,
+                 generation_traits(s.generation).name, s.description, "", s.source);
     result.exit_code = kSuccess;
   });
 

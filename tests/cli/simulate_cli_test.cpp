@@ -176,8 +176,10 @@ TEST(SimulateCliTest, NcclChoiceOnASystem) {
 TEST(SimulateCliTest, TopoListNamesTheSystems) {
   CliRun run = run_cli("topo list");
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  for (const SystemPreset &s : all_system_presets())
+  for (const SystemPreset &s : all_system_presets()) {
     EXPECT_NE(run.out.find(std::string(s.name) + " "), std::string::npos) << s.name;
+    EXPECT_NE(run.out.find("source: " + std::string(s.source) + "\n"), std::string::npos) << s.name;
+  }
   EXPECT_NE(run.out.find("Hopper (H100, H200)"), std::string::npos) << run.out;
 }
 
