@@ -112,8 +112,9 @@ Outcome simulate_point(const Point &p, const Trial &trial = {}) {
     return {std::nullopt, "unknown algorithm '" + p.algorithm + "'"};
   if (p.algorithm.ends_with("nvls-off"))
     o.nvls = false;
-  if (p.algorithm.ends_with("min-ctas-24"))
-    o.min_channels = 24;
+  // "... min-ctas-N": NCCL_MIN_CTAS=N, at least N channels.
+  if (const size_t at = p.algorithm.find("min-ctas-"); at != std::string::npos)
+    o.min_channels = std::stoi(p.algorithm.substr(at + std::strlen("min-ctas-")));
   auto run = nccl::simulate_nccl(*kind, p.size, *system, *machine, o);
   if (!run)
     return {std::nullopt, "not simulated: " + run.error().to_string()};
@@ -274,7 +275,12 @@ int main(int argc, char **argv) {
     std::printf("no measurements found\n");
     return 1;
   }
-  if (fitting && !multinode) {
+  if (fitting && multinode) {
+    std::fprintf(stderr, "fidelity_bench: --fit fits on the calibration data only; the "
+                         "multi-node points are held out of every fit\n");
+    return 2;
+  }
+  if (fitting) {
     fit(points, argc > 2 ? argv[2] : "", argc > 3 ? argv[3] : "");
     return 0;
   }

@@ -15,29 +15,6 @@ namespace {
 constexpr const char *kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                                     "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 
-std::string escaped(const std::string &text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-    case '<':
-      out += "&lt;";
-      break;
-    case '>':
-      out += "&gt;";
-      break;
-    case '&':
-      out += "&amp;";
-      break;
-    case '"':
-      out += "&quot;";
-      break;
-    default:
-      out += c;
-    }
-  }
-  return out;
-}
-
 // A tick spacing of 1, 2 or 5 times a power of ten giving about five ticks up to `top`.
 double tick_step(double top) {
   const double raw = top / 5;
@@ -77,7 +54,7 @@ std::string line_plot(const std::string &title, const std::string &y_label,
   std::string svg = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" class=\"plot\">\n"
       "<text x=\"{}\" y=\"18\" class=\"title\">{}</text>\n",
-      W, H, L, escaped(title));
+      W, H, L, viz::xml_escaped(title));
   for (double v = 0; v <= top + step / 2; v += step)
     svg += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" class=\"grid\"/>"
                        "<text x=\"{}\" y=\"{:.1f}\" class=\"ytick\">{:g}</text>\n",
@@ -89,12 +66,12 @@ std::string line_plot(const std::string &title, const std::string &y_label,
       labels, sizes.size() < 2 ? W - L - R : (W - L - R) / double(sizes.size() - 1));
   for (size_t i = 0; i < sizes.size(); i += stride)
     svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"xtick\">{}</text>\n", x(i), H - B + 16,
-                       escaped(labels[i]));
+                       viz::xml_escaped(labels[i]));
   svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"xtick\">message size</text>\n",
                      (L + W - R) / 2, H - B + 36);
   svg += fmt::format("<text x=\"14\" y=\"{:.1f}\" class=\"ylabel\" transform=\"rotate(-90 14 "
                      "{:.1f})\">{}</text>\n",
-                     (H - B + T) / 2, (H - B + T) / 2, escaped(y_label));
+                     (H - B + T) / 2, (H - B + T) / 2, viz::xml_escaped(y_label));
   for (size_t k = 0; k < series.size(); ++k) {
     const Series &s = series[k];
     std::string points, markers;
@@ -110,7 +87,7 @@ std::string line_plot(const std::string &title, const std::string &y_label,
     svg += markers;
     svg += viz::marker_svg(k, series.size(), W - R + 18, T + 18 * double(k) + 6, s.color);
     svg += fmt::format("<text x=\"{}\" y=\"{}\" class=\"legend\">{}</text>\n", W - R + 30,
-                       T + 18 * double(k) + 10, escaped(s.name));
+                       T + 18 * double(k) + 10, viz::xml_escaped(s.name));
   }
   return svg + "</svg>\n";
 }
@@ -135,7 +112,7 @@ std::string plots(const Results &r) {
         speedup.push_back(std::move(s));
       }
       html += fmt::format("<h3>{} on {}</h3>\n<div class=\"figure\">\n", collective_kind_name(c),
-                          escaped(machine_title(study.machines[m]))) +
+                          viz::xml_escaped(machine_title(study.machines[m]))) +
               line_plot("bus bandwidth", "busbw (GB/s)", study.sizes, busbw) +
               line_plot("speedup over " + study.baseline, "speedup", study.sizes, speedup) +
               "</div>\n";
@@ -152,7 +129,7 @@ std::string heat_map(const Results &r, const Heatmap &h) {
   if (std::find(study.sizes.begin(), study.sizes.end(), h.size) == study.sizes.end())
     return fmt::format("<h2>Heat map</h2>\n<p>The heat map is at {}, which this run did not "
                        "simulate (a --quick run has its own sizes).</p>\n",
-                       escaped(format_size(h.size)));
+                       viz::xml_escaped(format_size(h.size)));
   std::map<std::pair<double, double>, double> cells;
   std::set<double> xs, ys;
   // One system's (or family's) machines: two at the same axis values would share a cell.
@@ -187,8 +164,9 @@ std::string heat_map(const Results &r, const Heatmap &h) {
       "<h2>Heat map</h2>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
       "class=\"plot heatmap\">\n<text x=\"{}\" y=\"18\" class=\"title\">{} of {}, {} at "
       "{} on {}</text>\n",
-      W, H, L, h.metric, escaped(study.variants[variant].name), collective_kind_name(h.collective),
-      escaped(format_size(h.size)), escaped(system));
+      W, H, L, h.metric, viz::xml_escaped(study.variants[variant].name),
+      collective_kind_name(h.collective), viz::xml_escaped(format_size(h.size)),
+      viz::xml_escaped(system));
   // Ticks carry values; the axes' titles name what they are (a tick "nic_bandwidth 12.5" is
   // wider than its 80-px column).
   size_t i = 0;
@@ -196,10 +174,10 @@ std::string heat_map(const Results &r, const Heatmap &h) {
     svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"xtick\">{:g}</text>\n",
                        L + C * (double(i++) + 0.5), H - 34, x);
   svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"xtick\">{}</text>\n",
-                     L + C * double(xs.size()) / 2, H - 14, escaped(h.x));
+                     L + C * double(xs.size()) / 2, H - 14, viz::xml_escaped(h.x));
   svg += fmt::format("<text x=\"14\" y=\"{:.1f}\" class=\"ylabel\" transform=\"rotate(-90 14 "
                      "{:.1f})\">{}</text>\n",
-                     T + 15 * double(ys.size()), T + 15 * double(ys.size()), escaped(h.y));
+                     T + 15 * double(ys.size()), T + 15 * double(ys.size()), viz::xml_escaped(h.y));
   size_t j = 0;
   for (double y : ys) {
     const double top = T + 30 * double(j++);
@@ -231,12 +209,13 @@ std::string winners(const Results &r) {
   const Study &study = *r.study;
   std::string html = "<h2>Winner per size</h2>\n<table>\n<tr><th>machine</th><th>collective</th>";
   for (int64_t size : study.sizes)
-    html += "<th>" + escaped(format_size(size)) + "</th>";
+    html += "<th>" + viz::xml_escaped(format_size(size)) + "</th>";
   html += "</tr>\n";
   for (size_t m = 0; m < study.machines.size(); ++m)
     for (CollectiveKind c : study.collectives) {
-      html += fmt::format("<tr><td>{}</td><td>{}</td>", escaped(machine_title(study.machines[m])),
-                          collective_kind_name(c));
+      html +=
+          fmt::format("<tr><td>{}</td><td>{}</td>",
+                      viz::xml_escaped(machine_title(study.machines[m])), collective_kind_name(c));
       for (int64_t size : study.sizes) {
         const auto w = r.winner(m, c, size);
         if (!w) {
@@ -244,7 +223,7 @@ std::string winners(const Results &r) {
           continue;
         }
         const auto s = r.speedup(r.point_of(m, c, *w, size));
-        html += fmt::format("<td>{}{}</td>", escaped(study.variants[*w].name),
+        html += fmt::format("<td>{}{}</td>", viz::xml_escaped(study.variants[*w].name),
                             s ? fmt::format(" ({:.2f}x)", *s) : "");
       }
       html += "</tr>\n";
@@ -261,10 +240,10 @@ std::string failures(const Results &r) {
     const Point &p = r.plan->points[i];
     rows += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
                         "</tr>\n",
-                        escaped(machine_title(r.study->machines[p.machine])),
-                        collective_kind_name(p.collective), escaped(format_size(p.size)),
-                        escaped(r.study->variants[p.variant].name), outcome_status_name(o.status),
-                        escaped(o.note));
+                        viz::xml_escaped(machine_title(r.study->machines[p.machine])),
+                        collective_kind_name(p.collective), viz::xml_escaped(format_size(p.size)),
+                        viz::xml_escaped(r.study->variants[p.variant].name),
+                        outcome_status_name(o.status), viz::xml_escaped(o.note));
   }
   if (rows.empty())
     return "<h2>Points that did not run</h2>\n<p>None: every point ran.</p>\n";
@@ -288,15 +267,16 @@ std::string report_html(const Results &r) {
       ".plot .xtick, .plot .cell {{ text-anchor: middle; }}\n"
       ".plot .ylabel {{ text-anchor: middle; }}\n"
       "</style>\n</head>\n<body>\n<h1>Study: {}</h1>\n",
-      escaped(r.study->name), escaped(r.study->name));
+      viz::xml_escaped(r.study->name), viz::xml_escaped(r.study->name));
   if (!r.study->question.empty())
-    html += "<p class=\"question\">" + escaped(r.study->question) + "</p>\n";
+    html += "<p class=\"question\">" + viz::xml_escaped(r.study->question) + "</p>\n";
   size_t ran = 0;
   for (const Outcome &o : r.outcomes)
     ran += o.status == OutcomeStatus::Ok;
   html += fmt::format("<p>{} points ({} ran, {} did not); speedups are over {}; simulated by "
                       "syncoll (docs/cost-model.md).</p>\n",
-                      r.outcomes.size(), ran, r.outcomes.size() - ran, escaped(r.study->baseline));
+                      r.outcomes.size(), ran, r.outcomes.size() - ran,
+                      viz::xml_escaped(r.study->baseline));
   html += winners(r);
   if (r.study->heatmap)
     html += heat_map(r, *r.study->heatmap);

@@ -1,16 +1,16 @@
 #include "viz/charts.h"
 
+#include "model/text.h"
+
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
 
 namespace syncoll::viz {
-namespace {
-
-std::string escape(const std::string &s) {
+std::string xml_escaped(const std::string &text) {
   std::string out;
-  for (char c : s) {
+  for (char c : text) {
     switch (c) {
     case '&':
       out += "&amp;";
@@ -31,13 +31,7 @@ std::string escape(const std::string &s) {
   return out;
 }
 
-std::string size_label(std::int64_t bytes) {
-  static constexpr const char *kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int unit = 0;
-  while (unit < 4 && bytes >= 1024 && bytes % 1024 == 0)
-    bytes /= 1024, ++unit;
-  return fmt::format("{} {}", bytes, kUnits[unit]);
-}
+namespace {
 
 constexpr const char *kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
                                     "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
@@ -98,10 +92,10 @@ std::string timeline_svg(const simulator::SimulationResult &r, const std::string
                   "font-family=\"Helvetica\" font-size=\"11\">\n",
                   left + width + 20, height);
   out += fmt::format("<text x=\"10\" y=\"20\" font-size=\"14\">{}</text>\n",
-                     escape(fmt::format("{} ({:.3f} us)", title, end_us)));
+                     xml_escaped(fmt::format("{} ({:.3f} us)", title, end_us)));
   for (const auto &[key, name] : rows) {
     const int y = top + row_of[key] * row_h;
-    out += fmt::format("<text x=\"10\" y=\"{}\">{}</text>\n", y + 12, escape(name));
+    out += fmt::format("<text x=\"10\" y=\"{}\">{}</text>\n", y + 12, xml_escaped(name));
     out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#eee\"/>\n", left,
                        y + row_h, left + width, y + row_h);
   }
@@ -112,7 +106,7 @@ std::string timeline_svg(const simulator::SimulationResult &r, const std::string
     const size_t color = std::hash<std::string>{}(s.name) % std::size(kPalette);
     out += fmt::format("<rect x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"{}\" "
                        "fill=\"{}\"><title>{}</title></rect>\n",
-                       x, y, w, row_h - 4, kPalette[color], escape(s.name));
+                       x, y, w, row_h - 4, kPalette[color], xml_escaped(s.name));
   }
   const int axis_y = top + int(rows.size()) * row_h + 15;
   for (int i = 0; i <= 10; ++i) {
@@ -149,7 +143,8 @@ std::string speedup_svg(const std::vector<std::int64_t> &sizes, const std::vecto
       fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
                   "font-family=\"Helvetica\" font-size=\"11\">\n",
                   left + width + 190, top + height + 60);
-  out += fmt::format("<text x=\"{}\" y=\"22\" font-size=\"14\">{}</text>\n", left, escape(title));
+  out +=
+      fmt::format("<text x=\"{}\" y=\"22\" font-size=\"14\">{}</text>\n", left, xml_escaped(title));
   out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" "
                      "stroke=\"#999\"/>\n",
                      left, top, width, height);
@@ -164,17 +159,17 @@ std::string speedup_svg(const std::vector<std::int64_t> &sizes, const std::vecto
                      left, left + width, y_of(1), y_of(1));
   std::vector<std::string> labels;
   for (std::int64_t size : sizes)
-    labels.push_back(size_label(size));
+    labels.push_back(format_size(size));
   const size_t stride =
       tick_stride(labels, sizes.size() <= 1 ? width : width / double(sizes.size() - 1));
   for (size_t i = 0; i < sizes.size(); i += stride)
     out += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", x_of(i),
-                       top + height + 16, size_label(sizes[i]));
+                       top + height + 16, format_size(sizes[i]));
   out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">message size</text>\n",
                      left + width / 2, top + height + 36);
   out += fmt::format("<text x=\"16\" y=\"{}\" transform=\"rotate(-90 16 {})\" "
                      "text-anchor=\"middle\">{}</text>\n",
-                     top + height / 2, top + height / 2, escape(y_label));
+                     top + height / 2, top + height / 2, xml_escaped(y_label));
   for (size_t k = 0; k < series.size(); ++k) {
     std::string points, markers;
     const char *color = kPalette[k % std::size(kPalette)];
@@ -187,8 +182,9 @@ std::string speedup_svg(const std::vector<std::int64_t> &sizes, const std::vecto
                        "points=\"{}\"/>\n",
                        color, line_width(k, series.size()), points);
     out += markers;
-    out += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"{}\">{}</text>\n", left + width + 10,
-                       top + 14 + 16 * int(k), color, escape(series[k].name));
+    out += marker_svg(k, series.size(), left + width + 16, top + 10 + 16 * double(k), color);
+    out += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"{}\">{}</text>\n", left + width + 28,
+                       top + 14 + 16 * int(k), color, xml_escaped(series[k].name));
   }
   return out + "</svg>\n";
 }

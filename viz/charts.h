@@ -18,6 +18,9 @@ struct Series {
   std::vector<double> values; ///< one per size
 };
 
+/// `text` with XML's special characters escaped, for SVG text and attributes.
+std::string xml_escaped(const std::string &text);
+
 /// Chart geometry both the demo's plots and the study report use (text is 11-px sans-serif).
 /// Width of `text` in px, generous: 0.62 em per character (sans-serif digits are 0.56 em).
 double text_width_px(const std::string &text, double font_px = 11);

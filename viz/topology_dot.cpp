@@ -1,9 +1,9 @@
 // The topology drawing. A flat topology draws every rank and link. A hierarchy (nodes of GPUs)
 // draws each node as a cluster and collapses what a person cannot read one by one at cluster
 // scale: a 2-node DGX H100 pair with 8 NICs is 240 links and 64 relations, which laid out one by
-// one made a 31,655-px strip. Collapsed, a node's NICs are one box, the links between two nodes
-// one edge between their NIC boxes, a node's cables to a fabric switch one edge, a full mesh of
-// equal NVLinks one line of the node's label, and each rank's port caps a line of its own label.
+// one made a 31,655-px strip. Collapsed, a node's NICs are one box; its links to the other nodes
+// one edge to "links between nodes", its cables to a fabric switch one edge; a full mesh of equal
+// NVLinks one line of the node's label; each rank's port caps a line of its own label.
 #include "viz/dot.h"
 
 #include <algorithm>
@@ -113,6 +113,12 @@ std::string relation_cluster(const Topology &t, size_t i, const std::set<std::st
   return out;
 }
 
+// A switch vertex, an ellipse under its name.
+std::string switch_vertex(const Topology &t, int vertex, const std::string &indent) {
+  return fmt::format("{}{} [shape=ellipse, style=filled, fillcolor=gray90, label={}];\n", indent,
+                     vertex_node(vertex), quote(t.switches()[size_t(vertex - t.num_ranks())]));
+}
+
 std::string rank_label(int r, const std::string &second, const std::map<int, std::string> &ports) {
   std::string label = fmt::format("rank {}", r);
   if (!second.empty())
@@ -131,9 +137,8 @@ std::string flat_topology_dot(const Topology &t) {
   for (int r = 0; r < t.num_ranks(); ++r)
     out += fmt::format("  {} [label={}];\n", vertex_node(r), quote(rank_label(r, "", ports)));
   // Switches are vertices numbered after the ranks; drawn as ellipses under their names.
-  for (int s = 0; s < t.num_switches(); ++s)
-    out += fmt::format("  {} [shape=ellipse, style=filled, fillcolor=gray90, label={}];\n",
-                       vertex_node(t.num_ranks() + s), quote(t.switches()[size_t(s)]));
+  for (int s = t.num_ranks(); s < t.num_vertices(); ++s)
+    out += switch_vertex(t, s, "  ");
   for (const Link &l : t.links())
     out += link_edge(t, l, "  ");
   for (size_t i = 0; i < t.relations().size(); ++i) {
@@ -230,8 +235,7 @@ public:
     }
     for (int s = t_.num_ranks(); s < t_.num_vertices(); ++s)
       if (node_of_[size_t(s)] < 0 && fabric_box_[size_t(s)] == vertex_node(s))
-        out += fmt::format("  {} [shape=ellipse, style=filled, fillcolor=gray90, label={}];\n",
-                           vertex_node(s), quote(t_.switches()[size_t(s - t_.num_ranks())]));
+        out += switch_vertex(t_, s, "  ");
     for (const auto &[box, label] : fabric_boxes_)
       out += fmt::format("  {} [shape=box, style=\"rounded,filled\", fillcolor=gray90, "
                          "label={}];\n",
@@ -330,9 +334,7 @@ private:
     }
     for (int s = t_.num_ranks(); s < t_.num_vertices(); ++s)
       if (node_of_[size_t(s)] == n)
-        out += fmt::format("    {} [shape=ellipse, style=filled, fillcolor=gray90, "
-                           "label={}];\n",
-                           vertex_node(s), quote(t_.switches()[size_t(s - t_.num_ranks())]));
+        out += switch_vertex(t_, s, "    ");
     if (!mesh)
       for (const Link &l : t_.links())
         if (node_of_[size_t(l.src.value())] == n && node_of_[size_t(l.dst.value())] == n)
@@ -435,12 +437,13 @@ private:
     std::set<std::string> distinct;
     for (const auto &[ends, bundle] : bundles)
       distinct.insert(labels[ends] = bundle.label());
-    // Bundles all alike (a rail-optimized fabric: each node one link to each rail's leaf) are
-    // labelled once, beside the fabric, instead of on each of their edges.
+    // Bundles all alike (a rail-optimized fabric: each node one link to each rail's leaf; or
+    // nodes linked directly, each alike) are labelled once, beside them, not on each edge.
     const bool alike = distinct.size() == 1 && bundles.size() > 2;
     if (alike)
-      out += fmt::format("  bundles [shape=plaintext, label={}];\n",
-                         quote("each node-to-switch edge:\n" + *distinct.begin()));
+      out +=
+          fmt::format("  bundles [shape=plaintext, label={}];\n",
+                      quote(fmt::format("each edge out of a {}:\n{}", level_, *distinct.begin())));
     for (const auto &[ends, bundle] : bundles)
       out += fmt::format("  nic{} -> {} [{}{}, penwidth=2];\n", ends.first, ends.second,
                          bundle.direction(), alike ? "" : ", label=" + quote(labels.at(ends)));
