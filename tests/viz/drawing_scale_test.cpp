@@ -102,10 +102,24 @@ TEST(DrawingScaleTest, ChartLabelsNeverOverlapAndHiddenLinesShow) {
   EXPECT_EQ(overlapping_labels(svg), std::nullopt);
   EXPECT_NE(svg.find(">message size<"), std::string::npos);
   EXPECT_NE(svg.find(">speedup<"), std::string::npos);
-  // Two series on the same values: the one under is wider and marked by another shape.
-  EXPECT_NE(svg.find("<circle"), std::string::npos);
-  EXPECT_NE(svg.find("<rect x=\""), std::string::npos);
-  EXPECT_GT(line_width(0, 3), line_width(1, 3));
+  // Two series on the same values: the one under is wider and marked by another shape, at every
+  // size and in the legend (circles, squares besides the plot's frame, triangles).
+  const auto count = [&](const std::string &what) {
+    size_t n = 0;
+    for (size_t at = svg.find(what); at != std::string::npos; at = svg.find(what, at + 1))
+      ++n;
+    return n;
+  };
+  EXPECT_EQ(count("<circle"), sizes.size() + 1);
+  EXPECT_EQ(count("<rect"), 1 + sizes.size() + 1);
+  EXPECT_EQ(count("<polygon"), sizes.size() + 1);
+  const std::regex width(R"re(<polyline[^>]*stroke-width="([\d.]+)")re");
+  std::vector<double> widths;
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), width); it != std::sregex_iterator();
+       ++it)
+    widths.push_back(std::stod((*it)[1]));
+  ASSERT_EQ(widths.size(), 3u);
+  EXPECT_GT(widths[0], widths[1]);
   if (std::system("command -v rsvg-convert >/dev/null 2>&1") != 0)
     GTEST_SKIP() << "rsvg-convert is not installed (librsvg2-bin): the chart is not rendered";
   const std::filesystem::path dir = std::filesystem::temp_directory_path();
