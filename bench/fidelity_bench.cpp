@@ -9,6 +9,7 @@
 //   ./build/ci/bench/fidelity_bench --multinode [--summary]   # bench/data/nccl_multinode.csv:
 //       # 505 points of 2-67-node clusters, none fitted on; a machine or an algorithm the model
 //       # cannot run yet is listed as missing, with why, and does not fail the run
+//   ./build/ci/bench/fidelity_bench ... --only SET   # the sets whose name starts with SET
 //   ./build/ci/bench/fidelity_bench --fit [Ampere [SET]]   # the calibration (model/hardware.cpp);
 //                                                          # SET: sets held out, then predicted
 #include "model/collective.h"
@@ -77,6 +78,7 @@ struct Outcome {
 // Constants a calibration tries instead of the tables' rows.
 struct Trial {
   const GenerationTraits *generation = nullptr;
+  std::map<Fabric, FabricTraits> fabrics;  ///< by the fabric they stand for
   std::map<std::string, double> launch_us; ///< by system
 };
 
@@ -90,9 +92,12 @@ Outcome simulate_point(const Point &p, const Trial &trial = {}) {
   SystemPreset preset = *found;
   if (auto it = trial.launch_us.find(p.system); it != trial.launch_us.end())
     preset.launch_us = it->second;
+  const auto tried = trial.fabrics.find(preset.fabric);
+  const FabricTraits &fabric =
+      tried != trial.fabrics.end() ? tried->second : fabric_traits(preset.fabric);
   auto system = simulator::make_system_model(
       preset, p.nodes, p.gpus,
-      trial.generation ? *trial.generation : generation_traits(preset.generation));
+      trial.generation ? *trial.generation : generation_traits(preset.generation), fabric);
   if (!system)
     return {std::nullopt, system.error().to_string()};
   auto machine = nccl::nccl_machine(*system);
@@ -183,18 +188,31 @@ void fit(const std::vector<Point> &points, const std::string &only, const std::s
         {"Simple hop", &g.nvlink_hop_us[0]},
         {"LL hop", &g.nvlink_hop_us[1]},
         {"LL128 hop", &g.nvlink_hop_us[2]},
-        {"NIC share", &g.nic_payload_share},
-        {"net hop", &g.net_hop_us},
         {"Simple block GB/s", &g.thread_block_gbps[0]},
         {"LL block GB/s", &g.thread_block_gbps[1]},
         {"LL128 block GB/s", &g.thread_block_gbps[2]},
         {"NVLS share", &g.nvls_payload_share},
         {"NVLS latency", &g.nvls_latency_us},
         {"NVLS step", &g.nvls_step_kib}};
-    Trial trial{&g, {}};
-    for (const Point *p : mine)
-      trial.launch_us.emplace(p->system, find_system_preset(p->system)->launch_us);
-    // The launch knobs' names outlive the descent.
+    Trial trial{&g, {}, {}};
+    for (const Point *p : mine) {
+      const SystemPreset *preset = find_system_preset(p->system);
+      trial.launch_us.emplace(p->system, preset->launch_us);
+      if (p->nodes > 1)
+        trial.fabrics.emplace(preset->fabric, fabric_traits(preset->fabric));
+    }
+    // The fabrics' knobs: those of every fabric the generation's multi-node points cross.
+    std::vector<std::string> fabric_names;
+    for (auto &[id, f] : trial.fabrics)
+      for (const char *what : {"share", "host cost", "connection"})
+        fabric_names.push_back(std::string(f.name) + " " + what);
+    size_t fk = 0;
+    for (auto &[id, f] : trial.fabrics) {
+      knobs.emplace_back(fabric_names[fk++].c_str(), &f.nic_payload_share);
+      knobs.emplace_back(fabric_names[fk++].c_str(), &f.host_cost_us);
+      knobs.emplace_back(fabric_names[fk++].c_str(), &f.connection_gbps);
+    }
+    // The launch knobs' names outlive the descent (as the fabrics' do).
     std::vector<std::string> names;
     for (auto &[system, launch] : trial.launch_us)
       names.push_back("launch " + system);
@@ -211,7 +229,10 @@ void fit(const std::vector<Point> &points, const std::string &only, const std::s
           const double old = *value;
           *value = old * factor;
           // Shares stay at most 1, and LL and LL128 at most Simple's (they carry flags).
-          const bool valid = g.nvlink_payload_share[0] <= 1 && g.nic_payload_share <= 1 &&
+          bool shares_valid = true;
+          for (const auto &[id, f] : trial.fabrics)
+            shares_valid = shares_valid && f.nic_payload_share <= 1;
+          const bool valid = g.nvlink_payload_share[0] <= 1 && shares_valid &&
                              g.nvls_payload_share <= 1 &&
                              g.nvlink_payload_share[1] <= g.nvlink_payload_share[0] &&
                              g.nvlink_payload_share[2] <= g.nvlink_payload_share[0];
@@ -257,6 +278,12 @@ struct Summary {
 } // namespace
 
 int main(int argc, char **argv) {
+  // --only PREFIX (last): the sets whose name starts so, for looking at one machine.
+  std::string only_sets;
+  if (argc > 2 && std::strcmp(argv[argc - 2], "--only") == 0) {
+    only_sets = argv[argc - 1];
+    argc -= 2;
+  }
   // --multinode: the multi-node clusters' measurements, held out of every fit.
   const bool multinode = argc > 1 && std::strcmp(argv[1], "--multinode") == 0;
   if (multinode) {
@@ -292,7 +319,7 @@ int main(int argc, char **argv) {
                 "gpus", "collective", "algo", "size", "measured us", "simulated us", "error",
                 "busbw", "sim busbw", "NCCL choice");
   for (const Point &p : points) {
-    if (quick && p.size > (int64_t(16) << 20))
+    if ((quick && p.size > (int64_t(16) << 20)) || !p.set.starts_with(only_sets))
       continue;
     Outcome outcome = simulate_point(p);
     std::optional<double> simulated = outcome.us;

@@ -25,8 +25,6 @@ constexpr double kBlackwellInter[] = {96, 86,   80, 48, 45.1, 42, 40,  30,  24, 
 constexpr struct {
   std::array<double, 3> nvlink_payload_share{0.80, 0.351, 0.44};
   std::array<double, 3> nvlink_hop_us{20.14, 0.63, 5.39};
-  double nic_payload_share = 0.926;
-  double net_hop_us = 7.12;
   std::array<double, 3> thread_block_gbps{28.14, 19.0, 21.5};
 } kAmpereFit;
 
@@ -50,8 +48,6 @@ const GenerationTraits kGenerations[] = {
      // stands in for what the model lacks at 4-128 MiB on A100 and is not carried over.
      .nvlink_payload_share = {0.80, 0.40, 0.75},
      .nvlink_hop_us = {3.4, 0.6, 1.9},
-     .nic_payload_share = 0.80,
-     .net_hop_us = 2.7,
      .thread_block_gbps = kAmpereFit.thread_block_gbps,
      .nvls_payload_share = 0,
      .nvls_latency_us = 0,
@@ -71,8 +67,6 @@ const GenerationTraits kGenerations[] = {
      .nccl_nvls_channels = 0,
      .nvlink_payload_share = kAmpereFit.nvlink_payload_share,
      .nvlink_hop_us = kAmpereFit.nvlink_hop_us,
-     .nic_payload_share = kAmpereFit.nic_payload_share,
-     .net_hop_us = kAmpereFit.net_hop_us,
      .thread_block_gbps = kAmpereFit.thread_block_gbps,
      .nvls_payload_share = 0,
      .nvls_latency_us = 0,
@@ -92,8 +86,6 @@ const GenerationTraits kGenerations[] = {
      .nccl_nvls_channels = 16,
      .nvlink_payload_share = {0.82, 0.295, 0.77},
      .nvlink_hop_us = {3.4, 0.475, 1.9},
-     .nic_payload_share = 0.80,
-     .net_hop_us = 2.7,
      .thread_block_gbps = {75.6, 68.0, 75.6},
      .nvls_payload_share = 0.665,
      .nvls_latency_us = 8.91,
@@ -113,8 +105,6 @@ const GenerationTraits kGenerations[] = {
      .nccl_nvls_channels = 24,
      .nvlink_payload_share = {0.80, 0.40, 0.75},
      .nvlink_hop_us = {6.43, 0.6, 1.9},
-     .nic_payload_share = 0.80,
-     .net_hop_us = 2.7,
      .thread_block_gbps = {31.1, 31.1, 31.1},
      .nvls_payload_share = 0.6,
      .nvls_latency_us = 5.18,
@@ -125,46 +115,117 @@ const GenerationTraits kGenerations[] = {
 static_assert(std::size(kGenerations) == size_t(GpuGeneration::Blackwell) + 1,
               "one row per generation");
 
+// The fabrics. Line rates are the NICs' (the system rows carry them); the latencies, shares and
+// connection rates are fitted by `bench/fidelity_bench --fit` where measurements exist
+// (docs/cost-model.md, "The fabric") and carried from the nearest fitted row where not.
+const FabricTraits kFabrics[] = {
+    {Fabric::InfinibandEdr, "ib_edr", "InfiniBand EDR, 100 Gb/s per port (ConnectX-4/5)", 0.926,
+     2.0, 5.12, 12.5, "InfiniBand Trade Association roadmap; shares and latencies as ib_hdr"},
+    {Fabric::InfinibandHdr, "ib_hdr", "InfiniBand HDR, 200 Gb/s per port (ConnectX-6)", 0.926, 2.0,
+     5.12, 25,
+     "ConnectX-6 product brief; fitted with the A100 generation on 2 NDv4 nodes (MSCCLPP-NDV4)"},
+    {Fabric::InfinibandNdr, "ib_ndr", "InfiniBand NDR, 400 Gb/s per port (ConnectX-7)", 0.98, 2.0,
+     11.0, 20.3,
+     "ConnectX-7 product brief; fitted on an H100 cluster of 2-8 nodes (16 channels plateau at "
+     "321 GB/s, 24 at 392) and a 64-node B200 forced ring"},
+    {Fabric::InfinibandXdr, "ib_xdr", "InfiniBand XDR, 800 Gb/s per port (ConnectX-8)", 0.98, 2.0,
+     11.0, 20.3,
+     "ConnectX-8 SuperNIC product brief; shares and latencies as ib_ndr (no measurement)"},
+    {Fabric::Roce, "roce", "RoCE v2 over 100-400 Gb/s Ethernet (ConnectX, lossless fabric)", 0.95,
+     2.0, 8.0, 25, "fitted on 2 A100 nodes of 16 x 100 Gb/s RoCE (OCI BM.GPU4.8, 8 B to 4 KiB)"},
+    {Fabric::EfaV1, "efa_v1", "AWS Elastic Fabric Adapter, 100 Gb/s per NIC (p4d, p4de)", 0.926,
+     2.0, 5.12, 12.5,
+     "AWS p4d instance page; fitted with the A100 generation on 2 p4de nodes (AWS-P4DE), whose "
+     "nccl-tests floor holds the rest of EFA's per-call cost"},
+    {Fabric::EfaV2, "efa_v2", "AWS EFA v2, 32 x 100 Gb/s per node (p5)", 0.95, 2.0, 18.0, 12.5,
+     "AWS p5 instance page; shares and latencies as efa_v4, one 100 Gb/s device per connection"},
+    {Fabric::EfaV3, "efa_v3", "AWS EFA v3, 16 x 200 Gb/s per node (p5en)", 0.95, 2.0, 18.0, 20.3,
+     "AWS p5en instance page; shares and latencies as efa_v4"},
+    {Fabric::EfaV4, "efa_v4", "AWS EFA v4, 8 x 400 Gb/s per node (p6-b200)", 0.95, 2.0, 18.0, 20.3,
+     "AWS p6-b200 instance page; share fitted on 4 p6-b200 nodes at 512 MiB-16 GiB "
+     "(STAS-B200x4N-PT); the latency is an estimate, that run's PyTorch floor hides it; the "
+     "connection rate as ib_ndr's"},
+    {Fabric::GcpTcpxo, "tcpxo", "GCP GPUDirect-TCPXO, 8 x 200 Gb/s per node (a3-mega)", 0.90, 5.0,
+     25.0, 12.5,
+     "Google Cloud A3 Mega documentation (line rate); the latencies and share are estimates of a "
+     "TCP offload path, no measurement here"},
+};
+static_assert(std::size(kFabrics) == size_t(Fabric::GcpTcpxo) + 1, "one row per fabric");
+
 const SystemPreset kSystems[] = {
     {"dgx1", "DGX-1: 8 V100 SXM2 in the NVLink2 hybrid cube-mesh, 4 EDR 100 Gb/s NICs",
-     GpuGeneration::Volta, "dgx1", 8, 4, 12.5, 8, 6, 2,
+     GpuGeneration::Volta, "dgx1", 8, 4, 12.5, Fabric::InfinibandEdr, 8, 6, 2,
      "NVIDIA DGX-1 system architecture whitepaper; SCCL section 5.1.1"},
     {"dgx_a100",
      "DGX A100: 8 A100 SXM4, NVLink3 (12 links per GPU) + NVSwitch, 8 HDR 200 Gb/s NICs",
-     GpuGeneration::Ampere, "dgx_a100", 8, 8, 25, 8, 0, 0, "NVIDIA DGX A100 system architecture"},
+     GpuGeneration::Ampere, "dgx_a100", 8, 8, 25, Fabric::InfinibandHdr, 8, 0, 0,
+     "NVIDIA DGX A100 system architecture"},
     {"dgx_h100",
      "DGX H100: 8 H100 SXM5, NVLink4 (18 links per GPU) + NVSwitch with NVLS, 8 NDR 400 Gb/s "
      "NICs",
-     GpuGeneration::Hopper, "dgx_h100", 8, 8, 50, 8, 0, 0, "NVIDIA DGX H100 user guide"},
+     GpuGeneration::Hopper, "dgx_h100", 8, 8, 50, Fabric::InfinibandNdr, 8, 0, 0,
+     "NVIDIA DGX H100 user guide"},
     {"dgx_h200", "DGX H200: as DGX H100, with H200 (141 GB HBM3e)", GpuGeneration::Hopper,
-     "dgx_h100", 8, 8, 50, 8, 0, 0, "NVIDIA DGX H200 user guide"},
+     "dgx_h100", 8, 8, 50, Fabric::InfinibandNdr, 8, 0, 0, "NVIDIA DGX H200 user guide"},
     {"dgx_b200", "DGX B200: 8 B200, NVLink5 (18 links of 50 GB/s per GPU) + NVSwitch",
-     GpuGeneration::Blackwell, "dgx_b200", 8, 8, 50, 8, 0, 0, "NVIDIA DGX B200 user guide"},
+     GpuGeneration::Blackwell, "dgx_b200", 8, 8, 50, Fabric::InfinibandNdr, 8, 0, 0,
+     "NVIDIA DGX B200 user guide"},
+    // Machines users rent or buy, from their public specs: the node's NICs as GPU-aligned
+    // rails of the node's total rate (a p5's 32 x 100 Gb/s EFA as 8 x 400), nccl-tests' floor.
+    {"dgx_superpod_h100",
+     "DGX SuperPOD H100: DGX H100 nodes, rail-optimized NDR 400 Gb/s InfiniBand, 8 NICs per node",
+     GpuGeneration::Hopper, "dgx_h100", 8, 8, 50, Fabric::InfinibandNdr, 8, 0, 0,
+     "NVIDIA DGX SuperPOD H100 reference architecture"},
+    {"dgx_superpod_b200",
+     "DGX SuperPOD B200: DGX B200 nodes, rail-optimized NDR 400 Gb/s InfiniBand, 8 NICs per node",
+     GpuGeneration::Blackwell, "dgx_b200", 8, 8, 50, Fabric::InfinibandNdr, 8, 0, 0,
+     "NVIDIA DGX SuperPOD B200 reference architecture"},
+    {"aws_p5",
+     "AWS p5.48xlarge: 8 H100 80GB, NVSwitch, 32 x 100 Gb/s EFA v2 (8 x 400 per GPU rail)",
+     GpuGeneration::Hopper, "dgx_h100", 8, 8, 50, Fabric::EfaV2, 8, 0, 0,
+     "AWS EC2 P5 instance types page"},
+    {"aws_p5en",
+     "AWS p5en.48xlarge: 8 H200 141GB, NVSwitch, 16 x 200 Gb/s EFA v3 (8 x 400 per GPU rail)",
+     GpuGeneration::Hopper, "dgx_h100", 8, 8, 50, Fabric::EfaV3, 8, 0, 0,
+     "AWS EC2 P5en instance types page"},
+    {"aws_p6_b200", "AWS p6-b200.48xlarge: 8 B200, NVSwitch, 8 x 400 Gb/s EFA v4",
+     GpuGeneration::Blackwell, "dgx_b200", 8, 8, 50, Fabric::EfaV4, 8, 0, 0,
+     "AWS EC2 P6-B200 instance types page"},
+    {"gcp_a3_mega", "GCP a3-megagpu-8g: 8 H100 80GB, NVSwitch, 8 x 200 Gb/s GPUDirect-TCPXO",
+     GpuGeneration::Hopper, "dgx_h100", 8, 8, 25, Fabric::GcpTcpxo, 8, 0, 0,
+     "Google Cloud GPU machine types (A3 Mega)"},
+    {"gcp_a4", "GCP a4-highgpu-8g: 8 B200, NVSwitch, 8 x 400 Gb/s RoCE (ConnectX-7)",
+     GpuGeneration::Blackwell, "dgx_b200", 8, 8, 50, Fabric::Roce, 8, 0, 0,
+     "Google Cloud GPU machine types (A4)"},
+    {"oci_bm_gpu4_8", "OCI BM.GPU4.8: 8 A100 40GB, NVSwitch, 16 x 100 Gb/s RoCE (8 x 200 per GPU)",
+     GpuGeneration::Ampere, "dgx_a100", 8, 8, 25, Fabric::Roce, 8, 0, 0,
+     "Oracle Cloud bare metal GPU shapes (BM.GPU4.8)"},
     // Machines as measured (docs/cost-model.md, "Calibration"): the same hardware rows, and
     // the host-side floor of the harness that measured them, fitted to its smallest message.
     {"azure_nd_a100_v4",
      "Azure ND A100 v4: 8 A100 80GB, NVLink3 + NVSwitch, 8 HDR 200 Gb/s NICs; nccl-tests",
-     GpuGeneration::Ampere, "dgx_a100", 8, 8, 25, 32.5, 0, 0,
+     GpuGeneration::Ampere, "dgx_a100", 8, 8, 25, Fabric::InfinibandHdr, 32.5, 0, 0,
      "Azure/AI-benchmarking-guide ND_A100_v4_results.md (NCCL 2.18.5)"},
     {"ndv4_mscclpp", "Azure NDv4 as the MSCCL++ authors measured it (nccl-tests, NCCL 2.17.1)",
-     GpuGeneration::Ampere, "dgx_a100", 8, 8, 25, 8.34, 0, 0,
+     GpuGeneration::Ampere, "dgx_a100", 8, 8, 25, Fabric::InfinibandHdr, 8.34, 0, 0,
      "microsoft/mscclpp performance notes"},
     {"azure_nd_h100_v5",
      "Azure ND H100 v5: 8 H100 80GB, NVLink4 + NVSwitch, 8 NDR 400 Gb/s NICs; nccl-tests",
-     GpuGeneration::Hopper, "dgx_h100", 8, 8, 50, 21.45, 0, 0,
+     GpuGeneration::Hopper, "dgx_h100", 8, 8, 50, Fabric::InfinibandNdr, 21.45, 0, 0,
      "Azure/AI-benchmarking-guide ND_H100_v5_results.md (NCCL 2.18.5)"},
     {"azure_nd_h200_v5", "Azure ND H200 v5: 8 H200 141GB, as ND H100 v5; nccl-tests",
-     GpuGeneration::Hopper, "dgx_h100", 8, 8, 50, 21, 0, 0,
+     GpuGeneration::Hopper, "dgx_h100", 8, 8, 50, Fabric::InfinibandNdr, 21, 0, 0,
      "Azure/AI-benchmarking-guide ND_H200_v5_results.md (NCCL 2.20.5)"},
     {"h200_nccl_tests", "8 H200 SXM (NV18), nccl-tests, NCCL 2.27.7", GpuGeneration::Hopper,
-     "dgx_h100", 8, 8, 50, 8, 0, 0, "stas00/ml-engineering network/README.md"},
+     "dgx_h100", 8, 8, 50, Fabric::InfinibandNdr, 8, 0, 0,
+     "stas00/ml-engineering network/README.md"},
     {"h200_pytorch", "8 H200 SXM (NV18), torch.distributed.all_reduce, NCCL 2.27.7",
-     GpuGeneration::Hopper, "dgx_h100", 8, 8, 50, 31.6, 0, 0,
+     GpuGeneration::Hopper, "dgx_h100", 8, 8, 50, Fabric::InfinibandNdr, 31.6, 0, 0,
      "stas00/ml-engineering all-reduce-8xH200.md"},
     {"b200_nccl_tests", "8 B200 (AWS p6-b200), nccl-tests, NCCL 2.27.7", GpuGeneration::Blackwell,
-     "dgx_b200", 8, 8, 50, 7.92, 0, 0, "stas00/ml-engineering network/README.md"},
+     "dgx_b200", 8, 8, 50, Fabric::EfaV4, 7.92, 0, 0, "stas00/ml-engineering network/README.md"},
     {"aws_p4de", "AWS p4de.24xlarge: 8 A100 80GB, NVSwitch, 4 x 100 Gb/s EFA; nccl-tests",
-     GpuGeneration::Ampere, "dgx_a100", 8, 4, 12.5, 141.1, 0, 0,
+     GpuGeneration::Ampere, "dgx_a100", 8, 4, 12.5, Fabric::EfaV1, 141.1, 0, 0,
      "aws-samples/awsome-distributed-training nccl-tests README"},
 };
 
@@ -182,6 +243,23 @@ std::span<const GenerationTraits> all_generations() {
 
 std::span<const SystemPreset> all_system_presets() {
   return kSystems;
+}
+
+const FabricTraits &fabric_traits(Fabric fabric) {
+  const FabricTraits &row = kFabrics[static_cast<size_t>(fabric)];
+  SYNCOLL_INVARIANT(row.fabric == fabric, "the fabric table is out of order");
+  return row;
+}
+
+std::span<const FabricTraits> all_fabrics() {
+  return kFabrics;
+}
+
+const FabricTraits *find_fabric(std::string_view name) {
+  for (const FabricTraits &f : kFabrics)
+    if (name_key(f.name) == name_key(name))
+      return &f;
+  return nullptr;
 }
 
 const SystemPreset *find_system_preset(std::string_view name) {

@@ -46,10 +46,6 @@ struct GenerationTraits {
   /// Latency of one hop of a pipelined step over NVLink beyond the wire's, per protocol, in
   /// microseconds: the flag round trip of a FIFO slot.
   std::array<double, 3> nvlink_hop_us;
-  /// Share of the NIC's line rate a network transfer moves as payload (proxy, GPU Direct RDMA).
-  double nic_payload_share;
-  /// Latency of one network hop beyond the NIC's, microseconds.
-  double net_hop_us;
   /// Bandwidth one CUDA block copies at per protocol (Simple, LL, LL128), GB/s: the cap of one
   /// channel or thread block. LL and LL128 store a flag with every line and the receiver polls
   /// them, so a block moves less in them than in Simple's bulk copies.
@@ -72,6 +68,47 @@ struct GenerationTraits {
 [[nodiscard]] const GenerationTraits &generation_traits(GpuGeneration generation);
 [[nodiscard]] std::span<const GenerationTraits> all_generations();
 
+/// The network between nodes, by transport. NICs per node and their line rate are the system's;
+/// what one message across the network costs and what one of NCCL's connections can move are the
+/// fabric's, whatever GPU sends them.
+enum class Fabric {
+  InfinibandEdr,
+  InfinibandHdr,
+  InfinibandNdr,
+  InfinibandXdr,
+  Roce,
+  EfaV1,
+  EfaV2,
+  EfaV3,
+  EfaV4,
+  GcpTcpxo,
+};
+
+struct FabricTraits {
+  Fabric fabric;
+  std::string_view name; ///< as --fabric takes it
+  std::string_view description;
+  /// Share of the NIC's line rate a transfer moves as payload (headers, RDMA write framing).
+  double nic_payload_share;
+  /// One message across the network beyond its serialization, microseconds: NIC to NIC through
+  /// the switches, and the completion's way back to the sender's proxy.
+  double message_latency_us;
+  /// What the host adds to every message, microseconds: NCCL's proxy thread posting the send and
+  /// polling its completion (a kernel-bypass NIC keeps it small; a TCP or SRD stack does not).
+  double host_cost_us;
+  /// The most one NCCL connection (one channel to one peer: its proxy's pipeline of 8 slots over
+  /// one queue pair) moves, GB/s; a node reaches its NICs' line rate only with enough channels.
+  double connection_gbps;
+  /// Where the figures come from: the line rate's document, and the measurements the latencies
+  /// and shares were fitted to (or the row they were carried from).
+  std::string_view source;
+};
+
+[[nodiscard]] const FabricTraits &fabric_traits(Fabric fabric);
+[[nodiscard]] std::span<const FabricTraits> all_fabrics();
+/// The fabric of that name (case-insensitive, '-' and '_' ignored); none when unknown.
+[[nodiscard]] const FabricTraits *find_fabric(std::string_view name);
+
 /// A machine as it was measured: which GPUs, how they are joined, and the host side.
 struct SystemPreset {
   std::string_view name;
@@ -83,6 +120,8 @@ struct SystemPreset {
   int nics_per_node;
   /// One NIC's line rate, GB/s.
   double nic_gbps;
+  /// The network between nodes.
+  Fabric fabric;
   /// Host-side cost of one collective call: the kernel launch and the benchmark loop around it
   /// (nccl-tests or a framework), microseconds.
   double launch_us;

@@ -168,6 +168,8 @@ std::optional<std::string> left_out_costs(const simulator::CostModel &model, Pro
     return "a per-message latency";
   if (model.thread_block_gbps[p] > 0)
     return "a thread block's copy bandwidth";
+  if (model.connection_gbps > 0)
+    return "a network connection's rate";
   if (model.memory_gbps > 0)
     return "the memory bandwidth of reductions";
   if (model.launch > 0 || model.step_overhead > 0)

@@ -35,6 +35,10 @@ struct CostModel {
   std::array<int, 3> fifo_capacity = per_protocol(&ProtocolTraits::fifo_messages);
   /// Most bytes per nanosecond one thread block copies or reduces, per protocol (0: unlimited).
   std::array<double, 3> thread_block_gbps{0, 0, 0};
+  /// Most bytes per nanosecond one connection between ranks of different nodes moves (the
+  /// fabric's `connection_gbps`; 0: unlimited). Nodes are the topology's outermost hierarchy
+  /// level; a topology without one has no such connections.
+  double connection_gbps = 0;
   /// Memory bandwidth a reduction uses, reading two operands and writing one (0: free).
   double memory_gbps = 0;
   /// How transfers cross intermediate ranks when two ranks have no direct link.

@@ -61,6 +61,9 @@ struct Fifo {
   int pusher = -1;               ///< thread block blocked pushing (global index), -1 none
   int popper = -1;               ///< thread block blocked popping
   int sender = -1; ///< thread block whose network-run transfer is under way (arrival kNever)
+  /// Most bytes/ns its transfers move (0: the links' rates): the sending thread block's copy
+  /// rate, and across nodes the fabric's per-connection rate.
+  double rate_cap = 0;
 };
 
 enum EventKind : uint32_t { kWake = 0 };
@@ -212,7 +215,7 @@ private:
                                       "has no route {}->{}",
                                       s.value(), r.value(), c.value(), t_.name(), s.value(),
                                       r.value()));
-        fifos_.push_back({route, MessageRing(capacity_), -1, -1});
+        fifos_.push_back({route, MessageRing(capacity_), -1, -1, -1, connection_cap(s, r)});
       }
       return it->second;
     };
@@ -295,6 +298,18 @@ private:
   }
   int chunks_in_message(const Instruction &in, int n) const { return n <= 1 ? in.count : 1; }
   double block_gbps() const { return o_.model.thread_block_gbps[CostModel::index(proto_)]; }
+  // The rate cap of a connection s -> r: the thread block's, and the fabric's where s and r are
+  // in different nodes (units of the topology's innermost hierarchy level, its GPUs).
+  double connection_cap(RankId s, RankId r) const {
+    double cap = block_gbps();
+    const auto &levels = t_.hierarchy().levels;
+    if (o_.model.connection_gbps > 0 && levels.size() >= 2) {
+      const int per_node = levels.back().size;
+      if (s.value() / per_node != r.value() / per_node)
+        cap = cap > 0 ? std::min(cap, o_.model.connection_gbps) : o_.model.connection_gbps;
+    }
+    return cap;
+  }
   Picoseconds copy_time(int64_t bytes) const {
     return block_gbps() > 0 ? transfer_ps(bytes, block_gbps()) : 0;
   }
@@ -379,7 +394,7 @@ private:
       if (out_fifo) {
         const std::span<const LinkId> route = out_fifo->route;
         const auto t = network_.start(route, bytes, now, o_.model.switching, uint32_t(tb.send_fifo),
-                                      block_gbps());
+                                      out_fifo->rate_cap);
         if (!t) {
           // Fair-shared or multi-hop: the thread block holds its connection until the network
           // says the message is in.
@@ -390,9 +405,12 @@ private:
           tb.busy_until = kNever;
           return;
         }
-        // A thread block slower than the link stretches the transfer by the difference.
+        // A thread block or connection slower than the link stretches the transfer by the
+        // difference.
         const Picoseconds serial = network_.serialization(route.front(), bytes);
-        const Picoseconds hold = t->start + std::max(serial, copy_time(bytes));
+        const Picoseconds capped =
+            out_fifo->rate_cap > 0 ? transfer_ps(bytes, out_fifo->rate_cap) : 0;
+        const Picoseconds hold = t->start + std::max(serial, capped);
         const Picoseconds arrival = t->arrival +
                                     o_.model.message_latency[CostModel::index(proto_)] +
                                     (hold - t->start - serial);

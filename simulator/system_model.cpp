@@ -149,11 +149,12 @@ Topology with_fair_ports(const Topology &topology) {
 }
 
 Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, int gpus) {
-  return make_system_model(preset, nodes, gpus, generation_traits(preset.generation));
+  return make_system_model(preset, nodes, gpus, generation_traits(preset.generation),
+                           fabric_traits(preset.fabric));
 }
 
 Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, int gpus,
-                                        const GenerationTraits &g) {
+                                        const GenerationTraits &g, const FabricTraits &f) {
   if (gpus == 0)
     gpus = preset.gpus_per_node;
   if (gpus < 1 || gpus > preset.gpus_per_node)
@@ -172,7 +173,7 @@ Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, i
     SYNCOLL_TRY(one, Topology::create({"single_gpu", 1, {}, {}, {}, {}}));
     node = std::move(one);
   }
-  const double nic_gbps = preset.nic_gbps * g.nic_payload_share;
+  const double nic_gbps = preset.nic_gbps * f.nic_payload_share;
   TopologyDraft draft;
   if (nodes > 1) {
     SYNCOLL_TRY(
@@ -193,7 +194,7 @@ Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, i
       l.bandwidth = BytesPerNs{l.bandwidth.value * simple_share};
       l.alpha = Nanoseconds{0};
     } else {
-      l.alpha = Nanoseconds{g.net_hop_us * 1000};
+      l.alpha = Nanoseconds{(f.message_latency_us + f.host_cost_us) * 1000};
     }
   }
   add_host_paths(draft, nodes, gpus, preset);
@@ -203,7 +204,7 @@ Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, i
   if (draft.hierarchy.empty())
     draft.hierarchy = {{{"node", 1}, {"gpu", gpus}},
                        preset.nics_per_node,
-                       BytesPerNs{preset.nic_gbps * g.nic_payload_share}};
+                       BytesPerNs{preset.nic_gbps * f.nic_payload_share}};
   line_draft.name = draft.name;
   line_draft.hierarchy = draft.hierarchy;
   line_draft.hierarchy.nic_bandwidth = BytesPerNs{preset.nic_gbps};
@@ -217,11 +218,13 @@ Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, i
     m.message_latency[i] = us_to_ps(g.nvlink_hop_us[i]);
   }
   m.thread_block_gbps = g.thread_block_gbps;
+  m.connection_gbps = f.connection_gbps;
   m.launch = us_to_ps(preset.launch_us);
   m.sharing_window = default_sharing_window(preset, nodes);
   m.sharing_window_hop_ratio = kSharingWindowHopRatio;
   m.sharing_window_from_hops = kSharingWindowFromHops;
-  SystemModel s{&preset, &g, nodes, gpus, std::move(topology), std::move(line_topology), m, false};
+  SystemModel s{&preset, &g,   &f, nodes, gpus, std::move(topology), std::move(line_topology),
+                m,       false};
   s.nvls = g.nccl_nvls_efficiency > 0 && !s.topology.relations().empty() && gpus > 1;
   return s;
 }

@@ -20,11 +20,12 @@ struct AlgorithmExecutor {
 struct SystemModel {
   const SystemPreset *preset = nullptr;
   const GenerationTraits *generation = nullptr;
+  const FabricTraits *fabric = nullptr; ///< the network between nodes
   int nodes = 1;
   int gpus_per_node = 0;
   /// Links at the Simple protocol's payload rate (NVLink line rate x the generation's Simple
-  /// share, NICs at theirs); intra-node links carry no latency of their own, network links the
-  /// generation's network hop.
+  /// share, NICs at the fabric's share); intra-node links carry no latency of their own, network
+  /// links the fabric's message latency and host cost.
   Topology topology;
   /// The same links at their line rates: what NCCL's topology search sees.
   Topology line_topology;
@@ -100,10 +101,11 @@ inline constexpr size_t kSharingWindowFromHops = 4096;
 /// `gpus_per_node` GPUs and the links among them).
 [[nodiscard]] Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes = 1,
                                                       int gpus_per_node = 0);
-/// The same with another row for the preset's generation (a calibration trying constants); the
-/// row must outlive the model.
+/// The same with other rows for the preset's generation and fabric (a calibration trying
+/// constants, a what-if on another fabric); the rows must outlive the model.
 [[nodiscard]] Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes,
                                                       int gpus_per_node,
-                                                      const GenerationTraits &generation);
+                                                      const GenerationTraits &generation,
+                                                      const FabricTraits &fabric);
 
 } // namespace syncoll::simulator

@@ -48,7 +48,8 @@ struct BuiltMachine {
       preset.nic_gbps = m.nic_gbps;
     generation.nvlink_line_gbps *= m.nvlink_scale;
     generation.nccl_nvlink_gbps *= m.nvlink_scale;
-    auto s = simulator::make_system_model(preset, m.nodes, m.gpus, generation);
+    auto s = simulator::make_system_model(preset, m.nodes, m.gpus, generation,
+                                          fabric_traits(preset.fabric));
     if (s)
       system.emplace(std::move(*s));
     else

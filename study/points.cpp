@@ -15,12 +15,14 @@ std::string calibration_key(const SystemPreset &p) {
   std::string key =
       fmt::format("preset={},{},{},{},{},{},{},{}", p.name, p.node_topology, p.gpus_per_node,
                   p.nics_per_node, p.nic_gbps, p.launch_us, p.host_path_gbps, p.socket_links);
-  key += fmt::format(";generation={},{},{},{},{},{},{},{},{},{},{},{},{},{}", g.name,
-                     g.nvlink_line_gbps, g.nccl_nvlink_gbps, fmt::join(g.nvlink_payload_share, "/"),
-                     fmt::join(g.nvlink_hop_us, "/"), g.nic_payload_share, g.net_hop_us,
-                     fmt::join(g.thread_block_gbps, "/"), g.nvls_payload_share, g.nvls_latency_us,
-                     g.nvls_step_kib, g.executor_step_us, g.nccl_ll_max_gbps,
-                     g.nccl_tree_channel_gbps);
+  const FabricTraits &f = fabric_traits(p.fabric);
+  key += fmt::format(";fabric={},{},{},{},{}", f.name, f.nic_payload_share, f.message_latency_us,
+                     f.host_cost_us, f.connection_gbps);
+  key += fmt::format(";generation={},{},{},{},{},{},{},{},{},{},{},{}", g.name, g.nvlink_line_gbps,
+                     g.nccl_nvlink_gbps, fmt::join(g.nvlink_payload_share, "/"),
+                     fmt::join(g.nvlink_hop_us, "/"), fmt::join(g.thread_block_gbps, "/"),
+                     g.nvls_payload_share, g.nvls_latency_us, g.nvls_step_kib, g.executor_step_us,
+                     g.nccl_ll_max_gbps, g.nccl_tree_channel_gbps);
   return key;
 }
 

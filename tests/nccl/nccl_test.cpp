@@ -475,7 +475,7 @@ TEST(NcclRunTest, PointToPointAcrossTheNetworkMovesOneSmallChunkPerMessage) {
   auto a2a = simulate_nccl(CollectiveKind::Alltoall, int64_t(1) << 30, *two, *machine);
   auto ag = simulate_nccl(CollectiveKind::Allgather, int64_t(1) << 30, *two, *machine);
   ASSERT_TRUE(a2a && ag);
-  const double nic = two->preset->nic_gbps * two->generation->nic_payload_share;
+  const double nic = two->preset->nic_gbps * two->fabric->nic_payload_share;
   EXPECT_LT(a2a->result.busbw_gbps, 0.9 * nic);
   EXPECT_NEAR(a2a->result.busbw_gbps / ag->result.busbw_gbps, 1.0, 0.25);
 }
