@@ -60,6 +60,12 @@ void TopologyOptions::add_to(CLI::App &command, bool positional, bool required) 
                    "fat_tree: rail-optimized, a leaf per NIC index in each leaf group");
 }
 
+void TopologyOptions::add_fabric_to(CLI::App &command) {
+  command.add_option("--fabric", fabric,
+                     "--system: the network between nodes instead of the preset's (syncoll topo "
+                     "list names them: ib_ndr, roce, efa_v4, tcpxo, ...)");
+}
+
 namespace {
 
 // Why `folder` cannot take new files; empty when it can.
@@ -208,16 +214,29 @@ Expected<BuiltSystem> build_system(const std::string &name, const TopologyOption
     return fail({}, fmt::format("--nic-bandwidth must be between 0 and 100000 GB/s, got {}",
                                 *p.nic_bandwidth_gbps));
   auto preset = std::make_unique<SystemPreset>(*named);
+  if (!options.fabric.empty()) {
+    const FabricTraits *fabric = find_fabric(options.fabric);
+    if (!fabric) {
+      std::string known;
+      for (const FabricTraits &f : all_fabrics())
+        known += (known.empty() ? "" : ", ") + std::string(f.name);
+      return fail({}, fmt::format("unknown fabric '{}' (known: {})", options.fabric, known));
+    }
+    preset->fabric = fabric->fabric;
+  }
   if (p.nics)
     preset->nics_per_node = *p.nics;
   if (p.nic_bandwidth_gbps)
     preset->nic_gbps = *p.nic_bandwidth_gbps;
   SYNCOLL_TRY(model,
               simulator::make_system_model(*preset, p.nodes.value_or(1), p.gpus.value_or(0)));
-  if ((p.nics || p.nic_bandwidth_gbps) && model.nodes == 1)
+  if ((p.nics || p.nic_bandwidth_gbps || !options.fabric.empty()) && model.nodes == 1)
     return fail({}, fmt::format("--{} shapes the network between nodes; one node of '{}' has none "
                                 "(give --nodes 2 or more)",
-                                p.nics ? "nics" : "nic-bandwidth", name));
+                                p.nics                 ? "nics"
+                                : p.nic_bandwidth_gbps ? "nic-bandwidth"
+                                                       : "fabric",
+                                name));
   if (p.nics && *p.nics > model.gpus_per_node)
     return fail({}, fmt::format("--nics {}: a node of {} GPUs uses at most {} NICs (one per GPU)",
                                 *p.nics, model.gpus_per_node, model.gpus_per_node));
@@ -231,6 +250,9 @@ Expected<Topology> resolve_topology(TopologyOptions &options) {
       return fail({}, fmt::format("--shape must look like 4x4 or 3x3x3, got '{}'", options.shape));
     options.params.shape = *sides;
   }
+  if (!options.fabric.empty())
+    return fail({}, "--fabric is a --system's network between nodes; a topology (-t) carries its "
+                    "own links' rates and latencies");
   const std::string &spec = options.spec;
   if (names_json_file(spec)) {
     const auto given = given_topology_options(options.params);

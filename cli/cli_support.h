@@ -37,8 +37,11 @@ int exit_code_or_bad_input(const Expected<int> &outcome);
 struct TopologyOptions {
   std::string spec; ///< a library name or a topology JSON file
   TopologyParams params;
-  std::string shape; ///< "WxH" or "XxYxZ", parsed into params.shape
+  std::string shape;  ///< "WxH" or "XxYxZ", parsed into params.shape
+  std::string fabric; ///< a --system's network between nodes, by name (empty: the preset's)
   void add_to(CLI::App &command, bool positional, bool required);
+  /// --fabric, for the commands that take --system.
+  void add_fabric_to(CLI::App &command);
 };
 
 /// A library topology by name (with parameters in the spec itself, "torus2d --shape 4x4", or in
@@ -125,8 +128,8 @@ struct BuiltSystem {
 };
 
 /// `--system NAME` with the topology options that change it: --nodes, --gpus (GPUs per node),
-/// --nics (NICs per node) and --nic-bandwidth (one NIC's line rate, GB/s). Every other topology
-/// option is refused, naming it, as are counts below one and rates that are not positive.
+/// --nics (NICs per node), --nic-bandwidth (one NIC's line rate, GB/s) and --fabric. Every other
+/// topology option is refused, naming it, as are counts below one and rates that are not positive.
 [[nodiscard]] Expected<BuiltSystem> build_system(const std::string &name,
                                                  const TopologyOptions &options);
 

@@ -205,6 +205,7 @@ void add_compose_command(CLI::App &app, RunResult &result) {
   cmd->add_option("--system", args->system, "the machine: a system preset (syncoll topo systems)")
       ->required();
   cmd->add_option("--nodes", args->machine.params.nodes, "nodes of the preset (default 1)");
+  args->machine.add_fabric_to(*cmd);
   cmd->add_option("--nics", args->machine.params.nics, "NICs per node (default: the preset's)");
   cmd->add_option("--nic-bandwidth", args->machine.params.nic_bandwidth_gbps,
                   "one NIC's line rate, GB/s (default: the preset's)");

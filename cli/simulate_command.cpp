@@ -436,8 +436,10 @@ Expected<bool> run_simulate(SimulateArgs &a) {
                                  *a.sharing_window_us)
                    : ", fair rates shared exactly (--sharing-window 0)";
   fmt::print("simulate {} on {} ({} ranks){}{}\n", what, topology->name(), topology->num_ranks(),
-             system             ? fmt::format(", system {}", system->preset->name)
-             : a.preset.empty() ? ""
+             system             ? fmt::format(", system {}{}", system->preset->name,
+                                  system->nodes > 1 ? fmt::format(" over {}", system->fabric->name)
+                                                                : std::string())
+                         : a.preset.empty() ? ""
                                 : ", preset " + a.preset,
              what_if);
   // NCCL's own line, whose "time" is its tuner's estimate; the simulated time is the table's.
@@ -473,9 +475,10 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
       ->check(CLI::IsMember({"nccl", "nccl-ring", "nccl-tree", "nccl-nvls", "nccl-pat"}));
   args->topology.add_to(*cmd, /*positional=*/false, /*required=*/false);
   cmd->add_option("--system", args->system,
-                  "a calibrated machine instead of -t: dgx1, dgx_a100, dgx_h100, dgx_h200, "
-                  "dgx_b200 (with --nodes N, --gpus G); programs from files pay the MSCCL "
-                  "executor's per-step cost");
+                  "a calibrated machine instead of -t (syncoll topo list: dgx_h100, aws_p5, "
+                  "gcp_a4, ...; with --nodes N, --gpus G, --fabric F); programs from files pay "
+                  "the MSCCL executor's per-step cost");
+  args->topology.add_fabric_to(*cmd);
   cmd->add_option("-c,--collective", args->collective,
                   "collective (default: the input's; required with --baseline)");
   cmd->add_option("-C,--chunk-factor", args->chunk_factor, "chunks per rank buffer (algorithms)");

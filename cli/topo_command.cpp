@@ -80,7 +80,8 @@ void add_topo_commands(CLI::App &app, RunResult &result) {
   topo->require_subcommand(1);
 
   CLI::App *list = topo->add_subcommand(
-      "list", "list the library topologies and the calibrated systems (simulate --system)");
+      "list", "list the library topologies, the calibrated systems (simulate --system) and the "
+              "fabrics between their nodes (--fabric)");
   list->callback([&result] {
     fmt::print("{:<16} {:<48} {}\n", "name", "parameters", "description");
     for (const auto &e : topology_library())
@@ -88,8 +89,15 @@ void add_topo_commands(CLI::App &app, RunResult &result) {
     fmt::print("\n{:<18} {:<20} {}\n", "system", "generation", "description");
     // Each system with where its figures come from, on a line of its own.
     for (const SystemPreset &s : all_system_presets())
-      fmt::print("{:<18} {:<20} {}\n{:<39} source: {}\n", s.name,
-                 generation_traits(s.generation).name, s.description, "", s.source);
+      fmt::print("{:<18} {:<20} {}\n{:<39} fabric: {}; source: {}\n", s.name,
+                 generation_traits(s.generation).name, s.description, "",
+                 fabric_traits(s.fabric).name, s.source);
+    fmt::print("\n{:<10} {:>7} {:>10} {:>9} {:>10}  {}\n", "fabric", "payload", "latency us",
+               "host us", "conn GB/s", "description");
+    for (const FabricTraits &f : all_fabrics())
+      fmt::print("{:<10} {:>7.3f} {:>10.2f} {:>9.2f} {:>10.1f}  {}\n{:<51}source: {}\n", f.name,
+                 f.nic_payload_share, f.message_latency_us, f.host_cost_us, f.connection_gbps,
+                 f.description, "", f.source);
     result.exit_code = kSuccess;
   });
 

@@ -2,6 +2,7 @@
 // convention users rely on (what nchunksperloop a lowered program declares, what nccl-tests calls
 // the size, how in-place buffers alias), and that the derived forms agree with their table.
 #include "model/collective_traits.h"
+#include "model/hardware.h"
 #include "model/runtime_constants.h"
 
 #include <gtest/gtest.h>
@@ -187,6 +188,31 @@ TEST(ProtocolTraitsTest, FifoAndBandwidthFactorsPerProtocol) {
   // Two different facts: LL128's wire format carries 120 of 128 bytes, NCCL's model uses 0.92.
   EXPECT_DOUBLE_EQ(protocol_traits(Protocol::LL128).payload_fraction, 120.0 / 128.0);
   EXPECT_DOUBLE_EQ(protocol_traits(Protocol::LL128).nccl_tuning_bandwidth_factor, 0.92);
+}
+
+TEST(FabricTraitsTest, EveryFabricHasItsRowNameAndSource) {
+  for (const FabricTraits &f : all_fabrics()) {
+    EXPECT_EQ(&fabric_traits(f.fabric), &f) << f.name;
+    EXPECT_EQ(find_fabric(f.name), &f) << f.name;
+    EXPECT_FALSE(f.source.empty()) << f.name;
+    EXPECT_GT(f.nic_payload_share, 0) << f.name;
+    EXPECT_LE(f.nic_payload_share, 1) << f.name;
+    EXPECT_GT(f.message_latency_us + f.host_cost_us, 0) << f.name;
+    EXPECT_GT(f.connection_gbps, 0) << f.name;
+  }
+  EXPECT_EQ(find_fabric("IB-NDR"), &fabric_traits(Fabric::InfinibandNdr));
+  EXPECT_EQ(find_fabric("ib_qdr"), nullptr);
+}
+
+TEST(FabricTraitsTest, EverySystemNamesAFabricAndASource) {
+  for (const SystemPreset &s : all_system_presets()) {
+    EXPECT_FALSE(s.source.empty()) << s.name;
+    EXPECT_EQ(fabric_traits(s.fabric).fabric, s.fabric) << s.name;
+  }
+  // The machines users rent run on their own fabrics.
+  EXPECT_EQ(find_system_preset("aws_p5")->fabric, Fabric::EfaV2);
+  EXPECT_EQ(find_system_preset("gcp_a3_mega")->fabric, Fabric::GcpTcpxo);
+  EXPECT_EQ(find_system_preset("dgx_superpod_h100")->fabric, Fabric::InfinibandNdr);
 }
 
 } // namespace

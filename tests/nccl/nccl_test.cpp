@@ -309,6 +309,66 @@ TEST(NcclRunTest, NvlsOffAndMinimumChannelsAsTheEnvironmentSetsThem) {
   EXPECT_EQ(same->choice.channels, ring->choice.channels);
 }
 
+TEST(NcclRunTest, AcrossNodesEachConnectionMovesAtMostTheFabricsRate) {
+  // Two DGX H100 nodes on NDR: a ring of 16 channels crosses each node's 8 NICs on two
+  // connections per NIC, each at most the fabric's connection rate, so the ring's bus bandwidth
+  // plateaus at 16 x that rate; at 24 channels the NICs' payload rate is what limits it (an H100
+  // cluster measured 321 and 392 GB/s).
+  auto system = simulator::make_system_model(*find_system_preset("dgx_h100"), 2);
+  ASSERT_TRUE(system);
+  auto machine = nccl_machine(*system);
+  ASSERT_TRUE(machine);
+  const FabricTraits &ndr = *system->fabric;
+  ASSERT_EQ(ndr.fabric, Fabric::InfinibandNdr);
+  const int64_t size = int64_t(4) << 30;
+  auto busbw_on = [&](int channels) {
+    auto run = simulate_nccl(CollectiveKind::Allreduce, size, *system, *machine,
+                             forced(NcclAlgorithm::Ring, Protocol::Simple, channels));
+    EXPECT_TRUE(run) << run.error().to_string();
+    return run ? run->result.busbw_gbps : 0.0;
+  };
+  const double nics = system->preset->nics_per_node * system->preset->nic_gbps;
+  EXPECT_NEAR(busbw_on(16), 16 * ndr.connection_gbps, 0.03 * 16 * ndr.connection_gbps);
+  EXPECT_NEAR(busbw_on(24), nics * ndr.nic_payload_share, 0.03 * nics);
+  // Without the per-connection cap (a fabric whose connection moves a whole NIC), 16 channels
+  // reach the NICs' rate too.
+  FabricTraits open = ndr;
+  open.connection_gbps = system->preset->nic_gbps;
+  auto uncapped = simulator::make_system_model(*system->preset, 2, 0, *system->generation, open);
+  ASSERT_TRUE(uncapped);
+  auto wide = simulate_nccl(CollectiveKind::Allreduce, size, *uncapped, *machine,
+                            forced(NcclAlgorithm::Ring, Protocol::Simple, 16));
+  ASSERT_TRUE(wide);
+  EXPECT_NEAR(wide->result.busbw_gbps, nics * ndr.nic_payload_share, 0.03 * nics);
+}
+
+TEST(NcclRunTest, TheFabricsPerMessageCostSetsSmallMessagesAcrossNodes) {
+  // A forced ring of small messages on 4 nodes: 2(n-1) steps, 2(nodes-1) of them across the
+  // network, each paying the fabric's latency and host cost; TCPXO's are the highest.
+  const SystemPreset &h100 = *find_system_preset("dgx_h100");
+  auto time_on = [&](Fabric f) {
+    auto system = simulator::make_system_model(h100, 4, 0, generation_traits(h100.generation),
+                                               fabric_traits(f));
+    EXPECT_TRUE(system);
+    auto machine = nccl_machine(*system);
+    EXPECT_TRUE(machine);
+    auto run = simulate_nccl(CollectiveKind::Allreduce, 1 << 16, *system, *machine,
+                             forced(NcclAlgorithm::Ring, Protocol::LL));
+    EXPECT_TRUE(run);
+    return double(run->result.completion) / 1e6;
+  };
+  const double ndr = time_on(Fabric::InfinibandNdr), tcpxo = time_on(Fabric::GcpTcpxo);
+  const auto per_message = [](Fabric f) {
+    return fabric_traits(f).message_latency_us + fabric_traits(f).host_cost_us;
+  };
+  // The ring's chain of 2(n-1) steps crosses the network between 2(nodes-1) times (NCCL's own
+  // count) and 2 x nodes times (every node boundary of the ring, twice); each crossing is costlier
+  // by the difference of the fabrics' per-message costs, and nothing else differs at 64 KiB.
+  const double extra = per_message(Fabric::GcpTcpxo) - per_message(Fabric::InfinibandNdr);
+  EXPECT_GE(tcpxo - ndr, 6 * extra - 1);
+  EXPECT_LE(tcpxo - ndr, 8 * extra + 2);
+}
+
 TEST(NcclRunTest, ForcedChannelsRunOnThatManyAndCapAt32) {
   auto system = simulator::make_system_model(*find_system_preset("dgx1"));
   auto machine = nccl_machine(*system);
