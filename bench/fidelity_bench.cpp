@@ -112,7 +112,7 @@ Outcome simulate_point(const Point &p, const Trial &trial = {}) {
   else if (p.algorithm == "nvls")
     o.algorithm = nccl::NcclAlgorithm::Nvls;
   else if (p.algorithm == "nvlstree")
-    return {std::nullopt, "NCCL's NVLS tree (NVLS in the node, a tree across) is not modelled yet"};
+    o.algorithm = nccl::NcclAlgorithm::NvlsTree;
   else if (!p.algorithm.starts_with("default"))
     return {std::nullopt, "unknown algorithm '" + p.algorithm + "'"};
   if (p.algorithm.ends_with("nvls-off"))
@@ -278,12 +278,16 @@ struct Summary {
 } // namespace
 
 int main(int argc, char **argv) {
-  // --only PREFIX (last): the sets whose name starts so, for looking at one machine.
+  // --only PREFIX (anywhere): the sets whose name starts so, for looking at one machine.
   std::string only_sets;
-  if (argc > 2 && std::strcmp(argv[argc - 2], "--only") == 0) {
-    only_sets = argv[argc - 1];
-    argc -= 2;
-  }
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::strcmp(argv[i], "--only") == 0) {
+      only_sets = argv[i + 1];
+      for (int j = i; j + 2 <= argc; ++j)
+        argv[j] = argv[j + 2];
+      argc -= 2;
+      break;
+    }
   // --multinode: the multi-node clusters' measurements, held out of every fit.
   const bool multinode = argc > 1 && std::strcmp(argv[1], "--multinode") == 0;
   if (multinode) {

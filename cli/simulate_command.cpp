@@ -61,6 +61,8 @@ std::optional<nccl::NcclAlgorithm> forced_algorithm(const std::string &baseline)
     return nccl::NcclAlgorithm::Tree;
   if (baseline == "nccl-nvls")
     return nccl::NcclAlgorithm::Nvls;
+  if (baseline == "nccl-nvlstree")
+    return nccl::NcclAlgorithm::NvlsTree;
   if (baseline == "nccl-pat")
     return nccl::NcclAlgorithm::Pat;
   return std::nullopt;
@@ -118,7 +120,8 @@ Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topolo
     return fail({}, "--baseline needs --collective");
   SYNCOLL_TRY(kind, standard_collective_kind(a.collective));
   const auto forced = forced_algorithm(a.baseline);
-  if (!forced || *forced == nccl::NcclAlgorithm::Nvls || *forced == nccl::NcclAlgorithm::Pat)
+  if (!forced || *forced == nccl::NcclAlgorithm::Nvls || *forced == nccl::NcclAlgorithm::NvlsTree ||
+      *forced == nccl::NcclAlgorithm::Pat)
     return fail({}, fmt::format("--baseline {} needs a machine: give --system", a.baseline));
   if (*forced == nccl::NcclAlgorithm::Tree && a.streamed)
     return fail({}, "--streamed runs NCCL's ring: the tree as a step-synchronous schedule is "
@@ -161,7 +164,7 @@ Expected<std::string> faster_forced_algorithm(CollectiveKind kind, int64_t size,
   std::optional<nccl::NcclRun> fastest;
   for (nccl::NcclAlgorithm algorithm :
        {nccl::NcclAlgorithm::Ring, nccl::NcclAlgorithm::Tree, nccl::NcclAlgorithm::Nvls,
-        nccl::NcclAlgorithm::Pat, nccl::NcclAlgorithm::P2p}) {
+        nccl::NcclAlgorithm::NvlsTree, nccl::NcclAlgorithm::Pat, nccl::NcclAlgorithm::P2p}) {
     if (algorithm == choice.choice.algorithm)
       continue;
     nccl::NcclRunOptions options;
@@ -471,8 +474,10 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
   cmd->add_option("input", args->input, "algorithm JSON or MSCCL-IR XML");
   cmd->add_option("--baseline", args->baseline,
                   "simulate NCCL instead: nccl (its own choice per size, needs --system), or "
-                  "force nccl-ring, nccl-tree (allreduce), nccl-nvls or nccl-pat")
-      ->check(CLI::IsMember({"nccl", "nccl-ring", "nccl-tree", "nccl-nvls", "nccl-pat"}));
+                  "force nccl-ring, nccl-tree (allreduce), nccl-nvls, nccl-nvlstree (allreduce "
+                  "across nodes) or nccl-pat")
+      ->check(CLI::IsMember(
+          {"nccl", "nccl-ring", "nccl-tree", "nccl-nvls", "nccl-nvlstree", "nccl-pat"}));
   args->topology.add_to(*cmd, /*positional=*/false, /*required=*/false);
   cmd->add_option("--system", args->system,
                   "a calibrated machine instead of -t (syncoll topo list: dgx_h100, aws_p5, "

@@ -42,6 +42,7 @@ const GenerationTraits kGenerations[] = {
      .nccl_tree_channel_gbps = 26.5,
      .nccl_nvls_efficiency = 0,
      .nccl_nvls_channels = 0,
+     .nccl_nvls_tree_channel_gbps = {0, 0},
      // Volta has no nccl-tests measurements in the set: its row is NCCL's own figures (20 of 25
      // GB/s per NVLink, its per-hop latencies per protocol), checked against the SCCL paper's
      // DGX-1 speedups by bench/sccl_bench and never fitted to them. Ampere's fitted Simple hop
@@ -65,6 +66,7 @@ const GenerationTraits kGenerations[] = {
      .nccl_tree_channel_gbps = 24.0,
      .nccl_nvls_efficiency = 0,
      .nccl_nvls_channels = 0,
+     .nccl_nvls_tree_channel_gbps = {0, 0},
      .nvlink_payload_share = kAmpereFit.nvlink_payload_share,
      .nvlink_hop_us = kAmpereFit.nvlink_hop_us,
      .thread_block_gbps = kAmpereFit.thread_block_gbps,
@@ -84,6 +86,7 @@ const GenerationTraits kGenerations[] = {
      .nccl_tree_channel_gbps = 38.7,
      .nccl_nvls_efficiency = 0.85,
      .nccl_nvls_channels = 16,
+     .nccl_nvls_tree_channel_gbps = {57.7, 45.5},
      .nvlink_payload_share = {0.82, 0.295, 0.77},
      .nvlink_hop_us = {3.4, 0.475, 1.9},
      .thread_block_gbps = {75.6, 68.0, 75.6},
@@ -103,6 +106,7 @@ const GenerationTraits kGenerations[] = {
      .nccl_tree_channel_gbps = 70.0,
      .nccl_nvls_efficiency = 0.74,
      .nccl_nvls_channels = 24,
+     .nccl_nvls_tree_channel_gbps = {96.0, 80.0},
      .nvlink_payload_share = {0.80, 0.40, 0.75},
      .nvlink_hop_us = {6.43, 0.6, 1.9},
      .thread_block_gbps = {31.1, 31.1, 31.1},

@@ -38,6 +38,9 @@ struct GenerationTraits {
   /// Channels an NVLS call runs on (NVLS_NCHANNELS's default: 16 on Hopper, 24 on one Blackwell
   /// node); 0 without NVLS.
   int nccl_nvls_channels;
+  /// NCCL's cap on one NVLS tree channel (tuning.cc perChMaxNVLSTreeBw), on 2 nodes and on 3 or
+  /// more, GB/s; 0 without NVLS.
+  std::array<double, 2> nccl_nvls_tree_channel_gbps;
 
   // Calibrated against docs/cost-model.md's measurements, one set per generation.
   /// Share of the NVLink line rate NCCL's copies move as payload, per protocol (Simple, LL,

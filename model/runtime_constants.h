@@ -101,6 +101,8 @@ static_assert(kProtocolTable[size_t(Protocol::Simple)].protocol == Protocol::Sim
 /// (Simple only), PAT's base latency, network hop and per-rank cost, and llMaxBw across nodes
 /// (Intel CPUs: 2 nodes, 3 or more; GB/s).
 inline constexpr double kNcclNvlsLatencyUs = 25;
+/// NVLS tree's network hop (NCCL's hwLat[NET][NVLS_TREE][Simple]).
+inline constexpr double kNcclNvlsTreeNetHopUs = 20.9;
 inline constexpr double kNcclPatBaseUs = 8.0;
 inline constexpr double kNcclPatNetHopUs = 14.0;
 inline constexpr double kNcclPatPerRankUs = 2.8;

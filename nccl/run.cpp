@@ -35,6 +35,7 @@ Expected<Program> nccl_topology_program(NcclAlgorithm algorithm, CollectiveKind 
     return nccl_tree_allreduce_program(trees, kNcclTreePipelineChunks, protocol);
   }
   case NcclAlgorithm::Nvls:
+  case NcclAlgorithm::NvlsTree:
   case NcclAlgorithm::Pat:
   case NcclAlgorithm::P2p:
     break;
@@ -55,28 +56,71 @@ double nvls_port_bytes(CollectiveKind kind, double bytes, int n) {
   return bytes * (n - 1.0) / n;
 }
 
+// NVLS inside one node: the rate of a GPU's busier switch-port direction under multimem loads and
+// stores.
+double nvls_port_rate(const simulator::SystemModel &s) {
+  const GenerationTraits &g = *s.generation;
+  const Link &port = s.topology.links().front();
+  const double simple_share = g.nvlink_payload_share[simulator::CostModel::index(Protocol::Simple)];
+  return port.bandwidth.value / simple_share * g.nvls_payload_share;
+}
+
+// A closed form's result: `ns` for `bytes` of `kind` on the system's ranks.
+simulator::SimulationResult closed_form_result(CollectiveKind kind, int64_t bytes, double ns,
+                                               int ranks) {
+  simulator::SimulationResult r;
+  r.size_bytes = bytes;
+  r.completion = std::llround(ns * 1000);
+  r.algbw_gbps = double(bytes) / ns;
+  r.busbw_gbps = r.algbw_gbps * bus_bandwidth_factor(kind, ranks);
+  r.rank_idle.assign(size_t(ranks), 0);
+  return r;
+}
+
+// Each of the channels moves its share in steps of at most nvls_step_kib; a step passes
+// `stages` stages one after another (on one node: the reduction in the switch, then the
+// multicast), so the pipeline fills for stages - 1 steps: the factor on the busiest stage's time.
+double nvls_pipeline_fill(double port_bytes, int channels, const GenerationTraits &g, int stages) {
+  const double share = port_bytes / std::min(32, channels);
+  const double steps = std::max(1.0, std::ceil(share / (g.nvls_step_kib * 1024)));
+  return (steps + stages - 1) / steps;
+}
+
 simulator::SimulationResult nvls_closed_form(CollectiveKind kind, int64_t bytes,
                                              const simulator::SystemModel &s,
                                              int machine_channels) {
   const GenerationTraits &g = *s.generation;
   const int n = s.topology.num_ranks();
-  const Link &port = s.topology.links().front();
-  const double simple_share = g.nvlink_payload_share[simulator::CostModel::index(Protocol::Simple)];
-  const double rate = port.bandwidth.value / simple_share * g.nvls_payload_share;
-  // Each of the channels moves its share in steps of at most nvls_step_kib; a step reduces in
-  // the switch and then multicasts, so the pipeline fills for one step.
   const double port_bytes = nvls_port_bytes(kind, double(bytes), n);
-  const double share = port_bytes / std::min(32, machine_channels);
-  const double steps = std::max(1.0, std::ceil(share / (g.nvls_step_kib * 1024)));
   const double ns =
-      s.model.launch / 1000.0 + g.nvls_latency_us * 1000 + port_bytes / rate * (steps + 1) / steps;
-  simulator::SimulationResult r;
-  r.size_bytes = bytes;
-  r.completion = std::llround(ns * 1000);
-  r.algbw_gbps = double(bytes) / ns;
-  r.busbw_gbps = r.algbw_gbps * bus_bandwidth_factor(kind, n);
-  r.rank_idle.assign(size_t(n), 0);
-  return r;
+      s.model.launch / 1000.0 + g.nvls_latency_us * 1000 +
+      port_bytes / nvls_port_rate(s) * nvls_pipeline_fill(port_bytes, machine_channels, g, 2);
+  return closed_form_result(kind, bytes, ns, n);
+}
+
+// NVLS tree: inside each node NVLS reduces and multicasts as on one node, between nodes a double
+// binary tree carries the node's reduced data; the two stages pipeline, so the slower sets the
+// rate. Per node and direction the trees move the buffer once on two nodes (each node the root
+// of one tree and a leaf of the other) and twice on more (an inner node of one tree, a leaf of
+// the other), over the node's NICs at the fabric's payload share, each channel's connection at
+// most the fabric's connection rate. The latency is NVLS's and a message per tree level up and
+// down; a step passes the reduction in the node, each level up and down, and the multicast.
+simulator::SimulationResult nvls_tree_closed_form(int64_t bytes, const simulator::SystemModel &s,
+                                                  int channels) {
+  const GenerationTraits &g = *s.generation;
+  const FabricTraits &f = *s.fabric;
+  const double port_bytes =
+      nvls_port_bytes(CollectiveKind::Allreduce, double(bytes), s.gpus_per_node);
+  const double net_bytes = double(bytes) * (s.nodes <= 2 ? 1 : 2);
+  const int nics = std::min(s.preset->nics_per_node, s.gpus_per_node);
+  const double net_rate = std::min(nics * s.preset->nic_gbps * f.nic_payload_share,
+                                   std::min(32, channels) * f.connection_gbps);
+  const double busiest = std::max(port_bytes / nvls_port_rate(s), net_bytes / net_rate);
+  const double levels = std::ceil(std::log2(double(s.nodes)));
+  const double ns = s.model.launch / 1000.0 + g.nvls_latency_us * 1000 +
+                    2 * levels * (f.message_latency_us + f.host_cost_us) * 1000 +
+                    busiest * nvls_pipeline_fill(port_bytes, channels, g, 2 + 2 * int(levels));
+  return closed_form_result(CollectiveKind::Allreduce, bytes, ns, s.topology.num_ranks());
 }
 
 Expected<Program> nccl_program(CollectiveKind kind, const NcclEstimate &choice,
@@ -111,6 +155,7 @@ Expected<Program> nccl_program(CollectiveKind kind, const NcclEstimate &choice,
                                  s.gpus_per_node, net);
   }
   case NcclAlgorithm::Nvls:
+  case NcclAlgorithm::NvlsTree:
     SYNCOLL_UNREACHABLE("NVLS has no program; it runs as its closed form");
   }
   SYNCOLL_UNREACHABLE("an NCCL algorithm without a program");
@@ -151,8 +196,10 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const simula
   if (o.min_channels)
     choice->channels = std::min(32, std::max(choice->channels, *o.min_channels));
   NcclRun run{*choice, nccl_info_line(kind, double(bytes), *choice), {}, false};
-  if (choice->algorithm == NcclAlgorithm::Nvls) {
-    run.result = nvls_closed_form(kind, bytes, s, choice->channels);
+  if (choice->algorithm == NcclAlgorithm::Nvls || choice->algorithm == NcclAlgorithm::NvlsTree) {
+    run.result = choice->algorithm == NcclAlgorithm::Nvls
+                     ? nvls_closed_form(kind, bytes, s, choice->channels)
+                     : nvls_tree_closed_form(bytes, s, choice->channels);
     run.closed_form = true;
     return run;
   }

@@ -109,6 +109,28 @@ std::optional<NcclEstimate> nvls(CollectiveKind kind, double bytes, Protocol p,
                       kNcclNvlsLatencyUs,  bus, kNcclNvlsLatencyUs + bytes / (1000 * alg)};
 }
 
+// NVLS tree (NCCL 2.18 and later): AllReduce across nodes with NVLS inside each node and a
+// double binary tree between nodes. Its channel is capped by NVLS's rate inside the node, by the
+// network's (doubled on two nodes, where each node is the root of one tree) and by
+// perChMaxNVLSTreeBw.
+std::optional<NcclEstimate> nvls_tree(CollectiveKind kind, double bytes, Protocol p,
+                                      const NcclTuningInput &in) {
+  if (!in.nvls || in.nodes < 2 || p != Protocol::Simple || kind != CollectiveKind::Allreduce)
+    return std::nullopt;
+  const GenerationTraits &g = *in.generation;
+  const int n = in.ranks;
+  const int channels = in.ring->channels();
+  const double intra =
+      in.ring->intra_gbps * g.nccl_nvls_efficiency * (channels - 1.0) / channels * 2.0;
+  const double inter = in.ring->inter_gbps * (in.nodes <= 2 ? 2.0 : 1.0);
+  const double bus =
+      channels * std::min({intra, inter, g.nccl_nvls_tree_channel_gbps[in.nodes > 2 ? 1 : 0]});
+  const double alg = bus * n / (2.0 * (n - 1));
+  const double lat = kNcclNvlsLatencyUs + 2 * std::log2(double(in.nodes)) * kNcclNvlsTreeNetHopUs;
+  return NcclEstimate{NcclAlgorithm::NvlsTree,   p, g.nccl_nvls_channels, lat, bus,
+                      lat + bytes / (1000 * alg)};
+}
+
 std::optional<NcclEstimate> pat(CollectiveKind kind, double bytes, Protocol p,
                                 const NcclTuningInput &in) {
   // NCCL runs PAT for AllGather and ReduceScatter with one GPU per node.
@@ -147,6 +169,8 @@ std::string_view nccl_algorithm_name(NcclAlgorithm algorithm) {
     return "TREE";
   case NcclAlgorithm::Nvls:
     return "NVLS";
+  case NcclAlgorithm::NvlsTree:
+    return "NVLSTREE";
   case NcclAlgorithm::Pat:
     return "PAT";
   case NcclAlgorithm::P2p:
@@ -160,7 +184,7 @@ std::vector<NcclEstimate> nccl_estimates(CollectiveKind kind, double bytes,
   SYNCOLL_INVARIANT(in.generation && in.ring && in.ranks >= 2 && in.nodes >= 1,
                     "NCCL tuning without a machine");
   std::vector<NcclEstimate> out;
-  for (auto estimate : {tree, ring, nvls, pat, p2p})
+  for (auto estimate : {tree, ring, nvls, nvls_tree, pat, p2p})
     for (Protocol p : kProtocols)
       if (auto e = estimate(kind, bytes, p, in))
         out.push_back(*e);

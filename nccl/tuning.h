@@ -14,9 +14,9 @@
 
 namespace syncoll::nccl {
 
-/// NCCL's collective algorithms, and P2P: the grouped sends and receives of its Alltoall, which
-/// its tuning model does not cost.
-enum class NcclAlgorithm { Ring, Tree, Nvls, Pat, P2p };
+/// NCCL's collective algorithms (NvlsTree: NVLS inside each node, a tree between nodes), and P2P:
+/// the grouped sends and receives of its Alltoall, which its tuning model does not cost.
+enum class NcclAlgorithm { Ring, Tree, Nvls, NvlsTree, Pat, P2p };
 
 std::string_view nccl_algorithm_name(NcclAlgorithm algorithm);
 
@@ -36,7 +36,7 @@ struct NcclTuningInput {
   const NcclRingGraph *ring = nullptr; ///< also stands for the tree graph (same channels)
   int ranks = 0;
   int nodes = 1;
-  bool nvls = false; ///< NVLink SHARP available on one node
+  bool nvls = false; ///< NVLink SHARP available inside a node
 };
 
 /// Every algorithm and protocol NCCL has for `kind`, with its predicted time for `bytes`

@@ -338,9 +338,10 @@ std::vector<Outcome> run_synth(const Variant &v, CollectiveKind kind,
 std::vector<Outcome> run_nccl_on_topology(const Variant &v, CollectiveKind kind,
                                           const std::vector<int64_t> &sizes, const Target &target) {
   if (!v.algorithm || *v.algorithm == nccl::NcclAlgorithm::Nvls ||
-      *v.algorithm == nccl::NcclAlgorithm::Pat)
+      *v.algorithm == nccl::NcclAlgorithm::NvlsTree || *v.algorithm == nccl::NcclAlgorithm::Pat)
     return all_not_applicable(sizes.size(), "on a topology family NCCL runs as a forced ring or "
-                                            "tree; its own choice, NVLS and PAT need a system");
+                                            "tree; its own choice, NVLS, NVLS tree and PAT need "
+                                            "a system");
   const Topology &topology = target.topology;
   auto rings = nccl::nccl_topology_rings(topology, kind, 0, std::nullopt);
   if (!rings)

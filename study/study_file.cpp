@@ -228,15 +228,17 @@ Expected<Variant> variant_from_json(const JsonView &v, const std::filesystem::pa
         {"ring", nccl::NcclAlgorithm::Ring},
         {"tree", nccl::NcclAlgorithm::Tree},
         {"nvls", nccl::NcclAlgorithm::Nvls},
+        {"nvlstree", nccl::NcclAlgorithm::NvlsTree},
         {"pat", nccl::NcclAlgorithm::Pat}};
     if (which != "auto") {
       for (const auto &[key, algorithm] : algorithms)
         if (name_key(which) == key)
           out.algorithm = algorithm;
       if (!out.algorithm)
-        return nccl->error(fmt::format("unknown NCCL algorithm '{}' (auto, ring, tree, nvls or "
-                                       "pat)",
-                                       which));
+        return nccl->error(
+            fmt::format("unknown NCCL algorithm '{}' (auto, ring, tree, nvls, nvlstree or "
+                        "pat)",
+                        which));
     }
   } else if (auto c = v.optional_member("compose")) {
     out.kind = VariantKind::Composed;

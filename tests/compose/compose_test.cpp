@@ -151,7 +151,7 @@ std::string lower_and_verify(CollectiveKind kind, const Hierarchy &h, const Topo
 TEST(FactorizeTest, EveryStandardCollectiveOnTwoNodesVerifies) {
   auto node = fully_connected(4);
   ASSERT_TRUE(node);
-  auto machine = multinode(2, *node, 2, BytesPerNs(25));
+  auto machine = multinode(2, *node, 2, BytesPerNs{25});
   ASSERT_TRUE(machine) << machine.error().to_string();
   for (CollectiveKind kind : kStandard)
     for (Hierarchy h : {Hierarchy{{2, 4}, 1, 1, 1, {}}, Hierarchy{{2, 4}, 2, 2, 2, {}},
@@ -184,7 +184,7 @@ TEST(FactorizeTest, ATransportPerLevelChoosesTheLinksItsHopsUse) {
   const Topology node = testing::uniform_fully_connected(4, 1, 0, 100);
   FatTree fabric;
   fabric.nics_per_node = 2;
-  fabric.nic_bandwidth = BytesPerNs(25);
+  fabric.nic_bandwidth = BytesPerNs{25};
   auto machine = fat_tree(2, node, fabric);
   ASSERT_TRUE(machine) << machine.error().to_string();
   auto c = Composition::standard(CollectiveKind::Allgather, 8, 1);
@@ -218,7 +218,7 @@ TEST(FactorizeTest, ATransportPerLevelChoosesTheLinksItsHopsUse) {
   ASSERT_FALSE(across);
   EXPECT_NE(across.error().to_string().find("different nodes"), std::string::npos)
       << across.error().to_string();
-  auto joined = multinode(2, node, 2, BytesPerNs(25));
+  auto joined = multinode(2, node, 2, BytesPerNs{25});
   ASSERT_TRUE(joined);
   auto no_fabric =
       factorize(*c, *spec, {{2, 4}, 1, 1, 1, {Transport::Auto, Transport::Net}}, *joined);

@@ -71,7 +71,7 @@ TEST(CostOracleTest, AFlatTreeSumsItsLevels) {
   // 3 nodes x 4 GPUs; GPUs behind a switch (a rank's sends share its port), one NIC per node.
   auto node = hub_and_spoke(4);
   ASSERT_TRUE(node);
-  auto t = multinode(3, *node, 1, BytesPerNs(12.5));
+  auto t = multinode(3, *node, 1, BytesPerNs{12.5});
   ASSERT_TRUE(t) << t.error().to_string();
   const int64_t d = 16 << 20;
   const double simulated = simulate_us(CollectiveKind::Broadcast, {{3, 4}, 1, 1, 1, {}}, *t, d);
@@ -90,7 +90,7 @@ TEST(CostOracleTest, StripingOverNicsMultipliesTheInterNodeRate) {
   // 2 nodes x 8 GPUs, 4 NICs per node; the switch's ports are far faster than a NIC.
   auto node = hub_and_spoke(8);
   ASSERT_TRUE(node);
-  auto t = multinode(2, *node, 4, BytesPerNs(5));
+  auto t = multinode(2, *node, 4, BytesPerNs{5});
   ASSERT_TRUE(t);
   const int64_t d = 64 << 20;
   const double one = simulate_us(CollectiveKind::Broadcast, {{2, 8}, 1, 1, 1, {}}, *t, d);
