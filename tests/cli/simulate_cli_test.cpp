@@ -183,6 +183,30 @@ TEST(SimulateCliTest, TopoListNamesTheSystems) {
   EXPECT_NE(run.out.find("Hopper (H100, H200)"), std::string::npos) << run.out;
 }
 
+TEST(SimulateCliTest, NcclsChoiceAcrossNodesNamesItsAlgorithmAndFabric) {
+  // Two B200 nodes: NCCL's own choice at 1 GiB is NVLS in each node and a tree between them, a
+  // closed form, said so; the header names the fabric the nodes are joined by.
+  CliRun b200 =
+      run_cli("simulate --system dgx_b200 --nodes 2 --baseline nccl -c allreduce -s 1GiB");
+  ASSERT_EQ(b200.exit_code, 0) << b200.err;
+  EXPECT_NE(b200.out.find("system dgx_b200 over ib_ndr"), std::string::npos) << b200.out;
+  EXPECT_NE(b200.out.find("Algo NVLSTREE proto Simple"), std::string::npos) << b200.out;
+  CliRun efa = run_cli(
+      "simulate --system dgx_b200 --nodes 2 --fabric efa_v4 --baseline nccl -c allreduce -s 4KiB");
+  ASSERT_EQ(efa.exit_code, 0) << efa.err;
+  EXPECT_NE(efa.out.find("over efa_v4"), std::string::npos) << efa.out;
+  // Forced NVLS tree needs a machine of NVSwitch nodes; a fabric needs a system of nodes.
+  EXPECT_EQ(run_cli("simulate -t ring -n 8 --baseline nccl-nvlstree -c allreduce").exit_code, 2);
+  CliRun unknown =
+      run_cli("simulate --system dgx_h100 --nodes 2 --fabric ib_qdr --baseline nccl -c allreduce");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("unknown fabric 'ib_qdr' (known: ib_edr"), std::string::npos)
+      << unknown.err;
+  EXPECT_EQ(
+      run_cli("simulate --system dgx_h100 --fabric roce --baseline nccl -c allreduce").exit_code,
+      2);
+}
+
 TEST(SimulateCliTest, SystemMistakesAreBadInput) {
   CliRun unknown = run_cli("simulate --system dgx9 --baseline nccl -c allreduce");
   EXPECT_EQ(unknown.exit_code, 2);

@@ -369,6 +369,49 @@ TEST(NcclRunTest, TheFabricsPerMessageCostSetsSmallMessagesAcrossNodes) {
   EXPECT_LE(tcpxo - ndr, 8 * extra + 2);
 }
 
+TEST(NcclRunTest, TwoNvSwitchNodesRunNvlsTreeAboveTheirNicsRate) {
+  // Two DGX H100 nodes, large AllReduce: NCCL takes NVLS inside each node and a tree between them
+  // (measured 467 GB/s of bus bandwidth at 8 GiB over 400 GB/s of NICs per node); the tree moves
+  // each node's buffer once per direction, so the bus bandwidth exceeds the NICs' rate.
+  auto system = simulator::make_system_model(*find_system_preset("dgx_h100"), 2);
+  ASSERT_TRUE(system);
+  auto machine = nccl_machine(*system);
+  ASSERT_TRUE(machine);
+  auto run = simulate_nccl(CollectiveKind::Allreduce, int64_t(1) << 30, *system, *machine);
+  ASSERT_TRUE(run) << run.error().to_string();
+  EXPECT_EQ(run->choice.algorithm, NcclAlgorithm::NvlsTree);
+  EXPECT_TRUE(run->closed_form);
+  EXPECT_NE(run->info.find("Algo NVLSTREE proto Simple"), std::string::npos) << run->info;
+  const double nics = system->preset->nics_per_node * system->preset->nic_gbps;
+  EXPECT_GT(run->result.busbw_gbps, nics);
+  // On more nodes every node is an inner node of one tree: twice the bytes per NIC, and below
+  // the NICs' rate.
+  auto eight = simulator::make_system_model(*find_system_preset("dgx_h100"), 8);
+  ASSERT_TRUE(eight);
+  auto eight_machine = nccl_machine(*eight);
+  ASSERT_TRUE(eight_machine);
+  auto wide = simulate_nccl(CollectiveKind::Allreduce, int64_t(1) << 30, *eight, *eight_machine,
+                            forced(NcclAlgorithm::NvlsTree));
+  ASSERT_TRUE(wide);
+  EXPECT_LT(wide->result.busbw_gbps, nics);
+  // NVLS tree is an AllReduce across nodes of NVSwitch GPUs with multimem: not on one node, not
+  // for AllGather, not on A100.
+  auto one = simulator::make_system_model(*find_system_preset("dgx_h100"));
+  ASSERT_TRUE(one);
+  auto one_machine = nccl_machine(*one);
+  ASSERT_TRUE(one_machine);
+  EXPECT_FALSE(simulate_nccl(CollectiveKind::Allreduce, 1 << 20, *one, *one_machine,
+                             forced(NcclAlgorithm::NvlsTree)));
+  EXPECT_FALSE(simulate_nccl(CollectiveKind::Allgather, 1 << 20, *system, *machine,
+                             forced(NcclAlgorithm::NvlsTree)));
+  auto a100 = simulator::make_system_model(*find_system_preset("dgx_a100"), 2);
+  ASSERT_TRUE(a100);
+  auto a100_machine = nccl_machine(*a100);
+  ASSERT_TRUE(a100_machine);
+  EXPECT_FALSE(simulate_nccl(CollectiveKind::Allreduce, 1 << 20, *a100, *a100_machine,
+                             forced(NcclAlgorithm::NvlsTree)));
+}
+
 TEST(NcclRunTest, ForcedChannelsRunOnThatManyAndCapAt32) {
   auto system = simulator::make_system_model(*find_system_preset("dgx1"));
   auto machine = nccl_machine(*system);
