@@ -201,6 +201,11 @@ const SystemPreset kSystems[] = {
     {"gcp_a4", "GCP a4-highgpu-8g: 8 B200, NVSwitch, 8 x 400 Gb/s RoCE (ConnectX-7)",
      GpuGeneration::Blackwell, "dgx_b200", 8, 8, 50, Fabric::Roce, 8, 0, 0,
      "Google Cloud GPU machine types (A4)"},
+    {"gb200_nvl72",
+     "GB200 NVL72: a rack of 18 trays of 4 B200 (72 GPUs, one NVLink domain, NVLS across it), 4 "
+     "CX-7 400 Gb/s NICs per tray; racks (--nodes) joined by NDR InfiniBand",
+     GpuGeneration::Blackwell, "gb200_nvl72", 72, 72, 50, Fabric::InfinibandNdr, 8, 0, 0,
+     "NVIDIA GB200 NVL72 product page and DGX GB200 user guide"},
     {"oci_bm_gpu4_8", "OCI BM.GPU4.8: 8 A100 40GB, NVSwitch, 16 x 100 Gb/s RoCE (8 x 200 per GPU)",
      GpuGeneration::Ampere, "dgx_a100", 8, 8, 25, Fabric::Roce, 8, 0, 0,
      "Oracle Cloud bare metal GPU shapes (BM.GPU4.8)"},

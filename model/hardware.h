@@ -117,7 +117,8 @@ struct SystemPreset {
   std::string_view name;
   std::string_view description;
   GpuGeneration generation;
-  /// Intra-node topology in the library (dgx1, dgx_a100, dgx_h100, dgx_b200).
+  /// Intra-node topology in the library (dgx1, dgx_a100, dgx_h100, dgx_b200, gb200_nvl72). A
+  /// node is one NVLink domain: a GB200 NVL72 rack of 18 trays is one node of 72 GPUs.
   std::string_view node_topology;
   int gpus_per_node;
   int nics_per_node;

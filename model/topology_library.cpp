@@ -276,6 +276,13 @@ Topology dgx_b200() {
   return switched("dgx_b200", 8, 18, kNvlinkAlpha, BytesPerNs{18 * 2 * kNvlinkGbps});
 }
 
+// GB200 NVL72: 72 B200 GPUs of 18 trays of 4 (two Grace CPUs each) in one NVLink domain: 9
+// NVLink Switch trays give each GPU 18 NVLink5 links of 50 GB/s per direction, as a DGX B200's
+// NVSwitch does, across the whole rack.
+Topology gb200_nvl72() {
+  return switched("gb200_nvl72", 72, 18, kNvlinkAlpha, BytesPerNs{18 * 2 * kNvlinkGbps});
+}
+
 Expected<Topology> nvswitch_node(std::string name, int gpus, int links_per_gpu, double link_gbps) {
   if (auto ok = require_at_least("NVSwitch GPU count", gpus, 2); !ok)
     return tl::unexpected(ok.error());
@@ -545,6 +552,7 @@ std::vector<TopologyLibraryEntry> topology_library() {
       {"dgx_a100", "", "8 A100 behind NVSwitch, 12 NVLinks per GPU"},
       {"dgx_h100", "", "8 H100 behind NVSwitch, 18 NVLinks per GPU"},
       {"dgx_b200", "", "8 B200 behind NVSwitch, 18 NVLinks of 50 GB/s per GPU"},
+      {"gb200_nvl72", "", "GB200 NVL72: 72 B200 (18 trays of 4) in one NVLink domain"},
       {"ndv2", "", "Azure NDv2: DGX-1 NVLink mesh and one 100 Gb/s NIC"},
       {"multinode",
        "--nodes N --gpus G [--intra T] [--nics K] [--nic-bandwidth GBPS] [--nodes-per-leaf L "
@@ -588,6 +596,7 @@ Expected<Topology> make_library_topology(std::string_view name, const TopologyPa
       {"dgxa100", {}},
       {"dgxh100", {}},
       {"dgxb200", {}},
+      {"gb200nvl72", {}},
       {"ndv2", {}},
       {"multinode", {.multinode = true, .leaf_groups = true}},
       {"fattree", {.multinode = true, .fabric = true, .leaf_groups = true}},
@@ -718,6 +727,8 @@ Expected<Topology> make_library_topology(std::string_view name, const TopologyPa
     return dgx_h100();
   if (key == "dgxb200")
     return dgx_b200();
+  if (key == "gb200nvl72")
+    return gb200_nvl72();
   return ndv2();
 }
 

@@ -412,6 +412,36 @@ TEST(NcclRunTest, TwoNvSwitchNodesRunNvlsTreeAboveTheirNicsRate) {
                              forced(NcclAlgorithm::NvlsTree)));
 }
 
+TEST(NcclRunTest, AGb200Nvl72RackIsOneNvlinkDomainAndRacksJoinOverTheNetwork) {
+  // One rack: 72 GPUs in one NVLink domain, NVLS across it; no network. Two racks: the same
+  // domains joined by their trays' NICs (4 per tray).
+  const SystemPreset &nvl72 = *find_system_preset("gb200_nvl72");
+  auto rack = simulator::make_system_model(nvl72);
+  ASSERT_TRUE(rack);
+  EXPECT_EQ(rack->topology.num_ranks(), 72);
+  EXPECT_TRUE(rack->nvls);
+  auto machine = nccl_machine(*rack);
+  ASSERT_TRUE(machine);
+  auto nvls = simulate_nccl(CollectiveKind::Allreduce, int64_t(1) << 30, *rack, *machine);
+  ASSERT_TRUE(nvls);
+  EXPECT_EQ(nvls->choice.algorithm, NcclAlgorithm::Nvls);
+  NcclRunOptions off;
+  off.nvls = false;
+  auto ring = simulate_nccl(CollectiveKind::Allreduce, int64_t(1) << 30, *rack, *machine, off);
+  ASSERT_TRUE(ring);
+  EXPECT_EQ(ring->choice.algorithm, NcclAlgorithm::Ring);
+  auto racks = simulator::make_system_model(nvl72, 2);
+  ASSERT_TRUE(racks);
+  EXPECT_EQ(racks->topology.num_ranks(), 144);
+  auto two = nccl_machine(*racks);
+  ASSERT_TRUE(two);
+  auto across = simulate_nccl(CollectiveKind::Allreduce, int64_t(1) << 30, *racks, *two,
+                              forced(NcclAlgorithm::Ring, Protocol::Simple));
+  ASSERT_TRUE(across);
+  // The network between racks is slower than the NVLink domain: the ring loses bus bandwidth.
+  EXPECT_LT(across->result.busbw_gbps, ring->result.busbw_gbps);
+}
+
 TEST(NcclRunTest, ForcedChannelsRunOnThatManyAndCapAt32) {
   auto system = simulator::make_system_model(*find_system_preset("dgx1"));
   auto machine = nccl_machine(*system);
