@@ -93,7 +93,8 @@ TEST(CliTest, IrConvertRoundTripsTheExample) {
 TEST(CliTest, EveryProgramCommandReadsTheJsonForm) {
   const std::pair<std::string, int> examples[] = {{"ring_allreduce_4", 4},
                                                   {"faulty/d1_head_to_head", 2}};
-  for (const auto &[example, ranks] : examples) {
+  for (const auto &[example, example_ranks] : examples) {
+    const int ranks = example_ranks; // a lambda below uses it (clang 14 captures no bindings)
     const auto json = temp_file(std::filesystem::path(example).filename().string() + ".json");
     CliRun convert = run_cli("ir convert examples/ir/" + example + ".xml -o " + json.string());
     ASSERT_EQ(convert.exit_code, 0) << convert.err;
