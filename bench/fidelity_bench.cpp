@@ -7,9 +7,10 @@
 //
 //   ./build/ci/bench/fidelity_bench [--summary | --quick]
 //   ./build/ci/bench/fidelity_bench --multinode [--summary]   # bench/data/nccl_multinode.csv:
-//       # 505 points of 2-67-node clusters, none fitted on; a machine or an algorithm the model
-//       # cannot run yet is listed as missing, with why, and does not fail the run
-//   ./build/ci/bench/fidelity_bench ... --only SET   # the sets whose name starts with SET
+//       # 505 points of 2-67-node clusters (three of their sets gave the fabrics' figures,
+//       # docs/cost-model.md); a machine or an algorithm the model cannot run yet is listed as
+//       # missing, with why, and does not fail the run
+//   ./build/ci/bench/fidelity_bench ... --only SET   # every mode: the sets starting with SET
 //   ./build/ci/bench/fidelity_bench --multinode --loso   # leave one set out: NDR's per-message
 //                                                         # host cost fitted without each set
 //   ./build/ci/bench/fidelity_bench --fit [Ampere [SET]]   # the calibration (model/hardware.cpp);
@@ -275,8 +276,12 @@ void fit(const std::vector<Point> &points, const std::string &only, const std::s
 // (points up to 16 MiB, where the per-message cost matters); for each set, the value that fits
 // the other sets best (the least mean of their mean |ln(simulated / measured)|) and that set's
 // geomean error there.
-void leave_one_set_out(const std::vector<Point> &points, const std::string &only) {
-  const double grid[] = {5, 8, 11, 14, 17};
+void leave_one_set_out(const std::vector<Point> &points) {
+  // The grid steps 3 us either way of the table's value, which sits in its middle.
+  const double table_value = fabric_traits(Fabric::InfinibandNdr).host_cost_us;
+  const double grid[] = {table_value - 6, table_value - 3, table_value, table_value + 3,
+                         table_value + 6};
+  const size_t table = 2;
   std::map<std::string, std::vector<double>> mean_log; // by set, one per grid value
   for (double host_cost : grid) {
     Trial trial;
@@ -287,7 +292,7 @@ void leave_one_set_out(const std::vector<Point> &points, const std::string &only
     for (const Point &p : points) {
       const SystemPreset *preset = find_system_preset(p.system);
       if (!preset || preset->fabric != Fabric::InfinibandNdr || p.nodes < 2 ||
-          p.size > (int64_t(16) << 20) || !p.set.starts_with(only))
+          p.size > (int64_t(16) << 20))
         continue;
       if (const Outcome o = simulate_point(p, trial); o.us) {
         sums[p.set].first += std::fabs(std::log(*o.us / p.time_us));
@@ -300,7 +305,6 @@ void leave_one_set_out(const std::vector<Point> &points, const std::string &only
   }
   std::printf("%-28s %14s %12s %14s\n", "held-out set (NDR, <= 16 MiB)", "fitted host us",
               "its geomean", "at table value");
-  const size_t table = 2; // the grid's 11 us, the table's value
   for (const auto &[held, errors] : mean_log) {
     size_t best = 0;
     double best_score = 1e300;
@@ -342,7 +346,7 @@ int main(int argc, char **argv) {
       argc -= 2;
       break;
     }
-  // --multinode: the multi-node clusters' measurements, held out of every fit.
+  // --multinode: the multi-node clusters' measurements (bench/data/nccl_multinode.csv).
   const bool multinode = argc > 1 && std::strcmp(argv[1], "--multinode") == 0;
   if (multinode) {
     --argc;
@@ -353,16 +357,19 @@ int main(int argc, char **argv) {
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   const bool fitting = argc > 1 && std::strcmp(argv[1], "--fit") == 0;
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  const std::vector<Point> points =
+  std::vector<Point> points =
       read_points(multinode ? SYNCOLL_SOURCE_DIR "/bench/data/nccl_multinode.csv"
                             : SYNCOLL_SOURCE_DIR "/bench/data/nccl_measurements.csv");
+  std::erase_if(points, [&](const Point &p) { return !p.set.starts_with(only_sets); });
   if (points.empty()) {
-    std::printf("no measurements found\n");
+    std::printf("no measurements found%s\n",
+                only_sets.empty() ? "" : (" in a set starting with " + only_sets).c_str());
     return 1;
   }
   if (fitting && multinode) {
-    std::fprintf(stderr, "fidelity_bench: --fit fits on the calibration data only; the "
-                         "multi-node points are held out of every fit\n");
+    std::fprintf(stderr, "fidelity_bench: --fit fits on the calibration data only (a descent over "
+                         "the multi-node points would take hours); --multinode --loso fits NDR's "
+                         "per-message cost\n");
     return 2;
   }
   if (fitting) {
@@ -370,7 +377,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (multinode && argc > 1 && std::strcmp(argv[1], "--loso") == 0) {
-    leave_one_set_out(points, only_sets);
+    leave_one_set_out(points);
     return 0;
   }
   std::map<std::string, Summary> by_group; // "set collective"
@@ -381,7 +388,7 @@ int main(int argc, char **argv) {
                 "gpus", "collective", "algo", "size", "measured us", "simulated us", "error",
                 "busbw", "sim busbw", "NCCL choice");
   for (const Point &p : points) {
-    if ((quick && p.size > (int64_t(16) << 20)) || !p.set.starts_with(only_sets))
+    if (quick && p.size > (int64_t(16) << 20))
       continue;
     Outcome outcome = simulate_point(p);
     std::optional<double> simulated = outcome.us;

@@ -120,8 +120,7 @@ Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topolo
     return fail({}, "--baseline needs --collective");
   SYNCOLL_TRY(kind, standard_collective_kind(a.collective));
   const auto forced = forced_algorithm(a.baseline);
-  if (!forced || *forced == nccl::NcclAlgorithm::Nvls || *forced == nccl::NcclAlgorithm::NvlsTree ||
-      *forced == nccl::NcclAlgorithm::Pat)
+  if (!forced || !nccl::nccl_runs_on_topology(*forced))
     return fail({}, fmt::format("--baseline {} needs a machine: give --system", a.baseline));
   if (*forced == nccl::NcclAlgorithm::Tree && a.streamed)
     return fail({}, "--streamed runs NCCL's ring: the tree as a step-synchronous schedule is "

@@ -22,27 +22,34 @@ Expected<TopologyRings> nccl_topology_rings(const Topology &topology, Collective
   return r;
 }
 
-Expected<Program> nccl_topology_program(NcclAlgorithm algorithm, CollectiveKind kind,
-                                        const Topology &topology, const TopologyRings &rings,
-                                        Protocol protocol) {
+bool nccl_runs_on_topology(NcclAlgorithm algorithm) {
   switch (algorithm) {
   case NcclAlgorithm::Ring:
-    return nccl_ring_program(kind, rings.rings, protocol);
-  case NcclAlgorithm::Tree: {
-    if (kind != CollectiveKind::Allreduce)
-      return fail({}, "NCCL's tree is an Allreduce");
-    SYNCOLL_TRY(trees, nccl_topology_trees(topology, rings.channels));
-    return nccl_tree_allreduce_program(trees, kNcclTreePipelineChunks, protocol);
-  }
+  case NcclAlgorithm::Tree:
+    return true;
   case NcclAlgorithm::Nvls:
   case NcclAlgorithm::NvlsTree:
   case NcclAlgorithm::Pat:
   case NcclAlgorithm::P2p:
-    break;
+    return false;
   }
-  return fail({}, fmt::format("NCCL's {} needs a system (its constants are a GPU generation's)",
-                              nccl_algorithm_name(algorithm)));
+  SYNCOLL_UNREACHABLE("an NCCL algorithm neither on nor off a plain topology");
 }
+
+Expected<Program> nccl_topology_program(NcclAlgorithm algorithm, CollectiveKind kind,
+                                        const Topology &topology, const TopologyRings &rings,
+                                        Protocol protocol) {
+  if (!nccl_runs_on_topology(algorithm))
+    return fail({}, fmt::format("NCCL's {} needs a system (its constants are a GPU generation's)",
+                                nccl_algorithm_name(algorithm)));
+  if (algorithm == NcclAlgorithm::Ring)
+    return nccl_ring_program(kind, rings.rings, protocol);
+  if (kind != CollectiveKind::Allreduce)
+    return fail({}, "NCCL's tree is an Allreduce");
+  SYNCOLL_TRY(trees, nccl_topology_trees(topology, rings.channels));
+  return nccl_tree_allreduce_program(trees, kNcclTreePipelineChunks, protocol);
+}
+
 namespace {
 
 // NVLS: per GPU, the bytes through its busier switch-port direction. AllReduce loads every slice
@@ -112,8 +119,8 @@ simulator::SimulationResult nvls_tree_closed_form(int64_t bytes, const simulator
   const double port_bytes =
       nvls_port_bytes(CollectiveKind::Allreduce, double(bytes), s.gpus_per_node);
   const double net_bytes = double(bytes) * (s.nodes <= 2 ? 1 : 2);
-  const int nics = std::min(s.preset->nics_per_node, s.gpus_per_node);
-  const double net_rate = std::min(nics * s.preset->nic_gbps * f.nic_payload_share,
+  const Hierarchy &node = s.topology.hierarchy(); // NICs at the fabric's payload rate
+  const double net_rate = std::min(node.nics_per_node * node.nic_bandwidth.value,
                                    std::min(32, channels) * f.connection_gbps);
   const double busiest = std::max(port_bytes / nvls_port_rate(s), net_bytes / net_rate);
   const double levels = std::ceil(std::log2(double(s.nodes)));

@@ -28,6 +28,10 @@ struct TopologyRings {
                                                           CollectiveKind kind, int channels,
                                                           std::optional<RankId> root);
 
+/// Whether NCCL's `algorithm` runs on a plain topology (no system): its ring and tree. NVLS, NVLS
+/// tree, PAT and point-to-point need a machine (their constants are a GPU generation's).
+[[nodiscard]] bool nccl_runs_on_topology(NcclAlgorithm algorithm);
+
 /// NCCL's ring or tree program forced on a plain topology, over `rings`: what `syncoll simulate
 /// --baseline nccl-ring|nccl-tree -t T` and a study's NCCL variant on a topology run. NVLS, PAT
 /// and NCCL's own choice need a system (their constants are a GPU generation's): refused.

@@ -36,8 +36,8 @@ struct CostModel {
   /// Most bytes per nanosecond one thread block copies or reduces, per protocol (0: unlimited).
   std::array<double, 3> thread_block_gbps{0, 0, 0};
   /// Most bytes per nanosecond one connection between ranks of different nodes moves (the
-  /// fabric's `connection_gbps`; 0: unlimited). Nodes are the topology's outermost hierarchy
-  /// level; a topology without one has no such connections.
+  /// fabric's `connection_gbps`; 0: unlimited). A node is a unit of the topology's innermost
+  /// hierarchy level (its GPUs); a topology without a hierarchy has no such connections.
   double connection_gbps = 0;
   /// Memory bandwidth a reduction uses, reading two operands and writing one (0: free).
   double memory_gbps = 0;

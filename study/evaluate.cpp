@@ -337,8 +337,7 @@ std::vector<Outcome> run_synth(const Variant &v, CollectiveKind kind,
 // (the tuning model's constants are a GPU generation's).
 std::vector<Outcome> run_nccl_on_topology(const Variant &v, CollectiveKind kind,
                                           const std::vector<int64_t> &sizes, const Target &target) {
-  if (!v.algorithm || *v.algorithm == nccl::NcclAlgorithm::Nvls ||
-      *v.algorithm == nccl::NcclAlgorithm::NvlsTree || *v.algorithm == nccl::NcclAlgorithm::Pat)
+  if (!v.algorithm || !nccl::nccl_runs_on_topology(*v.algorithm))
     return all_not_applicable(sizes.size(), "on a topology family NCCL runs as a forced ring or "
                                             "tree; its own choice, NVLS, NVLS tree and PAT need "
                                             "a system");
