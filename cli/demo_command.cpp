@@ -10,6 +10,7 @@
 #include "model/algorithm.h"
 #include "model/collective.h"
 #include "model/hardware.h"
+#include "model/json_document.h"
 #include "model/mscclir.h"
 #include "model/topology_library.h"
 #include "nccl/algorithms.h"

@@ -39,6 +39,8 @@ struct SimulateArgs {
   std::string sharing;
   std::optional<double> sharing_window_us; ///< none: the system's default, else exact
   int channels = 0;                        ///< 0: the channels NCCL's search gives
+  std::string nccl_version;                ///< empty: the newest release modelled
+  nccl::NcclVersion nccl_release;          ///< nccl_version, parsed
   bool streamed = false;
   std::string trace;
   std::string csv;
@@ -158,6 +160,7 @@ Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topolo
 Expected<std::string> faster_forced_algorithm(CollectiveKind kind, int64_t size,
                                               const simulator::SystemModel &system,
                                               const nccl::NcclMachine &machine,
+                                              nccl::NcclVersion version,
                                               const nccl::NcclRun &choice) {
   constexpr double kMargin = 0.99;
   std::optional<nccl::NcclRun> fastest;
@@ -168,6 +171,7 @@ Expected<std::string> faster_forced_algorithm(CollectiveKind kind, int64_t size,
       continue;
     nccl::NcclRunOptions options;
     options.algorithm = algorithm;
+    options.version = version;
     auto forced = nccl::simulate_nccl(kind, size, system, machine, options);
     if (!forced) // NCCL has no such algorithm for this call
       continue;
@@ -198,13 +202,14 @@ Expected<std::vector<Row>> simulate_nccl_sizes(const SimulateArgs &a,
   nccl::NcclRunOptions options;
   options.algorithm = forced_algorithm(a.baseline);
   options.protocol = protocol;
+  options.version = a.nccl_release;
   if (a.channels > 0)
     options.channels = a.channels;
   for (int64_t size : sizes) {
     SYNCOLL_TRY(run, nccl::simulate_nccl(kind, size, system, machine, options));
     std::string faster;
     if (a.baseline == "nccl" && !protocol && a.channels == 0) {
-      SYNCOLL_TRY(f, faster_forced_algorithm(kind, size, system, machine, run));
+      SYNCOLL_TRY(f, faster_forced_algorithm(kind, size, system, machine, a.nccl_release, run));
       faster = std::move(f);
     }
     rows.push_back({size, std::move(run.result), false,
@@ -360,6 +365,12 @@ Expected<bool> run_simulate(SimulateArgs &a) {
   if (!a.trace.empty() && sizes.size() != 1)
     return fail({}, "--trace needs a single --size");
   SYNCOLL_TRY(protocol, protocol_for(a));
+  if (!a.nccl_version.empty()) {
+    if (a.baseline.empty() || a.system.empty())
+      return fail({}, "--nccl-version applies to an NCCL baseline on a --system");
+    SYNCOLL_TRY(version, nccl::parse_nccl_version(a.nccl_version));
+    a.nccl_release = version;
+  }
   std::optional<BuiltSystem> built;
   if (!a.system.empty()) {
     SYNCOLL_TRY(s, system_for(a));
@@ -412,7 +423,9 @@ Expected<bool> run_simulate(SimulateArgs &a) {
   if (system && !a.baseline.empty()) {
     SYNCOLL_TRY(r, simulate_nccl_sizes(a, *system, protocol, sizes));
     rows = std::move(r);
-    what = a.baseline == "nccl" ? "NCCL's choice" : "NCCL " + a.baseline.substr(5);
+    what = fmt::format("{} (NCCL {})",
+                       a.baseline == "nccl" ? "NCCL's choice" : "NCCL " + a.baseline.substr(5),
+                       nccl::nccl_version_name(a.nccl_release));
   } else {
     // A program from a file runs under the MSCCL executor's per-step cost on a system.
     const simulator::CostModel model = system ? system->interpreted() : cost_model_for(a);
@@ -528,6 +541,10 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
          "baseline channels (default: NCCL's search), cycling its rings; on a --system, as "
          "NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS set it")
       ->check(CLI::Range(1, 32));
+  cmd->add_option("--nccl-version", args->nccl_version,
+                  "the NCCL release whose algorithms a baseline on a --system chooses among, "
+                  "2.18 to 2.29 (2.21 or 2.21.5; default: the newest, 2.29.7): NVLS tree came "
+                  "in 2.18, PAT in 2.23");
   cmd->add_option("--trace", args->trace, "write a Chrome-trace timeline (one size only)")
       ->check(writable_file());
   cmd->add_option("--csv", args->csv, "write the sweep as CSV")->check(writable_file());

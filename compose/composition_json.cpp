@@ -2,6 +2,8 @@
 // consecutive epochs.
 #include "compose/composition_json.h"
 
+#include "model/json_document.h"
+
 #include <fmt/format.h>
 
 namespace syncoll::compose {

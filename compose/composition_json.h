@@ -3,9 +3,12 @@
 #pragma once
 
 #include "compose/composition.h"
-#include "model/json_document.h"
 
 #include <string>
+
+namespace syncoll {
+class JsonView; // model/json_document.h
+}
 
 namespace syncoll::compose {
 

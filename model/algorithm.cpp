@@ -1,6 +1,7 @@
 #include "model/algorithm.h"
 
 #include "model/invariant.h"
+#include "model/json_document.h"
 
 #include <algorithm>
 #include <fmt/format.h>

@@ -7,15 +7,16 @@
 #include "model/collective.h"
 #include "model/diagnostics.h"
 #include "model/ids.h"
-#include "model/json_document.h"
 #include "model/topology.h"
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace syncoll {
+
+class JsonView; // model/json_document.h
 
 enum class SendOp { Copy, Reduce };
 

@@ -2,6 +2,7 @@
 
 #include "model/collective_traits.h"
 #include "model/invariant.h"
+#include "model/json_document.h"
 #include "model/topology.h"
 
 #include <algorithm>

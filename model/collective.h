@@ -10,15 +10,16 @@
 
 #include "model/diagnostics.h"
 #include "model/ids.h"
-#include "model/json_document.h"
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace syncoll {
+
+class JsonView; // model/json_document.h
 
 enum class CollectiveKind {
   Allgather,

@@ -1,6 +1,7 @@
 #include "model/mscclir.h"
 
 #include "model/invariant.h"
+#include "model/json_document.h"
 
 #include <charconv>
 #include <fmt/format.h>

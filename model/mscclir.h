@@ -2,14 +2,15 @@
 // structure as JSON (docs/formats.md), for Program.
 #pragma once
 
-#include "model/json_document.h"
 #include "model/program.h"
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 
 namespace syncoll {
+
+class JsonView; // model/json_document.h
 
 /// Reads MSCCL-IR XML as the executor's parser does: what it rejects is an error located at the
 /// element or attribute; the old runtime's dialect (reduce_scatter, custom, no minBytes, maxBytes

@@ -1,5 +1,7 @@
 #include "model/topology_json.h"
 
+#include "model/json_document.h"
+
 #include <fmt/format.h>
 
 namespace syncoll {

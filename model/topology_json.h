@@ -1,14 +1,15 @@
 // Topology JSON, specified in docs/formats.md.
 #pragma once
 
-#include "model/json_document.h"
 #include "model/topology.h"
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 
 namespace syncoll {
+
+class JsonView; // model/json_document.h
 
 /// Reads a topology from a parsed document; every error is located in the document's file.
 [[nodiscard]] Expected<Topology> topology_from_json(const JsonView &root);

@@ -8,6 +8,7 @@
 //   run.h         NCCL as NCCL runs it on a system: search, choice, simulated run
 //   steps.h       NCCL's ring and tree as streamed step schedules, for cluster scale
 //   preset.h      the cost model of NCCL's own kernels
+//   version.h     the NCCL releases modelled (2.18 to 2.29) and the algorithms each one has
 //
 // Depends on simulator/ (the engine that runs the programs, and the system model) and model/.
 #pragma once
@@ -18,3 +19,4 @@
 #include "nccl/search.h"
 #include "nccl/steps.h"
 #include "nccl/tuning.h"
+#include "nccl/version.h"

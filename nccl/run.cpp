@@ -175,7 +175,7 @@ Expected<NcclMachine> nccl_machine(const simulator::SystemModel &s) {
   if (!ring)
     return fail({}, fmt::format("NCCL's search finds no ring on '{}'", s.topology.name()));
   NcclMachine m{std::move(*ring), {}};
-  m.tuning = {s.generation, nullptr, s.topology.num_ranks(), s.nodes, s.nvls};
+  m.tuning = {s.generation, nullptr, s.topology.num_ranks(), s.nodes, s.nvls, NcclVersion{}};
   return m;
 }
 
@@ -184,6 +184,11 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const simula
   NcclTuningInput in = m.tuning;
   in.ring = &m.ring;
   in.nvls = in.nvls && o.nvls;
+  in.version = o.version;
+  if (o.algorithm && !nccl_has_algorithm(o.version, *o.algorithm))
+    return fail({},
+                fmt::format("NCCL {} has no {}: it came in {}", nccl_version_name(o.version),
+                            nccl_algorithm_name(*o.algorithm), nccl_algorithm_since(*o.algorithm)));
   std::optional<NcclEstimate> choice;
   for (const NcclEstimate &e : nccl_estimates(kind, double(bytes), in))
     if ((!o.algorithm || e.algorithm == *o.algorithm) &&

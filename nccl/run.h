@@ -50,6 +50,8 @@ struct NcclRunOptions {
   std::optional<int> min_channels;
   /// NVLink SHARP where the machine has it, as NCCL_NVLS_ENABLE (default 1) says.
   bool nvls = true;
+  /// The release whose algorithms NCCL chooses among.
+  NcclVersion version;
 };
 
 struct NcclRun {

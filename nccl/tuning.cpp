@@ -4,6 +4,7 @@
 #include "model/invariant.h"
 #include "model/runtime_constants.h"
 #include "nccl/algorithms.h"
+#include "nccl/version.h"
 
 #include <algorithm>
 #include <array>
@@ -186,7 +187,7 @@ std::vector<NcclEstimate> nccl_estimates(CollectiveKind kind, double bytes,
   std::vector<NcclEstimate> out;
   for (auto estimate : {tree, ring, nvls, nvls_tree, pat, p2p})
     for (Protocol p : kProtocols)
-      if (auto e = estimate(kind, bytes, p, in))
+      if (auto e = estimate(kind, bytes, p, in); e && nccl_has_algorithm(in.version, e->algorithm))
         out.push_back(*e);
   return out;
 }

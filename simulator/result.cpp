@@ -1,6 +1,7 @@
 #include "simulator/result.h"
 
 #include <map>
+#include <nlohmann/json.hpp>
 
 namespace syncoll::simulator {
 

@@ -13,6 +13,10 @@
 #include <string>
 #include <vector>
 
+namespace syncoll {
+class JsonView; // model/json_document.h
+}
+
 namespace syncoll::study {
 
 /// One machine of the study: a system preset and what the study changes about it, or a family

@@ -2,6 +2,7 @@
 // where it can be checked, and is already in the writer's canonical form.
 #include "model/algorithm.h"
 #include "model/collective.h"
+#include "model/json_document.h"
 #include "model/mscclir.h"
 #include "model/topology_json.h"
 #include "model/topology_library.h"

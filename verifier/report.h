@@ -6,7 +6,7 @@
 #include "model/ids.h"
 #include "model/program.h"
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <variant>

@@ -83,6 +83,8 @@ const OptionRow kRows[] = {
     {"simulate", "--sharing-window", "--baseline nccl-tree -c allreduce -t hub_and_spoke -n 6 -s 64KiB --sharing fair", "--baseline nccl-tree -c allreduce -t hub_and_spoke -n 6 -s 64KiB --sharing fair --sharing-window 20", Expect::Changes},
     {"simulate", "--streamed", "--baseline nccl-ring -c allgather -t torus2d --shape 4x4 -s 4MiB --channels 1", "--baseline nccl-ring -c allgather -t torus2d --shape 4x4 -s 4MiB --channels 1 --streamed", Expect::Changes},
     {"simulate", "--streamed", "--system dgx_h100 --baseline nccl -c allreduce", "--system dgx_h100 --baseline nccl -c allreduce --streamed", Expect::Refused},
+    {"simulate", "--nccl-version", "--system dgx_h100 --nodes 2 --baseline nccl -c allreduce -s 64KiB", "--system dgx_h100 --nodes 2 --baseline nccl -c allreduce -s 64KiB --nccl-version 2.18", Expect::Changes},
+    {"simulate", "--nccl-version", kRing4, "--baseline nccl-ring -c allreduce -t ring -n 4 -s 1MiB --nccl-version 2.18", Expect::Refused},
     {"simulate", "--channels", kRing4, "--baseline nccl-ring -c allreduce -t ring -n 4 -s 1MiB --channels 1", Expect::Changes},
     {"simulate", "--channels", "examples/ir/ring_allreduce_4.xml -t ring -n 4", "examples/ir/ring_allreduce_4.xml -t ring -n 4 --channels 2", Expect::Refused},
     {"simulate", "--trace", kRing4, "--baseline nccl-ring -c allreduce -t ring -n 4 -s 1MiB --trace {out}", Expect::Writes},

@@ -207,6 +207,36 @@ TEST(SimulateCliTest, NcclsChoiceAcrossNodesNamesItsAlgorithmAndFabric) {
       2);
 }
 
+TEST(SimulateCliTest, TheNcclReleaseIsNamedAndChangesTheChoiceWhereItAddedAnAlgorithm) {
+  // 16 H100 nodes of one GPU each, 2 MiB AllGather: PAT from 2.23, not before; the header says
+  // which release ran. A release the model does not know, or one without a forced algorithm, is
+  // one line and exit 2.
+  const std::string allgather =
+      "simulate --system dgx_h100 --nodes 16 --gpus 1 --baseline nccl -c allgather -s 2MiB";
+  CliRun newer = run_cli(allgather + " --nccl-version 2.23");
+  ASSERT_EQ(newer.exit_code, 0) << newer.err;
+  EXPECT_NE(newer.out.find("simulate NCCL's choice (NCCL 2.23.4) on"), std::string::npos)
+      << newer.out;
+  EXPECT_NE(newer.out.find("Algo PAT"), std::string::npos) << newer.out;
+  CliRun older = run_cli(allgather + " --nccl-version 2.22.3");
+  ASSERT_EQ(older.exit_code, 0) << older.err;
+  EXPECT_EQ(older.out.find("Algo PAT"), std::string::npos) << older.out;
+  CliRun fallback = run_cli(allgather);
+  EXPECT_NE(fallback.out.find("(NCCL 2.29.7)"), std::string::npos) << fallback.out;
+  CliRun unknown = run_cli(allgather + " --nccl-version 2.12.12");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("'2.12.12' is not an NCCL release the model knows"), std::string::npos)
+      << unknown.err;
+  CliRun forced = run_cli("simulate --system dgx_h100 --nodes 16 --gpus 1 --baseline nccl-pat "
+                          "-c allgather --nccl-version 2.21");
+  EXPECT_EQ(forced.exit_code, 2);
+  EXPECT_NE(forced.err.find("NCCL 2.21.5 has no PAT: it came in 2.23"), std::string::npos)
+      << forced.err;
+  EXPECT_EQ(run_cli("simulate -t ring -n 8 --baseline nccl-ring -c allreduce --nccl-version 2.21")
+                .exit_code,
+            2);
+}
+
 TEST(SimulateCliTest, SystemMistakesAreBadInput) {
   CliRun unknown = run_cli("simulate --system dgx9 --baseline nccl -c allreduce");
   EXPECT_EQ(unknown.exit_code, 2);

@@ -1,5 +1,6 @@
 // Fuzz target: the algorithm JSON reader (syncoll algo check, simulate, lower).
 #include "model/algorithm.h"
+#include "model/json_document.h"
 #include "tests/fuzz/reader_contract.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

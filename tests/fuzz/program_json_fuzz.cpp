@@ -1,5 +1,6 @@
 // Fuzz target: the MSCCL-IR JSON reader (syncoll ir convert's other direction, and programs given
 // as JSON).
+#include "model/json_document.h"
 #include "model/mscclir.h"
 #include "tests/fuzz/reader_contract.h"
 

@@ -1,5 +1,6 @@
 // Fuzz target: the study file reader (syncoll study). Files a study names are looked up in a
 // folder that does not exist, so every such reference fails as a located diagnostic too.
+#include "model/json_document.h"
 #include "study/study_file.h"
 #include "tests/fuzz/reader_contract.h"
 

@@ -1,4 +1,5 @@
 #include "model/algorithm.h"
+#include "model/json_document.h"
 #include "model/topology_library.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,6 @@
 #include "model/collective.h"
 #include "model/collective_traits.h"
+#include "model/json_document.h"
 
 #include <gtest/gtest.h>
 

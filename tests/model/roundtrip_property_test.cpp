@@ -1,5 +1,6 @@
 // Round-trip properties: serialize, parse, serialize again gives the same bytes and the same
 // value (docs/architecture.md, "Tests and benchmarks").
+#include "model/json_document.h"
 #include "model/mscclir.h"
 #include "model/topology_json.h"
 #include "testing/generators.h"

@@ -1,3 +1,4 @@
+#include "model/json_document.h"
 #include "model/topology.h"
 #include "model/topology_json.h"
 #include "model/topology_library.h"

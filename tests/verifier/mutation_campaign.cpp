@@ -11,6 +11,7 @@
 #include <deque>
 #include <fmt/format.h>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 

@@ -1,0 +1,74 @@
+// The NCCL release a run models: which algorithms NCCL chooses among, and the names it accepts.
+#include "model/hardware.h"
+#include "nccl/run.h"
+#include "nccl/version.h"
+#include "simulator/system_model.h"
+
+#include <gtest/gtest.h>
+
+namespace syncoll::nccl {
+namespace {
+
+NcclRunOptions under(std::string_view release) {
+  NcclRunOptions o;
+  auto version = parse_nccl_version(release);
+  EXPECT_TRUE(version) << version.error().to_string();
+  o.version = *version;
+  return o;
+}
+
+TEST(NcclVersionTest, ReleasesParseAndAMinorMeansItsNewestPatch) {
+  auto exact = parse_nccl_version("2.21.5");
+  ASSERT_TRUE(exact);
+  EXPECT_EQ(nccl_version_name(*exact), "2.21.5");
+  auto minor = parse_nccl_version("2.27");
+  ASSERT_TRUE(minor);
+  EXPECT_EQ(nccl_version_name(*minor), "2.27.7");
+  EXPECT_EQ(nccl_version_name(NcclVersion{}), nccl_version_name(known_nccl_versions().back()));
+  for (std::string_view bad :
+       {"2.17.1", "2.30", "2.21.4", "3.0", "2.", "2.21.", "2.x", "221", ""}) {
+    auto parsed = parse_nccl_version(bad);
+    ASSERT_FALSE(parsed) << bad;
+    EXPECT_NE(parsed.error().to_string().find("2.18.1 to 2.29.7"), std::string::npos)
+        << parsed.error().to_string();
+  }
+}
+
+TEST(NcclVersionTest, TwoH100NodesTakeNvlsTreeFrom218AndNeverBefore) {
+  // Before 2.18 there was no NVLS tree; every release here has it, and two NVSwitch nodes take it
+  // for a large AllReduce under each. Forced under a release without it, the run says which
+  // release added it.
+  auto system = simulator::make_system_model(*find_system_preset("dgx_h100"), 2);
+  ASSERT_TRUE(system);
+  auto machine = nccl_machine(*system);
+  ASSERT_TRUE(machine);
+  for (std::string_view release : {"2.18.1", "2.21", "2.29"}) {
+    auto run = simulate_nccl(CollectiveKind::Allreduce, int64_t(1) << 30, *system, *machine,
+                             under(release));
+    ASSERT_TRUE(run) << run.error().to_string();
+    EXPECT_EQ(run->choice.algorithm, NcclAlgorithm::NvlsTree) << release;
+  }
+  EXPECT_TRUE(nccl_has_algorithm(*parse_nccl_version("2.18"), NcclAlgorithm::NvlsTree));
+}
+
+TEST(NcclVersionTest, OneGpuPerNodeAllgatherRunsPatFrom223AndRingBefore) {
+  auto system = simulator::make_system_model(*find_system_preset("dgx_h100"), 16, 1);
+  ASSERT_TRUE(system) << system.error().to_string();
+  auto machine = nccl_machine(*system);
+  ASSERT_TRUE(machine);
+  const int64_t bytes = int64_t(2) << 20;
+  auto newer = simulate_nccl(CollectiveKind::Allgather, bytes, *system, *machine, under("2.23"));
+  ASSERT_TRUE(newer) << newer.error().to_string();
+  EXPECT_EQ(newer->choice.algorithm, NcclAlgorithm::Pat);
+  auto older = simulate_nccl(CollectiveKind::Allgather, bytes, *system, *machine, under("2.22"));
+  ASSERT_TRUE(older) << older.error().to_string();
+  EXPECT_NE(older->choice.algorithm, NcclAlgorithm::Pat);
+  NcclRunOptions forced = under("2.22.3");
+  forced.algorithm = NcclAlgorithm::Pat;
+  auto refused = simulate_nccl(CollectiveKind::Allgather, bytes, *system, *machine, forced);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().to_string(), "NCCL 2.22.3 has no PAT: it came in 2.23\n");
+}
+
+} // namespace
+} // namespace syncoll::nccl
