@@ -97,6 +97,12 @@ static_assert(kProtocolTable[size_t(Protocol::Simple)].protocol == Protocol::Sim
   return protocol_traits(protocol).executor_tile_bytes / (m + 1) + 1;
 }
 
+/// The most channels a ring or tree runs on across nodes while NVLS is enabled on NVSwitch nodes:
+/// measured, B200 nodes' forced rings move 300-344 GB/s of bus bandwidth at 4 GiB on 2 to 64
+/// nodes (16 connections at the fabric's rate) and 361-390 GB/s, their NICs' rate, with
+/// NCCL_NVLS_ENABLE=0 (32); H100 nodes' default rings plateau at 16 channels' 321 GB/s.
+inline constexpr int kNcclRingChannelsBesideNvls = 16;
+
 /// NCCL 2.30's tuning constants of its other algorithms (microseconds): NVLS's NVLink latency
 /// (Simple only), PAT's base latency, network hop and per-rank cost, and llMaxBw across nodes
 /// (Intel CPUs: 2 nodes, 3 or more; GB/s).

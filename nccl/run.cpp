@@ -2,6 +2,7 @@
 
 #include "model/collective_traits.h"
 #include "model/invariant.h"
+#include "model/runtime_constants.h"
 #include "nccl/algorithms.h"
 #include "simulator/program_sim.h"
 
@@ -200,6 +201,10 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const simula
                                 o.protocol ? " with protocol " : "",
                                 o.protocol ? protocol_traits(*o.protocol).name : "",
                                 collective_kind_name(kind), s.topology.name()));
+  // NVLS's buffers and SMs leave rings and trees across nodes fewer channels.
+  if (in.nvls && s.nodes > 1 &&
+      (choice->algorithm == NcclAlgorithm::Ring || choice->algorithm == NcclAlgorithm::Tree))
+    choice->channels = std::min(choice->channels, kNcclRingChannelsBesideNvls);
   if (o.channels) {
     if (*o.channels < 1)
       return fail({}, fmt::format("NCCL runs on at least one channel, not {}", *o.channels));
