@@ -8,6 +8,7 @@
 #include "compose/plan_dot.h"
 #include "compose/search.h"
 #include "lowering/compile.h"
+#include "nccl/version.h"
 #include "simulator/program_sim.h"
 
 #include <fmt/format.h>
@@ -182,9 +183,10 @@ Expected<int> run_compose(const ComposeArgs &a) {
   const compose::Tried &best = found.tried[*found.best];
   fmt::print("best: {}: {:.1f} us\n", describe(best.hierarchy), *best.us);
   if (found.nccl_us)
-    fmt::print("NCCL's choice: {} (the tuner's estimate); simulated {:.1f} us; the composed plan "
-               "is {:.2f}x NCCL's speed\n",
-               found.nccl_info, *found.nccl_us, *found.nccl_us / *best.us);
+    fmt::print("NCCL's choice: {} (the tuner's estimate; NCCL {}); simulated {:.1f} us; the "
+               "composed plan is {:.2f}x NCCL's speed\n",
+               found.nccl_info, nccl::nccl_version_name(nccl::NcclVersion{}), *found.nccl_us,
+               *found.nccl_us / *best.us);
   else if (!found.nccl_info.empty())
     fmt::print("NCCL: {}\n", found.nccl_info);
   if (a.output.empty() && a.dot.empty())

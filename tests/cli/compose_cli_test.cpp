@@ -121,6 +121,8 @@ TEST(ComposeCliTest, TheSearchSetsTheBestPlanBesideNccl) {
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_NE(run.out.find("best: factors"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("NCCL's choice:"), std::string::npos) << run.out;
+  // The NCCL release its choice was made under, as simulate's header names it.
+  EXPECT_NE(run.out.find("(the tuner's estimate; NCCL 2.29.7)"), std::string::npos) << run.out;
 }
 
 // --nics rebuilds the machine with that many NICs per node: NCCL's rings, which all cross the
