@@ -185,7 +185,7 @@ Expected<int> run_compose(const ComposeArgs &a) {
   if (found.nccl_us)
     fmt::print("NCCL's choice: {} (the tuner's estimate; NCCL {}); simulated {:.1f} us; the "
                "composed plan is {:.2f}x NCCL's speed\n",
-               found.nccl_info, nccl::nccl_version_name(nccl::NcclVersion{}), *found.nccl_us,
+               found.nccl_info, nccl::nccl_version_name(nccl::kNewestNcclVersion), *found.nccl_us,
                *found.nccl_us / *best.us);
   else if (!found.nccl_info.empty())
     fmt::print("NCCL: {}\n", found.nccl_info);

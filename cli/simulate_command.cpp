@@ -40,7 +40,7 @@ struct SimulateArgs {
   std::optional<double> sharing_window_us; ///< none: the system's default, else exact
   int channels = 0;                        ///< 0: the channels NCCL's search gives
   std::string nccl_version;                ///< empty: the newest release modelled
-  nccl::NcclVersion nccl_release;          ///< nccl_version, parsed
+  nccl::NcclVersion nccl_release = nccl::kNewestNcclVersion; ///< nccl_version, found
   bool streamed = false;
   std::string trace;
   std::string csv;
@@ -368,8 +368,11 @@ Expected<bool> run_simulate(SimulateArgs &a) {
   if (!a.nccl_version.empty()) {
     if (a.baseline.empty() || a.system.empty())
       return fail({}, "--nccl-version applies to an NCCL baseline on a --system");
-    SYNCOLL_TRY(version, nccl::parse_nccl_version(a.nccl_version));
-    a.nccl_release = version;
+    const auto release = nccl::find_nccl_version(a.nccl_version);
+    if (!release)
+      return fail({}, fmt::format("--nccl-version: '{}' is not an NCCL release the model knows: {}",
+                                  a.nccl_version, nccl::known_nccl_versions()));
+    a.nccl_release = *release;
   }
   std::optional<BuiltSystem> built;
   if (!a.system.empty()) {

@@ -176,7 +176,7 @@ Expected<NcclMachine> nccl_machine(const simulator::SystemModel &s) {
   if (!ring)
     return fail({}, fmt::format("NCCL's search finds no ring on '{}'", s.topology.name()));
   NcclMachine m{std::move(*ring), {}};
-  m.tuning = {s.generation, nullptr, s.topology.num_ranks(), s.nodes, s.nvls, NcclVersion{}};
+  m.tuning = {s.generation, nullptr, s.topology.num_ranks(), s.nodes, s.nvls, kNewestNcclVersion};
   return m;
 }
 
@@ -201,10 +201,6 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const simula
                                 o.protocol ? " with protocol " : "",
                                 o.protocol ? protocol_traits(*o.protocol).name : "",
                                 collective_kind_name(kind), s.topology.name()));
-  // NVLS's buffers and SMs leave rings and trees across nodes fewer channels.
-  if (in.nvls && s.nodes > 1 &&
-      (choice->algorithm == NcclAlgorithm::Ring || choice->algorithm == NcclAlgorithm::Tree))
-    choice->channels = std::min(choice->channels, kNcclRingChannelsBesideNvls);
   if (o.channels) {
     if (*o.channels < 1)
       return fail({}, fmt::format("NCCL runs on at least one channel, not {}", *o.channels));

@@ -51,7 +51,7 @@ struct NcclRunOptions {
   /// NVLink SHARP where the machine has it, as NCCL_NVLS_ENABLE (default 1) says.
   bool nvls = true;
   /// The release whose algorithms NCCL chooses among.
-  NcclVersion version;
+  NcclVersion version = kNewestNcclVersion;
 };
 
 struct NcclRun {

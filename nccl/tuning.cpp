@@ -17,14 +17,18 @@ namespace {
 constexpr std::array<Protocol, 3> kProtocols{Protocol::LL, Protocol::LL128, Protocol::Simple};
 
 // The channels a ring or tree call runs on (enqueue.cc): the tuning model prices every channel,
-// then a small call drops channels while its bytes stay under channels x threads x the protocol's
-// per-thread threshold, so that each thread has enough to move.
+// at most 16 across nodes beside NVLS, then a small call drops channels while its bytes stay under
+// channels x threads x the protocol's per-thread threshold, so that each thread has enough to move.
 int call_channels(NcclAlgorithm algorithm, Protocol p, double bytes, const NcclTuningInput &in) {
   const ProtocolTraits &proto = protocol_traits(p);
   const bool ring_ll = algorithm == NcclAlgorithm::Ring && p == Protocol::LL;
   const double per_channel =
       double(proto.nccl_max_threads) * proto.nccl_thread_threshold * (ring_ll ? in.ranks : 1);
   int channels = in.ring->runtime_channels();
+  // Across nodes beside NVLS (enabled on NVSwitch nodes), NVLS's buffers and SMs leave rings and
+  // trees fewer channels (kNcclRingChannelsBesideNvls, measured).
+  if (in.nvls && in.nodes > 1)
+    channels = std::min(channels, kNcclRingChannelsBesideNvls);
   while (channels > 1 && bytes < channels * per_channel)
     --channels;
   return channels;

@@ -37,8 +37,8 @@ struct NcclTuningInput {
   const NcclRingGraph *ring = nullptr; ///< also stands for the tree graph (same channels)
   int ranks = 0;
   int nodes = 1;
-  bool nvls = false;   ///< NVLink SHARP available inside a node
-  NcclVersion version; ///< which release: its algorithms are the ones listed
+  bool nvls = false;                        ///< NVLink SHARP available inside a node
+  NcclVersion version = kNewestNcclVersion; ///< its algorithms are the ones listed
 };
 
 /// Every algorithm and protocol NCCL has for `kind`, with its predicted time for `bytes`

@@ -3,18 +3,10 @@
 #include "model/invariant.h"
 #include "nccl/tuning.h"
 
-#include <charconv>
 #include <fmt/format.h>
 
 namespace syncoll::nccl {
 namespace {
-
-// NCCL's public releases from 2.18 on (NVIDIA's download index, compute/redist/nccl).
-const std::vector<NcclVersion> kReleases = {
-    {18, 1}, {18, 3}, {18, 5}, {19, 3}, {20, 3}, {20, 5}, {21, 5}, {22, 3},
-    {23, 4}, {24, 3}, {25, 1}, {26, 2}, {26, 5}, {27, 3}, {27, 5}, {27, 6},
-    {27, 7}, {28, 3}, {28, 7}, {28, 9}, {29, 2}, {29, 3}, {29, 7},
-};
 
 // The minor release that added each algorithm the tuning model lists (release notes). Ring, tree,
 // single-node NVLS (2.17) and point-to-point predate every release here.
@@ -33,49 +25,23 @@ int first_minor(NcclAlgorithm algorithm) {
   SYNCOLL_UNREACHABLE("an NCCL algorithm without a first release");
 }
 
-std::string known_list() {
-  return fmt::format("2.{}.{} to 2.{}.{} (or 2.M for the newest patch of 2.M)",
-                     kReleases.front().minor, kReleases.front().patch, kReleases.back().minor,
-                     kReleases.back().patch);
-}
-
 } // namespace
 
 std::string nccl_version_name(NcclVersion version) {
   return fmt::format("2.{}.{}", version.minor, version.patch);
 }
 
-const std::vector<NcclVersion> &known_nccl_versions() {
-  return kReleases;
+std::optional<NcclVersion> find_nccl_version(std::string_view name) {
+  std::optional<NcclVersion> found;
+  for (const NcclVersion &v : kNcclReleases)
+    if (name == nccl_version_name(v) || name == fmt::format("2.{}", v.minor))
+      found = v; // releases are oldest first: a minor alone ends at its newest patch
+  return found;
 }
 
-Expected<NcclVersion> parse_nccl_version(std::string_view text) {
-  auto bad = [&] {
-    return fail({}, fmt::format("--nccl-version: '{}' is not an NCCL release the model knows: {}",
-                                text, known_list()));
-  };
-  if (!text.starts_with("2."))
-    return bad();
-  std::string_view rest = text.substr(2);
-  int minor = 0;
-  int patch = -1;
-  auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), minor);
-  if (ec != std::errc())
-    return bad();
-  if (end != rest.data() + rest.size()) {
-    if (*end != '.')
-      return bad();
-    auto [pend, pec] = std::from_chars(end + 1, rest.data() + rest.size(), patch);
-    if (pec != std::errc() || pend != rest.data() + rest.size())
-      return bad();
-  }
-  std::optional<NcclVersion> found;
-  for (const NcclVersion &v : kReleases)
-    if (v.minor == minor && (patch < 0 || v.patch == patch))
-      found = v; // the newest patch when none is named
-  if (!found)
-    return bad();
-  return *found;
+std::string known_nccl_versions() {
+  return fmt::format("{} to {} (or 2.M for the newest patch of 2.M)",
+                     nccl_version_name(kNcclReleases[0]), nccl_version_name(kNewestNcclVersion));
 }
 
 bool nccl_has_algorithm(NcclVersion version, NcclAlgorithm algorithm) {

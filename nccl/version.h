@@ -6,33 +6,41 @@
 // 2.29; `--nccl-version` says which NCCL is modelled. The default is the newest release here.
 #pragma once
 
-#include "model/diagnostics.h"
-
+#include <iterator>
+#include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace syncoll::nccl {
 
 enum class NcclAlgorithm; // nccl/tuning.h
 
-/// A published NCCL 2.x release, 2.18.1 to 2.29.7.
+/// A published NCCL 2.x release.
 struct NcclVersion {
-  int minor = 29;
-  int patch = 7;
+  int minor;
+  int patch;
 
   friend bool operator==(const NcclVersion &, const NcclVersion &) = default;
 };
 
+/// NCCL's public releases from 2.18 on, oldest first (NVIDIA's download index,
+/// compute/redist/nccl).
+inline constexpr NcclVersion kNcclReleases[] = {
+    {18, 1}, {18, 3}, {18, 5}, {19, 3}, {20, 3}, {20, 5}, {21, 5}, {22, 3},
+    {23, 4}, {24, 3}, {25, 1}, {26, 2}, {26, 5}, {27, 3}, {27, 5}, {27, 6},
+    {27, 7}, {28, 3}, {28, 7}, {28, 9}, {29, 2}, {29, 3}, {29, 7},
+};
+/// What every command models unless told otherwise.
+inline constexpr NcclVersion kNewestNcclVersion = kNcclReleases[std::size(kNcclReleases) - 1];
+
 /// "2.29.7".
 std::string nccl_version_name(NcclVersion version);
 
-/// Every release the model knows, oldest first.
-const std::vector<NcclVersion> &known_nccl_versions();
+/// The release named "2.21.5", or by "2.21" the newest patch of 2.21; none for anything else.
+std::optional<NcclVersion> find_nccl_version(std::string_view name);
 
-/// "2.21.5", or "2.21" for the newest patch of 2.21. Anything else (a release outside 2.18 to
-/// 2.29, a patch never published, a malformed string) is bad input naming the releases known.
-[[nodiscard]] Expected<NcclVersion> parse_nccl_version(std::string_view text);
+/// The releases known, for messages: "2.18.1 to 2.29.7 (or 2.M for the newest patch of 2.M)".
+std::string known_nccl_versions();
 
 /// Whether `version` has `algorithm` at all (the tuning still decides where it runs).
 bool nccl_has_algorithm(NcclVersion version, NcclAlgorithm algorithm);

@@ -2,6 +2,8 @@
 
 #include "model/hardware.h"
 #include "model/invariant.h"
+#include "model/runtime_constants.h"
+#include "nccl/version.h"
 
 #include <fmt/format.h>
 
@@ -30,8 +32,12 @@ std::string calibration_key(const SystemPreset &p) {
 std::string variant_kind_key(const Variant &v) {
   switch (v.kind) {
   case VariantKind::Nccl:
-    return fmt::format("nccl algorithm={}",
-                       v.algorithm ? std::string(nccl::nccl_algorithm_name(*v.algorithm)) : "auto");
+    // The release and the channel rule beside NVLS are the model's code, not a calibrated row:
+    // either changing must miss the cache too.
+    return fmt::format("nccl algorithm={} release={} beside_nvls={}",
+                       v.algorithm ? std::string(nccl::nccl_algorithm_name(*v.algorithm)) : "auto",
+                       nccl::nccl_version_name(nccl::kNewestNcclVersion),
+                       kNcclRingChannelsBesideNvls);
   case VariantKind::Composed:
     return v.plan ? fmt::format("compose stripes={} ring_nodes={} pipeline={}", v.plan->stripes,
                                 v.plan->ring_nodes, v.plan->pipeline)
