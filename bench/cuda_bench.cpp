@@ -10,14 +10,31 @@
 #include "model/collective_traits.h"
 #include "nccl/algorithms.h"
 
+#include <charconv>
+#include <cstdio>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <string_view>
 
 using namespace syncoll;
 
 int main(int argc, char **argv) {
-  const int64_t size = (argc > 1 ? std::atoll(argv[1]) : 256) << 20;
-  const int launches = argc > 2 ? std::atoi(argv[2]) : 20;
+  // Positional: MiB per rank, launches; each a positive whole number.
+  int64_t numbers[2] = {256, 20};
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    int64_t value = 0;
+    const auto [end, error] = std::from_chars(arg.data(), arg.data() + arg.size(), value);
+    if (i > 2 || error != std::errc() || end != arg.data() + arg.size() || value <= 0 ||
+        value > (int64_t(1) << 20)) {
+      std::fprintf(stderr, "cuda_bench: '%s' is not %s; usage: cuda_bench [size_mib] [launches]\n",
+                   argv[i], i > 2 ? "an option" : "a count from 1 to 1048576");
+      return 2;
+    }
+    numbers[i - 1] = value;
+  }
+  const int64_t size = numbers[0] << 20;
+  const int launches = int(numbers[1]);
   if (auto reason = backend::cuda_unavailable()) {
     fmt::print("cuda_bench: skipped, no GPU: {}\n", *reason);
     return 0;

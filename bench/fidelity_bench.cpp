@@ -22,6 +22,7 @@
 #include "nccl/run.h"
 #include "simulator/system_model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -335,27 +336,43 @@ struct Summary {
 
 } // namespace
 
+constexpr const char *kUsage =
+    "usage: fidelity_bench [--multinode] [--summary | --quick | --loso | --fit [GENERATION [SET]]] "
+    "[--only SET]";
+
 int main(int argc, char **argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (std::find(args.begin(), args.end(), "--help") != args.end()) {
+    std::printf("%s\n", kUsage);
+    return 0;
+  }
   // --only PREFIX (anywhere): the sets whose name starts so, for looking at one machine.
   std::string only_sets;
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::strcmp(argv[i], "--only") == 0) {
-      only_sets = argv[i + 1];
-      for (int j = i; j + 2 <= argc; ++j)
-        argv[j] = argv[j + 2];
-      argc -= 2;
-      break;
+  if (auto at = std::find(args.begin(), args.end(), "--only"); at != args.end()) {
+    if (at + 1 == args.end()) {
+      std::fprintf(stderr, "fidelity_bench: --only needs a set name\n");
+      return 2;
     }
-  // --multinode: the multi-node clusters' measurements (bench/data/nccl_multinode.csv).
-  const bool multinode = argc > 1 && std::strcmp(argv[1], "--multinode") == 0;
-  if (multinode) {
-    --argc;
-    ++argv;
+    only_sets = *(at + 1);
+    args.erase(at, at + 2);
   }
-  const bool summary_only = argc > 1 && std::strcmp(argv[1], "--summary") == 0;
+  // --multinode: the multi-node clusters' measurements (bench/data/nccl_multinode.csv).
+  const bool multinode = !args.empty() && args.front() == "--multinode";
+  if (multinode)
+    args.erase(args.begin());
+  const std::string mode = args.empty() ? "" : args.front();
+  const bool summary_only = mode == "--summary";
   // --quick (ctest's smoke run): the points up to 16 MiB only.
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
-  const bool fitting = argc > 1 && std::strcmp(argv[1], "--fit") == 0;
+  const bool quick = mode == "--quick";
+  const bool fitting = mode == "--fit";
+  const bool loso = mode == "--loso";
+  const size_t most_args = fitting ? 3 : 1;
+  if ((!mode.empty() && !summary_only && !quick && !fitting && !loso) || args.size() > most_args ||
+      (loso && !multinode)) {
+    std::fprintf(stderr, "fidelity_bench: '%s' is not an option here; %s\n",
+                 (args.size() > most_args ? args[most_args] : mode).c_str(), kUsage);
+    return 2;
+  }
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   std::vector<Point> points =
       read_points(multinode ? SYNCOLL_SOURCE_DIR "/bench/data/nccl_multinode.csv"
@@ -373,10 +390,10 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (fitting) {
-    fit(points, argc > 2 ? argv[2] : "", argc > 3 ? argv[3] : "");
+    fit(points, args.size() > 1 ? args[1] : "", args.size() > 2 ? args[2] : "");
     return 0;
   }
-  if (multinode && argc > 1 && std::strcmp(argv[1], "--loso") == 0) {
+  if (loso) {
     leave_one_set_out(points);
     return 0;
   }

@@ -1,6 +1,7 @@
 // The mutation campaign as a table: per program and fault, how many mutants, how the
 // executor's parser and the verifier caught them, how many change behaviour under the
 // independent random-schedule oracle, and how many of those were missed (the target is 0).
+#include "bench/quick_flag.h"
 #include "tests/verifier/mutation_campaign.h"
 
 #include <chrono>
@@ -14,7 +15,7 @@
 
 int main(int argc, char **argv) {
   using namespace syncoll::testing;
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  const bool quick = syncoll::bench::quick_flag(argc, argv, "mutation_bench");
   const int schedules = quick ? 2 : 30;
   const uint64_t seed = 20261121;
   auto start = std::chrono::steady_clock::now();

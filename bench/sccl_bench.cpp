@@ -11,6 +11,7 @@
 // paper's lowerings at small sizes (1 KiB to 64 KiB) and at the largest size (1 GiB).
 //
 //   ./build/ci/bench/sccl_bench [--quick]
+#include "bench/quick_flag.h"
 #include "lowering/compile.h"
 #include "lowering/from_algorithm.h"
 #include "model/collective_traits.h"
@@ -152,7 +153,7 @@ std::optional<double> lowered_algorithm_us(const Synthesized &s, int64_t size,
 
 int main(int argc, char **argv) {
   // --quick (ctest's smoke run): sizes up to 1 MiB.
-  const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+  const bool quick = syncoll::bench::quick_flag(argc, argv, "sccl_bench");
   const SystemPreset *preset = find_system_preset("dgx1");
   auto system = simulator::make_system_model(*preset);
   auto machine = system ? nccl::nccl_machine(*system)

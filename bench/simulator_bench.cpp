@@ -387,7 +387,10 @@ int main(int argc, char **argv) {
   for (const std::string &name : only)
     if (std::none_of(tables.begin(), tables.end(),
                      [&](const auto &t) { return t.first == name; })) {
-      std::fprintf(stderr, "simulator_bench: unknown table '%s'\n", name.c_str());
+      std::fprintf(stderr,
+                   "simulator_bench: unknown table '%s'; usage: simulator_bench [--quick] "
+                   "[streamed|ring-allreduce|ring-alltoall|congested|fat-tree|program ...]\n",
+                   name.c_str());
       return 2;
     }
   // The streamed runs first, on a fresh heap (peak memory is the process's high-water mark);

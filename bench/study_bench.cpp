@@ -4,6 +4,8 @@
 // installed, else two --shard processes at once): points per second, the speedup from the
 // second process, and whether both wrote the same bytes.
 //   ./build/ci/bench/study_bench [--quick]
+#include "bench/quick_flag.h"
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -36,7 +38,7 @@ double timed(const std::string &command) {
 } // namespace
 
 int main(int argc, char **argv) {
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  const bool quick = syncoll::bench::quick_flag(argc, argv, "study_bench");
   const fs::path dir =
       fs::temp_directory_path() / ("syncoll-study-bench-" + std::to_string(::getpid()));
   fs::create_directories(dir);

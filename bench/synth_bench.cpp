@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
 #include <fstream>
@@ -185,27 +186,51 @@ int main(int argc, char **argv) {
   double limit = 300;
   std::vector<synth::Backend> backends = {synth::Backend::Smt, synth::Backend::Sat};
   std::set<std::string> only;
+  const auto refuse = [](const std::string &what) {
+    std::fprintf(stderr,
+                 "synth_bench: %s; usage: synth_bench [--quick] [--families] [--limit SECONDS] "
+                 "[--only ROWS_FILE] [--backend smt|sat|both]\n",
+                 what.c_str());
+    return 2;
+  };
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0)
+    const std::string arg = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (arg == "--quick")
       quick = true;
-    else if (std::strcmp(argv[i], "--families") == 0)
+    else if (arg == "--families")
       families = true;
-    else if (std::strcmp(argv[i], "--limit") == 0 && i + 1 < argc)
-      limit = std::stod(argv[++i]);
-    else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+    else if (arg == "--limit" && has_value) {
+      const std::string value = argv[++i];
+      char *end = nullptr;
+      limit = std::strtod(value.c_str(), &end);
+      if (value.empty() || *end != '\0' || !(limit > 0))
+        return refuse("--limit: '" + value + "' is not a positive number of seconds");
+    } else if (arg == "--only" && has_value) {
       // Rows to run, one per line as "TOPOLOGY COLLECTIVE C OBJECTIVE" (e.g. the ones a run
       // with a shorter limit left unknown).
-      std::ifstream in(argv[++i]);
+      const std::string path = argv[++i];
+      std::ifstream in(path);
+      if (!in)
+        return refuse("--only: cannot read '" + path + "'");
       for (std::string line; std::getline(in, line);)
         if (!line.empty())
           only.insert(line);
-    } else if (std::strcmp(argv[i], "--backend") == 0 && i + 1 < argc) {
+    } else if (arg == "--backend" && has_value) {
       const std::string b = argv[++i];
+      if (b != "smt" && b != "sat" && b != "both")
+        return refuse("--backend: '" + b + "' is not smt, sat or both");
       backends.clear();
       if (b != "sat")
         backends.push_back(synth::Backend::Smt);
       if (b != "smt")
         backends.push_back(synth::Backend::Sat);
+    } else if (arg == "--help") {
+      std::printf("usage: synth_bench [--quick] [--families] [--limit SECONDS] [--only ROWS_FILE] "
+                  "[--backend smt|sat|both]\n");
+      return 0;
+    } else {
+      return refuse("'" + arg + "' is not an option, or its value is missing");
     }
   }
   if (families)

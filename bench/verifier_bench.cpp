@@ -1,6 +1,7 @@
 // Verifier speed on ring Allreduce programs of growing size: every property in every
 // mode, against the target of 100 ms per property, and the whole report under 100 ms at 20,000
 // steps (32 ranks x 10 channels); the time per step across the sizes shows the checks are linear.
+#include "bench/quick_flag.h"
 #include "testing/programs.h"
 #include "verifier/detail/connections.h"
 #include "verifier/detail/execution.h"
@@ -32,7 +33,7 @@ template <class F> double best_ms(int repeats, F &&f) {
 
 int main(int argc, char **argv) {
   using namespace syncoll;
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  const bool quick = syncoll::bench::quick_flag(argc, argv, "verifier_bench");
   struct Size {
     int ranks, channels;
   };

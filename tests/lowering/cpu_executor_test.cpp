@@ -9,12 +9,9 @@
 #include "model/runtime_constants.h"
 #include "model/topology_library.h"
 #include "nccl/algorithms.h"
-#include "simulator/program_sim.h"
-#include "testing/generators.h"
 #include "tests/lowering/deadlocked_example.h"
 
 #include <gtest/gtest.h>
-#include <rapidcheck/gtest.h>
 
 namespace syncoll::backend {
 namespace {
@@ -66,19 +63,36 @@ void expect_correct(const verifier::VerifiedProgram &verified, const std::string
     }
 }
 
-TEST(CpuExecutorTest, EveryExampleProgramRunsCorrectlyInEverySplittingRegime) {
-  for (const examples::ProgramExample &ex : examples::program_examples())
-    for (bool in_place : ex.in_place_modes) {
-      examples::ExampleParams params;
-      params.options.in_place = in_place;
-      auto dsl = ex.build(params);
-      ASSERT_TRUE(dsl) << ex.name << ": " << dsl.error().to_string();
-      auto lowered = lowering::lower(*dsl);
-      ASSERT_TRUE(lowered) << ex.name << ": " << lowered.error().to_string();
-      ASSERT_TRUE(lowered->verified) << ex.name << "\n" << lowered->verified.error().to_text();
-      expect_correct(*lowered->verified, ex.name + (in_place ? " (in place)" : ""));
-    }
+// One test per example program, so that ctest runs them side by side (the executor's threads
+// keep about one core busy, and under ThreadSanitizer all of them take minutes).
+class CpuExecutorExampleTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CpuExecutorExampleTest, RunsCorrectlyInEverySplittingRegime) {
+  const examples::ProgramExample *ex = examples::find_program_example(GetParam());
+  ASSERT_NE(ex, nullptr) << GetParam();
+  for (bool in_place : ex->in_place_modes) {
+    examples::ExampleParams params;
+    params.options.in_place = in_place;
+    auto dsl = ex->build(params);
+    ASSERT_TRUE(dsl) << ex->name << ": " << dsl.error().to_string();
+    auto lowered = lowering::lower(*dsl);
+    ASSERT_TRUE(lowered) << ex->name << ": " << lowered.error().to_string();
+    ASSERT_TRUE(lowered->verified) << ex->name << "\n" << lowered->verified.error().to_text();
+    expect_correct(*lowered->verified, ex->name + (in_place ? " (in place)" : ""));
+  }
 }
+
+std::vector<std::string> example_names() {
+  std::vector<std::string> names;
+  for (const examples::ProgramExample &ex : examples::program_examples())
+    names.push_back(ex.name);
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryExample, CpuExecutorExampleTest, ::testing::ValuesIn(example_names()),
+                         [](const ::testing::TestParamInfo<std::string> &example) {
+                           return example.param;
+                         });
 
 TEST(CpuExecutorTest, NcclRingBaselinesRunCorrectly) {
   std::vector<RankId> ring;
@@ -175,41 +189,6 @@ TEST(CpuExecutorTest, MoreThreadBlocksThanHostThreadsIsBadInput) {
   ASSERT_FALSE(run);
   EXPECT_NE(run.error().to_string().find("one host thread per thread block"), std::string::npos)
       << run.error().to_string();
-}
-
-} // namespace
-} // namespace syncoll::backend
-
-namespace syncoll::backend {
-namespace {
-
-// Random communicating programs, verified or not, with the gate bypassed (so the tsan preset does
-// not run this one: an unverified program may race on its own data by design): the CPU executor
-// finishes exactly when the simulator does, in one transfer per step or in two chunks per
-// transfer (the executor's FIFO depth and count splitting are the simulator's).
-RC_GTEST_PROP(CpuExecutorProperty, TerminatesExactlyWhenTheSimulatorDoes, ()) {
-  const Program p = *testing::gen_connected_program(false);
-  auto collective = make_collective(CollectiveKind::Allreduce, p.num_ranks(), 4);
-  RC_ASSERT(collective.has_value());
-  const ExecutableProgram e = detail::lower_unchecked(p, *collective);
-  const int64_t tile = protocol_traits(p.protocol()).executor_tile_bytes;
-  {
-    const int64_t chunk_bytes = *rc::gen::element(int64_t(64), tile / 2);
-    simulator::ProgramSimOptions so;
-    so.size_bytes = chunk_bytes * p.chunks_per_loop();
-    auto sim = simulator::simulate_program(p, *fully_connected(p.num_ranks()), so);
-    RC_ASSERT(sim.has_value());
-    RunOptions o;
-    o.size_bytes = chunk_bytes * nccl_tests_chunks(*collective);
-    // A run the simulator says finishes gets seconds; one it says deadlocks gets a short watchdog
-    // (these programs do microseconds of work, so a pause that long is a hang).
-    o.watchdog = std::chrono::milliseconds(sim->deadlocked ? 30 : 3000);
-    o.seed = *rc::gen::arbitrary<uint64_t>();
-    auto run = run_on_cpu(e, o);
-    RC_ASSERT(run.has_value());
-    RC_TAG(run->completed ? "finishes" : "hangs");
-    RC_ASSERT(run->completed == !sim->deadlocked);
-  }
 }
 
 } // namespace
