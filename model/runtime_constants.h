@@ -109,6 +109,8 @@ inline constexpr int kNcclRingChannelsBesideNvls = 16;
 inline constexpr double kNcclNvlsLatencyUs = 25;
 /// NVLS tree's network hop (NCCL's hwLat[NET][NVLS_TREE][Simple]).
 inline constexpr double kNcclNvlsTreeNetHopUs = 20.9;
+/// NVLS's pipeline chunk, NCCL_NVLS_CHUNKSIZE's default (NVLS tree halves it on 4 nodes or more).
+inline constexpr int64_t kNcclNvlsTreeChunkBytes = int64_t(128) << 10;
 inline constexpr double kNcclPatBaseUs = 8.0;
 inline constexpr double kNcclPatNetHopUs = 14.0;
 inline constexpr double kNcclPatPerRankUs = 2.8;

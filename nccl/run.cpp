@@ -106,13 +106,28 @@ simulator::SimulationResult nvls_closed_form(CollectiveKind kind, int64_t bytes,
   return closed_form_result(kind, bytes, ns, n);
 }
 
+// NVLS tree's pipeline chunk, as NCCL's enqueue sizes it: NCCL_NVLS_CHUNKSIZE (128 KiB), at most
+// 64 KiB on 4 nodes or more, and smaller while the call holds few chunks for each of its
+// concurrent operations (a channel's NVLS heads, one per GPU of the node).
+double nvls_tree_chunk_bytes(double bytes, int nodes, double operations) {
+  double chunk = nodes >= 4 ? kNcclNvlsTreeChunkBytes / 2 : kNcclNvlsTreeChunkBytes;
+  const std::pair<double, double> rules[] = {
+      {32, 256 << 10}, {16, 128 << 10}, {4, 64 << 10}, {1, 32 << 10}};
+  for (auto [chunks_per_operation, smaller] : rules)
+    if (bytes < chunks_per_operation * operations * chunk && chunk > smaller)
+      chunk = smaller;
+  return chunk;
+}
+
 // NVLS tree: inside each node NVLS reduces and multicasts as on one node, between nodes a double
 // binary tree carries the node's reduced data; the two stages pipeline, so the slower sets the
 // rate. Per node and direction the trees move the buffer once on two nodes (each node the root
 // of one tree and a leaf of the other) and twice on more (an inner node of one tree, a leaf of
 // the other), over the node's NICs at the fabric's payload share, each channel's connection at
 // most the fabric's connection rate. The latency is NVLS's and a message per tree level up and
-// down; a step passes the reduction in the node, each level up and down, and the multicast.
+// down. A step (every channel's heads one chunk each) passes the reduction in the node, each
+// level up and down, and the multicast: the pipeline fills with one step of each stage but the
+// slowest.
 simulator::SimulationResult nvls_tree_closed_form(int64_t bytes, const simulator::SystemModel &s,
                                                   int channels) {
   const GenerationTraits &g = *s.generation;
@@ -123,11 +138,18 @@ simulator::SimulationResult nvls_tree_closed_form(int64_t bytes, const simulator
   const Hierarchy &node = s.topology.hierarchy(); // NICs at the fabric's payload rate
   const double net_rate = std::min(node.nics_per_node * node.nic_bandwidth.value,
                                    std::min(32, channels) * f.connection_gbps);
-  const double busiest = std::max(port_bytes / nvls_port_rate(s), net_bytes / net_rate);
+  const double port_rate = nvls_port_rate(s);
+  const double busiest = std::max(port_bytes / port_rate, net_bytes / net_rate);
   const double levels = std::ceil(std::log2(double(s.nodes)));
+  const double operations = double(std::min(32, channels)) * s.gpus_per_node;
+  const double steps = std::max(
+      1.0, std::ceil(double(bytes) /
+                     (operations * nvls_tree_chunk_bytes(double(bytes), s.nodes, operations))));
+  const double node_step = port_bytes / steps / port_rate;
+  const double net_step = double(bytes) / steps / net_rate;
+  const double fill = 2 * node_step + 2 * levels * net_step - std::max(node_step, net_step);
   const double ns = s.model.launch / 1000.0 + g.nvls_latency_us * 1000 +
-                    2 * levels * (f.message_latency_us + f.host_cost_us) * 1000 +
-                    busiest * nvls_pipeline_fill(port_bytes, channels, g, 2 + 2 * int(levels));
+                    2 * levels * (f.message_latency_us + f.host_cost_us) * 1000 + busiest + fill;
   return closed_form_result(CollectiveKind::Allreduce, bytes, ns, s.topology.num_ranks());
 }
 
