@@ -32,12 +32,12 @@ std::string calibration_key(const SystemPreset &p) {
 std::string variant_kind_key(const Variant &v) {
   switch (v.kind) {
   case VariantKind::Nccl:
-    // The release and the channel rule beside NVLS are the model's code, not a calibrated row:
-    // either changing must miss the cache too.
-    return fmt::format("nccl algorithm={} release={} beside_nvls={}",
+    // The release, the channel rule beside NVLS and NVLS tree's pipeline chunk are the model's
+    // code, not a calibrated row: any of them changing must miss the cache too.
+    return fmt::format("nccl algorithm={} release={} beside_nvls={} nvls_tree_chunk={}",
                        v.algorithm ? std::string(nccl::nccl_algorithm_name(*v.algorithm)) : "auto",
                        nccl::nccl_version_name(nccl::kNewestNcclVersion),
-                       kNcclRingChannelsBesideNvls);
+                       kNcclRingChannelsBesideNvls, kNcclNvlsTreeChunkBytes);
   case VariantKind::Composed:
     return v.plan ? fmt::format("compose stripes={} ring_nodes={} pipeline={}", v.plan->stripes,
                                 v.plan->ring_nodes, v.plan->pipeline)
