@@ -107,15 +107,15 @@ simulator::SimulationResult nvls_closed_form(CollectiveKind kind, int64_t bytes,
 }
 
 // NVLS tree's pipeline chunk, as NCCL's enqueue sizes it: NCCL_NVLS_CHUNKSIZE (128 KiB), at most
-// 64 KiB on 4 nodes or more, and smaller while the call holds few chunks for each of its
-// concurrent operations (a channel's NVLS heads, one per GPU of the node).
+// 64 KiB on 4 nodes or more, then 64 KiB while the call holds fewer than 4 chunks for each of its
+// concurrent operations (a channel's NVLS heads, one per GPU of the node) and 32 KiB under 1.
+// (NCCL's rules for chunks above 128 KiB never apply to the default.)
 double nvls_tree_chunk_bytes(double bytes, int nodes, double operations) {
-  double chunk = nodes >= 4 ? kNcclNvlsTreeChunkBytes / 2 : kNcclNvlsTreeChunkBytes;
-  const std::pair<double, double> rules[] = {
-      {32, 256 << 10}, {16, 128 << 10}, {4, 64 << 10}, {1, 32 << 10}};
-  for (auto [chunks_per_operation, smaller] : rules)
-    if (bytes < chunks_per_operation * operations * chunk && chunk > smaller)
-      chunk = smaller;
+  double chunk = double(nodes >= 4 ? kNcclNvlsTreeChunkBytes / 2 : kNcclNvlsTreeChunkBytes);
+  if (bytes < 4 * operations * chunk)
+    chunk = std::min(chunk, 64.0 * 1024);
+  if (bytes < operations * chunk)
+    chunk = 32.0 * 1024;
   return chunk;
 }
 
