@@ -40,6 +40,7 @@ struct SimulateArgs {
   std::optional<double> sharing_window_us; ///< none: the system's default, else exact
   int channels = 0;                        ///< 0: the channels NCCL's search gives
   std::string nccl_version;                ///< empty: the newest release modelled
+  bool collnet = false;                    ///< NCCL_COLLNET_ENABLE=1 (forced CollNet implies it)
   nccl::NcclVersion nccl_release = nccl::kNewestNcclVersion; ///< nccl_version, found
   bool streamed = false;
   std::string trace;
@@ -67,6 +68,10 @@ std::optional<nccl::NcclAlgorithm> forced_algorithm(const std::string &baseline)
     return nccl::NcclAlgorithm::NvlsTree;
   if (baseline == "nccl-pat")
     return nccl::NcclAlgorithm::Pat;
+  if (baseline == "nccl-collnet-direct")
+    return nccl::NcclAlgorithm::CollNetDirect;
+  if (baseline == "nccl-collnet-chain")
+    return nccl::NcclAlgorithm::CollNetChain;
   return std::nullopt;
 }
 
@@ -160,18 +165,20 @@ Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topolo
 Expected<std::string> faster_forced_algorithm(CollectiveKind kind, int64_t size,
                                               const simulator::SystemModel &system,
                                               const nccl::NcclMachine &machine,
-                                              nccl::NcclVersion version,
+                                              nccl::NcclVersion version, bool collnet,
                                               const nccl::NcclRun &choice) {
   constexpr double kMargin = 0.99;
   std::optional<nccl::NcclRun> fastest;
   for (nccl::NcclAlgorithm algorithm :
        {nccl::NcclAlgorithm::Ring, nccl::NcclAlgorithm::Tree, nccl::NcclAlgorithm::Nvls,
-        nccl::NcclAlgorithm::NvlsTree, nccl::NcclAlgorithm::Pat, nccl::NcclAlgorithm::P2p}) {
+        nccl::NcclAlgorithm::NvlsTree, nccl::NcclAlgorithm::Pat, nccl::NcclAlgorithm::CollNetDirect,
+        nccl::NcclAlgorithm::CollNetChain, nccl::NcclAlgorithm::P2p}) {
     if (algorithm == choice.choice.algorithm)
       continue;
     nccl::NcclRunOptions options;
     options.algorithm = algorithm;
     options.version = version;
+    options.collnet = collnet;
     auto forced = nccl::simulate_nccl(kind, size, system, machine, options);
     if (!forced) // NCCL has no such algorithm for this call
       continue;
@@ -203,13 +210,15 @@ Expected<std::vector<Row>> simulate_nccl_sizes(const SimulateArgs &a,
   options.algorithm = forced_algorithm(a.baseline);
   options.protocol = protocol;
   options.version = a.nccl_release;
+  options.collnet = a.collnet;
   if (a.channels > 0)
     options.channels = a.channels;
   for (int64_t size : sizes) {
     SYNCOLL_TRY(run, nccl::simulate_nccl(kind, size, system, machine, options));
     std::string faster;
     if (a.baseline == "nccl" && !protocol && a.channels == 0) {
-      SYNCOLL_TRY(f, faster_forced_algorithm(kind, size, system, machine, a.nccl_release, run));
+      SYNCOLL_TRY(
+          f, faster_forced_algorithm(kind, size, system, machine, a.nccl_release, a.collnet, run));
       faster = std::move(f);
     }
     rows.push_back({size, std::move(run.result), false,
@@ -374,10 +383,25 @@ Expected<bool> run_simulate(SimulateArgs &a) {
                                   a.nccl_version, nccl::known_nccl_versions()));
     a.nccl_release = *release;
   }
+  const auto forced = forced_algorithm(a.baseline);
+  if (forced && (*forced == nccl::NcclAlgorithm::CollNetDirect ||
+                 *forced == nccl::NcclAlgorithm::CollNetChain))
+    a.collnet = true; // NCCL_ALGO=CollNet* runs only with NCCL_COLLNET_ENABLE=1
   std::optional<BuiltSystem> built;
   if (!a.system.empty()) {
     SYNCOLL_TRY(s, system_for(a));
     built = std::move(s);
+  }
+  if (a.collnet) {
+    if (!built || a.baseline.empty())
+      return fail({}, "--collnet applies to an NCCL baseline on a --system of several nodes");
+    if (built->model.nodes < 2)
+      return fail({}, "--collnet: CollNet reduces in the network between nodes; give --nodes 2 "
+                      "or more");
+    if (built->model.fabric->in_network_reduction.empty())
+      return fail({}, fmt::format("--collnet: fabric '{}' has no in-network reduction (IB SHARP "
+                                  "needs InfiniBand HDR or newer: ib_hdr, ib_ndr, ib_xdr)",
+                                  built->model.fabric->name));
   }
   const simulator::SystemModel *system = built ? &built->model : nullptr;
   std::optional<Subject> from_file;
@@ -426,9 +450,11 @@ Expected<bool> run_simulate(SimulateArgs &a) {
   if (system && !a.baseline.empty()) {
     SYNCOLL_TRY(r, simulate_nccl_sizes(a, *system, protocol, sizes));
     rows = std::move(r);
-    what = fmt::format("{} (NCCL {})",
-                       a.baseline == "nccl" ? "NCCL's choice" : "NCCL " + a.baseline.substr(5),
-                       nccl::nccl_version_name(a.nccl_release));
+    what = fmt::format(
+        "{} (NCCL {}{})", a.baseline == "nccl" ? "NCCL's choice" : "NCCL " + a.baseline.substr(5),
+        nccl::nccl_version_name(a.nccl_release),
+        a.collnet ? fmt::format(", CollNet over {}", system->fabric->in_network_reduction)
+                  : std::string());
   } else {
     // A program from a file runs under the MSCCL executor's per-step cost on a system.
     const simulator::CostModel model = system ? system->interpreted() : cost_model_for(a);
@@ -490,9 +516,10 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
   cmd->add_option("--baseline", args->baseline,
                   "simulate NCCL instead: nccl (its own choice per size, needs --system), or "
                   "force nccl-ring, nccl-tree (allreduce), nccl-nvls, nccl-nvlstree (allreduce "
-                  "across nodes) or nccl-pat")
-      ->check(CLI::IsMember(
-          {"nccl", "nccl-ring", "nccl-tree", "nccl-nvls", "nccl-nvlstree", "nccl-pat"}));
+                  "across nodes), nccl-pat, nccl-collnet-direct or nccl-collnet-chain (IB SHARP "
+                  "across nodes; they imply --collnet)")
+      ->check(CLI::IsMember({"nccl", "nccl-ring", "nccl-tree", "nccl-nvls", "nccl-nvlstree",
+                             "nccl-pat", "nccl-collnet-direct", "nccl-collnet-chain"}));
   args->topology.add_to(*cmd, /*positional=*/false, /*required=*/false);
   cmd->add_option("--system", args->system,
                   "a calibrated machine instead of -t (syncoll topo list: dgx_h100, aws_p5, "
@@ -548,6 +575,10 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
                   "the NCCL release whose algorithms a baseline on a --system chooses among, "
                   "2.18 to 2.29 (2.21 or 2.21.5; default: the newest, 2.29.7): NVLS tree came "
                   "in 2.18, PAT in 2.23");
+  cmd->add_flag("--collnet", args->collnet,
+                "as NCCL_COLLNET_ENABLE=1 with the SHARP plugin: the network's switches reduce "
+                "(CollNet Direct and Chain, NVLS across nodes); a --system of several nodes on "
+                "InfiniBand HDR or newer");
   cmd->add_option("--trace", args->trace, "write a Chrome-trace timeline (one size only)")
       ->check(writable_file());
   cmd->add_option("--csv", args->csv, "write the sweep as CSV")->check(writable_file());

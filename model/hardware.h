@@ -102,6 +102,10 @@ struct FabricTraits {
   /// The most one NCCL connection (one channel to one peer: its proxy's pipeline of 8 slots over
   /// one queue pair) moves, GB/s; a node reaches its NICs' line rate only with enough channels.
   double connection_gbps;
+  /// The in-network reduction its switches offer NCCL's CollNet (IB SHARP through the
+  /// NCCL-SHARP plugin: streaming aggregation, one flow per NIC rail), by name; empty where the
+  /// switches reduce nothing. It needs ConnectX-6 and Quantum HDR switches or newer.
+  std::string_view in_network_reduction;
   /// Where the figures come from: the line rate's document, and the measurements the latencies
   /// and shares were fitted to (or the row they were carried from).
   std::string_view source;

@@ -111,6 +111,23 @@ inline constexpr double kNcclNvlsLatencyUs = 25;
 inline constexpr double kNcclNvlsTreeNetHopUs = 20.9;
 /// NVLS's pipeline chunk, NCCL_NVLS_CHUNKSIZE's default (NVLS tree halves it on 4 nodes or more).
 inline constexpr int64_t kNcclNvlsTreeChunkBytes = int64_t(128) << 10;
+/// A connection's FIFO slots (NCCL_STEPS): a Simple step moves a slot of its 4 MiB buffer.
+inline constexpr int kNcclFifoSlots = 8;
+/// NVLS's network latency (hwLat[NET][NVLS][Simple]): NVLS across nodes reduces through CollNet.
+inline constexpr double kNcclNvlsNetHopUs = 18;
+/// CollNet (in-network reduction through NCCL's CollNet plugin), Simple only: Direct's NVLink and
+/// network latencies and the 0.4 us each local rank adds to its fan-in and fan-out, Chain's NVLink
+/// and network latencies (hwLat[.][COLLNET_*][Simple]), the most GPUs a node may have for either
+/// (NCCL_MAX_DIRECT_ARITY + 1), Direct's bus bandwidth factor on Hopper and later, and the first
+/// minor release that reduces AllGather and ReduceScatter in the network (2.20, with SHARP 3.5).
+inline constexpr double kNcclCollNetDirectNvlinkUs = 3.7;
+inline constexpr double kNcclCollNetDirectNetUs = 31;
+inline constexpr double kNcclCollNetDirectArityUs = 0.4;
+inline constexpr double kNcclCollNetChainNvlinkUs = 2.8;
+inline constexpr double kNcclCollNetChainNetUs = 30;
+inline constexpr int kNcclCollNetMaxLocalRanks = 8;
+inline constexpr double kNcclCollNetDirectHopperFactor = 0.85;
+inline constexpr int kNcclCollNetGatherScatterSinceMinor = 20;
 inline constexpr double kNcclPatBaseUs = 8.0;
 inline constexpr double kNcclPatNetHopUs = 14.0;
 inline constexpr double kNcclPatPerRankUs = 2.8;

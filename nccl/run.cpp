@@ -31,6 +31,8 @@ bool nccl_runs_on_topology(NcclAlgorithm algorithm) {
   case NcclAlgorithm::Nvls:
   case NcclAlgorithm::NvlsTree:
   case NcclAlgorithm::Pat:
+  case NcclAlgorithm::CollNetDirect:
+  case NcclAlgorithm::CollNetChain:
   case NcclAlgorithm::P2p:
     return false;
   }
@@ -119,6 +121,13 @@ double nvls_tree_chunk_bytes(double bytes, int nodes, double operations) {
   return chunk;
 }
 
+// The steps of NVLS's pipeline across nodes: a step is one chunk from each channel's NVLS heads.
+double nvls_chunk_steps(double bytes, const simulator::SystemModel &s, int channels) {
+  const double operations = double(std::min(32, channels)) * s.gpus_per_node;
+  return std::max(
+      1.0, std::ceil(bytes / (operations * nvls_tree_chunk_bytes(bytes, s.nodes, operations))));
+}
+
 // NVLS tree: inside each node NVLS reduces and multicasts as on one node, between nodes a double
 // binary tree carries the node's reduced data; the two stages pipeline, so the slower sets the
 // rate. Per node and direction the trees move the buffer once on two nodes (each node the root
@@ -141,15 +150,125 @@ simulator::SimulationResult nvls_tree_closed_form(int64_t bytes, const simulator
   const double port_rate = nvls_port_rate(s);
   const double busiest = std::max(port_bytes / port_rate, net_bytes / net_rate);
   const double levels = std::ceil(std::log2(double(s.nodes)));
-  const double operations = double(std::min(32, channels)) * s.gpus_per_node;
-  const double steps = std::max(
-      1.0, std::ceil(double(bytes) /
-                     (operations * nvls_tree_chunk_bytes(double(bytes), s.nodes, operations))));
+  const double steps = nvls_chunk_steps(double(bytes), s, channels);
   const double node_step = port_bytes / steps / port_rate;
   const double net_step = double(bytes) / steps / net_rate;
   const double fill = 2 * node_step + 2 * levels * net_step - std::max(node_step, net_step);
   const double ns = s.model.launch / 1000.0 + g.nvls_latency_us * 1000 +
                     2 * levels * (f.message_latency_us + f.host_cost_us) * 1000 + busiest + fill;
+  return closed_form_result(CollectiveKind::Allreduce, bytes, ns, s.topology.num_ranks());
+}
+
+// In-network reduction (IB SHARP): each node sends its part of the buffer up the switch tree
+// once and receives the reduced part once, whatever the node count. The node's NICs carry it at
+// the fabric's payload share, each aggregation flow (one per channel) at most a connection's
+// rate; the round trip is a message up and one down, the switches' aggregation inside them.
+double sharp_rate(const simulator::SystemModel &s, int channels) {
+  const Hierarchy &node = s.topology.hierarchy();
+  return std::min(node.nics_per_node * node.nic_bandwidth.value,
+                  std::min(32, channels) * s.fabric->connection_gbps);
+}
+double sharp_round_trip_ns(const simulator::SystemModel &s) {
+  return 2 * (s.fabric->message_latency_us + s.fabric->host_cost_us) * 1000;
+}
+
+// A GPU's NVLink switch port at Simple's payload rate (the system's links carry it), the flag
+// round trip of one Simple hop, and one Simple FIFO slot: CollNet's copies are Simple's.
+double simple_port_rate(const simulator::SystemModel &s) {
+  SYNCOLL_INVARIANT(!s.topology.links().empty(), "a machine of several nodes without links");
+  return s.topology.links().front().bandwidth.value;
+}
+double simple_hop_ns(const simulator::SystemModel &s) {
+  return s.generation->nvlink_hop_us[simulator::CostModel::index(Protocol::Simple)] * 1000;
+}
+double simple_slot_bytes() {
+  return double(protocol_traits(Protocol::Simple).buffer_bytes) / kNcclFifoSlots;
+}
+
+// A pipeline whose step passes `stage_ns` one after another: it fills with one step of each
+// stage but the slowest.
+double pipeline_fill_ns(std::initializer_list<double> stage_ns) {
+  double sum = 0;
+  double slowest = 0;
+  for (double t : stage_ns) {
+    sum += t;
+    slowest = std::max(slowest, t);
+  }
+  return sum - slowest;
+}
+
+// NVLS across nodes (CollNet enabled): NVLS reduces inside the node as on one node, the node's
+// NVLS heads send the node's sum through the network's switches and multicast what returns, in
+// NVLS tree's chunks; the busier of the switch port and the NICs sets the rate.
+simulator::SimulationResult nvls_sharp_closed_form(int64_t bytes, const simulator::SystemModel &s,
+                                                   int channels) {
+  const GenerationTraits &g = *s.generation;
+  const double port_bytes =
+      nvls_port_bytes(CollectiveKind::Allreduce, double(bytes), s.gpus_per_node);
+  const double port_rate = nvls_port_rate(s);
+  const double net_rate = sharp_rate(s, channels);
+  const double steps = nvls_chunk_steps(double(bytes), s, channels);
+  const double node_step = port_bytes / steps / port_rate;
+  const double net_step = double(bytes) / steps / net_rate;
+  const double ns = s.model.launch / 1000.0 + g.nvls_latency_us * 1000 + sharp_round_trip_ns(s) +
+                    std::max(port_bytes / port_rate, double(bytes) / net_rate) +
+                    pipeline_fill_ns({node_step, net_step, net_step, node_step});
+  return closed_form_result(CollectiveKind::Allreduce, bytes, ns, s.topology.num_ranks());
+}
+
+// CollNet Direct. AllReduce: every GPU sends each head (one GPU per NIC, h of them) its share of
+// the buffer over NVLink, a head sends the node's sum of its share through its NIC and sends the
+// network's result to every GPU. A head's switch port carries, each way, its own shares to the
+// other heads and the g - 1 GPUs' shares of its part, S (h - 1) / h + (g - 1) S / h; a GPU that is
+// no head carries S. AllGather and ReduceScatter (a NIC per GPU) only cross the network: a node's
+// NICs receive (AllGather) or send (ReduceScatter) the other nodes' (N - 1) / N of the buffer.
+// Steps are Simple's FIFO slots of each head's share.
+simulator::SimulationResult collnet_direct_closed_form(CollectiveKind kind, int64_t bytes,
+                                                       const simulator::SystemModel &s,
+                                                       int channels) {
+  const double S = double(bytes);
+  const double net_rate = sharp_rate(s, channels);
+  const double launch_ns = s.model.launch / 1000.0 + sharp_round_trip_ns(s);
+  if (kind != CollectiveKind::Allreduce) {
+    const double ns = launch_ns + S * (s.nodes - 1.0) / s.nodes / net_rate;
+    return closed_form_result(kind, bytes, ns, s.topology.num_ranks());
+  }
+  const int g = s.gpus_per_node;
+  const int heads = std::max(1, std::min(channels, g));
+  const double port_bytes = g == 1 ? 0 : std::max(S, S * (heads - 1) / heads + S * (g - 1) / heads);
+  const double port_rate = simple_port_rate(s);
+  const double slot = simple_slot_bytes();
+  const double steps = std::max(1.0, std::ceil(S / heads / slot));
+  const double node_step = port_bytes / steps / port_rate / 2; // the scatter, then the broadcast
+  const double net_step = S / steps / net_rate;
+  const double hop_ns = g == 1 ? 0 : 2 * simple_hop_ns(s);
+  const double ns = launch_ns + hop_ns + std::max(port_bytes / port_rate, S / net_rate) +
+                    pipeline_fill_ns({node_step, net_step, net_step, node_step});
+  return closed_form_result(kind, bytes, ns, s.topology.num_ranks());
+}
+
+// CollNet Chain: each channel chains the node's g GPUs to a head on the channel's NIC; the sum
+// climbs the chain, crosses the network's switches and comes back down. Every GPU's port carries
+// the buffer up and down the chains, 2 S each way; a step, one Simple slot of each channel's
+// share, passes g - 1 NVLink hops each way and the network up and down.
+simulator::SimulationResult
+collnet_chain_closed_form(int64_t bytes, const simulator::SystemModel &s, int channels) {
+  const double S = double(bytes);
+  const int g = s.gpus_per_node;
+  const int c = std::max(1, std::min(32, channels));
+  const double net_rate = sharp_rate(s, channels);
+  const double port_rate = simple_port_rate(s);
+  const double port_bytes = g == 1 ? 0 : 2 * S;
+  const double slot = simple_slot_bytes();
+  const double steps = std::max(1.0, std::ceil(S / c / slot));
+  const double hop_step = S / steps / (port_rate / 2);
+  const double net_step = S / steps / net_rate;
+  // 2 (g - 1) hops and the network up and down, each its own stage.
+  const double fill =
+      2 * (g - 1) * hop_step + 2 * net_step - std::max(g > 1 ? hop_step : 0.0, net_step);
+  const double ns = s.model.launch / 1000.0 + sharp_round_trip_ns(s) +
+                    2 * (g - 1) * simple_hop_ns(s) +
+                    std::max(port_bytes / port_rate, S / net_rate) + fill;
   return closed_form_result(CollectiveKind::Allreduce, bytes, ns, s.topology.num_ranks());
 }
 
@@ -186,9 +305,34 @@ Expected<Program> nccl_program(CollectiveKind kind, const NcclEstimate &choice,
   }
   case NcclAlgorithm::Nvls:
   case NcclAlgorithm::NvlsTree:
-    SYNCOLL_UNREACHABLE("NVLS has no program; it runs as its closed form");
+  case NcclAlgorithm::CollNetDirect:
+  case NcclAlgorithm::CollNetChain:
+    SYNCOLL_UNREACHABLE("NVLS and CollNet have no program; they run as their closed forms");
   }
   SYNCOLL_UNREACHABLE("an NCCL algorithm without a program");
+}
+
+// The closed form of an algorithm that has no thread-block program; none for the others.
+std::optional<simulator::SimulationResult> closed_form(CollectiveKind kind, int64_t bytes,
+                                                       const simulator::SystemModel &s,
+                                                       const NcclEstimate &choice) {
+  switch (choice.algorithm) {
+  case NcclAlgorithm::Nvls:
+    return s.nodes > 1 ? nvls_sharp_closed_form(bytes, s, choice.channels)
+                       : nvls_closed_form(kind, bytes, s, choice.channels);
+  case NcclAlgorithm::NvlsTree:
+    return nvls_tree_closed_form(bytes, s, choice.channels);
+  case NcclAlgorithm::CollNetDirect:
+    return collnet_direct_closed_form(kind, bytes, s, choice.channels);
+  case NcclAlgorithm::CollNetChain:
+    return collnet_chain_closed_form(bytes, s, choice.channels);
+  case NcclAlgorithm::Ring:
+  case NcclAlgorithm::Tree:
+  case NcclAlgorithm::Pat:
+  case NcclAlgorithm::P2p:
+    return std::nullopt;
+  }
+  SYNCOLL_UNREACHABLE("an NCCL algorithm neither a program nor a closed form");
 }
 
 } // namespace
@@ -199,6 +343,10 @@ Expected<NcclMachine> nccl_machine(const simulator::SystemModel &s) {
     return fail({}, fmt::format("NCCL's search finds no ring on '{}'", s.topology.name()));
   NcclMachine m{std::move(*ring), {}};
   m.tuning = {s.generation, nullptr, s.topology.num_ranks(), s.nodes, s.nvls, kNewestNcclVersion};
+  m.tuning.nvswitch = s.nvswitch;
+  m.tuning.nics_per_node = s.topology.hierarchy().nics_per_node;
+  m.tuning.collnet_gbps =
+      nccl_net_speed(*s.generation, s.line_topology.hierarchy().nic_bandwidth.value);
   return m;
 }
 
@@ -208,6 +356,17 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const simula
   in.ring = &m.ring;
   in.nvls = in.nvls && o.nvls;
   in.version = o.version;
+  if (o.collnet && s.fabric->in_network_reduction.empty())
+    return fail({}, fmt::format("NCCL's CollNet needs a network whose switches reduce (IB SHARP, "
+                                "HDR or newer); fabric '{}' has none",
+                                s.fabric->name));
+  const bool forced_collnet = o.algorithm && (*o.algorithm == NcclAlgorithm::CollNetDirect ||
+                                              *o.algorithm == NcclAlgorithm::CollNetChain);
+  if (forced_collnet && !o.collnet)
+    return fail({}, fmt::format("NCCL_ALGO={} runs only with CollNet enabled "
+                                "(NCCL_COLLNET_ENABLE=1)",
+                                nccl_algorithm_name(*o.algorithm)));
+  in.collnet = o.collnet && s.nodes > 1;
   if (o.algorithm && !nccl_has_algorithm(o.version, *o.algorithm))
     return fail({},
                 fmt::format("NCCL {} has no {}: it came in {}", nccl_version_name(o.version),
@@ -231,10 +390,8 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const simula
   if (o.min_channels)
     choice->channels = std::min(32, std::max(choice->channels, *o.min_channels));
   NcclRun run{*choice, nccl_info_line(kind, double(bytes), *choice), {}, false};
-  if (choice->algorithm == NcclAlgorithm::Nvls || choice->algorithm == NcclAlgorithm::NvlsTree) {
-    run.result = choice->algorithm == NcclAlgorithm::Nvls
-                     ? nvls_closed_form(kind, bytes, s, choice->channels)
-                     : nvls_tree_closed_form(bytes, s, choice->channels);
+  if (auto closed = closed_form(kind, bytes, s, *choice)) {
+    run.result = std::move(*closed);
     run.closed_form = true;
     return run;
   }

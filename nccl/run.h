@@ -1,7 +1,8 @@
 // NCCL as NCCL runs it on a system: the topology search, the tuning model's choice of algorithm,
 // protocol and channels for the message size, and the simulated time of that choice. Ring and
-// tree run as thread-block programs through simulate_program; NVLS, whose reductions happen in
-// the switch and have no thread-block form, runs as the closed form of docs/cost-model.md.
+// tree run as thread-block programs through simulate_program; NVLS and CollNet, whose reductions
+// happen in a switch (NVSwitch, the network's) and have no thread-block form, run as the closed
+// forms of docs/cost-model.md.
 #pragma once
 
 #include "model/collective.h"
@@ -50,6 +51,10 @@ struct NcclRunOptions {
   std::optional<int> min_channels;
   /// NVLink SHARP where the machine has it, as NCCL_NVLS_ENABLE (default 1) says.
   bool nvls = true;
+  /// In-network reduction, as NCCL_COLLNET_ENABLE=1 with the SHARP plugin loaded (default off):
+  /// CollNet Direct and Chain, and NVLS across nodes. A fabric without it refuses the run, as does
+  /// a forced CollNet algorithm without this.
+  bool collnet = false;
   /// The release whose algorithms NCCL chooses among.
   NcclVersion version = kNewestNcclVersion;
 };
@@ -58,7 +63,7 @@ struct NcclRun {
   NcclEstimate choice;
   std::string info; ///< the NCCL_DEBUG=INFO line of the choice
   simulator::SimulationResult result;
-  bool closed_form = false; ///< NVLS: no program, the closed form
+  bool closed_form = false; ///< NVLS, NVLS tree and CollNet: no program, the closed form
 };
 
 /// The NCCL graph and tuning input of a system.

@@ -279,6 +279,13 @@ std::vector<double> nccl_link_gbps(const Topology &t, const GenerationTraits &g)
   return out;
 }
 
+double nccl_net_speed(const GenerationTraits &g, double share_gbps) {
+  for (double s : g.nccl_inter_speeds)
+    if (s <= share_gbps + 1e-9)
+      return s;
+  return g.nccl_inter_speeds.back();
+}
+
 std::optional<NcclRingGraph> nccl_search_rings(const Topology &t, const GenerationTraits &g) {
   const std::vector<double> link_gbps = nccl_link_gbps(t, g);
   const Hierarchy &h = t.hierarchy();
@@ -315,14 +322,7 @@ std::optional<NcclRingGraph> nccl_search_rings(const Topology &t, const Generati
   if (graph.channels() > nics)
     graph.rings.resize(size_t(graph.channels() / nics * nics));
   const int per_nic = (graph.channels() + nics - 1) / nics;
-  const double nic_share = h.nic_bandwidth.value / per_nic;
-  double inter = g.nccl_inter_speeds.back();
-  for (double s : g.nccl_inter_speeds)
-    if (s <= nic_share + 1e-9) {
-      inter = s;
-      break;
-    }
-  graph.inter_gbps = std::min(inter, graph.intra_gbps);
+  graph.inter_gbps = std::min(nccl_net_speed(g, h.nic_bandwidth.value / per_nic), graph.intra_gbps);
   for (int c = 0; c < graph.channels(); ++c) {
     std::vector<RankId> &ring = graph.rings[size_t(c)];
     const int first_gpu = (c % nics) * gpus / nics;

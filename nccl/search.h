@@ -47,6 +47,10 @@ std::vector<double> nccl_link_gbps(const Topology &topology, const GenerationTra
 /// NCCL's graph).
 const GenerationTraits &nccl_generation_for(const Topology &topology);
 
+/// The highest per-channel speed of the generation's inter-node list within `share_gbps` (a NIC's
+/// rate shared by the channels on it), the list's lowest when none is.
+double nccl_net_speed(const GenerationTraits &generation, double share_gbps);
+
 /// The ring graph NCCL would build; none when the topology has no ring through every rank.
 std::optional<NcclRingGraph> nccl_search_rings(const Topology &topology,
                                                const GenerationTraits &generation);

@@ -97,21 +97,97 @@ std::optional<NcclEstimate> tree(CollectiveKind kind, double bytes, Protocol p,
       lat + bytes / (1000 * alg)};
 }
 
+// NVLS: inside one node, AllReduce, AllGather and ReduceScatter in the switch; across nodes
+// (AllReduce only, with CollNet enabled) NVLS inside each node and the network's switches
+// reducing between them, a NVLS head's channel per NIC, each at the network speed at most.
 std::optional<NcclEstimate> nvls(CollectiveKind kind, double bytes, Protocol p,
                                  const NcclTuningInput &in) {
   const bool ar = kind == CollectiveKind::Allreduce;
-  if (!in.nvls || in.nodes != 1 || p != Protocol::Simple ||
+  const bool across = in.nodes > 1;
+  if (!in.nvls || p != Protocol::Simple || (across && !(in.collnet && ar)) ||
       !(ar || kind == CollectiveKind::Allgather || kind == CollectiveKind::ReduceScatter))
     return std::nullopt;
   const GenerationTraits &g = *in.generation;
   const int n = in.ranks;
   const int channels = in.ring->channels();
+  const int local = n / in.nodes;
   const double per_channel = in.ring->intra_gbps * g.nccl_nvls_efficiency * (channels - 1.0) /
-                             channels * (ar ? 2.0 : (n - 1.0) / n);
-  const double bus = channels * per_channel;
+                             channels * (ar ? 2.0 : (local - 1.0) / local);
+  double bus = channels * per_channel;
+  if (across)
+    bus = std::min(bus, in.nics_per_node * std::min(per_channel, in.collnet_gbps));
   const double alg = ar ? bus * n / (2.0 * (n - 1)) : bus;
-  return NcclEstimate{NcclAlgorithm::Nvls, p,   g.nccl_nvls_channels,
-                      kNcclNvlsLatencyUs,  bus, kNcclNvlsLatencyUs + bytes / (1000 * alg)};
+  const double lat = kNcclNvlsLatencyUs + (across ? kNcclNvlsNetHopUs : 0);
+  return NcclEstimate{NcclAlgorithm::Nvls,       p, g.nccl_nvls_channels, lat, bus,
+                      lat + bytes / (1000 * alg)};
+}
+
+// CollNet's graph: one channel per NIC rail (the SHARP plugin opens one aggregation flow per
+// rail), each at the network speed a whole NIC sustains; both algorithms take at most 8 GPUs a
+// node.
+bool collnet_runs(const NcclTuningInput &in, Protocol p) {
+  return in.collnet && in.nodes > 1 && p == Protocol::Simple &&
+         in.ranks / in.nodes <= kNcclCollNetMaxLocalRanks && in.nics_per_node > 0;
+}
+int collnet_channels(const NcclTuningInput &in) {
+  return std::min(in.nics_per_node, in.ranks / in.nodes);
+}
+// The network's latency beneath CollNet: with one GPU a node nothing hides it, and NCCL prices it
+// as its tree's network hop.
+double collnet_net_us(const NcclTuningInput &in, double collnet_us) {
+  return in.ranks == in.nodes ? protocol_traits(Protocol::Simple).nccl_tree_net_hop_us : collnet_us;
+}
+
+// CollNet Direct (NVSwitch nodes): every GPU scatters its buffer to the node's heads, one per NIC,
+// each head's share is reduced in the network and broadcast back; AllGather and ReduceScatter
+// (from 2.20) send each GPU's part through its own NIC, so they need a NIC per GPU.
+std::optional<NcclEstimate> collnet_direct(CollectiveKind kind, double bytes, Protocol p,
+                                           const NcclTuningInput &in) {
+  const bool ar = kind == CollectiveKind::Allreduce;
+  const bool gather_scatter =
+      kind == CollectiveKind::Allgather || kind == CollectiveKind::ReduceScatter;
+  if (!collnet_runs(in, p) || !in.nvswitch || !(ar || gather_scatter))
+    return std::nullopt;
+  const double local = double(in.ranks) / in.nodes;
+  if (gather_scatter &&
+      (in.version.minor < kNcclCollNetGatherScatterSinceMinor || in.nics_per_node < int(local)))
+    return std::nullopt;
+  const int channels = collnet_channels(in);
+  double bus;
+  double alg;
+  if (gather_scatter) {
+    bus = local * 0.9 * in.collnet_gbps;
+    alg = bus;
+  } else {
+    // Fewer NICs than GPUs: the heads carry the rest's traffic (NCCL's GPU:NIC ratio discount).
+    const double ratio = local / channels;
+    bus = channels * in.collnet_gbps / (ratio - (ratio - 1) / 2);
+    if (in.generation->generation >= GpuGeneration::Hopper)
+      bus *= kNcclCollNetDirectHopperFactor;
+    alg = bus * 0.5;
+  }
+  const double lat = 2 * (std::min(1.0, local - 1) * kNcclCollNetDirectNvlinkUs +
+                          (local - 1) * kNcclCollNetDirectArityUs) +
+                     collnet_net_us(in, kNcclCollNetDirectNetUs);
+  return NcclEstimate{NcclAlgorithm::CollNetDirect, p, channels, lat, bus,
+                      lat + bytes / (1000 * alg)};
+}
+
+// CollNet Chain: AllReduce up a chain of the node's GPUs to a head that the network reduces
+// through, and back down the chain. Every chain crosses every GPU's NVLinks, so the channels'
+// speeds together fit in what the ring search found a GPU's NVLinks carry.
+std::optional<NcclEstimate> collnet_chain(CollectiveKind kind, double bytes, Protocol p,
+                                          const NcclTuningInput &in) {
+  if (!collnet_runs(in, p) || kind != CollectiveKind::Allreduce)
+    return std::nullopt;
+  const int channels = collnet_channels(in);
+  const double nvlink_share = in.ring->intra_gbps * in.ring->channels() / channels;
+  const double bus =
+      channels * nccl_net_speed(*in.generation, std::min(in.collnet_gbps, nvlink_share));
+  const double lat = 2 * (in.ranks / in.nodes - 1) * kNcclCollNetChainNvlinkUs +
+                     collnet_net_us(in, kNcclCollNetChainNetUs);
+  return NcclEstimate{NcclAlgorithm::CollNetChain,     p, channels, lat, bus,
+                      lat + bytes / (1000 * bus * 0.5)};
 }
 
 // NVLS tree (NCCL 2.18 and later): AllReduce across nodes with NVLS inside each node and a
@@ -178,6 +254,10 @@ std::string_view nccl_algorithm_name(NcclAlgorithm algorithm) {
     return "NVLSTREE";
   case NcclAlgorithm::Pat:
     return "PAT";
+  case NcclAlgorithm::CollNetDirect:
+    return "COLLNET_DIRECT";
+  case NcclAlgorithm::CollNetChain:
+    return "COLLNET_CHAIN";
   case NcclAlgorithm::P2p:
     return "P2P";
   }
@@ -189,7 +269,7 @@ std::vector<NcclEstimate> nccl_estimates(CollectiveKind kind, double bytes,
   SYNCOLL_INVARIANT(in.generation && in.ring && in.ranks >= 2 && in.nodes >= 1,
                     "NCCL tuning without a machine");
   std::vector<NcclEstimate> out;
-  for (auto estimate : {tree, ring, nvls, nvls_tree, pat, p2p})
+  for (auto estimate : {tree, ring, collnet_direct, collnet_chain, nvls, nvls_tree, pat, p2p})
     for (Protocol p : kProtocols)
       if (auto e = estimate(kind, bytes, p, in); e && nccl_has_algorithm(in.version, e->algorithm))
         out.push_back(*e);

@@ -15,9 +15,10 @@
 
 namespace syncoll::nccl {
 
-/// NCCL's collective algorithms (NvlsTree: NVLS inside each node, a tree between nodes), and P2P:
-/// the grouped sends and receives of its Alltoall, which its tuning model does not cost.
-enum class NcclAlgorithm { Ring, Tree, Nvls, NvlsTree, Pat, P2p };
+/// NCCL's collective algorithms (NvlsTree: NVLS inside each node, a tree between nodes; CollNet
+/// Direct and Chain: the network's switches reduce, IB SHARP), and P2P: the grouped sends and
+/// receives of its Alltoall, which its tuning model does not cost.
+enum class NcclAlgorithm { Ring, Tree, Nvls, NvlsTree, Pat, CollNetDirect, CollNetChain, P2p };
 
 std::string_view nccl_algorithm_name(NcclAlgorithm algorithm);
 
@@ -39,6 +40,12 @@ struct NcclTuningInput {
   int nodes = 1;
   bool nvls = false;                        ///< NVLink SHARP available inside a node
   NcclVersion version = kNewestNcclVersion; ///< its algorithms are the ones listed
+  /// CollNet enabled (NCCL_COLLNET_ENABLE=1) on a fabric whose switches reduce: CollNet Direct
+  /// and Chain join the choice, and NVLS runs across nodes with the network reducing.
+  bool collnet = false;
+  bool nvswitch = false;   ///< the GPUs of a node share an NVSwitch (CollNet Direct needs one)
+  int nics_per_node = 0;   ///< CollNet's heads: one aggregation flow per NIC rail
+  double collnet_gbps = 0; ///< CollNet's per-channel speed: one channel on a whole NIC
 };
 
 /// Every algorithm and protocol NCCL has for `kind`, with its predicted time for `bytes`

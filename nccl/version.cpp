@@ -9,12 +9,14 @@ namespace syncoll::nccl {
 namespace {
 
 // The minor release that added each algorithm the tuning model lists (release notes). Ring, tree,
-// single-node NVLS (2.17) and point-to-point predate every release here.
+// single-node NVLS (2.17), CollNet Direct and Chain and point-to-point predate every release here.
 int first_minor(NcclAlgorithm algorithm) {
   switch (algorithm) {
   case NcclAlgorithm::Ring:
   case NcclAlgorithm::Tree:
   case NcclAlgorithm::Nvls:
+  case NcclAlgorithm::CollNetDirect:
+  case NcclAlgorithm::CollNetChain:
   case NcclAlgorithm::P2p:
     return 0;
   case NcclAlgorithm::NvlsTree:

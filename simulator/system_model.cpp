@@ -165,6 +165,9 @@ Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, i
   if (nodes == 1 && gpus == 1)
     return fail({}, "a collective needs at least two GPUs");
   std::optional<Topology> node;
+  // A switch's ports are bandwidth relations; a fixed mesh's links have none.
+  SYNCOLL_TRY(whole_node, make_library_topology(preset.node_topology, {}));
+  const bool nvswitch = !whole_node.relations().empty();
   if (gpus > 1) {
     SYNCOLL_TRY(t, node_topology(preset, gpus, g));
     node = std::move(t);
@@ -226,6 +229,7 @@ Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, i
   SystemModel s{&preset, &g,   &f, nodes, gpus, std::move(topology), std::move(line_topology),
                 m,       false};
   s.nvls = g.nccl_nvls_efficiency > 0 && !s.topology.relations().empty() && gpus > 1;
+  s.nvswitch = nvswitch;
   return s;
 }
 

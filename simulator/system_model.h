@@ -37,6 +37,8 @@ struct SystemModel {
   CostModel model;
   /// Whether the GPUs share an NVSwitch with multimem support (NVLS).
   bool nvls = false;
+  /// Whether the node's GPUs reach each other through an NVSwitch (not a fixed NVLink mesh).
+  bool nvswitch = false;
 
   /// The cost model for a program run by an interpreting executor (MSCCL), which pays the
   /// generation's per-step overhead that NCCL's compiled kernels do not.

@@ -2,6 +2,7 @@
 #include "model/text.h"
 #include "tests/cli/run_cli.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -205,6 +206,38 @@ TEST(SimulateCliTest, NcclsChoiceAcrossNodesNamesItsAlgorithmAndFabric) {
   EXPECT_EQ(
       run_cli("simulate --system dgx_h100 --fabric roce --baseline nccl -c allreduce").exit_code,
       2);
+}
+
+TEST(SimulateCliTest, CollNetIsAskedForAndNamedAndRefusedWhereTheNetworkCannotReduce) {
+  // Eight DGX A100 nodes over HDR, 1 GiB: with --collnet NCCL takes CollNet Direct, a closed
+  // form, and the header names the switches' reduction; without it, never. A forced CollNet
+  // algorithm implies --collnet. EFA's switches reduce nothing, one node has no network: one line,
+  // exit 2.
+  const std::string a100 =
+      "simulate --system dgx_a100 --nodes 8 --baseline nccl -c allreduce -s 1GiB";
+  CliRun on = run_cli(a100 + " --collnet");
+  ASSERT_EQ(on.exit_code, 0) << on.err;
+  EXPECT_NE(on.out.find("CollNet over SHARPv2 (Quantum)"), std::string::npos) << on.out;
+  EXPECT_NE(on.out.find("Algo COLLNET_DIRECT proto Simple"), std::string::npos) << on.out;
+  EXPECT_NE(on.out.find("(closed form)"), std::string::npos) << on.out;
+  CliRun off = run_cli(a100);
+  ASSERT_EQ(off.exit_code, 0) << off.err;
+  EXPECT_EQ(off.out.find("COLLNET"), std::string::npos) << off.out;
+  CliRun chain = run_cli(
+      "simulate --system dgx_a100 --nodes 8 --baseline nccl-collnet-chain -c allreduce -s 1GiB");
+  ASSERT_EQ(chain.exit_code, 0) << chain.err;
+  EXPECT_NE(chain.out.find("Algo COLLNET_CHAIN"), std::string::npos) << chain.out;
+  for (const std::string bad :
+       {"simulate --system aws_p5 --nodes 2 --baseline nccl -c allreduce --collnet",
+        "simulate --system dgx_a100 --nodes 2 --fabric roce --baseline nccl-collnet-direct -c "
+        "allreduce",
+        "simulate --system dgx_a100 --baseline nccl -c allreduce --collnet",
+        "simulate --baseline nccl-ring -c allreduce -t ring -n 4 --collnet"}) {
+    CliRun refused = run_cli(bad);
+    EXPECT_EQ(refused.exit_code, 2) << bad;
+    EXPECT_EQ(std::count(refused.err.begin(), refused.err.end(), '\n'), 1) << refused.err;
+    EXPECT_TRUE(refused.out.empty()) << bad;
+  }
 }
 
 TEST(SimulateCliTest, TheNcclReleaseIsNamedAndChangesTheChoiceWhereItAddedAnAlgorithm) {

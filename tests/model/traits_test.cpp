@@ -204,6 +204,16 @@ TEST(FabricTraitsTest, EveryFabricHasItsRowNameAndSource) {
   EXPECT_EQ(find_fabric("ib_qdr"), nullptr);
 }
 
+TEST(FabricTraitsTest, OnlyInfinibandFromHdrOnReducesInItsSwitches) {
+  // NCCL's SHARP plugin needs streaming aggregation: Quantum (HDR) switches and newer. EDR's
+  // SHARP v1, Ethernet (RoCE, TCPXO) and EFA reduce nothing a CollNet call can use.
+  for (const FabricTraits &f : all_fabrics()) {
+    const bool sharp = f.fabric == Fabric::InfinibandHdr || f.fabric == Fabric::InfinibandNdr ||
+                       f.fabric == Fabric::InfinibandXdr;
+    EXPECT_EQ(!f.in_network_reduction.empty(), sharp) << f.name;
+  }
+}
+
 TEST(FabricTraitsTest, EverySystemNamesAFabricAndASource) {
   for (const SystemPreset &s : all_system_presets())
     EXPECT_FALSE(s.source.empty()) << s.name;
