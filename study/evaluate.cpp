@@ -172,6 +172,7 @@ std::vector<Outcome> run_nccl(const Variant &v, CollectiveKind kind,
   nccl::NcclRunOptions o;
   o.algorithm = v.algorithm;
   o.protocol = v.protocol;
+  o.collnet = v.collnet;
   std::vector<Outcome> out;
   for (int64_t size : sizes) {
     auto run = nccl::simulate_nccl(kind, size, system, *machine, o);

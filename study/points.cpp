@@ -34,9 +34,9 @@ std::string variant_kind_key(const Variant &v) {
   case VariantKind::Nccl:
     // The release, the channel rule beside NVLS and NVLS tree's pipeline chunk are the model's
     // code, not a calibrated row: any of them changing must miss the cache too.
-    return fmt::format("nccl algorithm={} release={} beside_nvls={} nvls_tree_chunk={}",
+    return fmt::format("nccl algorithm={} collnet={} release={} beside_nvls={} nvls_tree_chunk={}",
                        v.algorithm ? std::string(nccl::nccl_algorithm_name(*v.algorithm)) : "auto",
-                       nccl::nccl_version_name(nccl::kNewestNcclVersion),
+                       v.collnet, nccl::nccl_version_name(nccl::kNewestNcclVersion),
                        kNcclRingChannelsBesideNvls, kNcclNvlsTreeChunkBytes);
   case VariantKind::Composed:
     return v.plan ? fmt::format("compose stripes={} ring_nodes={} pipeline={}", v.plan->stripes,

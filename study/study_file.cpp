@@ -197,8 +197,8 @@ Expected<std::vector<int64_t>> size_list(const JsonView &v) {
 }
 
 Expected<Variant> variant_from_json(const JsonView &v, const std::filesystem::path &folder) {
-  SYNCOLL_CHECK(v.only_keys({"name", "nccl", "protocol", "compose", "program", "dsl", "instances",
-                             "synth", "time_limit_s"}));
+  SYNCOLL_CHECK(v.only_keys({"name", "nccl", "protocol", "collnet", "compose", "program", "dsl",
+                             "instances", "synth", "time_limit_s"}));
   Variant out;
   SYNCOLL_TRY(name_view, v.member("name"));
   SYNCOLL_TRY(name, name_view.as_string());
@@ -213,6 +213,12 @@ Expected<Variant> variant_from_json(const JsonView &v, const std::filesystem::pa
   if (v.has("time_limit_s") && !v.has("synth"))
     return v.optional_member("time_limit_s")
         ->error("\"time_limit_s\" applies to a \"synth\" variant");
+  if (v.has("collnet") && !v.has("nccl"))
+    return v.optional_member("collnet")->error("\"collnet\" applies to an \"nccl\" variant");
+  if (auto c = v.optional_member("collnet")) {
+    SYNCOLL_TRY(on, c->as_bool());
+    out.collnet = on;
+  }
   if (v.has("instances") && !v.has("dsl"))
     return v.optional_member("instances")->error("\"instances\" applies to a \"dsl\" variant");
   if (auto p = v.optional_member("protocol")) {
@@ -229,16 +235,22 @@ Expected<Variant> variant_from_json(const JsonView &v, const std::filesystem::pa
         {"tree", nccl::NcclAlgorithm::Tree},
         {"nvls", nccl::NcclAlgorithm::Nvls},
         {"nvlstree", nccl::NcclAlgorithm::NvlsTree},
-        {"pat", nccl::NcclAlgorithm::Pat}};
+        {"pat", nccl::NcclAlgorithm::Pat},
+        {"collnetdirect", nccl::NcclAlgorithm::CollNetDirect},
+        {"collnetchain", nccl::NcclAlgorithm::CollNetChain}};
     if (which != "auto") {
       for (const auto &[key, algorithm] : algorithms)
         if (name_key(which) == key)
           out.algorithm = algorithm;
       if (!out.algorithm)
         return nccl->error(
-            fmt::format("unknown NCCL algorithm '{}' (auto, ring, tree, nvls, nvlstree or "
-                        "pat)",
+            fmt::format("unknown NCCL algorithm '{}' (auto, ring, tree, nvls, nvlstree, pat, "
+                        "collnet_direct or collnet_chain)",
                         which));
+      // NCCL_ALGO=CollNet* runs only with NCCL_COLLNET_ENABLE=1.
+      if (*out.algorithm == nccl::NcclAlgorithm::CollNetDirect ||
+          *out.algorithm == nccl::NcclAlgorithm::CollNetChain)
+        out.collnet = true;
     }
   } else if (auto c = v.optional_member("compose")) {
     out.kind = VariantKind::Composed;

@@ -57,6 +57,8 @@ struct Variant {
   std::string family; ///< the name as written in the file
   VariantKind kind = VariantKind::Nccl;
   std::optional<nccl::NcclAlgorithm> algorithm; ///< Nccl: forced (NCCL_ALGO)
+  /// Nccl: in-network reduction enabled (NCCL_COLLNET_ENABLE=1); a forced CollNet sets it.
+  bool collnet = false;
   /// Nccl: forced (NCCL_PROTO); any other kind: its programs run in this protocol instead of
   /// their own.
   std::optional<Protocol> protocol;

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <sstream>
 #include <thread>
 
 namespace syncoll::testing {
@@ -144,6 +145,42 @@ TEST(StudyCliTest, TheProtocolsAxisRunsEachVariantPerProtocol) {
                           // NCCL's own LL128 over the ring baseline's LL128 run.
                           ",NCCL,LL128,ok,speedup,", ",NCCL ring [LL],LL,ok,speedup,1.0000,"})
     EXPECT_NE(csv.find(row), std::string::npos) << row << "\n" << csv;
+  fs::remove_all(dir);
+}
+
+// An NCCL variant with "collnet" runs NCCL with in-network reduction enabled where the fabric's
+// switches reduce (two DGX A100 nodes on HDR: CollNet Direct), and is not applicable, with the
+// reason, where they do not (two p4de nodes on EFA); a forced CollNet implies it.
+TEST(StudyCliTest, CollNetRunsWhereTheFabricReducesAndSaysWhyNotElsewhere) {
+  const fs::path dir = fresh_dir("collnet");
+  CliRun run = run_cli("study tests/data/studies/collnet.json -o " + dir.string());
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("6 points (6 evaluated now, 0 from the cache), 4 ran, 2 did not"),
+            std::string::npos)
+      << run.out;
+  const std::string csv = read_all(dir / "results.csv");
+  // Each variant's time row on each machine: what ran, or why not.
+  auto row = [&](const std::string &system, const std::string &variant) {
+    std::istringstream lines(csv);
+    for (std::string line; std::getline(lines, line);)
+      if (line.find("," + system + ",") != std::string::npos &&
+          line.find("," + variant + ",own,") != std::string::npos &&
+          (line.find(",time_us,") != std::string::npos ||
+           line.find("not applicable") != std::string::npos))
+        return line;
+    return std::string();
+  };
+  EXPECT_NE(row("dgx_a100", "NCCL").find("Algo RING"), std::string::npos) << csv;
+  EXPECT_NE(row("dgx_a100", "NCCL with SHARP").find("Algo COLLNET_DIRECT"), std::string::npos);
+  EXPECT_NE(row("dgx_a100", "CollNet Chain").find("Algo COLLNET_CHAIN"), std::string::npos);
+  for (const char *variant : {"NCCL with SHARP", "CollNet Chain"})
+    EXPECT_NE(row("aws_p4de", variant)
+                  .find("not applicable,,,\"NCCL's CollNet needs a network "
+                        "whose switches reduce (IB SHARP, HDR or newer); "
+                        "fabric 'efa_v1' has none\""),
+              std::string::npos)
+        << variant << "\n"
+        << csv;
   fs::remove_all(dir);
 }
 
