@@ -325,7 +325,8 @@ std::string print_rows(const std::vector<Row> &rows) {
     csv += fmt::format("{},{:.6f},{:.6f},{:.6f},{}\n", r.size, us, r.result.algbw_gbps,
                        r.result.busbw_gbps, r.deadlocked ? 1 : 0);
   }
-  if (rows.size() == 1 && !rows[0].deadlocked) {
+  // A closed form (NVLS, CollNet) times no links: nothing to list.
+  if (rows.size() == 1 && !rows[0].deadlocked && !rows[0].result.links.empty()) {
     const auto &links = rows[0].result.links;
     std::vector<size_t> order(links.size());
     for (size_t i = 0; i < order.size(); ++i)

@@ -210,6 +210,13 @@ const SystemPreset kSystems[] = {
      "CX-7 400 Gb/s NICs per tray; racks (--nodes) joined by NDR InfiniBand",
      GpuGeneration::Blackwell, "gb200_nvl72", 72, 72, 50, Fabric::InfinibandNdr, 8, 0, 0,
      "NVIDIA GB200 NVL72 product page and DGX GB200 user guide"},
+    {"gb300_nvl72",
+     "GB300 NVL72: a rack of 18 trays of 4 B300 (Blackwell Ultra; 72 GPUs, one NVLink5 domain, "
+     "NVLS across it), a ConnectX-8 800 Gb/s SuperNIC per GPU; racks (--nodes) joined by XDR "
+     "InfiniBand",
+     GpuGeneration::Blackwell, "gb200_nvl72", 72, 72, 100, Fabric::InfinibandXdr, 8, 0, 0,
+     "NVIDIA GB300 NVL72 product page (NVLink5 as GB200's, 800 Gb/s per GPU); the B300 priced "
+     "as the Blackwell row, no measurement"},
     {"oci_bm_gpu4_8", "OCI BM.GPU4.8: 8 A100 40GB, NVSwitch, 16 x 100 Gb/s RoCE (8 x 200 per GPU)",
      GpuGeneration::Ampere, "dgx_a100", 8, 8, 25, Fabric::Roce, 8, 0, 0,
      "Oracle Cloud bare metal GPU shapes (BM.GPU4.8)"},

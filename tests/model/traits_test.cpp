@@ -221,6 +221,7 @@ TEST(FabricTraitsTest, EverySystemNamesAFabricAndASource) {
   EXPECT_EQ(find_system_preset("aws_p5")->fabric, Fabric::EfaV2);
   EXPECT_EQ(find_system_preset("gcp_a3_mega")->fabric, Fabric::GcpTcpxo);
   EXPECT_EQ(find_system_preset("dgx_superpod_h100")->fabric, Fabric::InfinibandNdr);
+  EXPECT_EQ(find_system_preset("gb300_nvl72")->fabric, Fabric::InfinibandXdr);
 }
 
 } // namespace
