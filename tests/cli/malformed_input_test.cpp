@@ -58,6 +58,7 @@ const MalformedCase kCases[] = {
     {"comp_unknown_buffer.json", "3:52", "unknown buffer 'scratch'"},
     // Study files
     {"study_bad_size.json", "5:13", "size '64XB' has an unknown unit 'XB'"},
+    {"study_collnet_without_nccl.json", "6:73", "\"collnet\" applies to an \"nccl\" variant"},
     {"study_missing_program.json", "7:44", "cannot read program"},
     {"study_system_and_topology.json", "4:16",
      "a machine is a \"system\" (a preset) or a \"topology\""},
