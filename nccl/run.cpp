@@ -228,9 +228,9 @@ simulator::SimulationResult collnet_direct_closed_form(CollectiveKind kind, int6
                                                        int channels) {
   const double S = double(bytes);
   const double net_rate = sharp_rate(s, channels);
-  const double launch_ns = s.model.launch / 1000.0 + sharp_round_trip_ns(s);
+  const double fixed_ns = s.model.launch / 1000.0 + sharp_round_trip_ns(s);
   if (kind != CollectiveKind::Allreduce) {
-    const double ns = launch_ns + S * (s.nodes - 1.0) / s.nodes / net_rate;
+    const double ns = fixed_ns + S * (s.nodes - 1.0) / s.nodes / net_rate;
     return closed_form_result(kind, bytes, ns, s.topology.num_ranks());
   }
   const int g = s.gpus_per_node;
@@ -242,7 +242,7 @@ simulator::SimulationResult collnet_direct_closed_form(CollectiveKind kind, int6
   const double node_step = port_bytes / steps / port_rate / 2; // the scatter, then the broadcast
   const double net_step = S / steps / net_rate;
   const double hop_ns = g == 1 ? 0 : 2 * simple_hop_ns(s);
-  const double ns = launch_ns + hop_ns + std::max(port_bytes / port_rate, S / net_rate) +
+  const double ns = fixed_ns + hop_ns + std::max(port_bytes / port_rate, S / net_rate) +
                     pipeline_fill_ns({node_step, net_step, net_step, node_step});
   return closed_form_result(kind, bytes, ns, s.topology.num_ranks());
 }

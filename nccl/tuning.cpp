@@ -99,7 +99,7 @@ std::optional<NcclEstimate> tree(CollectiveKind kind, double bytes, Protocol p,
 
 // NVLS: inside one node, AllReduce, AllGather and ReduceScatter in the switch; across nodes
 // (AllReduce only, with CollNet enabled) NVLS inside each node and the network's switches
-// reducing between them, a NVLS head's channel per NIC, each at the network speed at most.
+// reducing between them, an NVLS head's channel per NIC, each at the network speed at most.
 std::optional<NcclEstimate> nvls(CollectiveKind kind, double bytes, Protocol p,
                                  const NcclTuningInput &in) {
   const bool ar = kind == CollectiveKind::Allreduce;

@@ -89,6 +89,15 @@ TEST(NcclCollNetTest, GatherAndScatterInTheNetworkFrom220WithANicPerGpu) {
   }
   const Machine dgx1 = machine("dgx1", 2);
   EXPECT_FALSE(listed(dgx1, CollectiveKind::Allgather, NcclAlgorithm::CollNetDirect, true));
+  // It only crosses the network: a node's NICs receive the other nodes' share of the buffer,
+  // (N - 1) / N of it, so at 4 GiB 8 nodes take 7/8 / 1/2 = 1.75 times as long as 2 do.
+  const Machine two = machine("dgx_h100", 2);
+  const Machine eight = machine("dgx_h100", 8);
+  auto on_two = run(two, CollectiveKind::Allgather, 4 * kGiB, NcclAlgorithm::CollNetDirect, true);
+  auto on_eight =
+      run(eight, CollectiveKind::Allgather, 4 * kGiB, NcclAlgorithm::CollNetDirect, true);
+  ASSERT_TRUE(on_two && on_eight);
+  EXPECT_NEAR(double(on_eight->result.completion) / double(on_two->result.completion), 1.75, 0.03);
 }
 
 TEST(NcclCollNetTest, TheNetworkCarriesTheBufferOncePerNodeWhateverTheNodeCount) {
