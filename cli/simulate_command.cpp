@@ -384,9 +384,7 @@ Expected<bool> run_simulate(SimulateArgs &a) {
                                   a.nccl_version, nccl::known_nccl_versions()));
     a.nccl_release = *release;
   }
-  const auto forced = forced_algorithm(a.baseline);
-  if (forced && (*forced == nccl::NcclAlgorithm::CollNetDirect ||
-                 *forced == nccl::NcclAlgorithm::CollNetChain))
+  if (const auto forced = forced_algorithm(a.baseline); forced && nccl::nccl_is_collnet(*forced))
     a.collnet = true; // NCCL_ALGO=CollNet* runs only with NCCL_COLLNET_ENABLE=1
   std::optional<BuiltSystem> built;
   if (!a.system.empty()) {

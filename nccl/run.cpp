@@ -128,6 +128,18 @@ double nvls_chunk_steps(double bytes, const simulator::SystemModel &s, int chann
       1.0, std::ceil(bytes / (operations * nvls_tree_chunk_bytes(bytes, s.nodes, operations))));
 }
 
+// What a node's network moves, bytes/ns, on `channels` channels: its NICs at the fabric's
+// payload share, each channel's connection at most the fabric's connection rate.
+double network_rate(const simulator::SystemModel &s, int channels) {
+  const Hierarchy &node = s.topology.hierarchy();
+  return std::min(node.nics_per_node * node.nic_bandwidth.value,
+                  std::min(32, channels) * s.fabric->connection_gbps);
+}
+// One message across the network, ns: the fabric's latency and the host's cost.
+double network_message_ns(const simulator::SystemModel &s) {
+  return (s.fabric->message_latency_us + s.fabric->host_cost_us) * 1000;
+}
+
 // NVLS tree: inside each node NVLS reduces and multicasts as on one node, between nodes a double
 // binary tree carries the node's reduced data; the two stages pipeline, so the slower sets the
 // rate. Per node and direction the trees move the buffer once on two nodes (each node the root
@@ -140,13 +152,10 @@ double nvls_chunk_steps(double bytes, const simulator::SystemModel &s, int chann
 simulator::SimulationResult nvls_tree_closed_form(int64_t bytes, const simulator::SystemModel &s,
                                                   int channels) {
   const GenerationTraits &g = *s.generation;
-  const FabricTraits &f = *s.fabric;
   const double port_bytes =
       nvls_port_bytes(CollectiveKind::Allreduce, double(bytes), s.gpus_per_node);
   const double net_bytes = double(bytes) * (s.nodes <= 2 ? 1 : 2);
-  const Hierarchy &node = s.topology.hierarchy(); // NICs at the fabric's payload rate
-  const double net_rate = std::min(node.nics_per_node * node.nic_bandwidth.value,
-                                   std::min(32, channels) * f.connection_gbps);
+  const double net_rate = network_rate(s, channels);
   const double port_rate = nvls_port_rate(s);
   const double busiest = std::max(port_bytes / port_rate, net_bytes / net_rate);
   const double levels = std::ceil(std::log2(double(s.nodes)));
@@ -155,21 +164,16 @@ simulator::SimulationResult nvls_tree_closed_form(int64_t bytes, const simulator
   const double net_step = double(bytes) / steps / net_rate;
   const double fill = 2 * node_step + 2 * levels * net_step - std::max(node_step, net_step);
   const double ns = s.model.launch / 1000.0 + g.nvls_latency_us * 1000 +
-                    2 * levels * (f.message_latency_us + f.host_cost_us) * 1000 + busiest + fill;
+                    2 * levels * network_message_ns(s) + busiest + fill;
   return closed_form_result(CollectiveKind::Allreduce, bytes, ns, s.topology.num_ranks());
 }
 
 // In-network reduction (IB SHARP): each node sends its part of the buffer up the switch tree
-// once and receives the reduced part once, whatever the node count. The node's NICs carry it at
-// the fabric's payload share, each aggregation flow (one per channel) at most a connection's
-// rate; the round trip is a message up and one down, the switches' aggregation inside them.
-double sharp_rate(const simulator::SystemModel &s, int channels) {
-  const Hierarchy &node = s.topology.hierarchy();
-  return std::min(node.nics_per_node * node.nic_bandwidth.value,
-                  std::min(32, channels) * s.fabric->connection_gbps);
-}
+// once and receives the reduced part once, whatever the node count, at the network's rate (an
+// aggregation flow per channel); the round trip is a message up and one down, the switches'
+// aggregation inside them.
 double sharp_round_trip_ns(const simulator::SystemModel &s) {
-  return 2 * (s.fabric->message_latency_us + s.fabric->host_cost_us) * 1000;
+  return 2 * network_message_ns(s);
 }
 
 // A GPU's NVLink switch port at Simple's payload rate (the system's links carry it), the flag
@@ -206,7 +210,7 @@ simulator::SimulationResult nvls_sharp_closed_form(int64_t bytes, const simulato
   const double port_bytes =
       nvls_port_bytes(CollectiveKind::Allreduce, double(bytes), s.gpus_per_node);
   const double port_rate = nvls_port_rate(s);
-  const double net_rate = sharp_rate(s, channels);
+  const double net_rate = network_rate(s, channels);
   const double steps = nvls_chunk_steps(double(bytes), s, channels);
   const double node_step = port_bytes / steps / port_rate;
   const double net_step = double(bytes) / steps / net_rate;
@@ -227,7 +231,7 @@ simulator::SimulationResult collnet_direct_closed_form(CollectiveKind kind, int6
                                                        const simulator::SystemModel &s,
                                                        int channels) {
   const double S = double(bytes);
-  const double net_rate = sharp_rate(s, channels);
+  const double net_rate = network_rate(s, channels);
   const double fixed_ns = s.model.launch / 1000.0 + sharp_round_trip_ns(s);
   if (kind != CollectiveKind::Allreduce) {
     const double ns = fixed_ns + S * (s.nodes - 1.0) / s.nodes / net_rate;
@@ -256,7 +260,7 @@ collnet_chain_closed_form(int64_t bytes, const simulator::SystemModel &s, int ch
   const double S = double(bytes);
   const int g = s.gpus_per_node;
   const int c = std::max(1, std::min(32, channels));
-  const double net_rate = sharp_rate(s, channels);
+  const double net_rate = network_rate(s, channels);
   const double port_rate = simple_port_rate(s);
   const double port_bytes = g == 1 ? 0 : 2 * S;
   const double slot = simple_slot_bytes();
@@ -360,9 +364,7 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const simula
     return fail({}, fmt::format("NCCL's CollNet needs a network whose switches reduce (IB SHARP, "
                                 "HDR or newer); fabric '{}' has none",
                                 s.fabric->name));
-  const bool forced_collnet = o.algorithm && (*o.algorithm == NcclAlgorithm::CollNetDirect ||
-                                              *o.algorithm == NcclAlgorithm::CollNetChain);
-  if (forced_collnet && !o.collnet)
+  if (o.algorithm && nccl_is_collnet(*o.algorithm) && !o.collnet)
     return fail({}, fmt::format("NCCL_ALGO={} runs only with CollNet enabled "
                                 "(NCCL_COLLNET_ENABLE=1)",
                                 nccl_algorithm_name(*o.algorithm)));

@@ -264,6 +264,22 @@ std::string_view nccl_algorithm_name(NcclAlgorithm algorithm) {
   SYNCOLL_UNREACHABLE("an NCCL algorithm without a name");
 }
 
+bool nccl_is_collnet(NcclAlgorithm algorithm) {
+  switch (algorithm) {
+  case NcclAlgorithm::CollNetDirect:
+  case NcclAlgorithm::CollNetChain:
+    return true;
+  case NcclAlgorithm::Ring:
+  case NcclAlgorithm::Tree:
+  case NcclAlgorithm::Nvls:
+  case NcclAlgorithm::NvlsTree:
+  case NcclAlgorithm::Pat:
+  case NcclAlgorithm::P2p:
+    return false;
+  }
+  SYNCOLL_UNREACHABLE("an NCCL algorithm neither in nor out of the network's switches");
+}
+
 std::vector<NcclEstimate> nccl_estimates(CollectiveKind kind, double bytes,
                                          const NcclTuningInput &in) {
   SYNCOLL_INVARIANT(in.generation && in.ring && in.ranks >= 2 && in.nodes >= 1,

@@ -22,6 +22,10 @@ enum class NcclAlgorithm { Ring, Tree, Nvls, NvlsTree, Pat, CollNetDirect, CollN
 
 std::string_view nccl_algorithm_name(NcclAlgorithm algorithm);
 
+/// Whether `algorithm` reduces in the network's switches (CollNet Direct or Chain): NCCL runs it,
+/// forced or chosen, only with NCCL_COLLNET_ENABLE=1.
+[[nodiscard]] bool nccl_is_collnet(NcclAlgorithm algorithm);
+
 /// What NCCL's tuning model predicts for one algorithm and protocol.
 struct NcclEstimate {
   NcclAlgorithm algorithm = NcclAlgorithm::Ring;

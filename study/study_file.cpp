@@ -248,9 +248,12 @@ Expected<Variant> variant_from_json(const JsonView &v, const std::filesystem::pa
                         "collnet_direct or collnet_chain)",
                         which));
       // NCCL_ALGO=CollNet* runs only with NCCL_COLLNET_ENABLE=1.
-      if (*out.algorithm == nccl::NcclAlgorithm::CollNetDirect ||
-          *out.algorithm == nccl::NcclAlgorithm::CollNetChain)
+      if (nccl::nccl_is_collnet(*out.algorithm)) {
+        if (v.has("collnet") && !out.collnet)
+          return v.optional_member("collnet")->error(
+              fmt::format("NCCL's '{}' reduces in the network: it needs \"collnet\": true", which));
         out.collnet = true;
+      }
     }
   } else if (auto c = v.optional_member("compose")) {
     out.kind = VariantKind::Composed;

@@ -59,6 +59,7 @@ const MalformedCase kCases[] = {
     // Study files
     {"study_bad_size.json", "5:13", "size '64XB' has an unknown unit 'XB'"},
     {"study_collnet_without_nccl.json", "6:73", "\"collnet\" applies to an \"nccl\" variant"},
+    {"study_collnet_forced_off.json", "6:71", "reduces in the network: it needs \"collnet\": true"},
     {"study_missing_program.json", "7:44", "cannot read program"},
     {"study_system_and_topology.json", "4:16",
      "a machine is a \"system\" (a preset) or a \"topology\""},
