@@ -449,11 +449,20 @@ Expected<bool> run_simulate(SimulateArgs &a) {
   if (system && !a.baseline.empty()) {
     SYNCOLL_TRY(r, simulate_nccl_sizes(a, *system, protocol, sizes));
     rows = std::move(r);
-    what = fmt::format(
-        "{} (NCCL {}{})", a.baseline == "nccl" ? "NCCL's choice" : "NCCL " + a.baseline.substr(5),
-        nccl::nccl_version_name(a.nccl_release),
-        a.collnet ? fmt::format(", CollNet over {}", system->fabric->in_network_reduction)
-                  : std::string());
+    // RCCL is NCCL's search, algorithms and tuning ported to HIP: the model runs NCCL's and says
+    // so, as RCCL's own per-GPU tuning tables are not in it.
+    const std::string_view library = system->generation->collective_library;
+    const std::string release =
+        library == "NCCL" ? fmt::format("NCCL {}", nccl::nccl_version_name(a.nccl_release))
+                          : fmt::format("{} as NCCL {}'s search, algorithms and tuning", library,
+                                        nccl::nccl_version_name(a.nccl_release));
+    what = fmt::format("{} ({}{})",
+                       a.baseline == "nccl" ? fmt::format("{}'s choice", library)
+                                            : fmt::format("{} {}", library, a.baseline.substr(5)),
+                       release,
+                       a.collnet
+                           ? fmt::format(", CollNet over {}", system->fabric->in_network_reduction)
+                           : std::string());
   } else {
     // A program from a file runs under the MSCCL executor's per-step cost on a system.
     const simulator::CostModel model = system ? system->interpreted() : cost_model_for(a);

@@ -16,15 +16,21 @@
 
 namespace syncoll {
 
-enum class GpuGeneration { Volta, Ampere, Hopper, Blackwell };
+/// NVIDIA's generations run NCCL; AMD's CDNA generations (MI300X, MI355X) run RCCL, NCCL's port
+/// to HIP, whose search and algorithms are NCCL's and whose GPU-to-GPU links are xGMI: on those
+/// rows every "NVLink" column below is the xGMI link's.
+enum class GpuGeneration { Volta, Ampere, Hopper, Blackwell, Cdna3, Cdna4 };
 
 struct GenerationTraits {
   GpuGeneration generation;
   std::string_view name;
-  /// One NVLink's line rate per direction, GB/s (V100, A100, H100: 25; B200: 50).
+  /// The collective library the generation's machines run: "NCCL" or "RCCL".
+  std::string_view collective_library;
+  /// One NVLink's (xGMI link's) line rate per direction, GB/s (V100, A100, H100: 25; B200: 50;
+  /// MI300X: 64; MI355X: 76.8).
   double nvlink_line_gbps;
   /// NCCL's topology graph: bandwidth of one NVLink (topo.h: SM70 20, SM80 20, SM90 20.6,
-  /// SM100 40.1 GB/s).
+  /// SM100 40.1 GB/s); RCCL's of one xGMI link (topo.h: gfx942 and gfx950 48 GB/s).
   double nccl_nvlink_gbps;
   /// The per-channel speeds NCCL's search tries, highest first (search.cc).
   std::span<const double> nccl_intra_speeds;

@@ -283,6 +283,29 @@ Topology gb200_nvl72() {
   return switched("gb200_nvl72", 72, 18, kNvlinkAlpha, BytesPerNs{18 * 2 * kNvlinkGbps});
 }
 
+// AMD Instinct platforms (MI300X, MI355X on an OAM baseboard): 8 GPUs, each joined to each of the
+// others by one xGMI (Infinity Fabric) link, no switch. A link moves 64 GB/s per direction on
+// MI300X (896 GB/s of peer bandwidth over 7 links, both directions counted) and 76.8 GB/s on
+// MI355X (1075 GB/s). The xGMI hop's latency is taken as NVLink's: the platforms' documents give
+// none, and a system's rows price hops per protocol anyway.
+namespace {
+Topology xgmi_mesh(std::string name, double link_gbps) {
+  std::array<std::array<int, 8>, 8> links{};
+  for (size_t a = 0; a < 8; ++a)
+    for (size_t b = 0; b < 8; ++b)
+      links[a][b] = a == b ? 0 : 1;
+  return from_matrix(std::move(name), links, kNvlinkAlpha, link_gbps);
+}
+} // namespace
+
+Topology mi300x() {
+  return xgmi_mesh("mi300x", 64);
+}
+
+Topology mi355x() {
+  return xgmi_mesh("mi355x", 76.8);
+}
+
 Expected<Topology> nvswitch_node(std::string name, int gpus, int links_per_gpu, double link_gbps) {
   if (auto ok = require_at_least("NVSwitch GPU count", gpus, 2); !ok)
     return tl::unexpected(ok.error());
@@ -553,6 +576,8 @@ std::vector<TopologyLibraryEntry> topology_library() {
       {"dgx_h100", "", "8 H100 behind NVSwitch, 18 NVLinks per GPU"},
       {"dgx_b200", "", "8 B200 behind NVSwitch, 18 NVLinks of 50 GB/s per GPU"},
       {"gb200_nvl72", "", "GB200 NVL72: 72 B200 (18 trays of 4) in one NVLink domain"},
+      {"mi300x", "", "8 AMD MI300X, one xGMI link of 64 GB/s between every pair"},
+      {"mi355x", "", "8 AMD MI355X, one xGMI link of 76.8 GB/s between every pair"},
       {"ndv2", "", "Azure NDv2: DGX-1 NVLink mesh and one 100 Gb/s NIC"},
       {"multinode",
        "--nodes N --gpus G [--intra T] [--nics K] [--nic-bandwidth GBPS] [--nodes-per-leaf L "
@@ -597,6 +622,8 @@ Expected<Topology> make_library_topology(std::string_view name, const TopologyPa
       {"dgxh100", {}},
       {"dgxb200", {}},
       {"gb200nvl72", {}},
+      {"mi300x", {}},
+      {"mi355x", {}},
       {"ndv2", {}},
       {"multinode", {.multinode = true, .leaf_groups = true}},
       {"fattree", {.multinode = true, .fabric = true, .leaf_groups = true}},
@@ -729,6 +756,10 @@ Expected<Topology> make_library_topology(std::string_view name, const TopologyPa
     return dgx_b200();
   if (key == "gb200nvl72")
     return gb200_nvl72();
+  if (key == "mi300x")
+    return mi300x();
+  if (key == "mi355x")
+    return mi355x();
   return ndv2();
 }
 

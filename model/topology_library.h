@@ -78,6 +78,8 @@ Topology dgx_a100();
 Topology dgx_h100();
 Topology dgx_b200();
 Topology gb200_nvl72();
+Topology mi300x();
+Topology mi355x();
 Topology ndv2();
 /// `gpus` GPUs behind an NVSwitch, each with `links_per_gpu` NVLinks of `link_gbps` per
 /// direction: a link between every pair at the port's bandwidth, and per GPU one relation

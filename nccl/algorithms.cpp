@@ -331,17 +331,40 @@ Expected<Program> nccl_tree_allreduce_program(const std::vector<std::vector<int>
   return Program::create(std::move(d));
 }
 
-std::vector<int> nccl_tree_parents(int nodes, int gpus, int first_gpu) {
+std::vector<int> nccl_tree_parents(int nodes, const std::vector<int> &chain) {
+  const int gpus = static_cast<int>(chain.size());
   std::vector<int> parent(size_t(nodes) * size_t(gpus));
-  // Within a node the chain runs first_gpu, first_gpu + 1, ... (wrapping); its head is the
-  // node's member of the tree across nodes.
-  auto rank = [&](int node, int k) { return node * gpus + (first_gpu + k) % gpus; };
+  // Each node's chain's head is the node's member of the tree across nodes.
+  auto rank = [&](int node, int k) { return node * gpus + chain[size_t(k)]; };
   for (int node = 0; node < nodes; ++node)
     for (int k = 0; k < gpus; ++k)
       parent[size_t(rank(node, k))] = k > 0      ? rank(node, k - 1)
                                       : node > 0 ? rank((node - 1) / 2, 0)
                                                  : -1;
   return parent;
+}
+
+std::vector<int> nccl_tree_parents(int nodes, int gpus, int first_gpu) {
+  // Within a node the chain runs first_gpu, first_gpu + 1, ... (wrapping).
+  std::vector<int> chain;
+  for (int k = 0; k < gpus; ++k)
+    chain.push_back((first_gpu + k) % gpus);
+  return nccl_tree_parents(nodes, chain);
+}
+
+std::vector<std::vector<int>>
+nccl_ring_ordered_trees(int nodes, const std::vector<std::vector<RankId>> &rings) {
+  std::vector<std::vector<int>> trees;
+  for (const std::vector<RankId> &ring : rings) {
+    SYNCOLL_INVARIANT(nodes >= 1 && ring.size() % size_t(nodes) == 0,
+                      "a ring across nodes holds every node's GPUs");
+    const int gpus = static_cast<int>(ring.size()) / nodes;
+    std::vector<int> chain;
+    for (int k = 0; k < gpus; ++k)
+      chain.push_back(ring[size_t(k)].value() % gpus);
+    trees.push_back(nccl_tree_parents(nodes, chain));
+  }
+  return trees;
 }
 
 std::vector<std::vector<int>> nccl_channel_trees(int nodes, int gpus, int nics_per_node,

@@ -60,10 +60,20 @@ nccl_tree_allreduce_program(const std::vector<std::vector<int>> &channel_trees, 
 /// nodes (the first of NCCL's double binary trees), as each rank's parent (-1 for the root).
 /// NCCL starts channel c's chains at a GPU of NIC c, so that the channels use every NIC.
 std::vector<int> nccl_tree_parents(int nodes, int gpus_per_node, int first_gpu = 0);
+/// The same tree with each node's chain in `chain`'s order (GPU indices within a node; its first
+/// is the chain's head).
+std::vector<int> nccl_tree_parents(int nodes, const std::vector<int> &chain);
 /// NCCL's tree for each of `channels` channels: channel c's chains start at the first GPU of NIC
 /// c mod NICs, so that the channels use every NIC.
 std::vector<std::vector<int>> nccl_channel_trees(int nodes, int gpus_per_node, int nics_per_node,
                                                  int channels);
+/// NCCL's tree for each channel across nodes, each node's chain in the order of that channel's
+/// ring (`rings`: NCCL's rings across `nodes` nodes, node-major): NCCL searches its tree graph
+/// as it searches rings, so on a fixed mesh the channels' chains use different links as their
+/// rings do. (Behind a switch every order crosses the same ports; nccl_channel_trees' chains
+/// from each NIC's GPU in index order stand there.)
+std::vector<std::vector<int>>
+nccl_ring_ordered_trees(int nodes, const std::vector<std::vector<RankId>> &rings);
 
 /// NCCL's tree per channel on a plain topology: across nodes (a two-level hierarchy of several
 /// nodes) its chains and binary tree (nccl_channel_trees); on one node, one tree over the

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <random>
 
@@ -64,9 +65,12 @@ private:
 // A Hamiltonian cycle through `members` (in the topology's rank ids) whose every hop fits
 // `gbps`, depth first from members[0], trying the links with the most bandwidth left first.
 // Bounded in work, as NCCL's search is by its timeout.
+// With `may_end`, the walk is a chain instead: it ends at the last member it reaches, which
+// `may_end` must accept, and has no link back (a node's part of a ring across nodes).
 std::optional<std::vector<LinkId>> find_cycle(const Topology &t, Resources res,
                                               const std::vector<int> &members, double gbps,
-                                              uint32_t shuffle = 0) {
+                                              uint32_t shuffle = 0,
+                                              const std::function<bool(int)> &may_end = nullptr) {
   const size_t n = members.size();
   std::vector<int> member_index(size_t(t.num_vertices()), -1);
   for (size_t i = 0; i < n; ++i)
@@ -112,7 +116,10 @@ std::optional<std::vector<LinkId>> find_cycle(const Topology &t, Resources res,
     if (budget < 0)
       return std::nullopt;
     Frame &f = stack.back();
-    if (path.size() + 1 == n) {
+    if (path.size() + 1 == n && may_end) {
+      if (may_end(members[size_t(f.at)]))
+        return path;
+    } else if (path.size() + 1 == n) {
       auto back = t.find_link(RankId(members[size_t(f.at)]), RankId(members[0]));
       if (back && res.fits(*back, gbps)) {
         path.push_back(*back);
@@ -219,6 +226,79 @@ std::optional<Found> search(const Topology &t, const std::vector<double> &link_g
   return best;
 }
 
+// Across nodes on a fixed mesh (no switch: a full xGMI mesh, DGX-1's cube-mesh) a channel is a
+// chain NET -> GPU ... GPU -> NET, as NCCL's search walks it: from the GPU of the channel's NIC
+// through every GPU of the node to one that leaves through its own NIC. The link from the last
+// GPU back to the first is never used, so a node's links carry more chains than rings (8 GPUs
+// of a full mesh: 8 link-disjoint chains, one per NIC, where only 7 rings fit). Channels come in
+// rounds of one per NIC, each NIC sending one chain of the round out. Pass 1 as for rings: down
+// the speed list, the most total bandwidth in whole rounds kept, then fast channels split.
+struct FoundChains {
+  std::vector<std::vector<RankId>> chains;
+  double gbps = 0;
+};
+
+std::vector<std::vector<RankId>> place_chains(const Topology &node, const Resources &start,
+                                              int nics, double gbps, uint32_t shuffle) {
+  const int gpus = node.num_ranks();
+  auto nic_of = [&](int gpu) { return gpu * nics / gpus; };
+  std::vector<std::vector<RankId>> whole, round;
+  std::vector<bool> sends(size_t(nics), false);
+  Resources res = start;
+  while (int(whole.size() + round.size()) < kMaxGraphChannels) {
+    const int first = int(round.size()) * gpus / nics;
+    std::vector<int> members{first};
+    for (int g = 0; g < gpus; ++g)
+      if (g != first)
+        members.push_back(g);
+    auto chain = find_cycle(node, res, members, gbps, shuffle,
+                            [&](int last) { return !sends[size_t(nic_of(last))]; });
+    if (!chain)
+      break;
+    for (LinkId l : *chain)
+      res.take(l, gbps);
+    std::vector<RankId> ranks = ranks_of(node, *chain);
+    ranks.push_back(node.link(chain->back()).dst);
+    sends[size_t(nic_of(ranks.back().value()))] = true;
+    round.push_back(std::move(ranks));
+    if (int(round.size()) == nics) {
+      std::move(round.begin(), round.end(), std::back_inserter(whole));
+      round.clear();
+      sends.assign(size_t(nics), false);
+    }
+  }
+  return whole;
+}
+
+std::optional<FoundChains> search_chains(const Topology &node, const std::vector<double> &link_gbps,
+                                         std::span<const double> speeds, int nics, double widest) {
+  const Resources start(node, link_gbps);
+  size_t i = 0;
+  while (i + 1 < speeds.size() && speeds[i] > widest)
+    ++i;
+  std::optional<FoundChains> best;
+  for (; i < speeds.size(); ++i) {
+    if (best && speeds[i] / best->gbps <= 0.49)
+      break;
+    FoundChains f{{}, speeds[i]};
+    for (uint32_t attempt = 0; attempt < kPlacementAttempts; ++attempt) {
+      auto chains = place_chains(node, start, nics, speeds[i], attempt);
+      if (chains.size() > f.chains.size())
+        f.chains = std::move(chains);
+    }
+    if (!f.chains.empty() && (!best || double(f.chains.size()) * f.gbps >
+                                           double(best->chains.size()) * best->gbps + 1e-9))
+      best = std::move(f);
+  }
+  if (best && best->gbps >= kSplitAtGbps && int(best->chains.size()) * 2 <= kMaxGraphChannels) {
+    const size_t n = best->chains.size();
+    for (size_t c = 0; c < n; ++c)
+      best->chains.push_back(best->chains[c]);
+    best->gbps /= 2;
+  }
+  return best;
+}
+
 // Ranks 0 .. gpus - 1 of `t` with the links among them, and its relations cut down to those
 // links (relations with none left dropped).
 std::optional<Topology> first_node(const Topology &t, int gpus) {
@@ -286,6 +366,35 @@ double nccl_net_speed(const GenerationTraits &g, double share_gbps) {
   return g.nccl_inter_speeds.back();
 }
 
+namespace {
+
+// Across nodes: channel c leaves and enters each node through NIC c mod NICs, as a chain that
+// starts at a GPU of that NIC; each NIC's bandwidth is shared by the channels on it.
+// Channels come in whole rounds over the NICs, so that every NIC carries as many.
+NcclRingGraph across_nodes(NcclRingGraph graph, const GenerationTraits &g, const Hierarchy &h,
+                           int gpus, int nodes) {
+  const int nics = std::max(1, h.nics_per_node);
+  if (graph.channels() > nics)
+    graph.rings.resize(size_t(graph.channels() / nics * nics));
+  const int per_nic = (graph.channels() + nics - 1) / nics;
+  graph.inter_gbps = std::min(nccl_net_speed(g, h.nic_bandwidth.value / per_nic), graph.intra_gbps);
+  for (int c = 0; c < graph.channels(); ++c) {
+    std::vector<RankId> &ring = graph.rings[size_t(c)];
+    const int first_gpu = (c % nics) * gpus / nics;
+    auto at = std::find(ring.begin(), ring.end(), RankId(first_gpu));
+    SYNCOLL_INVARIANT(at != ring.end(), "an intra-node ring misses a GPU");
+    std::rotate(ring.begin(), at, ring.end());
+    std::vector<RankId> global;
+    for (int node = 0; node < nodes; ++node)
+      for (RankId r : ring)
+        global.emplace_back(node * gpus + r.value());
+    ring = std::move(global);
+  }
+  return graph;
+}
+
+} // namespace
+
 std::optional<NcclRingGraph> nccl_search_rings(const Topology &t, const GenerationTraits &g) {
   const std::vector<double> link_gbps = nccl_link_gbps(t, g);
   const Hierarchy &h = t.hierarchy();
@@ -305,6 +414,15 @@ std::optional<NcclRingGraph> nccl_search_rings(const Topology &t, const Generati
     const std::optional<Topology> node = nodes > 1 ? first_node(t, gpus) : std::nullopt;
     const Topology &searched = node ? *node : t;
     const std::vector<double> searched_gbps = node ? nccl_link_gbps(*node, g) : link_gbps;
+    if (node && node->relations().empty() && node->num_switches() == 0) {
+      auto chains = search_chains(*node, searched_gbps, g.nccl_intra_speeds,
+                                  std::max(1, h.nics_per_node), widest);
+      if (chains) {
+        graph.rings = std::move(chains->chains);
+        graph.intra_gbps = chains->gbps;
+        return across_nodes(std::move(graph), g, h, gpus, nodes);
+      }
+    }
     auto found = search(searched, searched_gbps, g.nccl_intra_speeds, node0, widest);
     if (!found)
       return std::nullopt;
@@ -315,27 +433,7 @@ std::optional<NcclRingGraph> nccl_search_rings(const Topology &t, const Generati
   graph.inter_gbps = graph.intra_gbps;
   if (nodes == 1)
     return graph;
-  // Across nodes: channel c leaves and enters each node through NIC c mod NICs, as a chain that
-  // starts at a GPU of that NIC; each NIC's bandwidth is shared by the channels on it.
-  // Channels come in whole rounds over the NICs, so that every NIC carries as many.
-  const int nics = std::max(1, h.nics_per_node);
-  if (graph.channels() > nics)
-    graph.rings.resize(size_t(graph.channels() / nics * nics));
-  const int per_nic = (graph.channels() + nics - 1) / nics;
-  graph.inter_gbps = std::min(nccl_net_speed(g, h.nic_bandwidth.value / per_nic), graph.intra_gbps);
-  for (int c = 0; c < graph.channels(); ++c) {
-    std::vector<RankId> &ring = graph.rings[size_t(c)];
-    const int first_gpu = (c % nics) * gpus / nics;
-    auto at = std::find(ring.begin(), ring.end(), RankId(first_gpu));
-    SYNCOLL_INVARIANT(at != ring.end(), "an intra-node ring misses a GPU");
-    std::rotate(ring.begin(), at, ring.end());
-    std::vector<RankId> global;
-    for (int node = 0; node < nodes; ++node)
-      for (RankId r : ring)
-        global.emplace_back(node * gpus + r.value());
-    ring = std::move(global);
-  }
-  return graph;
+  return across_nodes(std::move(graph), g, h, gpus, nodes);
 }
 
 } // namespace syncoll::nccl

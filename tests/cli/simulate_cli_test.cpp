@@ -272,6 +272,25 @@ TEST(SimulateCliTest, TheNcclReleaseIsNamedAndChangesTheChoiceWhereItAddedAnAlgo
             2);
 }
 
+TEST(SimulateCliTest, AnAmdMachineRunsRcclAndSaysWhichModelRan) {
+  // RCCL is modelled as NCCL's search, algorithms and tuning: the header says so, and a forced
+  // algorithm is RCCL's. An NVIDIA machine's header names NCCL alone.
+  CliRun amd = run_cli("simulate --system mi355x --nodes 2 --baseline nccl -c allreduce -s 1GiB");
+  ASSERT_EQ(amd.exit_code, 0) << amd.err;
+  EXPECT_NE(amd.out.find("RCCL's choice (RCCL as NCCL 2.29.7's search, algorithms and tuning)"),
+            std::string::npos)
+      << amd.out;
+  EXPECT_NE(amd.out.find("2x8_mi355x"), std::string::npos) << amd.out;
+  CliRun ring = run_cli("simulate --system azure_nd_mi300x_v5 --gpus 4 --baseline nccl-ring -c "
+                        "allgather -s 64MiB");
+  ASSERT_EQ(ring.exit_code, 0) << ring.err;
+  EXPECT_NE(ring.out.find("RCCL ring"), std::string::npos) << ring.out;
+  CliRun nvidia = run_cli("simulate --system dgx_h100 --baseline nccl -c allreduce -s 1MiB");
+  ASSERT_EQ(nvidia.exit_code, 0) << nvidia.err;
+  EXPECT_NE(nvidia.out.find("NCCL's choice (NCCL 2.29.7)"), std::string::npos) << nvidia.out;
+  EXPECT_EQ(nvidia.out.find("RCCL"), std::string::npos) << nvidia.out;
+}
+
 TEST(SimulateCliTest, SystemMistakesAreBadInput) {
   CliRun unknown = run_cli("simulate --system dgx9 --baseline nccl -c allreduce");
   EXPECT_EQ(unknown.exit_code, 2);
