@@ -5,8 +5,8 @@
 // executor's from its tables (ExecutableProgram::traffic), the copy's as 2 x bytes copied. Goal:
 // >= 80% of cudaMemcpyAsync device to device. Without a GPU it says so and exits 0.
 //   ./build/ci/bench/cuda_bench [size_mib] [launches]
-#include "lowering/cuda/cuda_executor.h"
-#include "lowering/cuda/nccl_transport.h"
+#include "backend/cuda_executor.h"
+#include "backend/nccl_transport.h"
 #include "model/collective_traits.h"
 #include "nccl/algorithms.h"
 

@@ -1,11 +1,11 @@
-// `syncoll run`: a verified program executed with real data (lowering/cuda/): inputs from a
+// `syncoll run`: a verified program executed with real data (backend/): inputs from a
 // seeded pattern, every defined output checked against a host reference, time and bandwidth
 // printed as nccl-tests prints them. A program that does not verify is refused with its report.
+#include "backend/cuda_executor.h"
+#include "backend/executor.h"
+#include "backend/nccl_transport.h"
 #include "cli/cli_support.h"
 #include "cli/commands.h"
-#include "lowering/cuda/cuda_executor.h"
-#include "lowering/cuda/executor.h"
-#include "lowering/cuda/nccl_transport.h"
 #include "model/collective_traits.h"
 #include "model/mscclir.h"
 

@@ -1,8 +1,8 @@
 #include "testing/laws.h"
 
+#include "backend/executor.h"
+#include "backend/instruction_table.h"
 #include "lowering/compile.h"
-#include "lowering/cuda/executor.h"
-#include "lowering/cuda/instruction_table.h"
 #include "simulator/program_sim.h"
 #include "verifier/detail/execution.h"
 #include "verifier/detail/races.h"

@@ -20,6 +20,8 @@ const std::map<std::string, std::set<std::string>> &allowed_layers() {
       {"verifier", {"verifier", "model"}},
       {"synth", {"synth", "verifier", "model"}},
       {"lowering", {"lowering", "verifier", "model"}},
+      // backend/: the executors; only verified programs reach them.
+      {"backend", {"backend", "verifier", "model"}},
       {"compose", {"compose", "lowering", "nccl", "simulator", "verifier", "model"}},
       {"study",
        {"study", "examples", "viz", "compose", "lowering", "synth", "nccl", "simulator", "verifier",
@@ -27,15 +29,16 @@ const std::map<std::string, std::set<std::string>> &allowed_layers() {
       {"viz", {"viz", "simulator", "verifier", "model"}},
       // testing/ (generators and laws for property tests) may exercise every library below cli/.
       {"testing",
-       {"testing", "compose", "lowering", "synth", "nccl", "simulator", "verifier", "model"}},
+       {"testing", "compose", "backend", "lowering", "synth", "nccl", "simulator", "verifier",
+        "model"}},
       // examples/ (the DSL example programs) sits beside cli/ at the top: cli runs them; its
       // consumer project (examples/consumer) uses the installed package, syncoll::testing too.
       {"examples",
-       {"examples", "testing", "viz", "compose", "lowering", "synth", "nccl", "simulator",
-        "verifier", "model"}},
-      {"cli",
-       {"cli", "examples", "testing", "viz", "study", "compose", "lowering", "synth", "nccl",
+       {"examples", "testing", "viz", "compose", "backend", "lowering", "synth", "nccl",
         "simulator", "verifier", "model"}},
+      {"cli",
+       {"cli", "examples", "testing", "viz", "study", "compose", "backend", "lowering", "synth",
+        "nccl", "simulator", "verifier", "model"}},
   };
   return kAllowed;
 }
@@ -53,7 +56,7 @@ const std::vector<ForeignRule> &foreign_rules() {
       {std::regex(R"(^z3(\+\+)?\.h$)"), "synth/", false, "z3"},
       {std::regex(R"(^cadical\.hpp$)"), "synth/", false, "CaDiCaL"},
       {std::regex(R"(^(graphviz/|gvc\.h|cgraph\.h))"), "viz/", false, "Graphviz"},
-      {std::regex(R"(^(cuda|nccl)[a-z0-9_]*(\.h|/))"), "lowering/cuda/", false, "CUDA and NCCL"},
+      {std::regex(R"(^(cuda|nccl)[a-z0-9_]*(\.h|/))"), "backend/", false, "CUDA and NCCL"},
       {std::regex(R"(^boost/graph/)"), "", true, "Boost.Graph"},
       {std::regex(R"(^boost/multiprecision/)"), "", true, "Boost.Multiprecision"},
   };

@@ -65,5 +65,20 @@ TEST(LayeringTest, ForeignLibrariesStayInTheirLayer) {
   EXPECT_EQ(violations[2].file, "verifier/draw.cpp");
 }
 
+TEST(LayeringTest, CudaAndNcclOnlyInTheBackendAndTheBackendAboveLowering) {
+  // The executors are their own layer: CUDA and NCCL headers are included in backend/ alone,
+  // and the compiler (lowering/) does not reach up into what runs its programs.
+  TempTree tree;
+  tree.write("backend/cuda_executor.cpp", "#include <cuda_runtime.h>\n#include <nccl.h>\n");
+  tree.write("lowering/compile.cpp", "#include <cuda_runtime.h>\n");
+  tree.write("cli/run_command.cpp", "#include <nccl.h>\n#include \"backend/executor.h\"\n");
+  tree.write("lowering/emission.cpp", "#include \"backend/executor.h\"\n");
+  auto violations = check_layering(tree.root());
+  ASSERT_EQ(violations.size(), 3u);
+  EXPECT_EQ(violations[0].file, "cli/run_command.cpp");
+  EXPECT_EQ(violations[1].file, "lowering/compile.cpp");
+  EXPECT_EQ(violations[2].file, "lowering/emission.cpp");
+}
+
 } // namespace
 } // namespace syncoll::layering

@@ -1,4 +1,4 @@
-#include "lowering/cuda/nccl_transport.h"
+#include "backend/nccl_transport.h"
 
 #include <cstdio>
 #include <cstring>
@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #if SYNCOLL_HAVE_CUDA
-#include "lowering/cuda/detail/cuda_run.h"
-#include "lowering/cuda/detail/nccl_device_calls.h"
+#include "backend/detail/cuda_run.h"
+#include "backend/detail/nccl_device_calls.h"
 
 #include <nccl.h>
 #endif

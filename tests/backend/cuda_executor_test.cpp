@@ -3,14 +3,14 @@
 // watchdog where the verifier says; a grid the GPU cannot hold refused before launch. Without a
 // GPU (or without a CUDA build) every GPU test skips with the reason, and the executor's calls
 // fail with that reason instead of crashing.
+#include "backend/cuda_executor.h"
 #include "examples/programs/programs.h"
 #include "lowering/compile.h"
-#include "lowering/cuda/cuda_executor.h"
 #include "model/collective_traits.h"
 #include "model/mscclir.h"
 #include "model/runtime_constants.h"
 #include "nccl/algorithms.h"
-#include "tests/lowering/deadlocked_example.h"
+#include "tests/backend/deadlocked_example.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
-#include "lowering/cuda/executor.h"
+#include "backend/executor.h"
 
-#include "lowering/cuda/detail/run_data.h"
+#include "backend/detail/run_data.h"
 #include "model/collective_traits.h"
 
 namespace syncoll::backend {

@@ -4,8 +4,8 @@
 // this process launches, and what separates two launches.
 #pragma once
 
-#include "lowering/cuda/cuda_executor.h"
-#include "lowering/cuda/device_tables.h"
+#include "backend/cuda_executor.h"
+#include "backend/device_tables.h"
 
 #include <cuda_runtime_api.h>
 #include <optional>

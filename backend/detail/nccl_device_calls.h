@@ -1,8 +1,8 @@
 // Between the NCCL transport's host code (g++) and the code that needs NCCL's device API headers
-// (nvcc, lowering/cuda/nccl_kernels.cu).
+// (nvcc, backend/nccl_kernels.cu).
 #pragma once
 
-#include "lowering/cuda/device_tables.h"
+#include "backend/device_tables.h"
 
 #include <cuda_runtime_api.h>
 #include <nccl.h>

@@ -3,7 +3,7 @@
 // executor left waiting is on the counterexample's wait-for cycle.
 #pragma once
 
-#include "lowering/cuda/executor.h"
+#include "backend/executor.h"
 #include "model/collective_traits.h"
 #include "model/mscclir.h"
 

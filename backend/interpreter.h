@@ -1,4 +1,4 @@
-// The interpreter of device tables (lowering/cuda/device_tables.h): one thread block of a
+// The interpreter of device tables (backend/device_tables.h): one thread block of a
 // program, run by one CUDA block on a GPU or by one host thread in the CPU executor. The same
 // source runs in both; only the platform differs (how threads of a block meet, how counters are
 // loaded and stored, how a wait gives up).
@@ -17,8 +17,8 @@
 // false once the run is being stopped (watchdog).
 #pragma once
 
-#include "lowering/cuda/device_tables.h"
-#include "lowering/cuda/element.h"
+#include "backend/device_tables.h"
+#include "backend/element.h"
 
 namespace syncoll::backend::device {
 

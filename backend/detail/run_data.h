@@ -3,7 +3,7 @@
 // reference. The CPU executor runs on these arenas; the CUDA executor uploads and downloads them.
 #pragma once
 
-#include "lowering/cuda/executor.h"
+#include "backend/executor.h"
 #include "model/invariant.h"
 
 #include <algorithm>

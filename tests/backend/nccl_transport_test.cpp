@@ -2,7 +2,7 @@
 // API on one rank of this GPU, and a verified program across every GPU of the machine, one thread
 // per GPU and rank (NCCL's device-API example drives its ranks the same way). GPU tests skip with
 // the reason when the machine has too few GPUs.
-#include "lowering/cuda/nccl_transport.h"
+#include "backend/nccl_transport.h"
 #include "model/collective_traits.h"
 #include "nccl/algorithms.h"
 

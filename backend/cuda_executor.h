@@ -1,14 +1,14 @@
 // The CUDA executor: the device tables of a verified program run by the interpreter kernel
-// (lowering/cuda/kernel.cu) on a GPU, checked against the same host reference as the CPU
+// (backend/kernel.cu) on a GPU, checked against the same host reference as the CPU
 // executor. Two transports reach a peer rank's memory:
 //  - emulation: every rank's arena and communication area on one GPU, all ranks' thread blocks
 //    launched as one cooperative grid, so that every block a wait depends on is resident; a grid
 //    the GPU cannot hold at once is refused before launch;
-//  - NCCL symmetric memory (lowering/cuda/nccl_transport.h): one process per GPU.
+//  - NCCL symmetric memory (backend/nccl_transport.h): one process per GPU.
 // Builds without CUDA have the same calls; they report that the backend is not built.
 #pragma once
 
-#include "lowering/cuda/executor.h"
+#include "backend/executor.h"
 
 #include <optional>
 #include <string>

@@ -1,6 +1,6 @@
 // The parts of the NCCL transport that need NCCL's device API (nccl_device.h): the LSA team's
 // size, the peers' window addresses, and the one-rank device-API check.
-#include "lowering/cuda/detail/nccl_device_calls.h"
+#include "backend/detail/nccl_device_calls.h"
 
 #include <cstring>
 #include <nccl_device.h>

@@ -1,5 +1,5 @@
 // The interpreter kernel: one CUDA block per thread block of the program, each running
-// lowering/cuda/interpreter.h over the device tables. One kernel per element type and reduction
+// backend/interpreter.h over the device tables. One kernel per element type and reduction
 // operator; the protocol is a uniform branch per message (every thread of a block takes the same
 // side).
 //
@@ -8,8 +8,8 @@
 // system scope, then the block meets at a barrier before reading what they guard. LL lines are
 // stored and loaded as one 16-byte volatile vector access, data and flags together, as NCCL's LL
 // protocol does.
-#include "lowering/cuda/detail/kernel_launch.h"
-#include "lowering/cuda/interpreter.h"
+#include "backend/detail/kernel_launch.h"
+#include "backend/interpreter.h"
 
 #include <cuda/atomic>
 

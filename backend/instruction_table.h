@@ -1,11 +1,11 @@
-// The executable form of a verified program: the device tables (lowering/cuda/device_tables.h)
+// The executable form of a verified program: the device tables (backend/device_tables.h)
 // an interpreter runs, the CPU executor on host threads or the CUDA kernel on a GPU, as the MSCCL
 // executor runs MSCCL-IR (docs/semantics.md): one worker per thread block, each step one primitive
 // on its connections, bounded FIFOs, per-thread-block flags for dependencies, a tiling loop over
 // each chunk. Only a VerifiedProgram lowers to one.
 #pragma once
 
-#include "lowering/cuda/device_tables.h"
+#include "backend/device_tables.h"
 #include "model/collective.h"
 #include "model/program.h"
 #include "verifier/verify.h"

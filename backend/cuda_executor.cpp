@@ -1,11 +1,11 @@
-#include "lowering/cuda/cuda_executor.h"
+#include "backend/cuda_executor.h"
 
-#include "lowering/cuda/detail/run_data.h"
+#include "backend/detail/run_data.h"
 
 #if SYNCOLL_HAVE_CUDA
-#include "lowering/cuda/detail/cuda_run.h"
-#include "lowering/cuda/detail/kernel_launch.h"
-#include "lowering/cuda/interpreter.h"
+#include "backend/detail/cuda_run.h"
+#include "backend/detail/kernel_launch.h"
+#include "backend/interpreter.h"
 
 #include <cuda_runtime_api.h>
 #endif

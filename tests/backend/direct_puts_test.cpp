@@ -1,7 +1,7 @@
 // Direct puts (zero-copy sends): lowering picks exactly the sends whose receiver leaves the
 // destination alone until its receive completes, and programs run to the same outputs with and
 // without them.
-#include "lowering/cuda/executor.h"
+#include "backend/executor.h"
 #include "model/collective_traits.h"
 #include "nccl/algorithms.h"
 

@@ -1,4 +1,4 @@
-#include "lowering/cuda/instruction_table.h"
+#include "backend/instruction_table.h"
 
 #include "model/collective_traits.h"
 #include "model/invariant.h"
@@ -143,7 +143,7 @@ void ExecutableProgram::build_blocks() {
     outbound_per_rank_ = std::max(outbound_per_rank_, n);
 }
 
-// Mirrors what the interpreter's data loops touch (lowering/cuda/interpreter.h); an LL message
+// Mirrors what the interpreter's data loops touch (backend/interpreter.h); an LL message
 // moves 16 bytes of line per 8 of payload.
 Traffic ExecutableProgram::traffic(int64_t chunk_bytes) const {
   using namespace device;

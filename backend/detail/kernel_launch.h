@@ -2,8 +2,8 @@
 // that cross, so that host code needs the CUDA runtime's header and nothing of the device side.
 #pragma once
 
-#include "lowering/cuda/device_tables.h"
-#include "lowering/cuda/element.h"
+#include "backend/device_tables.h"
+#include "backend/element.h"
 
 #include <cuda_runtime_api.h>
 

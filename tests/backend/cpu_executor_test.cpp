@@ -1,15 +1,15 @@
 // The CPU executor runs verified programs with real data and gets every defined output right,
 // bit for bit, in every count-splitting regime; and an unverified program the verifier says
 // deadlocks does hang there, where the counterexample says (docs/semantics.md).
+#include "backend/executor.h"
 #include "examples/programs/programs.h"
 #include "lowering/compile.h"
-#include "lowering/cuda/executor.h"
 #include "model/collective_traits.h"
 #include "model/mscclir.h"
 #include "model/runtime_constants.h"
 #include "model/topology_library.h"
 #include "nccl/algorithms.h"
-#include "tests/lowering/deadlocked_example.h"
+#include "tests/backend/deadlocked_example.h"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 // other ranks is not used, which can only leave a safe put staged, never the reverse. Tiles of
 // different pipeline iterations are disjoint elements, and the FIFO's credits still bound how far
 // ahead a sender runs, so the question is the same in every iteration.
-#include "lowering/cuda/instruction_table.h"
+#include "backend/instruction_table.h"
 
 #include <algorithm>
 #include <unordered_map>

@@ -1,6 +1,6 @@
 // The executable form of a verified program as plain data: what the CUDA interpreter kernel
 // reads from device memory and the CPU executor reads from host memory, byte for byte the same.
-// Only lowering/cuda/executable.cpp writes these tables, from a VerifiedProgram.
+// Only backend/executable.cpp writes these tables, from a VerifiedProgram.
 //
 // Memory: each rank owns one arena of chunk-sized units (its input, output and scratch chunks,
 // in-place aliases folded in at lowering) and one communication area (flags of its thread blocks,
@@ -8,7 +8,7 @@
 // A step names chunks by their index in the chunk table, which gives the unit in the rank's arena.
 #pragma once
 
-#include "lowering/cuda/element.h"
+#include "backend/element.h"
 
 #include <cstdint>
 

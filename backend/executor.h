@@ -1,16 +1,16 @@
 // Running a verified program with real data: what every executor of the device tables takes and
 // reports. The CPU executor (here) runs the tables on host threads, one per thread block, with the
-// protocol a GPU interpreter uses (lowering/cuda/interpreter.h is the same source in both): bounded
+// protocol a GPU interpreter uses (backend/interpreter.h is the same source in both): bounded
 // FIFOs per connection whose slots are handed over with release/acquire counters, per-thread-block
 // flags published with release stores and awaited with acquire loads, the executor's tiling loop
-// and count splitting. The CUDA executor (lowering/cuda/cuda_executor.h) runs the same tables on a
+// and count splitting. The CUDA executor (backend/cuda_executor.h) runs the same tables on a
 // GPU. Inputs are filled with a seeded pattern and every output the collective defines is compared
 // with a host reference. A run that stops making progress is stopped by a watchdog and reported
 // with where each thread block waits, never left hanging.
 #pragma once
 
-#include "lowering/cuda/element.h"
-#include "lowering/cuda/instruction_table.h"
+#include "backend/element.h"
+#include "backend/instruction_table.h"
 #include "model/diagnostics.h"
 
 #include <chrono>

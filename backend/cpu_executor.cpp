@@ -1,9 +1,9 @@
-// The CPU executor: the interpreter of lowering/cuda/interpreter.h on host threads, one per
+// The CPU executor: the interpreter of backend/interpreter.h on host threads, one per
 // thread block, each a "CUDA block" of one thread. Counters go through std::atomic_ref with the
 // orders the GPU uses, so ThreadSanitizer (the tsan preset) checks the protocol itself.
-#include "lowering/cuda/detail/run_data.h"
-#include "lowering/cuda/executor.h"
-#include "lowering/cuda/interpreter.h"
+#include "backend/detail/run_data.h"
+#include "backend/executor.h"
+#include "backend/interpreter.h"
 
 #include <atomic>
 #include <memory>

@@ -10,7 +10,7 @@
 // yet: a stale file from an earlier run would hand out an old id.
 #pragma once
 
-#include "lowering/cuda/cuda_executor.h"
+#include "backend/cuda_executor.h"
 
 #include <array>
 #include <chrono>

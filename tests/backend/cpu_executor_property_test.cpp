@@ -1,5 +1,5 @@
 // The CPU executor against the simulator on random programs: both say the same program hangs.
-#include "lowering/cuda/executor.h"
+#include "backend/executor.h"
 #include "model/collective_traits.h"
 #include "model/runtime_constants.h"
 #include "model/topology_library.h"
