@@ -27,6 +27,9 @@ Expected<CopyCeiling> measure_copy_ceiling(int64_t, int) {
 int cuda_device_count() {
   return 0;
 }
+std::string cuda_device_facts() {
+  return *cuda_unavailable();
+}
 
 #else
 
@@ -49,6 +52,17 @@ Expected<std::string> detail::current_device() {
                 fmt::format("{} has no cooperative launch, which the executor needs", prop.name));
   return fmt::format("{} (sm_{}{}, {} SMs)", prop.name, prop.major, prop.minor,
                      prop.multiProcessorCount);
+}
+
+std::string cuda_device_facts() {
+  auto device = detail::current_device();
+  if (!device)
+    return device.error().to_string();
+  int driver = 0, runtime = 0;
+  (void)cudaDriverGetVersion(&driver);
+  (void)cudaRuntimeGetVersion(&runtime);
+  return fmt::format("{}; driver CUDA {}.{}, runtime {}.{}", *device, driver / 1000,
+                     driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
 }
 
 namespace {

@@ -34,6 +34,10 @@ struct CudaReport {
 /// without a GPU makes CUDA report an error rather than zero devices; both land here.
 [[nodiscard]] std::optional<std::string> cuda_unavailable();
 
+/// The device, its driver and the CUDA runtime this build carries, in one line: "NVIDIA H100 80GB
+/// HBM3 (sm_90, 132 SMs); driver CUDA 13.0, runtime 13.0"; why not, where there is no GPU.
+[[nodiscard]] std::string cuda_device_facts();
+
 /// GPUs this process can use (0 where cuda_unavailable() says why).
 [[nodiscard]] int cuda_device_count();
 

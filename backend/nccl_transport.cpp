@@ -8,7 +8,7 @@
 #include <thread>
 #include <unistd.h>
 
-#if SYNCOLL_HAVE_CUDA
+#if SYNCOLL_HAVE_NCCL
 #include "backend/detail/cuda_run.h"
 #include "backend/detail/nccl_device_calls.h"
 
@@ -50,13 +50,22 @@ Expected<UniqueIdBytes> read_unique_id(const std::string &path, std::chrono::mil
   }
 }
 
-#if !SYNCOLL_HAVE_CUDA
+#if !SYNCOLL_HAVE_NCCL
+
+// Without CUDA, or in the GPU bundle's build, which carries no NCCL (its size and a machine's own
+// NCCL release are not this build's to choose).
+std::string nccl_unavailable() {
+  if (auto why = cuda_unavailable(); why && !SYNCOLL_HAVE_CUDA)
+    return *why;
+  return "this build of syncoll has no NCCL transport (configured with SYNCOLL_BUNDLE=ON, the GPU "
+         "bundle's build, or without NCCL)";
+}
 
 Expected<CudaReport> run_on_nccl(const ExecutableProgram &, const NcclRunOptions &) {
-  return fail({}, *cuda_unavailable());
+  return fail({}, nccl_unavailable());
 }
 Expected<void> nccl_device_api_check() {
-  return fail({}, *cuda_unavailable());
+  return fail({}, nccl_unavailable());
 }
 
 #else
