@@ -28,6 +28,14 @@ constexpr struct {
   std::array<double, 3> thread_block_gbps{28.14, 19.0, 21.5};
 } kAmpereFit;
 
+// AMD's copy columns, measured on no single AMD node in the data: NCCL's own per-protocol
+// figures for the shares and hops (as Volta's), Hopper's thread-block rate.
+constexpr struct {
+  std::array<double, 3> nvlink_payload_share{0.80, 0.40, 0.75};
+  std::array<double, 3> nvlink_hop_us{3.4, 0.6, 1.9};
+  std::array<double, 3> thread_block_gbps{75.6, 68.0, 75.6};
+} kCdnaCarried;
+
 // The calibrated columns (from nvlink_payload_share on) are fitted by
 // `bench/fidelity_bench --fit` (docs/cost-model.md, "Calibration").
 const GenerationTraits kGenerations[] = {
@@ -121,10 +129,8 @@ const GenerationTraits kGenerations[] = {
      .copy_engine_gain = 1.10},
     // AMD's rows: the xGMI link's rate from AMD's data sheets, RCCL's graph bandwidth per link
     // from its topo.h, its search's speeds and tuning caps NCCL's pre-Hopper ones (RCCL builds
-    // NCCL's search for HIP without the SM90 tables). No single-node measurement exists for
-    // either GPU, so the copy columns are NCCL's own per-protocol figures (as Volta's) and the
-    // thread-block rate Hopper's; CDNA4's were then checked on two MI355X nodes
-    // (docs/cost-model.md, "AMD").
+    // NCCL's search for HIP without the SM90 tables), the copy columns carried (kCdnaCarried);
+    // CDNA4's checked on two MI355X nodes (docs/cost-model.md, "AMD").
     {.generation = GpuGeneration::Cdna3,
      .name = "CDNA3 (MI300X)",
      .collective_library = "RCCL",
@@ -138,9 +144,9 @@ const GenerationTraits kGenerations[] = {
      .nccl_nvls_efficiency = 0,
      .nccl_nvls_channels = 0,
      .nccl_nvls_tree_channel_gbps = {0, 0},
-     .nvlink_payload_share = {0.80, 0.40, 0.75},
-     .nvlink_hop_us = {3.4, 0.6, 1.9},
-     .thread_block_gbps = {75.6, 68.0, 75.6},
+     .nvlink_payload_share = kCdnaCarried.nvlink_payload_share,
+     .nvlink_hop_us = kCdnaCarried.nvlink_hop_us,
+     .thread_block_gbps = kCdnaCarried.thread_block_gbps,
      .nvls_payload_share = 0,
      .nvls_latency_us = 0,
      .nvls_step_kib = 0,
@@ -159,9 +165,9 @@ const GenerationTraits kGenerations[] = {
      .nccl_nvls_efficiency = 0,
      .nccl_nvls_channels = 0,
      .nccl_nvls_tree_channel_gbps = {0, 0},
-     .nvlink_payload_share = {0.80, 0.40, 0.75},
-     .nvlink_hop_us = {3.4, 0.6, 1.9},
-     .thread_block_gbps = {75.6, 68.0, 75.6},
+     .nvlink_payload_share = kCdnaCarried.nvlink_payload_share,
+     .nvlink_hop_us = kCdnaCarried.nvlink_hop_us,
+     .thread_block_gbps = kCdnaCarried.thread_block_gbps,
      .nvls_payload_share = 0,
      .nvls_latency_us = 0,
      .nvls_step_kib = 0,
