@@ -222,7 +222,7 @@ Row check_program(const fs::path &file, bool cpu) {
   }
   // On host threads every rank's buffers share this machine's memory: the CPU half leaves out a
   // size whose buffers, over all ranks, pass kCpuBudgetBytes (the GPU runs every size).
-  constexpr int64_t kCpuBudgetBytes = int64_t(64) << 20;
+  constexpr int64_t kCpuBudgetBytes = int64_t(96) << 20;
   int runs = 0, outside = 0, over_budget = 0;
   for (bool direct : {true, false}) {
     const backend::ExecutableProgram e =
