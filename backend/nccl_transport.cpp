@@ -11,6 +11,7 @@
 #if SYNCOLL_HAVE_NCCL
 #include "backend/detail/cuda_run.h"
 #include "backend/detail/nccl_device_calls.h"
+#include "backend/detail/nccl_library.h"
 
 #include <nccl.h>
 #endif
@@ -52,19 +53,20 @@ Expected<UniqueIdBytes> read_unique_id(const std::string &path, std::chrono::mil
 
 #if !SYNCOLL_HAVE_NCCL
 
-// Without CUDA, or in the GPU bundle's build, which carries no NCCL (its size and a machine's own
-// NCCL release are not this build's to choose).
+// Without CUDA, or without NCCL's headers at build time.
 std::string nccl_unavailable() {
   if (auto why = cuda_unavailable(); why && !SYNCOLL_HAVE_CUDA)
     return *why;
-  return "this build of syncoll has no NCCL transport (configured with SYNCOLL_BUNDLE=ON, the GPU "
-         "bundle's build, or without NCCL)";
+  return "this build of syncoll has no NCCL transport (NCCL's headers were not found)";
 }
 
 Expected<CudaReport> run_on_nccl(const ExecutableProgram &, const NcclRunOptions &) {
   return fail({}, nccl_unavailable());
 }
 Expected<void> nccl_device_api_check() {
+  return fail({}, nccl_unavailable());
+}
+Expected<std::string> nccl_release() {
   return fail({}, nccl_unavailable());
 }
 
@@ -148,6 +150,16 @@ private:
   }
 };
 
+// The device API (symmetric windows, device communicators) came in NCCL 2.28.
+Expected<int> nccl_with_device_api() {
+  SYNCOLL_TRY(version, detail::nccl_library_version());
+  constexpr int kDeviceApiSince = 22800;
+  if (version < kDeviceApiSince)
+    return fail({}, fmt::format("NCCL {} on this machine has no device API (it came in 2.28)",
+                                detail::nccl_version_text(version)));
+  return version;
+}
+
 } // namespace
 
 Expected<CudaReport> run_on_nccl(const ExecutableProgram &program, const NcclRunOptions &options) {
@@ -157,6 +169,8 @@ Expected<CudaReport> run_on_nccl(const ExecutableProgram &program, const NcclRun
                 fmt::format("rank {} is not a rank of this {}-rank program", options.rank, ranks));
   SYNCOLL_TRY(chunk_elements, chunk_elements_for(program, options.cuda.run));
   (void)chunk_elements;
+  SYNCOLL_TRY(version, nccl_with_device_api());
+  (void)version;
   int devices = 0;
   if (cudaError_t e = cudaGetDeviceCount(&devices); e != cudaSuccess)
     return detail::cuda_failure("no usable CUDA device", e);
@@ -190,9 +204,16 @@ Expected<CudaReport> run_on_nccl(const ExecutableProgram &program, const NcclRun
   return detail::run_with_transport(program, options.cuda, transport);
 }
 
+Expected<std::string> nccl_release() {
+  SYNCOLL_TRY(version, detail::nccl_library_version());
+  return detail::nccl_version_text(version);
+}
+
 Expected<void> nccl_device_api_check() {
   SYNCOLL_TRY(device, detail::current_device());
   (void)device;
+  SYNCOLL_TRY(version, nccl_with_device_api());
+  (void)version;
   const std::string failure = detail::nccl_device_api_one_rank();
   if (!failure.empty())
     return fail({}, "NCCL device API on one rank: " + failure);

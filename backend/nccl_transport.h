@@ -36,6 +36,11 @@ struct NcclRunOptions {
 /// LSA barrier and pointer in a kernel): what the transport is built on, checked on its own.
 [[nodiscard]] Expected<void> nccl_device_api_check();
 
+/// The NCCL release this process loads, "2.28.9": NCCL is loaded at run time, from the library
+/// path's libnccl.so.2 or the file SYNCOLL_NCCL_LIBRARY names. Fails with why where none loads
+/// or this build has no NCCL transport.
+[[nodiscard]] Expected<std::string> nccl_release();
+
 /// An NCCL unique id's bytes (ncclUniqueId is 128 bytes).
 using UniqueIdBytes = std::array<char, 128>;
 /// Writes `id` to `path` whole (a temporary file renamed into place), so a reader never sees part.

@@ -4,8 +4,9 @@
 #   run.sh          on a GPU machine: device, driver and CUDA facts; every program under
 #                   single-GPU emulation at three sizes with direct puts and all staged, each output
 #                   checked; the deadlock example stopped on its cycle; a grid too large refused;
-#                   compute-sanitizer memcheck, racecheck and synccheck on three programs;
-#                   cuda_bench. Writes gpu-report.md (one table) beside this script, or at
+#                   NCCL's device API on one rank with the machine's NCCL (2.28 or newer;
+#                   one line why not otherwise); compute-sanitizer memcheck, racecheck and
+#                   synccheck on three programs; cuda_bench. Writes gpu-report.md (one table) beside this script, or at
 #                   $GPU_REPORT. Exit 0 when everything is right, 1 on any wrong result, 77 when
 #                   there is no GPU.
 #   run.sh --cpu    the same programs through the CPU executor (what CI runs): no GPU needed.
@@ -19,6 +20,16 @@ if [ "${1:-}" = "--cpu" ]; then
 elif [ $# -gt 0 ]; then
   echo "run.sh: unknown option '$1' (expected nothing or --cpu)" >&2
   exit 2
+fi
+
+# NCCL is loaded at run time: the machine's own (a Python wheel's, where the library path has
+# none), unless SYNCOLL_NCCL_LIBRARY names one.
+if [ -z "${SYNCOLL_NCCL_LIBRARY:-}" ] && ! ldconfig -p 2>/dev/null | grep -q libnccl.so.2; then
+  wheel=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib", "libnccl.so.2"))' 2>/dev/null)
+  if [ -n "$wheel" ] && [ -f "$wheel" ]; then
+    SYNCOLL_NCCL_LIBRARY=$wheel
+    export SYNCOLL_NCCL_LIBRARY
+  fi
 fi
 
 "$here/gpu_check" run "$here" --report "$report"
@@ -61,6 +72,5 @@ else
   row "cuda_bench 256 MiB" "WRONG" "$(tail -1 "$here/cuda_bench.log")"
   status=1
 fi
-row "NCCL device API" "not run" "this bundle carries no NCCL (a full build's cuda_bench runs it where NCCL is 2.28 or newer)"
 echo "run.sh: report in $report"
 exit $status

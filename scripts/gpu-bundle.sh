@@ -6,8 +6,8 @@
 #   scripts/gpu-bundle.sh            build the bundle (a Release build in build/gpu-bundle-build)
 #
 # What it holds: gpu_check (tests/gpu/gpu_check.cpp) and cuda_bench, built with libstdc++, libgcc
-# and the CUDA runtime linked statically and without NCCL (SYNCOLL_BUNDLE=ON); the shared
-# libraries they still load that a bare machine lacks, under lib/; the programs gpu_check runs
+# and the CUDA runtime linked statically (SYNCOLL_BUNDLE=ON; NCCL is the machine's, loaded at run
+# time); the shared libraries they still load that a bare machine lacks, under lib/; the programs gpu_check runs
 # (programs/: every DSL example in each aliasing mode, NCCL's rings and trees in Simple, LL and
 # LL128, the conformance corpus's correct programs; deadlock/: the verifier's deadlock example);
 # and run.sh. It refuses to finish above 48 MiB.

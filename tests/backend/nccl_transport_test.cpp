@@ -6,6 +6,8 @@
 #include "model/collective_traits.h"
 #include "nccl/algorithms.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -46,6 +48,23 @@ TEST(NcclTransportTest, ARankWhoseIdNeverComesSaysSoAfterItsTimeout) {
   EXPECT_NE(got.error().to_string().find("no NCCL unique id appeared within 100 ms"),
             std::string::npos)
       << got.error().to_string();
+}
+
+TEST(NcclTransportTest, NcclLoadsAtRunTimeAndNamesItsRelease) {
+  // Nothing links NCCL: the library is loaded when first used, here the one CMake found, named
+  // by SYNCOLL_NCCL_LIBRARY as a user names a wheel's; NCCL 2.28 or newer on this project's
+  // machines.
+#ifndef SYNCOLL_TEST_NCCL_LIBRARY
+  GTEST_SKIP() << "this build has no CUDA backend, so no NCCL to load";
+#else
+  ASSERT_EQ(setenv("SYNCOLL_NCCL_LIBRARY", SYNCOLL_TEST_NCCL_LIBRARY, 1), 0);
+#endif
+  auto release = nccl_release();
+  ASSERT_TRUE(release) << release.error().to_string();
+  int major = 0, minor = 0, patch = 0;
+  ASSERT_EQ(std::sscanf(release->c_str(), "%d.%d.%d", &major, &minor, &patch), 3) << *release;
+  EXPECT_EQ(major, 2) << *release;
+  EXPECT_GE(minor, 28) << *release;
 }
 
 TEST(NcclTransportTest, TheDeviceApiWorksOnOneRankOfThisGpu) {
