@@ -8,7 +8,7 @@
 #include <thread>
 #include <unistd.h>
 
-#if SYNCOLL_HAVE_NCCL
+#if SYNCOLL_HAVE_CUDA
 #include "backend/detail/cuda_run.h"
 #include "backend/detail/nccl_device_calls.h"
 #include "backend/detail/nccl_library.h"
@@ -51,23 +51,16 @@ Expected<UniqueIdBytes> read_unique_id(const std::string &path, std::chrono::mil
   }
 }
 
-#if !SYNCOLL_HAVE_NCCL
-
-// Without CUDA, or without NCCL's headers at build time.
-std::string nccl_unavailable() {
-  if (auto why = cuda_unavailable(); why && !SYNCOLL_HAVE_CUDA)
-    return *why;
-  return "this build of syncoll has no NCCL transport (NCCL's headers were not found)";
-}
+#if !SYNCOLL_HAVE_CUDA
 
 Expected<CudaReport> run_on_nccl(const ExecutableProgram &, const NcclRunOptions &) {
-  return fail({}, nccl_unavailable());
+  return fail({}, *cuda_unavailable());
 }
 Expected<void> nccl_device_api_check() {
-  return fail({}, nccl_unavailable());
+  return fail({}, *cuda_unavailable());
 }
 Expected<std::string> nccl_release() {
-  return fail({}, nccl_unavailable());
+  return fail({}, *cuda_unavailable());
 }
 
 #else

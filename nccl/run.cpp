@@ -288,11 +288,12 @@ Expected<Program> nccl_program(CollectiveKind kind, const NcclEstimate &choice,
         choice.protocol);
   }
   case NcclAlgorithm::Tree: {
-    // Channel c's chains start at a GPU of NIC c, so that the channels use every NIC; across
-    // nodes of a fixed mesh they run through the GPUs in the order of the channel's chain of the
-    // ring search (behind a switch any order of the GPUs crosses the same ports).
+    // Channel c's chains start at a GPU of NIC c, so that the channels use every NIC; where the
+    // search walked chains (across nodes of a fixed mesh) the tree's follow them, as NCCL
+    // searches its tree graph as it searches rings (behind a switch any order of the GPUs
+    // crosses the same ports).
     return nccl_tree_allreduce_program(
-        s.nodes > 1 && !s.nvswitch
+        m.ring.chains
             ? nccl_ring_ordered_trees(s.nodes, m.ring.channel_rings(channels))
             : nccl_channel_trees(s.nodes, s.gpus_per_node, s.preset->nics_per_node, channels),
         kNcclTreePipelineChunks, choice.protocol);

@@ -190,11 +190,34 @@ std::vector<std::vector<LinkId>> place_channels(const Topology &t, const Resourc
   return different.size() > same.size() ? different : same;
 }
 
-struct Found {
-  std::vector<std::vector<LinkId>> rings;
+// What pass 1 keeps: the channels placed at one speed.
+template <class Channel> struct Placed {
+  std::vector<Channel> channels;
   double gbps = 0;
-  double total() const { return double(rings.size()) * gbps; }
+  double total() const { return double(channels.size()) * gbps; }
 };
+
+// Pass 1's walk down the speed list, shared by rings and chains: from the highest speed the
+// machine's fastest link (`widest`) carries, each speed placed (`place(speed)`: the channels
+// found), the most total bandwidth kept; it stops where the next speed is under half the best.
+template <class Channel, class Place>
+std::optional<Placed<Channel>> walk_speeds(std::span<const double> speeds, double widest,
+                                           Place place) {
+  size_t i = 0;
+  while (i + 1 < speeds.size() && speeds[i] > widest)
+    ++i;
+  std::optional<Placed<Channel>> best;
+  for (; i < speeds.size(); ++i) {
+    if (best && speeds[i] / best->gbps <= 0.49)
+      break;
+    Placed<Channel> f{place(speeds[i]), speeds[i]};
+    if (!f.channels.empty() && (!best || f.total() > best->total() + 1e-9))
+      best = std::move(f);
+  }
+  return best;
+}
+
+using Found = Placed<std::vector<LinkId>>;
 
 // Pass 1 of NCCL's search over one set of ranks, then the split of fast channels.
 // `widest`: the fastest link of the whole machine, where the speed list starts.
@@ -202,26 +225,17 @@ std::optional<Found> search(const Topology &t, const std::vector<double> &link_g
                             std::span<const double> speeds, const std::vector<int> &members,
                             double widest) {
   const Resources res(t, link_gbps);
-  size_t i = 0;
-  while (i + 1 < speeds.size() && speeds[i] > widest)
-    ++i;
-  std::optional<Found> best;
-  for (; i < speeds.size(); ++i) {
-    if (best && speeds[i] / best->gbps <= 0.49)
-      break;
-    Found f{place_channels(t, res, members, speeds[i]), speeds[i]};
-    if (!f.rings.empty() && (!best || f.total() > best->total() + 1e-9))
-      best = std::move(f);
-  }
+  auto best = walk_speeds<std::vector<LinkId>>(
+      speeds, widest, [&](double gbps) { return place_channels(t, res, members, gbps); });
   if (!best)
     return std::nullopt;
   if (best->gbps >= kSplitAtGbps) {
-    const size_t n = std::min<size_t>(best->rings.size() * 2, kMaxGraphChannels);
+    const size_t n = std::min<size_t>(best->channels.size() * 2, kMaxGraphChannels);
     std::vector<std::vector<LinkId>> split;
     for (size_t c = 0; c < n; ++c)
-      split.push_back(best->rings[c % best->rings.size()]);
+      split.push_back(best->channels[c % best->channels.size()]);
     best->gbps = best->total() / double(n);
-    best->rings = std::move(split);
+    best->channels = std::move(split);
   }
   return best;
 }
@@ -233,10 +247,6 @@ std::optional<Found> search(const Topology &t, const std::vector<double> &link_g
 // of a full mesh: 8 link-disjoint chains, one per NIC, where only 7 rings fit). Channels come in
 // rounds of one per NIC, each NIC sending one chain of the round out. Pass 1 as for rings: down
 // the speed list, the most total bandwidth in whole rounds kept, then fast channels split.
-struct FoundChains {
-  std::vector<std::vector<RankId>> chains;
-  double gbps = 0;
-};
 
 std::vector<std::vector<RankId>> place_chains(const Topology &node, const Resources &start,
                                               int nics, double gbps, uint32_t shuffle) {
@@ -270,30 +280,24 @@ std::vector<std::vector<RankId>> place_chains(const Topology &node, const Resour
   return whole;
 }
 
-std::optional<FoundChains> search_chains(const Topology &node, const std::vector<double> &link_gbps,
-                                         std::span<const double> speeds, int nics, double widest) {
+std::optional<Placed<std::vector<RankId>>> search_chains(const Topology &node,
+                                                         const std::vector<double> &link_gbps,
+                                                         std::span<const double> speeds, int nics,
+                                                         double widest) {
   const Resources start(node, link_gbps);
-  size_t i = 0;
-  while (i + 1 < speeds.size() && speeds[i] > widest)
-    ++i;
-  std::optional<FoundChains> best;
-  for (; i < speeds.size(); ++i) {
-    if (best && speeds[i] / best->gbps <= 0.49)
-      break;
-    FoundChains f{{}, speeds[i]};
-    for (uint32_t attempt = 0; attempt < kPlacementAttempts; ++attempt) {
-      auto chains = place_chains(node, start, nics, speeds[i], attempt);
-      if (chains.size() > f.chains.size())
-        f.chains = std::move(chains);
-    }
-    if (!f.chains.empty() && (!best || double(f.chains.size()) * f.gbps >
-                                           double(best->chains.size()) * best->gbps + 1e-9))
-      best = std::move(f);
-  }
-  if (best && best->gbps >= kSplitAtGbps && int(best->chains.size()) * 2 <= kMaxGraphChannels) {
-    const size_t n = best->chains.size();
+  auto best = walk_speeds<std::vector<RankId>>(speeds, widest, [&](double gbps) {
+    std::vector<std::vector<RankId>> most;
+    for (uint32_t attempt = 0; attempt < kPlacementAttempts; ++attempt)
+      if (auto chains = place_chains(node, start, nics, gbps, attempt); chains.size() > most.size())
+        most = std::move(chains);
+    return most;
+  });
+  // Split as rings are, in whole rounds: a chain twice at half the speed.
+  if (best && best->gbps >= kSplitAtGbps &&
+      best->channels.size() * 2 <= size_t(kMaxGraphChannels)) {
+    const size_t n = best->channels.size();
     for (size_t c = 0; c < n; ++c)
-      best->chains.push_back(best->chains[c]);
+      best->channels.push_back(best->channels[c]);
     best->gbps /= 2;
   }
   return best;
@@ -418,15 +422,16 @@ std::optional<NcclRingGraph> nccl_search_rings(const Topology &t, const Generati
       auto chains = search_chains(*node, searched_gbps, g.nccl_intra_speeds,
                                   std::max(1, h.nics_per_node), widest);
       if (chains) {
-        graph.rings = std::move(chains->chains);
+        graph.rings = std::move(chains->channels);
         graph.intra_gbps = chains->gbps;
+        graph.chains = true;
         return across_nodes(std::move(graph), g, h, gpus, nodes);
       }
     }
     auto found = search(searched, searched_gbps, g.nccl_intra_speeds, node0, widest);
     if (!found)
       return std::nullopt;
-    for (const auto &ring : found->rings)
+    for (const auto &ring : found->channels)
       graph.rings.push_back(ranks_of(searched, ring));
     graph.intra_gbps = found->gbps;
   }

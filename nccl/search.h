@@ -28,6 +28,9 @@ struct NcclRingGraph {
   double intra_gbps = 0;
   double inter_gbps = 0;
   int nodes = 1;
+  /// Across nodes of a fixed mesh each channel was walked as a chain NET -> GPU ... GPU -> NET
+  /// (search_chains); NCCL's tree follows those chains there.
+  bool chains = false;
 
   int channels() const { return static_cast<int>(rings.size()); }
   /// The channels NCCL runs: twice the graph's (ncclTopoPostset), at most 32.

@@ -12,8 +12,10 @@
 //                                  puts and all staged, run at three sizes (one per count-splitting
 //                                  regime) with every output checked against the host reference;
 //                                  the deadlock example stopped by the watchdog on its cycle; a
-//                                  grid too large refused before launch. --cpu runs the same
-//                                  programs through the CPU executor (what CI runs).
+//                                  grid too large refused before launch; NCCL's device API on one
+//                                  rank where the machine's NCCL (loaded at run time) is 2.28 or
+//                                  newer. --cpu runs the same programs through the CPU executor
+//                                  (what CI runs).
 //
 // Exit codes: 0 every check passed; 1 a wrong result; 2 bad input; 77 no GPU (and no --cpu).
 #include "backend/backend.h"
@@ -49,7 +51,6 @@ bool write_file(const fs::path &path, const std::string &text) {
   return bool(out);
 }
 
-// The bundle's own programs: each verified here, so that only verified programs travel.
 // The conformance corpus's programs whose manifest entry lists no violated property (and their
 // collective files), copied beside the bundle's own.
 int copy_conformance(const fs::path &manifest, const fs::path &programs) {
@@ -80,6 +81,7 @@ int copy_conformance(const fs::path &manifest, const fs::path &programs) {
   return copied;
 }
 
+// The bundle's own programs: each verified here, so that only verified programs travel.
 int write_programs(const fs::path &dir, const std::optional<fs::path> &conformance) {
   const fs::path programs = dir / "programs";
   std::error_code ec;
@@ -143,9 +145,9 @@ int write_programs(const fs::path &dir, const std::optional<fs::path> &conforman
                       verifier::certify(*p, {})))
         return 1;
     }
-    auto tree = nccl::nccl_tree_allreduce_program(nccl::nccl_tree_parents(2, 4), 4, protocol, 4);
+    auto tree = nccl::nccl_tree_allreduce_program(nccl::nccl_tree_parents(2, 2), 4, protocol, 2);
     if (!tree ||
-        !emit(fmt::format("nccl_tree_allreduce_8r_4ch_{}", proto), verifier::certify(*tree, {})))
+        !emit(fmt::format("nccl_tree_allreduce_4r_2ch_{}", proto), verifier::certify(*tree, {})))
       return 1;
   }
   std::cout << fmt::format("gpu_check: {} verified programs written to {}\n", written,
@@ -164,6 +166,8 @@ struct Row {
   std::string check;
   bool ok = false;
   std::string detail;
+  bool not_run = false; ///< what this machine cannot run (detail says why): not a wrong result
+  std::string_view result() const { return not_run ? "not run" : ok ? "ok" : "WRONG"; }
 };
 
 // One executor for every run: the CPU executor's threads or every rank emulated on this GPU.
@@ -331,6 +335,25 @@ Row check_grid_refused() {
   return row;
 }
 
+// NCCL's device API on one rank with the NCCL this machine has (loaded at run time: the library
+// path's, or SYNCOLL_NCCL_LIBRARY's). Without NCCL 2.28 or newer it is not run, and says why.
+Row check_nccl_device_api() {
+  const std::string check = "NCCL device API (one rank)";
+  auto release = backend::nccl_release();
+  if (!release)
+    return {check, true, release.error().to_string(), true};
+  auto api = backend::nccl_device_api_check();
+  if (!api) {
+    const std::string why = api.error().to_string();
+    const bool too_old = why.find("has no device API") != std::string::npos;
+    return {check, too_old, why, too_old};
+  }
+  return {check, true,
+          "NCCL " + *release +
+              ": symmetric window, device communicator, LSA barrier and "
+              "pointer in a kernel, the values read back"};
+}
+
 std::vector<fs::path> files_in(const fs::path &dir, const std::string &only) {
   std::vector<fs::path> out;
   std::error_code ec;
@@ -348,6 +371,12 @@ int run_checks(const fs::path &dir, bool cpu, const std::string &only, const fs:
                              (dir / "programs").string());
     return kBadInput;
   }
+  const std::vector<fs::path> programs = files_in(dir / "programs", only);
+  const std::vector<fs::path> deadlocks = files_in(dir / "deadlock", only);
+  if (programs.empty() && deadlocks.empty()) {
+    std::cerr << fmt::format("gpu_check: no program in {} matches '{}'\n", dir.string(), only);
+    return kBadInput;
+  }
   if (!cpu) {
     if (auto why = backend::cuda_unavailable()) {
       while (!why->empty() && why->back() == '\n')
@@ -360,22 +389,23 @@ int run_checks(const fs::path &dir, bool cpu, const std::string &only, const fs:
   std::cout << "gpu_check: " << executor << "\n";
   std::vector<Row> rows;
   auto note = [&](Row row) {
-    std::cout << fmt::format("{:<6} {:<58} {}", row.ok ? "ok" : "WRONG", row.check, row.detail)
+    std::cout << fmt::format("{:<7} {:<58} {}", row.result(), row.check, row.detail)
               << std::endl; // a row as it finishes: the whole run takes minutes
     rows.push_back(std::move(row));
   };
-  for (const fs::path &file : files_in(dir / "programs", only))
+  for (const fs::path &file : programs)
     note(check_program(file, cpu));
-  for (const fs::path &file : files_in(dir / "deadlock", only))
+  for (const fs::path &file : deadlocks)
     note(check_deadlock(file, cpu));
-  if (!cpu && only.empty())
+  if (!cpu && only.empty()) {
     note(check_grid_refused());
+    note(check_nccl_device_api());
+  }
   const auto wrong = std::count_if(rows.begin(), rows.end(), [](const Row &r) { return !r.ok; });
   std::string table = fmt::format("| check | executor | result | detail |\n| --- | --- | --- | --- "
                                   "|\n");
   for (const Row &r : rows)
-    table +=
-        fmt::format("| {} | {} | {} | {} |\n", r.check, executor, r.ok ? "ok" : "WRONG", r.detail);
+    table += fmt::format("| {} | {} | {} | {} |\n", r.check, executor, r.result(), r.detail);
   if (!report.empty() && !write_file(report, table)) {
     std::cerr << fmt::format("{}: cannot write the report\n", report.string());
     return kBadInput;

@@ -99,6 +99,7 @@ TEST(NcclAmdTest, TreeChainsFollowTheirRingsAndOnASwitchAreTheGpusInOrder) {
   ASSERT_TRUE(mesh);
   auto machine = nccl_machine(*mesh);
   ASSERT_TRUE(machine);
+  EXPECT_TRUE(machine->ring.chains); // the search walked chains: the tree follows them
   const auto rings = machine->ring.channel_rings(machine->ring.runtime_channels());
   const auto trees = nccl_ring_ordered_trees(2, rings);
   ASSERT_EQ(trees.size(), rings.size());
@@ -121,6 +122,7 @@ TEST(NcclAmdTest, TreeChainsFollowTheirRingsAndOnASwitchAreTheGpusInOrder) {
   ASSERT_TRUE(h100);
   auto h100_machine = nccl_machine(*h100);
   ASSERT_TRUE(h100_machine);
+  EXPECT_FALSE(h100_machine->ring.chains);
   const int channels = h100_machine->ring.runtime_channels();
   EXPECT_EQ(nccl_ring_ordered_trees(4, h100_machine->ring.channel_rings(channels)),
             nccl_channel_trees(4, 8, 8, channels));
