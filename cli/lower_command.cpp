@@ -4,6 +4,7 @@
 #include "cli/cli_support.h"
 #include "cli/commands.h"
 #include "examples/programs/programs.h"
+#include "lowering/by_connection.h"
 #include "lowering/compile.h"
 #include "lowering/from_algorithm.h"
 #include "model/algorithm.h"
@@ -24,6 +25,8 @@ struct LowerArgs {
   std::optional<int> root;
   std::string protocol = "Simple";
   int instances = 1;
+  std::string passes = "connection";
+  bool passes_given = false;
   std::string output;
   bool list = false;
 };
@@ -105,35 +108,78 @@ Expected<lowering::DslProgram> dsl_program(const LowerArgs &a) {
   return lowering::algorithm_to_dsl(input.algorithm, input.topology, input.collective, dsl_options);
 }
 
-// Lowers, prints the summary and the verdict, and writes the XML of a verified program only.
-Expected<int> run_lower(const LowerArgs &a) {
-  SYNCOLL_TRY(dsl, dsl_program(a));
-  lowering::LowerOptions lower_options;
-  lower_options.instances = a.instances;
-  SYNCOLL_TRY(lowered, lowering::lower(dsl, lower_options));
-  summarize(lowered);
-  if (!lowered.verified) {
-    const verifier::Report &report = lowered.verified.error();
+// Prints the verdict and writes the XML of a verified program only.
+Expected<int> finish(const tl::expected<verifier::VerifiedProgram, verifier::Report> &verified,
+                     const Program &program, const std::vector<std::string> &advice,
+                     const std::string &output) {
+  if (!verified) {
+    const verifier::Report &report = verified.error();
     fmt::print("{}", report.to_text());
     // Only the GPU's budget broken: the program is right but too big for the executor.
     bool only_resources = true;
     for (const verifier::Verdict &v : report.verdicts)
       only_resources = only_resources && (v.property == verifier::Property::Resources ||
                                           v.kind == verifier::VerdictKind::Holds);
-    if (only_resources)
-      fmt::print("not written: the program is correct but needs more thread blocks or channels "
-                 "than the executor has (the lowering gives each concurrent use of a connection "
-                 "its own); fewer pieces per rank or fewer steps in flight fit\n");
-    else
+    if (!only_resources) {
       fmt::print("not written: the program fails verification (a lowering bug: please report)\n");
+      return kCheckFailed;
+    }
+    for (const std::string &line : advice)
+      fmt::print("  {}\n", line);
+    fmt::print("not written: the program is correct but does not fit the executor's limits{}\n",
+               advice.empty() ? " (the lowering gives each concurrent use of a connection its "
+                                "own thread block; fewer pieces per rank or fewer steps in "
+                                "flight fit)"
+                              : "");
     return kCheckFailed;
   }
   fmt::print("verified: structure, resources, deadlock freedom, race freedom, postcondition "
              "({})\n",
-             lowered.program.in_place() ? "in place" : "out of place");
-  if (!a.output.empty())
-    SYNCOLL_CHECK(write_output(a.output, lowering::write_deployment_xml(*lowered.verified)));
+             program.in_place() ? "in place" : "out of place");
+  if (!output.empty())
+    SYNCOLL_CHECK(write_output(output, lowering::write_deployment_xml(*verified)));
   return kSuccess;
+}
+
+// An algorithm file by connection (lowering/by_connection.h).
+Expected<int> run_lower_by_connection(const LowerArgs &a) {
+  auto protocol = parse_protocol(a.protocol);
+  if (!protocol)
+    return fail({},
+                fmt::format("unknown protocol '{}' (expected Simple, LL or LL128)", a.protocol));
+  if (a.in_place)
+    return fail({}, "--in-place applies to an example; an algorithm lowers out of place");
+  SYNCOLL_TRY(input,
+              read_algorithm_input(a.file, a.topology, a.collective, a.chunk_factor, a.root));
+  lowering::ConnectionLoweringOptions options;
+  options.protocol = *protocol;
+  options.instances = a.instances;
+  SYNCOLL_TRY(lowered, lowering::lower_by_connection(input.algorithm, input.topology,
+                                                     input.collective, options));
+  const lowering::ConnectionLoweringStats &s = lowered.stats;
+  fmt::print("program '{}': {} on {} ranks in {}, by connection; {} sends -> {} steps; {} "
+             "channel(s), at most {} thread blocks per rank, {} steps per thread block, {} "
+             "scratch chunks\n",
+             lowered.program.name(), lowered.program.collective(), lowered.program.num_ranks(),
+             protocol_traits(lowered.program.protocol()).name, s.transfers, s.steps,
+             lowered.program.num_channels(), s.max_thread_blocks, s.longest_thread_block,
+             s.scratch_chunks);
+  return finish(lowered.verified, lowered.program, lowered.advice, a.output);
+}
+
+// Lowers, prints the summary and the verdict, and writes the XML of a verified program only.
+Expected<int> run_lower(const LowerArgs &a) {
+  if (!a.file.empty() && a.example.empty() && a.passes == "connection")
+    return run_lower_by_connection(a);
+  if (!a.example.empty() && a.passes_given && a.passes == "connection")
+    return fail({}, "--passes connection applies to an algorithm file; a DSL example lowers "
+                    "through the GC3 passes");
+  SYNCOLL_TRY(dsl, dsl_program(a));
+  lowering::LowerOptions lower_options;
+  lower_options.instances = a.instances;
+  SYNCOLL_TRY(lowered, lowering::lower(dsl, lower_options));
+  summarize(lowered);
+  return finish(lowered.verified, lowered.program, {}, a.output);
 }
 
 } // namespace
@@ -158,6 +204,13 @@ void add_lower_command(CLI::App &app, RunResult &result) {
   cmd->add_option("--instances", args->instances, "replicate the program (GC3, section 5.3)")
       ->check(CLI::Range(1, 32))
       ->capture_default_str();
+  cmd->add_option("--passes", args->passes,
+                  "algorithm: 'connection' (a thread block per connection and lane, for any "
+                  "size) or 'gc3' (the DSL passes: a thread block per concurrent use of a "
+                  "connection, receives fused with the sends that forward them)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"connection", "gc3"}))
+      ->each([args](const std::string &) { args->passes_given = true; });
   cmd->add_option("-o,--output", args->output, "write the XML here ('-' for stdout)")
       ->check(writable_file());
   cmd->callback([&result, args] {

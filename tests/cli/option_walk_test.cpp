@@ -119,6 +119,7 @@ const OptionRow kRows[] = {
     {"lower", "--list", "--example ring_allreduce -n 4", "--list", Expect::Changes},
     {"lower", "--in-place", "--example ring_allgather -n 4", "--example ring_allgather -n 4 --in-place", Expect::Changes},
     {"lower", "-t", "examples/algorithms/ring4_allreduce.json -t fully_connected -n 4", "examples/algorithms/ring4_allreduce.json -t line -n 4", Expect::Refused},
+    {"lower", "--passes", "examples/algorithms/ring4_allreduce.json -t ring -n 4", "examples/algorithms/ring4_allreduce.json -t ring -n 4 --passes gc3", Expect::Changes},
     {"lower", "-n", "--example ring_allreduce -n 4", "--example ring_allreduce -n 8", Expect::Changes},
     {"lower", "--nodes", "--example hierarchical_allreduce -n 8 --nodes 2", "--example hierarchical_allreduce -n 8 --nodes 4", Expect::Changes},
     {"lower", "--dims", "--example ring_allreduce -n 4", "--example ring_allreduce -n 4 --dims 2", Expect::Refused},

@@ -237,22 +237,53 @@ TEST(SynthCliTest, ScalePlansAClusterOfBoxes) {
                        "to 68 steps, not 3\n");
 }
 
-TEST(SynthCliTest, AClusterScheduleTooBigForTheExecutorIsNotCalledALoweringBug) {
+// A cluster schedule the GC3 passes cannot fit (a thread block per concurrent use of a
+// connection) is not called a lowering bug; by connection it fits and is written.
+TEST(SynthCliTest, AClusterScheduleTheGc3PassesCannotFitLowersByConnection) {
   const auto out = temp_file("cluster_big.json");
+  const auto xml = temp_file("cluster_big.xml");
   const std::string machine =
       "-t multinode --nodes 2 --gpus 8 --intra dgx_h100 --nics 8 --nic-bandwidth 50";
   CliRun run =
       run_cli("synth scale " + machine + " -c allgather --steps 4 -C 14 -o " + out.string());
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  CliRun lower = run_cli("lower " + out.string() + " " + machine + " -o " +
-                         temp_file("cluster_big.xml").string());
+  CliRun gc3 =
+      run_cli("lower " + out.string() + " " + machine + " --passes gc3 -o " + xml.string());
+  EXPECT_EQ(gc3.exit_code, 1) << gc3.err;
+  EXPECT_NE(gc3.out.find("postcondition:    holds"), std::string::npos) << gc3.out;
+  EXPECT_NE(gc3.out.find("[sm-budget]"), std::string::npos) << gc3.out;
+  EXPECT_NE(gc3.out.find("not written: the program is correct but does not fit the executor's "
+                         "limits"),
+            std::string::npos)
+      << gc3.out;
+  EXPECT_FALSE(std::filesystem::exists(xml));
+  CliRun ours = run_cli("lower " + out.string() + " " + machine + " -o " + xml.string());
+  EXPECT_EQ(ours.exit_code, 0) << ours.out << ours.err;
+  EXPECT_NE(ours.out.find("by connection"), std::string::npos) << ours.out;
+  EXPECT_NE(ours.out.find("verified: structure, resources, deadlock freedom"), std::string::npos)
+      << ours.out;
+  EXPECT_TRUE(std::filesystem::exists(xml));
+  std::filesystem::remove(out);
+  std::filesystem::remove(xml);
+}
+
+// Past the executor by connection too (2 ranks, 2200 pieces each: 69 steps a lane at 32 lanes):
+// exit 1, the resources verdict, the limit and what would fit, no file.
+TEST(SynthCliTest, AScheduleNoLaneCountFitsIsAResourcesVerdictNamingTheLimit) {
+  const auto out = temp_file("line_big.json");
+  const auto xml = temp_file("line_big.xml");
+  CliRun run = run_cli("synth scale -t line -n 2 -c allgather -C 2200 -o " + out.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  CliRun lower = run_cli("lower " + out.string() + " -o " + xml.string());
   EXPECT_EQ(lower.exit_code, 1) << lower.err;
+  EXPECT_NE(lower.out.find("resources:        violated"), std::string::npos) << lower.out;
   EXPECT_NE(lower.out.find("postcondition:    holds"), std::string::npos) << lower.out;
-  EXPECT_NE(lower.out.find("[sm-budget]"), std::string::npos) << lower.out;
-  EXPECT_NE(lower.out.find("not written: the program is correct but needs more thread blocks"),
+  EXPECT_NE(lower.out.find("where the executor holds 64 (MSCCL_MAX_NUM_STEPS), with up to 32 "
+                           "lanes per link already; it fits an executor built with "
+                           "MSCCL_MAX_NUM_STEPS >= "),
             std::string::npos)
       << lower.out;
-  EXPECT_FALSE(std::filesystem::exists(temp_file("cluster_big.xml")));
+  EXPECT_FALSE(std::filesystem::exists(xml));
   std::filesystem::remove(out);
 }
 

@@ -1,0 +1,615 @@
+// Lowering by connection (by_connection.h): lanes per link, then one walk over the steps that
+// emits every thread block's instructions with their waits, then the verifier.
+#include "lowering/by_connection.h"
+
+#include "lowering/detail/passes.h"
+#include "model/collective_traits.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <unordered_map>
+
+namespace syncoll::lowering {
+namespace {
+
+/// A step of a thread block: (thread block, position in it).
+struct Access {
+  int tb = -1;
+  int pos = -1;
+};
+
+/// Lanes per link, and the links whose receiving thread blocks are a sending link's: a rank that
+/// forwards what one neighbour sends it to another does both in one thread block per lane.
+struct Connections {
+  std::vector<int> lanes;
+  std::vector<int> sent_on; ///< per link: the rank's outgoing link that shares its thread blocks
+};
+
+struct Transfer {
+  int chunk;
+  int src, dst;
+  bool reduce;
+  int link;
+  int lane;
+};
+
+/// One chunk slot of a rank's memory: input [0, I), output [I, I + O), scratch beyond.
+struct SlotState {
+  Access writer;
+  int read_in_step = -1;
+  std::vector<Access> readers; ///< since the last write
+};
+
+struct RankState {
+  std::vector<SlotState> slots;
+  std::vector<std::vector<Instruction>> tbs;
+  /// Per thread block: the other thread blocks it has waited for, and up to which position.
+  std::vector<std::vector<std::pair<int, int>>> known;
+  int scratch = 0;
+};
+
+class Emitter {
+public:
+  Emitter(const Algorithm &a, const Topology &t, const CollectiveSpec &c,
+          const std::vector<Transfer> &transfers, const Connections &connections)
+      : a_(a), t_(t), c_(c), transfers_(transfers), lanes_(connections.lanes),
+        sent_on_(connections.sent_on), N_(t.num_ranks()), G_(c.num_chunks()),
+        I_(buffer_chunks(c, BufferKind::Input)), O_(buffer_chunks(c, BufferKind::Output)) {}
+
+  Expected<ProgramDraft> run(Protocol protocol, int64_t min_bytes, int64_t max_bytes);
+  int send_tb(const Transfer &x) const { return first_send_[size_t(x.link)] + x.lane; }
+  int recv_tb(const Transfer &x) const { return first_recv_[size_t(x.link)] + x.lane; }
+
+private:
+  void lay_out_thread_blocks(ProgramDraft &d);
+  BufferRef ref(int slot) const {
+    if (slot < I_)
+      return {BufferKind::Input, slot};
+    if (slot < I_ + O_)
+      return {BufferKind::Output, slot - I_};
+    return {BufferKind::Scratch, slot - I_ - O_};
+  }
+  int fresh_scratch(int rank) {
+    RankState &rs = ranks_[size_t(rank)];
+    rs.slots.emplace_back();
+    return I_ + O_ + rs.scratch++;
+  }
+  /// Where a new value of `chunk` at `rank` goes in `step`: its home (output slot, or its own
+  /// scratch slot), unless a send of this step reads the home's old value.
+  int destination(int chunk, int rank, int step) {
+    int32_t &home = home_[size_t(rank) * size_t(G_) + size_t(chunk)];
+    if (home < 0)
+      home = fresh_scratch(rank);
+    if (ranks_[size_t(rank)].slots[size_t(home)].read_in_step == step)
+      return fresh_scratch(rank);
+    return home;
+  }
+  Access emit(int rank, int tb, Instruction in, std::vector<Access> needs);
+  /// The waits a write of `slot` needs: its last writer and every read since.
+  static void write_needs(const SlotState &s, std::vector<Access> &needs) {
+    needs.push_back(s.writer);
+    needs.insert(needs.end(), s.readers.begin(), s.readers.end());
+  }
+  static void wrote(SlotState &s, Access at) {
+    s.writer = at;
+    s.readers.clear();
+  }
+  Expected<void> emit_step(int step, size_t begin, size_t end);
+  Expected<void> emit_final_copies();
+
+  const Algorithm &a_;
+  const Topology &t_;
+  const CollectiveSpec &c_;
+  const std::vector<Transfer> &transfers_;
+  const std::vector<int> &lanes_;
+  const std::vector<int> &sent_on_;
+  const int N_, G_, I_, O_;
+  std::vector<RankState> ranks_;
+  std::vector<int32_t> held_; ///< (rank, chunk) -> slot of the rank's value, -1 none
+  std::vector<int32_t> home_; ///< (rank, chunk) -> output slot at a post rank, or relay scratch
+  std::vector<int> first_send_, first_recv_;
+};
+
+Access Emitter::emit(int rank, int tb, Instruction in, std::vector<Access> needs) {
+  RankState &rs = ranks_[size_t(rank)];
+  std::vector<Instruction> &steps = rs.tbs[size_t(tb)];
+  auto &known = rs.known[size_t(tb)];
+  // The latest step per other thread block, unless this thread block already waited for it.
+  std::sort(needs.begin(), needs.end(), [](const Access &x, const Access &y) {
+    return std::tie(x.tb, x.pos) < std::tie(y.tb, y.pos);
+  });
+  std::vector<Access> waits;
+  for (size_t k = 0; k < needs.size(); ++k) {
+    const Access &n = needs[k];
+    if (n.tb < 0 || n.tb == tb || (k + 1 < needs.size() && needs[k + 1].tb == n.tb))
+      continue;
+    auto it = std::find_if(known.begin(), known.end(), [&](auto &p) { return p.first == n.tb; });
+    if (it != known.end() && it->second >= n.pos)
+      continue;
+    if (it == known.end())
+      known.emplace_back(n.tb, n.pos);
+    else
+      it->second = n.pos;
+    waits.push_back(n);
+  }
+  auto wait_on = [&](Instruction &step, const Access &w) {
+    step.dependency = Dependency{TbId(w.tb), StepIndex(w.pos)};
+    rs.tbs[size_t(w.tb)][size_t(w.pos)].has_dep = true;
+  };
+  for (size_t k = 0; k + 1 < waits.size(); ++k) {
+    Instruction nop;
+    nop.op = OpType::Nop;
+    nop.src = nop.dst = {BufferKind::Input, -1};
+    nop.count = 0;
+    nop.declared_index = int(steps.size());
+    wait_on(nop, waits[k]);
+    steps.push_back(nop);
+  }
+  if (!waits.empty())
+    wait_on(in, waits.back());
+  in.declared_index = int(steps.size());
+  steps.push_back(in);
+  return {tb, int(steps.size()) - 1};
+}
+
+void Emitter::lay_out_thread_blocks(ProgramDraft &d) {
+  // Per rank, receiving thread blocks first (a wait names its thread block in the device's int8,
+  // and waits are mostly for receives): a receiving link with the sending link it forwards to,
+  // by sending peer; the other receiving links, by peer; the other sending links, by peer.
+  const std::vector<Link> &links = t_.links();
+  std::vector<std::vector<int>> out(static_cast<size_t>(N_)), in(static_cast<size_t>(N_));
+  for (size_t l = 0; l < links.size(); ++l)
+    if (lanes_[l] > 0) {
+      out[links[l].src.index()].push_back(int(l));
+      in[links[l].dst.index()].push_back(int(l));
+    }
+  std::vector<int> received_on(links.size(), -1);
+  for (size_t l = 0; l < links.size(); ++l)
+    if (sent_on_[l] >= 0)
+      received_on[size_t(sent_on_[l])] = int(l);
+  first_send_.assign(links.size(), -1);
+  first_recv_.assign(links.size(), -1);
+  for (int r = 0; r < N_; ++r) {
+    RankProgram &rp = d.ranks[size_t(r)];
+    auto open = [&](int link, std::optional<RankId> send, std::optional<RankId> recv) {
+      const int first = int(rp.thread_blocks.size());
+      for (int lane = 0; lane < lanes_[size_t(link)]; ++lane)
+        rp.thread_blocks.push_back(
+            {TbId(int(rp.thread_blocks.size())), send, recv, ChannelId(lane), {}});
+      return first;
+    };
+    for (int l : out[size_t(r)])
+      if (const int from = received_on[size_t(l)]; from >= 0)
+        first_recv_[size_t(from)] = first_send_[size_t(l)] =
+            open(l, links[size_t(l)].dst, links[size_t(from)].src);
+    for (int l : in[size_t(r)])
+      if (sent_on_[size_t(l)] < 0)
+        first_recv_[size_t(l)] = open(l, std::nullopt, links[size_t(l)].src);
+    for (int l : out[size_t(r)])
+      if (received_on[size_t(l)] < 0)
+        first_send_[size_t(l)] = open(l, links[size_t(l)].dst, std::nullopt);
+    // A rank's copies go into its thread blocks; one that has none gets one for them.
+    if (rp.thread_blocks.empty())
+      rp.thread_blocks.push_back({TbId(0), std::nullopt, std::nullopt, ChannelId(0), {}});
+    ranks_[size_t(r)].tbs.resize(rp.thread_blocks.size());
+    ranks_[size_t(r)].known.resize(rp.thread_blocks.size());
+  }
+}
+
+Expected<void> Emitter::emit_step(int step, size_t begin, size_t end) {
+  const size_t n = end - begin;
+  std::vector<int> source(n), prior(n, -1), target(n);
+  // Sources: every send reads the value from before the step.
+  for (size_t i = 0; i < n; ++i) {
+    const Transfer &x = transfers_[begin + i];
+    source[i] = held_[size_t(x.src) * size_t(G_) + size_t(x.chunk)];
+    if (source[i] < 0)
+      return fail({}, fmt::format("step {}: rank {} sends chunk {} it does not hold", step + 1,
+                                  x.src, x.chunk));
+    ranks_[size_t(x.src)].slots[size_t(source[i])].read_in_step = step;
+  }
+  // Targets, in the step's order: a second reduction into a chunk in one step adds to the first.
+  std::unordered_map<int64_t, std::pair<int, bool>> written; // (rank, chunk) -> slot, by a copy
+  for (size_t i = 0; i < n; ++i) {
+    const Transfer &x = transfers_[begin + i];
+    const int64_t key = int64_t(x.dst) * G_ + x.chunk;
+    auto it = written.find(key);
+    if (!x.reduce) {
+      if (it != written.end())
+        return fail(
+            {}, fmt::format("step {}: rank {} receives chunk {} twice", step + 1, x.dst, x.chunk));
+      target[i] = destination(x.chunk, x.dst, step);
+      written.emplace(key, std::make_pair(target[i], true));
+      continue;
+    }
+    if (it != written.end() && it->second.second)
+      return fail({}, fmt::format("step {}: rank {} reduces into chunk {} that a copy of the same "
+                                  "step replaces",
+                                  step + 1, x.dst, x.chunk));
+    prior[i] = it != written.end() ? it->second.first : held_[size_t(key)];
+    if (prior[i] < 0)
+      return fail({}, fmt::format("step {}: rank {} reduces chunk {} into rank {}, which has no "
+                                  "contribution to it",
+                                  step + 1, x.src, x.chunk, x.dst));
+    target[i] = it != written.end() ? prior[i] : destination(x.chunk, x.dst, step);
+    written.insert_or_assign(key, std::make_pair(target[i], false));
+  }
+  // Sends, then receives: a receive never waits on a send of its own step.
+  for (size_t i = 0; i < n; ++i) {
+    const Transfer &x = transfers_[begin + i];
+    SlotState &s = ranks_[size_t(x.src)].slots[size_t(source[i])];
+    Instruction in;
+    in.op = OpType::Send;
+    in.src = ref(source[i]);
+    in.dst = ref(target[i]);
+    s.readers.push_back(emit(x.src, send_tb(x), in, {s.writer}));
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const Transfer &x = transfers_[begin + i];
+    RankState &rs = ranks_[size_t(x.dst)];
+    std::vector<Access> needs;
+    write_needs(rs.slots[size_t(target[i])], needs);
+    Instruction in;
+    in.dst = ref(target[i]);
+    if (x.reduce) {
+      needs.push_back(rs.slots[size_t(prior[i])].writer);
+      in.op = OpType::RecvReduceCopy;
+      in.src = ref(prior[i]);
+    } else {
+      in.op = OpType::Recv;
+      in.src = ref(source[i]); // the peer's memory, in the peer's terms
+    }
+    const Access at = emit(x.dst, recv_tb(x), in, std::move(needs));
+    if (x.reduce && prior[i] != target[i])
+      rs.slots[size_t(prior[i])].readers.push_back(at);
+    wrote(rs.slots[size_t(target[i])], at);
+  }
+  for (const auto &[key, slot] : written)
+    held_[size_t(key)] = slot.first;
+  return {};
+}
+
+Expected<void> Emitter::emit_final_copies() {
+  for (int c = 0; c < G_; ++c)
+    for (const ChunkPlace &q : c_.chunk(ChunkId(c)).post) {
+      const int r = q.rank.value();
+      const int from = held_[size_t(r) * size_t(G_) + size_t(c)];
+      const int to = I_ + q.slot;
+      if (from < 0)
+        return fail({}, fmt::format("rank {} ends without chunk {}", r, c));
+      if (from == to)
+        continue;
+      // After the step that wrote the value, in the thread block that wrote it (no wait); a
+      // value the rank started with, last in its shortest thread block.
+      RankState &rs = ranks_[size_t(r)];
+      const Access writer = rs.slots[size_t(from)].writer;
+      int tb = writer.tb;
+      if (tb < 0)
+        tb =
+            int(std::min_element(rs.tbs.begin(), rs.tbs.end(),
+                                 [](const auto &x, const auto &y) { return x.size() < y.size(); }) -
+                rs.tbs.begin());
+      std::vector<Access> needs{writer};
+      write_needs(rs.slots[size_t(to)], needs);
+      Instruction in;
+      in.op = OpType::Copy;
+      in.src = ref(from);
+      in.dst = ref(to);
+      const Access at = emit(r, tb, in, std::move(needs));
+      rs.slots[size_t(from)].readers.push_back(at);
+      wrote(rs.slots[size_t(to)], at);
+    }
+  return {};
+}
+
+Expected<ProgramDraft> Emitter::run(Protocol protocol, int64_t min_bytes, int64_t max_bytes) {
+  ProgramDraft d;
+  d.name = a_.name.empty() ? "synthesized" : a_.name;
+  d.collective = std::string(collective_traits(c_.kind()).executor_name);
+  d.protocol = protocol;
+  d.num_ranks = N_;
+  d.in_place = false;
+  d.out_of_place = true;
+  d.min_bytes = min_bytes;
+  d.max_bytes = max_bytes;
+  d.chunks_per_loop = chunks_per_loop(c_);
+  d.num_channels = 1;
+  for (int l : lanes_)
+    d.num_channels = std::max(d.num_channels, l);
+  d.ranks.resize(size_t(N_));
+  ranks_.assign(size_t(N_), {});
+  for (int r = 0; r < N_; ++r) {
+    d.ranks[size_t(r)].rank = RankId(r);
+    ranks_[size_t(r)].slots.resize(size_t(I_ + O_));
+  }
+  lay_out_thread_blocks(d);
+  held_.assign(size_t(N_) * size_t(G_), -1);
+  home_.assign(size_t(N_) * size_t(G_), -1);
+  for (int c = 0; c < G_; ++c) {
+    const ChunkSpec &spec = c_.chunk(ChunkId(c));
+    for (const ChunkPlace &p : spec.pre) {
+      int32_t &h = held_[size_t(p.rank.value()) * size_t(G_) + size_t(c)];
+      if (h < 0)
+        h = p.slot;
+    }
+    for (const ChunkPlace &q : spec.post)
+      home_[size_t(q.rank.value()) * size_t(G_) + size_t(c)] = I_ + q.slot;
+  }
+  size_t begin = 0;
+  for (int s = 0; s < a_.num_steps(); ++s) {
+    const size_t end = begin + a_.steps[size_t(s)].sends.size();
+    SYNCOLL_CHECK(emit_step(s, begin, end));
+    begin = end;
+  }
+  SYNCOLL_CHECK(emit_final_copies());
+  for (int r = 0; r < N_; ++r) {
+    RankProgram &rp = d.ranks[size_t(r)];
+    RankState &rs = ranks_[size_t(r)];
+    rp.input_chunks = I_;
+    rp.output_chunks = O_;
+    rp.scratch_chunks = rs.scratch;
+    for (size_t t = 0; t < rs.tbs.size(); ++t)
+      rp.thread_blocks[t].steps = StepList(rs.tbs[t]);
+    // A rank without connections and without copies has nothing to do.
+    if (rp.thread_blocks.size() == 1 && rp.thread_blocks.front().steps.empty())
+      rp.thread_blocks.clear();
+  }
+  return d;
+}
+
+/// Every send of the algorithm with its link, in step order; fails for a rank, chunk or link the
+/// machine does not have.
+Expected<std::vector<Transfer>> transfers_of(const Algorithm &a, const Topology &t,
+                                             const CollectiveSpec &c, std::vector<int> &per_step) {
+  std::vector<Transfer> out;
+  out.reserve(a.num_sends());
+  per_step.clear();
+  for (int s = 0; s < a.num_steps(); ++s) {
+    for (const Send &x : a.steps[size_t(s)].sends) {
+      const int src = x.src.value(), dst = x.dst.value(), chunk = x.chunk.value();
+      if (src < 0 || src >= t.num_ranks() || dst < 0 || dst >= t.num_ranks())
+        return fail({}, fmt::format("step {}: a send between ranks {} and {}; the topology has {}",
+                                    s + 1, src, dst, t.num_ranks()));
+      if (chunk < 0 || chunk >= c.num_chunks())
+        return fail({}, fmt::format("step {}: chunk {} does not exist", s + 1, chunk));
+      const std::optional<LinkId> link = t.find_link(x.src, x.dst);
+      if (!link)
+        return fail({}, fmt::format("step {}: no link from rank {} to rank {}", s + 1, src, dst));
+      out.push_back({chunk, src, dst, x.op == SendOp::Reduce, int(link->index()), 0});
+    }
+    per_step.push_back(int(out.size()));
+  }
+  return out;
+}
+
+/// Lanes per link: the link's capacity, as far as a step's sends over it can use it, and enough
+/// that `budget` steps per thread block hold its transfers; at most `most`. The lanes a link's
+/// bandwidth wants give way, the busiest first, where a rank would need more than `resident`
+/// thread blocks; the ones the step budget needs do not.
+std::vector<int> initial_lanes(const Topology &t, const std::vector<Transfer> &transfers,
+                               const std::vector<int> &per_step, int budget, int most,
+                               int resident) {
+  const size_t L = t.links().size();
+  std::vector<int> total(L, 0), in_step(L, 0), busiest(L, 0), lanes(L, 0);
+  size_t begin = 0;
+  for (int end : per_step) {
+    for (size_t i = begin; i < size_t(end); ++i)
+      busiest[size_t(transfers[i].link)] =
+          std::max(busiest[size_t(transfers[i].link)], ++in_step[size_t(transfers[i].link)]);
+    for (size_t i = begin; i < size_t(end); ++i)
+      in_step[size_t(transfers[i].link)] = 0;
+    for (size_t i = begin; i < size_t(end); ++i)
+      ++total[size_t(transfers[i].link)];
+    begin = size_t(end);
+  }
+  std::vector<int> needed(L, 0);
+  std::vector<int> per_rank(size_t(t.num_ranks()), 0);
+  std::vector<std::vector<int>> touching(size_t(t.num_ranks()));
+  for (size_t l = 0; l < L; ++l) {
+    if (total[l] == 0)
+      continue;
+    needed[l] = std::clamp((total[l] + budget - 1) / budget, 1, most);
+    lanes[l] = std::clamp(std::min(t.links()[l].capacity, busiest[l]), needed[l], most);
+    for (RankId end : {t.links()[l].src, t.links()[l].dst}) {
+      per_rank[end.index()] += lanes[l];
+      touching[end.index()].push_back(int(l));
+    }
+  }
+  for (size_t r = 0; r < per_rank.size(); ++r)
+    while (per_rank[r] > resident) {
+      int widest = -1;
+      for (int l : touching[r])
+        if (lanes[size_t(l)] > needed[size_t(l)] &&
+            (widest < 0 || lanes[size_t(l)] > lanes[size_t(widest)]))
+          widest = l;
+      if (widest < 0)
+        break;
+      --lanes[size_t(widest)];
+      --per_rank[t.links()[size_t(widest)].src.index()];
+      --per_rank[t.links()[size_t(widest)].dst.index()];
+    }
+  return lanes;
+}
+
+void assign_lanes(std::vector<Transfer> &transfers, const std::vector<int> &lanes) {
+  std::vector<int> next(lanes.size(), 0);
+  for (Transfer &x : transfers) {
+    x.lane = next[size_t(x.link)];
+    if (++next[size_t(x.link)] == lanes[size_t(x.link)])
+      next[size_t(x.link)] = 0;
+  }
+}
+
+/// Pairs a rank's receiving link with the sending link it forwards most to, where both have
+/// the same lanes, neither carries two transfers on a lane in one step (with Simple's two FIFO
+/// slots, a thread block that sends several messages of a step before its receives could wait
+/// on a neighbour doing the same), and one thread block holds both within `budget` steps.
+std::vector<int> pair_connections(const Topology &t, int G, const std::vector<Transfer> &transfers,
+                                  const std::vector<int> &per_step, const std::vector<int> &lanes,
+                                  int budget) {
+  const size_t L = t.links().size();
+  std::vector<int> total(L, 0), in_step(L, 0), busiest(L, 0);
+  std::vector<int32_t> arrived_on(size_t(t.num_ranks()) * size_t(G), -1);
+  std::unordered_map<int64_t, int> forwarded; // (receiving link, sending link) -> transfers
+  size_t begin = 0;
+  for (int end : per_step) {
+    for (size_t i = begin; i < size_t(end); ++i) {
+      const Transfer &x = transfers[i];
+      const size_t l = size_t(x.link);
+      ++total[l];
+      busiest[l] = std::max(busiest[l], ++in_step[l]);
+      if (const int32_t from = arrived_on[size_t(x.src) * size_t(G) + size_t(x.chunk)]; from >= 0)
+        ++forwarded[int64_t(from) * int64_t(L) + x.link];
+    }
+    for (size_t i = begin; i < size_t(end); ++i) {
+      in_step[size_t(transfers[i].link)] = 0;
+      arrived_on[size_t(transfers[i].dst) * size_t(G) + size_t(transfers[i].chunk)] =
+          transfers[i].link;
+    }
+    begin = size_t(end);
+  }
+  struct Pair {
+    int weight;
+    int in, out;
+  };
+  std::vector<Pair> pairs;
+  for (const auto &[key, weight] : forwarded) {
+    const int in = int(key / int64_t(L)), out = int(key % int64_t(L));
+    const int k = lanes[size_t(in)];
+    const bool fits = k == lanes[size_t(out)] && busiest[size_t(in)] <= k &&
+                      busiest[size_t(out)] <= k &&
+                      (total[size_t(in)] + k - 1) / k + (total[size_t(out)] + k - 1) / k <= budget;
+    if (fits)
+      pairs.push_back({weight, in, out});
+  }
+  std::sort(pairs.begin(), pairs.end(), [](const Pair &x, const Pair &y) {
+    return std::tie(y.weight, x.in, x.out) < std::tie(x.weight, y.in, y.out);
+  });
+  std::vector<int> sent_on(L, -1);
+  std::vector<bool> out_taken(L, false);
+  for (const Pair &p : pairs)
+    if (sent_on[size_t(p.in)] < 0 && !out_taken[size_t(p.out)]) {
+      sent_on[size_t(p.in)] = p.out;
+      out_taken[size_t(p.out)] = true;
+    }
+  return sent_on;
+}
+
+ConnectionLoweringStats stats_of(const ProgramDraft &d, const std::vector<int> &lanes,
+                                 size_t transfers) {
+  ConnectionLoweringStats s;
+  s.transfers = transfers;
+  for (int l : lanes)
+    s.max_lanes = std::max(s.max_lanes, l);
+  for (const RankProgram &rp : d.ranks) {
+    s.max_thread_blocks = std::max(s.max_thread_blocks, int(rp.thread_blocks.size()));
+    s.scratch_chunks = std::max(s.scratch_chunks, rp.scratch_chunks);
+    for (const ThreadBlock &tb : rp.thread_blocks) {
+      s.steps += tb.steps.size();
+      s.longest_thread_block = std::max(s.longest_thread_block, int(tb.steps.size()));
+    }
+  }
+  return s;
+}
+
+std::string thread_block_role(const ThreadBlock &tb) {
+  if (tb.send_peer)
+    return fmt::format("sends to {}", tb.send_peer->value());
+  if (tb.recv_peer)
+    return fmt::format("receives from {}", tb.recv_peer->value());
+  return "local copies";
+}
+
+std::vector<std::string> advice_for(const ProgramDraft &d, const ConnectionLoweringStats &s,
+                                    const verifier::ResourceLimits &limits) {
+  std::vector<std::string> out;
+  auto longest = [&]() -> std::pair<const RankProgram *, const ThreadBlock *> {
+    for (const RankProgram &rp : d.ranks)
+      for (const ThreadBlock &tb : rp.thread_blocks)
+        if (int(tb.steps.size()) == s.longest_thread_block)
+          return {&rp, &tb};
+    return {nullptr, nullptr};
+  };
+  if (s.longest_thread_block > limits.max_steps_per_tb) {
+    const auto [rp, tb] = longest();
+    out.push_back(fmt::format(
+        "steps per thread block: rank {} tb {} ({}) has {} steps where the executor holds {} "
+        "(MSCCL_MAX_NUM_STEPS), with up to {} lanes per link already; it fits an executor built "
+        "with MSCCL_MAX_NUM_STEPS >= {}, or a schedule with fewer pieces per rank (-C)",
+        rp->rank.value(), tb->id.value(), thread_block_role(*tb), tb->steps.size(),
+        limits.max_steps_per_tb, s.max_lanes, tb->steps.size()));
+  }
+  if (s.max_thread_blocks > limits.sm_budget)
+    for (const RankProgram &rp : d.ranks)
+      if (int(rp.thread_blocks.size()) == s.max_thread_blocks) {
+        out.push_back(fmt::format(
+            "thread blocks per rank: rank {} has {} (one per connection and lane) where {} can "
+            "be resident (the SM budget); fewer lanes need more steps per thread block: it fits "
+            "a schedule with fewer pieces per rank (-C) or fewer neighbours per rank",
+            rp.rank.value(), rp.thread_blocks.size(), limits.sm_budget));
+        break;
+      }
+  return out;
+}
+
+} // namespace
+
+Expected<LoweredAlgorithm> lower_by_connection(const Algorithm &algorithm, const Topology &topology,
+                                               const CollectiveSpec &collective,
+                                               const ConnectionLoweringOptions &options) {
+  if (options.instances < 1)
+    return fail({}, fmt::format("instances must be at least 1, not {}", options.instances));
+  if (collective.num_ranks() != topology.num_ranks())
+    return fail({}, fmt::format("the collective has {} ranks, topology '{}' {}",
+                                collective.num_ranks(), topology.name(), topology.num_ranks()));
+  std::vector<int> per_step;
+  SYNCOLL_TRY(transfers, transfers_of(algorithm, topology, collective, per_step));
+  const int most = std::max(1, options.limits.max_channels / options.instances);
+  const int budget = std::max(1, options.limits.max_steps_per_tb);
+  std::vector<int> lanes =
+      initial_lanes(topology, transfers, per_step, budget, most, options.limits.sm_budget);
+  // Waits add nops, so a lane can still pass the budget: widen those links and lay out again.
+  for (int round = 0;; ++round) {
+    assign_lanes(transfers, lanes);
+    const Connections connections{lanes, pair_connections(topology, collective.num_chunks(),
+                                                          transfers, per_step, lanes, budget)};
+    Emitter e(algorithm, topology, collective, transfers, connections);
+    SYNCOLL_TRY(draft, e.run(options.protocol, options.min_bytes, options.max_bytes));
+    bool widened = false;
+    if (round < 4)
+      for (const RankProgram &rp : draft.ranks)
+        for (const ThreadBlock &tb : rp.thread_blocks) {
+          if (int(tb.steps.size()) <= budget || (!tb.send_peer && !tb.recv_peer))
+            continue;
+          const RankId src = tb.send_peer ? rp.rank : *tb.recv_peer;
+          const RankId dst = tb.send_peer ? *tb.send_peer : rp.rank;
+          int &l = lanes[topology.find_link(src, dst)->index()];
+          const int wider =
+              std::min(most, int((int64_t(l) * int64_t(tb.steps.size()) + budget - 1) / budget));
+          if (wider > l) {
+            l = wider;
+            widened = true;
+          }
+        }
+    if (widened)
+      continue;
+    const ConnectionLoweringStats stats = stats_of(draft, lanes, transfers.size());
+    std::vector<std::string> advice = advice_for(draft, stats, options.limits);
+    SYNCOLL_TRY(one, Program::create(std::move(draft)));
+    Program program = std::move(one);
+    CollectiveSpec implemented = collective;
+    if (options.instances > 1) {
+      SYNCOLL_TRY(scaled, detail::replicate(program, collective, options.instances));
+      program = std::move(scaled.first);
+      implemented = std::move(scaled.second);
+    }
+    verifier::VerifyOptions vo;
+    vo.collective = implemented;
+    vo.limits = options.limits;
+    auto verified = verifier::certify(program, vo);
+    return LoweredAlgorithm{std::move(program), std::move(implemented), stats, std::move(advice),
+                            std::move(verified)};
+  }
+}
+
+} // namespace syncoll::lowering
