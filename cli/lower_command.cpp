@@ -115,22 +115,35 @@ Expected<int> finish(const tl::expected<verifier::VerifiedProgram, verifier::Rep
   if (!verified) {
     const verifier::Report &report = verified.error();
     fmt::print("{}", report.to_text());
-    // Only the GPU's budget broken: the program is right but too big for the executor.
+    // Only the executor's limits broken (a thread block past id 127 cannot be waited for: the
+    // device's depid is an int8): the program is too big for the executor, not wrong.
     bool only_resources = true;
-    for (const verifier::Verdict &v : report.verdicts)
-      only_resources = only_resources && (v.property == verifier::Property::Resources ||
-                                          v.kind == verifier::VerdictKind::Holds);
+    for (const verifier::Verdict &v : report.verdicts) {
+      if (v.kind != verifier::VerdictKind::Violated || v.property == verifier::Property::Resources)
+        continue;
+      const auto *issues = std::get_if<std::vector<verifier::StructuralIssue>>(&v.counterexample);
+      only_resources = only_resources && v.property == verifier::Property::Structure && issues &&
+                       std::all_of(issues->begin(), issues->end(),
+                                   [](const auto &i) { return i.code == "depid-range"; });
+    }
+    const bool resources_violated =
+        report.verdict(verifier::Property::Resources).kind == verifier::VerdictKind::Violated;
+    only_resources = only_resources && resources_violated;
     if (!only_resources) {
       fmt::print("not written: the program fails verification (a lowering bug: please report)\n");
       return kCheckFailed;
     }
     for (const std::string &line : advice)
       fmt::print("  {}\n", line);
-    fmt::print("not written: the program is correct but does not fit the executor's limits{}\n",
+    const bool correct =
+        report.verdict(verifier::Property::Postcondition).kind == verifier::VerdictKind::Holds;
+    fmt::print("not written: the program {}does not fit the executor's limits{}{}\n",
+               correct ? "is correct but " : "",
                advice.empty() ? " (the lowering gives each concurrent use of a connection its "
                                 "own thread block; fewer pieces per rank or fewer steps in "
                                 "flight fit)"
-                              : "");
+                              : "",
+               correct ? "" : "; its deadlock freedom, races and result were not checked");
     return kCheckFailed;
   }
   fmt::print("verified: structure, resources, deadlock freedom, race freedom, postcondition "

@@ -37,11 +37,18 @@ struct Transfer {
 struct SlotState {
   Access writer;
   int read_in_step = -1;
-  std::vector<Access> readers; ///< since the last write
+  int last_reader = -1; ///< since the last write: a list through RankState::reads
+};
+
+/// One read of a slot, and the read before it since the slot's last write (-1: none).
+struct Read {
+  Access at;
+  int before;
 };
 
 struct RankState {
   std::vector<SlotState> slots;
+  std::vector<Read> reads; ///< every slot's reads, linked per slot (no allocation per slot)
   std::vector<std::vector<Instruction>> tbs;
   /// Per thread block: the other thread blocks it has waited for, and up to which position.
   std::vector<std::vector<std::pair<int, int>>> known;
@@ -84,15 +91,24 @@ private:
       return fresh_scratch(rank);
     return home;
   }
-  Access emit(int rank, int tb, Instruction in, std::vector<Access> needs);
-  /// The waits a write of `slot` needs: its last writer and every read since.
-  static void write_needs(const SlotState &s, std::vector<Access> &needs) {
-    needs.push_back(s.writer);
-    needs.insert(needs.end(), s.readers.begin(), s.readers.end());
+  /// Appends `in` to thread block `tb` of `rank` after waiting for every step of `needs_` (nops
+  /// in front for all waits but the last); clears `needs_`.
+  Access emit(int rank, int tb, Instruction in);
+  /// The waits a write of a slot needs: its last writer and every read since.
+  void need_write(const RankState &rs, int slot) {
+    const SlotState &s = rs.slots[size_t(slot)];
+    needs_.push_back(s.writer);
+    for (int r = s.last_reader; r >= 0; r = rs.reads[size_t(r)].before)
+      needs_.push_back(rs.reads[size_t(r)].at);
   }
-  static void wrote(SlotState &s, Access at) {
-    s.writer = at;
-    s.readers.clear();
+  static void read(RankState &rs, int slot, Access at) {
+    SlotState &s = rs.slots[size_t(slot)];
+    rs.reads.push_back({at, s.last_reader});
+    s.last_reader = int(rs.reads.size()) - 1;
+  }
+  static void wrote(RankState &rs, int slot, Access at) {
+    rs.slots[size_t(slot)].writer = at;
+    rs.slots[size_t(slot)].last_reader = -1;
   }
   Expected<void> emit_step(int step, size_t begin, size_t end);
   Expected<void> emit_final_copies();
@@ -107,21 +123,27 @@ private:
   std::vector<RankState> ranks_;
   std::vector<int32_t> held_; ///< (rank, chunk) -> slot of the rank's value, -1 none
   std::vector<int32_t> home_; ///< (rank, chunk) -> output slot at a post rank, or relay scratch
+  /// (rank, chunk) -> the step that last wrote it, and where: 2 slot + 1 for a copy, 2 slot for
+  /// a reduction (a second reduction in the step adds to the first; a copy cannot follow).
+  std::vector<int32_t> written_in_, written_to_;
+  std::vector<Access> needs_, waits_;
+  std::vector<int64_t> touched_;
   std::vector<int> first_send_, first_recv_;
 };
 
-Access Emitter::emit(int rank, int tb, Instruction in, std::vector<Access> needs) {
+Access Emitter::emit(int rank, int tb, Instruction in) {
   RankState &rs = ranks_[size_t(rank)];
   std::vector<Instruction> &steps = rs.tbs[size_t(tb)];
   auto &known = rs.known[size_t(tb)];
   // The latest step per other thread block, unless this thread block already waited for it.
-  std::sort(needs.begin(), needs.end(), [](const Access &x, const Access &y) {
+  std::sort(needs_.begin(), needs_.end(), [](const Access &x, const Access &y) {
     return std::tie(x.tb, x.pos) < std::tie(y.tb, y.pos);
   });
-  std::vector<Access> waits;
-  for (size_t k = 0; k < needs.size(); ++k) {
-    const Access &n = needs[k];
-    if (n.tb < 0 || n.tb == tb || (k + 1 < needs.size() && needs[k + 1].tb == n.tb))
+  std::vector<Access> &waits = waits_;
+  waits.clear();
+  for (size_t k = 0; k < needs_.size(); ++k) {
+    const Access &n = needs_[k];
+    if (n.tb < 0 || n.tb == tb || (k + 1 < needs_.size() && needs_[k + 1].tb == n.tb))
       continue;
     auto it = std::find_if(known.begin(), known.end(), [&](auto &p) { return p.first == n.tb; });
     if (it != known.end() && it->second >= n.pos)
@@ -132,6 +154,7 @@ Access Emitter::emit(int rank, int tb, Instruction in, std::vector<Access> needs
       it->second = n.pos;
     waits.push_back(n);
   }
+  needs_.clear();
   auto wait_on = [&](Instruction &step, const Access &w) {
     step.dependency = Dependency{TbId(w.tb), StepIndex(w.pos)};
     rs.tbs[size_t(w.tb)][size_t(w.pos)].has_dep = true;
@@ -209,63 +232,66 @@ Expected<void> Emitter::emit_step(int step, size_t begin, size_t end) {
     ranks_[size_t(x.src)].slots[size_t(source[i])].read_in_step = step;
   }
   // Targets, in the step's order: a second reduction into a chunk in one step adds to the first.
-  std::unordered_map<int64_t, std::pair<int, bool>> written; // (rank, chunk) -> slot, by a copy
+  touched_.clear();
   for (size_t i = 0; i < n; ++i) {
     const Transfer &x = transfers_[begin + i];
-    const int64_t key = int64_t(x.dst) * G_ + x.chunk;
-    auto it = written.find(key);
+    const size_t key = size_t(x.dst) * size_t(G_) + size_t(x.chunk);
+    const bool again = written_in_[key] == step;
+    const int before = again ? written_to_[key] : -1;
+    if (!again)
+      touched_.push_back(int64_t(key));
     if (!x.reduce) {
-      if (it != written.end())
+      if (again)
         return fail(
             {}, fmt::format("step {}: rank {} receives chunk {} twice", step + 1, x.dst, x.chunk));
       target[i] = destination(x.chunk, x.dst, step);
-      written.emplace(key, std::make_pair(target[i], true));
-      continue;
+    } else {
+      if (again && before % 2 == 1)
+        return fail({}, fmt::format("step {}: rank {} reduces into chunk {} that a copy of the "
+                                    "same step replaces",
+                                    step + 1, x.dst, x.chunk));
+      prior[i] = again ? before / 2 : held_[key];
+      if (prior[i] < 0)
+        return fail({}, fmt::format("step {}: rank {} reduces chunk {} into rank {}, which has "
+                                    "no contribution to it",
+                                    step + 1, x.src, x.chunk, x.dst));
+      target[i] = again ? prior[i] : destination(x.chunk, x.dst, step);
     }
-    if (it != written.end() && it->second.second)
-      return fail({}, fmt::format("step {}: rank {} reduces into chunk {} that a copy of the same "
-                                  "step replaces",
-                                  step + 1, x.dst, x.chunk));
-    prior[i] = it != written.end() ? it->second.first : held_[size_t(key)];
-    if (prior[i] < 0)
-      return fail({}, fmt::format("step {}: rank {} reduces chunk {} into rank {}, which has no "
-                                  "contribution to it",
-                                  step + 1, x.src, x.chunk, x.dst));
-    target[i] = it != written.end() ? prior[i] : destination(x.chunk, x.dst, step);
-    written.insert_or_assign(key, std::make_pair(target[i], false));
+    written_in_[key] = step;
+    written_to_[key] = 2 * target[i] + (x.reduce ? 0 : 1);
   }
   // Sends, then receives: a receive never waits on a send of its own step.
   for (size_t i = 0; i < n; ++i) {
     const Transfer &x = transfers_[begin + i];
-    SlotState &s = ranks_[size_t(x.src)].slots[size_t(source[i])];
+    RankState &rs = ranks_[size_t(x.src)];
     Instruction in;
     in.op = OpType::Send;
     in.src = ref(source[i]);
     in.dst = ref(target[i]);
-    s.readers.push_back(emit(x.src, send_tb(x), in, {s.writer}));
+    needs_.push_back(rs.slots[size_t(source[i])].writer);
+    read(rs, source[i], emit(x.src, send_tb(x), in));
   }
   for (size_t i = 0; i < n; ++i) {
     const Transfer &x = transfers_[begin + i];
     RankState &rs = ranks_[size_t(x.dst)];
-    std::vector<Access> needs;
-    write_needs(rs.slots[size_t(target[i])], needs);
+    need_write(rs, target[i]);
     Instruction in;
     in.dst = ref(target[i]);
     if (x.reduce) {
-      needs.push_back(rs.slots[size_t(prior[i])].writer);
+      needs_.push_back(rs.slots[size_t(prior[i])].writer);
       in.op = OpType::RecvReduceCopy;
       in.src = ref(prior[i]);
     } else {
       in.op = OpType::Recv;
       in.src = ref(source[i]); // the peer's memory, in the peer's terms
     }
-    const Access at = emit(x.dst, recv_tb(x), in, std::move(needs));
+    const Access at = emit(x.dst, recv_tb(x), in);
     if (x.reduce && prior[i] != target[i])
-      rs.slots[size_t(prior[i])].readers.push_back(at);
-    wrote(rs.slots[size_t(target[i])], at);
+      read(rs, prior[i], at);
+    wrote(rs, target[i], at);
   }
-  for (const auto &[key, slot] : written)
-    held_[size_t(key)] = slot.first;
+  for (int64_t key : touched_)
+    held_[size_t(key)] = written_to_[size_t(key)] / 2;
   return {};
 }
 
@@ -289,15 +315,15 @@ Expected<void> Emitter::emit_final_copies() {
             int(std::min_element(rs.tbs.begin(), rs.tbs.end(),
                                  [](const auto &x, const auto &y) { return x.size() < y.size(); }) -
                 rs.tbs.begin());
-      std::vector<Access> needs{writer};
-      write_needs(rs.slots[size_t(to)], needs);
+      needs_.push_back(writer);
+      need_write(rs, to);
       Instruction in;
       in.op = OpType::Copy;
       in.src = ref(from);
       in.dst = ref(to);
-      const Access at = emit(r, tb, in, std::move(needs));
-      rs.slots[size_t(from)].readers.push_back(at);
-      wrote(rs.slots[size_t(to)], at);
+      const Access at = emit(r, tb, in);
+      read(rs, from, at);
+      wrote(rs, to, at);
     }
   return {};
 }
@@ -325,6 +351,8 @@ Expected<ProgramDraft> Emitter::run(Protocol protocol, int64_t min_bytes, int64_
   lay_out_thread_blocks(d);
   held_.assign(size_t(N_) * size_t(G_), -1);
   home_.assign(size_t(N_) * size_t(G_), -1);
+  written_in_.assign(size_t(N_) * size_t(G_), -1);
+  written_to_.assign(size_t(N_) * size_t(G_), -1);
   for (int c = 0; c < G_; ++c) {
     const ChunkSpec &spec = c_.chunk(ChunkId(c));
     for (const ChunkPlace &p : spec.pre) {
@@ -606,6 +634,7 @@ Expected<LoweredAlgorithm> lower_by_connection(const Algorithm &algorithm, const
     verifier::VerifyOptions vo;
     vo.collective = implemented;
     vo.limits = options.limits;
+    vo.check_unfit_programs = options.check_unfit_programs;
     auto verified = verifier::certify(program, vo);
     return LoweredAlgorithm{std::move(program), std::move(implemented), stats, std::move(advice),
                             std::move(verified)};

@@ -45,6 +45,9 @@ struct ConnectionLoweringOptions {
   std::int64_t max_bytes = 0;
   /// The executor the program must fit: lanes grow until no thread block passes its steps.
   verifier::ResourceLimits limits;
+  /// Also check deadlock, races and the postcondition of a program past those limits (off: they
+  /// are "not checked", and the resources verdict comes in time linear in the steps).
+  bool check_unfit_programs = false;
 };
 
 /// What the lowering made, for a summary line and the bench.

@@ -412,6 +412,14 @@ Report verify(const Program &program, const VerifyOptions &options) {
   report.verdicts.push_back(issues_verdict(Property::Structure, std::move(structure)));
   report.verdicts.push_back(
       issues_verdict(Property::Resources, check_resources(program, options.limits)));
+  if (!options.check_unfit_programs &&
+      report.verdict(Property::Resources).kind == VerdictKind::Violated) {
+    for (Property p : {Property::DeadlockFreedom, Property::RaceFreedom, Property::Postcondition})
+      report.verdicts.push_back({p, VerdictKind::Unknown,
+                                 "unknown: not checked (the program does not fit the executor)",
+                                 "not run", std::monostate{}});
+    return report;
+  }
   report.verdicts.push_back(check_deadlock(context, linear_sound));
   report.verdicts.push_back(check_races(context));
   const bool races_hold = report.verdict(Property::RaceFreedom).kind == VerdictKind::Holds;

@@ -36,6 +36,10 @@ struct VerifyOptions {
   size_t model_check_states = 2'000'000;
   /// Also run the model checker where the linear check is sound, and fail loudly if they differ.
   bool cross_check = false;
+  /// Run deadlock, race and postcondition checks on a program whose resources are already
+  /// violated. Off, those three are unknown ("not checked"): a program the executor cannot hold
+  /// is decided by the static rules alone, in time linear in its steps.
+  bool check_unfit_programs = true;
 };
 
 Report verify(const Program &program, const VerifyOptions &options);
