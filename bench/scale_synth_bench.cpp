@@ -17,6 +17,7 @@
 #include "synth/grid.h"
 #include "synth/paced.h"
 #include "synth/scale.h"
+#include "synth/scale_choice.h"
 
 #include <chrono>
 #include <cmath>
@@ -235,7 +236,7 @@ void paced_table(bool quick) {
     int diameter = 0;
     for (int side : row.shape)
       diameter += side - 1;
-    const int pieces = synth::paced_pieces(t).value_or(1);
+    const int pieces = synth::default_direct_pieces(t, CollectiveKind::Allgather);
     std::vector<std::string> points;
     double seconds = 0;
     for (int steps = diameter; steps <= diameter + 2; ++steps) {
@@ -280,10 +281,6 @@ Topology cluster_of(int boxes, bool h100, std::optional<LeafGroups> leaves = std
       multinode(boxes, h100 ? dgx_h100() : dgx_a100(), 8, BytesPerNs{h100 ? 50.0 : 25.0}, leaves));
 }
 
-int log_steps(int ranks) {
-  return 2 * int(std::ceil(std::log2(double(ranks))));
-}
-
 // Clusters of DGX boxes, a NIC per GPU on a non-blocking network (unwound to links): the step
 // schedule in 2 ceil(log2 N) steps and the pipelined trees, against the cut, ForestColl's time
 // for its trees and NCCL's ring as a model (8 rings, each NIC's bandwidth once: algbw
@@ -320,11 +317,11 @@ void cluster_table(bool quick) {
       fmt::print("{:<14} {}\n", row.name, cluster.error().to_string());
       continue;
     }
-    const int pieces = synth::box_cluster_pieces(*cluster, 2048 / (row.boxes - 1));
+    const int pieces = synth::default_cluster_pieces(*cluster);
     Expected<synth::ClusterSchedule> steps = tl::unexpected(Diagnostics{});
     Expected<synth::ClusterSchedule> trees = tl::unexpected(Diagnostics{});
     const double seconds = seconds_of([&] {
-      steps = synth::box_cluster_allgather(t, log_steps(t.num_ranks()), pieces,
+      steps = synth::box_cluster_allgather(t, synth::default_cluster_steps(t.num_ranks()), pieces,
                                            synth::ClusterPlanGoal::StepSynchronous);
       trees = synth::box_cluster_allgather(t, 4, pieces, synth::ClusterPlanGoal::PipelinedTrees);
     });
@@ -384,8 +381,8 @@ std::optional<synth::ClusterPlan> frontier_point(const Topology &t,
   const double share = double(size) / n;
   std::optional<synth::ClusterPlan> best;
   double best_ns = 0;
-  for (int pieces : {1, synth::box_cluster_pieces(cluster, 2048 / (cluster.boxes - 1))})
-    for (int s = 1; s <= log_steps(n); ++s) {
+  for (int pieces : {1, synth::default_cluster_pieces(cluster)})
+    for (int s = 1; s <= synth::default_cluster_steps(n); ++s) {
       auto plan =
           synth::plan_box_cluster(cluster, s, pieces, synth::ClusterPlanGoal::StepSynchronous);
       if (!plan || share / pieces < 1)
@@ -507,7 +504,7 @@ void unwound_against_fat_tree(bool quick) {
     const Topology tree = must(fat_tree(row.boxes, dgx_h100(), fabric));
     const auto cluster = synth::box_cluster(unwound);
     const int n = unwound.num_ranks();
-    auto schedule = synth::box_cluster_allgather(unwound, log_steps(n), 16,
+    auto schedule = synth::box_cluster_allgather(unwound, synth::default_cluster_steps(n), 16,
                                                  synth::ClusterPlanGoal::StepSynchronous);
     auto bound = synth::cut_bound(tree, CutDirection::Leaving);
     if (!cluster || !schedule || !bound) {

@@ -8,6 +8,7 @@
 #include "synth/grid.h"
 #include "synth/paced.h"
 #include "synth/scale.h"
+#include "synth/scale_choice.h"
 #include "synth/synthesize.h"
 
 #include <algorithm>
@@ -263,10 +264,9 @@ Expected<int> check_and_write(const Algorithm &algorithm, const Topology &topolo
 Expected<int> run_cluster(const ScaleArgs &args, const Topology &topology,
                           const synth::BoxCluster &cluster, CollectiveKind kind) {
   const int n = topology.num_ranks();
-  const int log_steps = 2 * static_cast<int>(std::ceil(std::log2(double(n))));
+  const int log_steps = synth::default_cluster_steps(n);
   const int steps = args.steps.value_or(log_steps);
-  const int pieces =
-      args.chunks.value_or(synth::box_cluster_pieces(cluster, 2048 / (cluster.boxes - 1)));
+  const int pieces = args.chunks.value_or(synth::default_cluster_pieces(cluster));
   SYNCOLL_TRY(schedule, synth::box_cluster_collective(topology, kind, steps, pieces,
                                                       synth::ClusterPlanGoal::StepSynchronous));
   SYNCOLL_TRY(trees, synth::box_cluster_collective(topology, kind, std::max(steps, 2), pieces,
@@ -333,12 +333,10 @@ Expected<int> run_cluster(const ScaleArgs &args, const Topology &topology,
   fmt::print("  frontier (steps per part: % of the bound planned / the most any schedule of those "
              "steps reaches): {}\n",
              fmt::join(frontier, " "));
-  const int64_t slots = kind == CollectiveKind::Allreduce ? int64_t(n) * pieces : pieces;
-  const int64_t copies = int64_t(n) * n * slots;
-  if (copies > (int64_t(1) << 24)) {
-    fmt::print("  check: not run ({} chunk copies, past the checker's 2^24); every send was "
-               "placed on a link of the topology\n",
-               copies);
+  const int chunks_per_rank = kind == CollectiveKind::Allreduce ? n * pieces : pieces;
+  if (auto fits = fits_collective_model(kind, n, chunks_per_rank); !fits) {
+    fmt::print("  check: not run ({}); every send was placed on a link of the topology\n",
+               fits.error().items().front().message);
     if (!args.output.empty())
       return fail({}, "the schedule is too large to write as an algorithm (past 2^24 chunk "
                       "copies); give fewer pieces (-C)");
@@ -348,83 +346,32 @@ Expected<int> run_cluster(const ScaleArgs &args, const Topology &topology,
                          args.topology, args.output);
 }
 
-// A direct-connect machine's collective: breadth-first; on a mesh also dimension-ordered; where
-// neither reaches the bound, paced in the diameter's steps up to two more (or in --steps). The
-// one that costs least (fewer steps on a tie) is printed and checked.
+// A direct-connect machine's collective, as synth/scale_choice.h chooses it: the paced
+// frontier where paced schedules were tried, then the chosen one, checked.
 Expected<int> run_direct(const ScaleArgs &args, const Topology &topology, CollectiveKind kind) {
-  struct Choice {
-    synth::ScaleSchedule schedule;
-    std::string method;
-    int pieces = 1;
-  };
-  std::optional<Choice> best;
-  const auto consider = [&](synth::ScaleSchedule schedule, std::string method, int pieces) {
-    const bool cheaper = !best || less(schedule.cost, best->schedule.cost) ||
-                         (schedule.cost == best->schedule.cost &&
-                          schedule.algorithm.num_steps() < best->schedule.algorithm.num_steps());
-    if (cheaper)
-      best = Choice{std::move(schedule), std::move(method), pieces};
-  };
-  // By default a share is cut into the binding ranks' incoming bandwidth in common units (2 on
-  // a 2D mesh, 6 on a 3D torus), which lets every method meet the bound in whole pieces, unless
-  // the collective model cannot hold that many.
-  const int64_t ranks = topology.num_ranks();
-  const int64_t copies = kind == CollectiveKind::Allreduce ? ranks * ranks * ranks : ranks * ranks;
-  const Expected<int> binding = synth::paced_pieces(topology);
-  const int default_pieces = binding && copies * *binding <= (int64_t(1) << 24) ? *binding : 1;
-  if (!args.steps) {
-    const int chunks = args.chunks.value_or(default_pieces);
-    SYNCOLL_TRY(breadth, synth::breadth_first(topology, kind, chunks));
-    consider(std::move(breadth), "breadth-first", chunks);
-    const std::string key = name_key(args.topology.spec);
-    if ((key == "mesh2d" || key == "mesh3d") && args.topology.params.shape) {
-      const std::vector<int> &shape = *args.topology.params.shape;
-      SYNCOLL_TRY(grid, synth::dimension_ordered(topology, shape, kind, chunks));
-      SYNCOLL_TRY(orders, synth::dimension_ordered_allgather(topology, shape, chunks));
-      std::vector<std::string> axes_of;
-      for (const std::vector<int> &order : orders.orders) {
-        std::string axes;
-        for (int d : order)
-          axes += char('x' + d);
-        axes_of.push_back(axes);
-      }
-      consider(std::move(grid),
-               fmt::format("dimension-ordered (pieces {} in orders {})",
-                           fmt::join(orders.pieces_per_order, "+"), fmt::join(axes_of, ", ")),
-               chunks);
-    }
-  }
-  const synth::Distances hops = synth::hop_distances(topology);
-  const int diameter = *std::max_element(hops.hops.begin(), hops.hops.end());
-  if (args.steps || best->schedule.efficiency != Fraction{1, 1}) {
-    const int pieces = args.chunks.value_or(default_pieces);
+  synth::ScaleRequest request;
+  request.pieces = args.chunks;
+  request.steps = args.steps;
+  const std::string key = name_key(args.topology.spec);
+  if ((key == "mesh2d" || key == "mesh3d") && args.topology.params.shape)
+    request.mesh_shape = *args.topology.params.shape;
+  SYNCOLL_TRY(best, synth::choose_direct_schedule(topology, kind, request));
+  if (best.paced_tried) {
     std::vector<std::string> frontier;
-    std::string refused;
-    const int last = args.steps ? *args.steps : diameter + 2;
-    for (int steps = args.steps.value_or(diameter); steps <= last; ++steps) {
-      auto paced = synth::paced(topology, kind, pieces, steps);
-      if (!paced) {
-        if (args.steps)
-          return tl::unexpected(std::move(paced).error());
-        refused = paced.error().items().front().message;
-        break;
-      }
-      frontier.push_back(fmt::format("{}:{:.4f}%", steps, 100 * paced->efficiency.value()));
-      const bool optimal = paced->efficiency == Fraction{1, 1};
-      consider(std::move(*paced), fmt::format("paced ({} steps planned)", steps), pieces);
-      if (optimal)
-        break;
-    }
-    if (!refused.empty())
-      fmt::print("paced schedules: not made ({})\n", refused);
+    for (const synth::ScaleCandidate &c : best.candidates)
+      if (c.paced)
+        frontier.push_back(fmt::format("{}:{:.4f}%", c.steps, 100 * c.efficiency.value()));
+    if (!best.paced_refused.empty())
+      fmt::print("paced schedules: not made ({})\n", best.paced_refused);
     else
       fmt::print("paced schedules, {} pieces per share (steps planned: % of the bound, step by "
                  "step): {}\n",
-                 pieces, fmt::join(frontier, " "));
+                 best.pieces, fmt::join(frontier, " "));
   }
-  const synth::ScaleSchedule &schedule = best->schedule;
+  const int diameter = best.diameter;
+  const synth::ScaleSchedule &schedule = best.schedule;
   fmt::print("{} on {}: {}, {} pieces per rank's share\n", collective_kind_name(kind),
-             topology.name(), best->method, best->pieces);
+             topology.name(), best.method, best.pieces);
   std::vector<int> rounds;
   for (const AlgorithmStep &step : schedule.algorithm.steps)
     rounds.push_back(step.rounds);

@@ -441,4 +441,14 @@ nlohmann::ordered_json collective_to_json(const CollectiveSpec &spec) {
   return j;
 }
 
+Expected<void> fits_collective_model(CollectiveKind kind, int ranks, int chunk_factor) {
+  const int64_t copies = int64_t(ranks) * ranks * chunk_factor;
+  if (copies > kMaxChunkCopies)
+    return fail({}, fmt::format("{} of {} chunks per rank on {} ranks: {} chunk copies (ranks^2 x "
+                                "chunks per rank), where the collective model holds at most "
+                                "2^24",
+                                collective_kind_name(kind), chunk_factor, ranks, copies));
+  return {};
+}
+
 } // namespace syncoll

@@ -116,6 +116,15 @@ std::string_view collective_kind_name(CollectiveKind kind);
 std::optional<CollectiveKind> parse_collective_kind(std::string_view name);
 std::string_view in_place_kind_name(InPlaceKind kind);
 
+/// The most chunk copies (ranks^2 x chunks per rank buffer) a collective, and an algorithm over
+/// it, is built for: 2^24 places of chunks at ranks, the synthesizers' and checkers' memory. An
+/// Allgather of 1,024 ranks holds 16 pieces per rank; an Allreduce (ranks x pieces chunks per
+/// rank) of 256 ranks holds 1.
+inline constexpr int64_t kMaxChunkCopies = int64_t(1) << 24;
+/// Fails, saying so, where ranks^2 x `chunk_factor` passes kMaxChunkCopies.
+[[nodiscard]] Expected<void> fits_collective_model(CollectiveKind kind, int ranks,
+                                                   int chunk_factor);
+
 /// Builds a standard collective (SCCL Tables 1-2 for the non-combining ones; combining ones by
 /// their usual definition; AllToNext from GC3, section 7.4). `chunk_factor` splits each rank's
 /// buffer into that many chunks. Rooted collectives (broadcast, gather, scatter, reduce) need

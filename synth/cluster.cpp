@@ -728,22 +728,14 @@ Algorithm cluster_collective_algorithm(const ClusterCollective &collective,
                                        const Topology &topology) {
   if (!collective.reduce_scatter)
     return cluster_algorithm(*collective.allgather, topology);
-  const int n = topology.num_ranks();
   const ClusterPlan &plan = collective.reduce_scatter->plan;
-  Algorithm reduce_scatter =
-      invert_dual(cluster_algorithm(*collective.reduce_scatter, reverse_topology(topology)));
-  if (!collective.allgather) {
-    reduce_scatter.name = fmt::format("cluster-reducescatter-{}-s{}-c{}", topology.name(),
-                                      plan.num_steps(), plan.pieces);
-    reduce_scatter.target = {"reducescatter", n, plan.pieces, std::nullopt, topology.name()};
-    return reduce_scatter;
-  }
-  Algorithm out = compose_allreduce(
-      reduce_scatter, cluster_algorithm(*collective.allgather, topology), n, plan.pieces);
-  out.name =
-      fmt::format("cluster-allreduce-{}-s{}-c{}", topology.name(), plan.num_steps(), plan.pieces);
-  out.target = {"allreduce", n, n * plan.pieces, std::nullopt, topology.name()};
-  return out;
+  const std::optional<Algorithm> allgather =
+      collective.allgather ? std::optional(cluster_algorithm(*collective.allgather, topology))
+                           : std::nullopt;
+  return collective_from_allgathers(
+      collective.kind, cluster_algorithm(*collective.reduce_scatter, reverse_topology(topology)),
+      allgather ? &*allgather : nullptr, topology.num_ranks(), plan.pieces, topology.name(),
+      "cluster", fmt::format("s{}-c{}", plan.num_steps(), plan.pieces));
 }
 
 } // namespace syncoll::synth

@@ -3,6 +3,7 @@
 #include "model/invariant.h"
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <set>
 
 namespace syncoll::synth {
@@ -107,6 +108,22 @@ Algorithm compose_allreduce(const Algorithm &reduce_scatter, const Algorithm &al
       a.steps.push_back(std::move(s));
     }
   return a;
+}
+
+Algorithm collective_from_allgathers(CollectiveKind kind, const Algorithm &reversed_allgather,
+                                     const Algorithm *allgather, int ranks, int pieces,
+                                     std::string_view topology, std::string_view method,
+                                     std::string_view tag) {
+  SYNCOLL_INVARIANT((kind == CollectiveKind::ReduceScatter && !allgather) ||
+                        (kind == CollectiveKind::Allreduce && allgather),
+                    "a ReduceScatter comes from one Allgather, an Allreduce from two");
+  Algorithm out = invert_dual(reversed_allgather);
+  if (allgather)
+    out = compose_allreduce(out, *allgather, ranks, pieces);
+  out.name = fmt::format("{}-{}-{}-{}", method, collective_kind_name(kind), topology, tag);
+  out.target = {std::string(collective_kind_name(kind)), ranks, allgather ? ranks * pieces : pieces,
+                std::nullopt, std::string(topology)};
+  return out;
 }
 
 } // namespace syncoll::synth

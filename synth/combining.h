@@ -7,6 +7,7 @@
 #include "model/topology.h"
 
 #include <optional>
+#include <string_view>
 
 namespace syncoll::synth {
 
@@ -41,5 +42,14 @@ Algorithm invert_dual(const Algorithm &dual);
 /// wrong: it builds the result on one address per chunk unit).
 Algorithm compose_allreduce(const Algorithm &reduce_scatter, const Algorithm &allgather, int ranks,
                             int chunks_per_rank);
+
+/// ReduceScatter or Allreduce of `pieces` pieces per rank's share from Allgathers: the reversed
+/// topology's Allgather run backwards (invert_dual), then, for an Allreduce, `allgather` after it
+/// (compose_allreduce). Named "{method}-{collective}-{topology}-{tag}", with its target: the one
+/// construction behind every scale schedule's ReduceScatter and Allreduce.
+Algorithm collective_from_allgathers(CollectiveKind kind, const Algorithm &reversed_allgather,
+                                     const Algorithm *allgather, int ranks, int pieces,
+                                     std::string_view topology, std::string_view method,
+                                     std::string_view tag);
 
 } // namespace syncoll::synth

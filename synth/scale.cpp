@@ -111,11 +111,7 @@ private:
 Expected<void> check_allgather_pieces(int ranks, int pieces) {
   if (pieces < 1)
     return fail({}, fmt::format("a share is cut into at least 1 piece, not {}", pieces));
-  if (int64_t(ranks) * ranks * pieces > (int64_t(1) << 24))
-    return fail({}, fmt::format("{} pieces per rank on {} ranks: the schedule holds at most "
-                                "2^24 chunk copies (ranks^2 x pieces)",
-                                pieces, ranks));
-  return {};
+  return fits_collective_model(CollectiveKind::Allgather, ranks, pieces);
 }
 
 Expected<ScaleSchedule> breadth_first_allgather(const Topology &topology, int chunks) {
@@ -216,29 +212,26 @@ Expected<ScaleSchedule> from_allgather(const Topology &topology, CollectiveKind 
                       "the ReduceScatter bound differs from the reversed Allgather's");
     ScaleSchedule out = std::move(dual);
     out.kind = kind;
-    out.algorithm = invert_dual(out.algorithm);
-    out.algorithm.name = fmt::format("{}-reducescatter-{}-c{}", method, topology.name(), chunks);
-    out.algorithm.target = {"reducescatter", n, chunks, std::nullopt, topology.name()};
+    out.algorithm = collective_from_allgathers(kind, out.algorithm, nullptr, n, chunks,
+                                               topology.name(), method, fmt::format("c{}", chunks));
     out.bounds = {std::move(bound)};
     return out;
   }
   case CollectiveKind::Allreduce: {
-    if (int64_t(n) * n * n * chunks > (int64_t(1) << 24))
-      return fail({}, fmt::format("an Allreduce of {} x {} chunks per rank on {} ranks: the "
-                                  "collective model holds at most 2^24 (ranks^2 x chunks)",
-                                  n, chunks, n));
-    SYNCOLL_TRY(reduce_scatter,
-                from_allgather(topology, CollectiveKind::ReduceScatter, chunks, method, allgather));
+    SYNCOLL_CHECK(fits_collective_model(kind, n, n * chunks));
+    SYNCOLL_TRY(dual, allgather(reverse_topology(topology)));
+    SYNCOLL_TRY(bound, cut_bound(topology, CutDirection::Entering));
+    SYNCOLL_INVARIANT(bound.lambda == dual.lambda,
+                      "the ReduceScatter bound differs from the reversed Allgather's");
     SYNCOLL_TRY(forward, allgather(topology));
     ScaleSchedule out;
     out.kind = kind;
     out.chunks = chunks;
-    out.algorithm = compose_allreduce(reduce_scatter.algorithm, forward.algorithm, n, chunks);
-    out.algorithm.name = fmt::format("{}-allreduce-{}-c{}", method, topology.name(), chunks);
-    out.algorithm.target = {"allreduce", n, n * chunks, std::nullopt, topology.name()};
-    out.bounds = {std::move(reduce_scatter.bounds.front()), std::move(forward.bounds.front())};
-    out.lambda = sum(reduce_scatter.lambda, forward.lambda);
-    out.cost = sum(reduce_scatter.cost, forward.cost);
+    out.algorithm = collective_from_allgathers(kind, dual.algorithm, &forward.algorithm, n, chunks,
+                                               topology.name(), method, fmt::format("c{}", chunks));
+    out.bounds = {std::move(bound), std::move(forward.bounds.front())};
+    out.lambda = sum(dual.lambda, forward.lambda);
+    out.cost = sum(dual.cost, forward.cost);
     out.efficiency = quotient(out.lambda, out.cost);
     return out;
   }

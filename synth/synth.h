@@ -14,6 +14,7 @@
 //                 diameter's steps or a few more (meshes at the bound)
 //   cluster.h     Allgather, ReduceScatter, Allreduce on clusters of boxes (rails, leaf
 //                 groups), planned by a small linear program, against the cluster's cuts
+//   scale_choice.h  which of those `synth scale` makes: method, pieces and steps by default
 //   step_cost.h   what a step and a pipelined schedule cost on a topology, exactly
 //   sat.h, smt.h  the CaDiCaL and z3 backends (reached through synthesize.h)
 //   symmetry.h    topology symmetries for lex-leader symmetry breaking
@@ -29,5 +30,6 @@
 #include "synth/grid.h"
 #include "synth/paced.h"
 #include "synth/scale.h"
+#include "synth/scale_choice.h"
 #include "synth/step_cost.h"
 #include "synth/synthesize.h"
