@@ -1,74 +1,45 @@
-// Links and bandwidth relations as resources that transfers hold (docs/cost-model.md).
+// The network a simulation runs on: links and bandwidth relations as resources that transfers
+// hold (docs/cost-model.md), in three parts, each its own class and file:
 //
-// A transfer of b bytes over link l holds l for b / bandwidth(l), and holds every FIFO bandwidth
-// relation containing l for b / bandwidth(relation), first come first served. It arrives
-// alpha(l) after it started plus its serialization time (cut-through: latency and serialization
-// overlap along the path, so they add once).
+//   routes.h         which links a transfer between two ranks takes (cached per pair)
+//   link_booking.h   first-come booking: a transfer of b bytes over link l holds l for
+//                    b / bandwidth(l), and every FIFO relation containing l for
+//                    b / bandwidth(relation); it arrives alpha(l) after it started plus its
+//                    serialization time (cut-through: latency and serialization add once)
+//   fluid_network.h  links in max-min fair relations as fluid resources, and every multi-hop
+//                    transfer taken hop by hop (in the order transfers reach each link, so shared
+//                    links interleave transfers as hardware does)
 //
-// A transfer over several links takes each when it gets there (hop by hop, in the order
-// transfers reach the link), so shared links interleave transfers as hardware does.
-//
-// A link in a max-min fair relation is a fluid resource instead (SimGrid's LMM): the transfers
-// crossing it at once share it, and those on the links of a fair relation share the relation too,
-// all at max-min fair rates recomputed whenever one starts or ends, so a transfer's end depends on
-// transfers that start after it. Those transfers are run by the network's own events (`start`,
-// `next_event`, `advance`).
+// Network composes them: a one-link transfer outside fair relations is booked at once; any other
+// is the fluid engine's, which reports it through `advance`.
 #pragma once
 
 #include "model/topology.h"
-#include "simulator/event_queue.h"
+#include "simulator/fluid_network.h"
+#include "simulator/link_booking.h"
+#include "simulator/routes.h"
 
 #include <cstdint>
-#include <limits>
-#include <memory>
 #include <optional>
 #include <span>
-#include <unordered_map>
 #include <vector>
 
 namespace syncoll::simulator {
 
-struct TransferTimes {
-  Picoseconds start = 0;
-  Picoseconds arrival = 0;
-};
-
-/// How a transfer crosses an intermediate rank on a multi-hop route.
-enum class Switching {
-  CutThrough,      ///< forwarding starts after the first bytes: latencies add, serialization once
-  StoreAndForward, ///< forwarding starts when the whole message is in: serialization per hop
-};
-
-/// A network-run transfer's reports: first that the sender's link has finished carrying it
-/// (`arrived` false; only `first_hop_end` is set), so that the sender goes on before the transfer
-/// is through, then its arrival (with its times).
-struct Delivery {
-  uint32_t tag = 0;
-  TransferTimes times;
-  Picoseconds first_hop_end = 0; ///< when the sender's link finished carrying it
-  bool arrived = true;
-};
-
-inline constexpr Picoseconds kNever = std::numeric_limits<Picoseconds>::max();
-
-struct LinkUsage {
-  int64_t bytes = 0;
-  Picoseconds busy = 0;
-};
-
 class Network {
 public:
   /// `efficiency` scales every bandwidth (a protocol's payload share: LL 0.5, LL128 120/128).
-  Network(const Topology &topology, double efficiency);
+  Network(const Topology &topology, double efficiency)
+      : topology_(topology), routes_(topology), booking_(topology, efficiency), fluid_(booking_) {}
+  Network(const Network &) = delete;
+  Network &operator=(const Network &) = delete;
 
-  /// Reserves link `link` for `bytes`, no earlier than `ready`.
-  TransferTimes reserve(LinkId link, int64_t bytes, Picoseconds ready);
-  /// The links of a route from rank src to rank dst, cached per pair: the direct link when there
-  /// is one; else through the switches, entering and leaving at the NIC links that give the
-  /// fewest switch hops, with equally short ways through the fabric spread over its parallel
-  /// switches as ECMP spreads flows; else a shortest route forwarded by other ranks (breadth
-  /// first, lowest ids first); empty when dst cannot be reached.
-  std::span<const LinkId> route(RankId src, RankId dst);
+  /// Reserves link `link` for `bytes`, no earlier than `ready` (first come, first served).
+  TransferTimes reserve(LinkId link, int64_t bytes, Picoseconds ready) {
+    return booking_.reserve(link, bytes, ready);
+  }
+  /// The links from rank src to rank dst (routes.h); empty when dst cannot be reached.
+  std::span<const LinkId> route(RankId src, RankId dst) { return routes_.route(src, dst); }
 
   /// Starts a transfer of `bytes` over `route` at `ready` (no earlier than the last `advance`).
   /// A one-link route outside max-min fair relations has its times fixed now, and returned.
@@ -80,197 +51,37 @@ public:
   std::optional<TransferTimes> start(std::span<const LinkId> route, int64_t bytes,
                                      Picoseconds ready, Switching switching, uint32_t tag,
                                      double rate_cap = 0);
-  /// Shares max-min fair rates out again at most once per `window` of simulated time instead of
-  /// at every start and end (0, the default: exact). Events inside a window run at the rates
-  /// shared last: a hop that starts there waits for its rate until the window's events are
-  /// through, and bandwidth a hop leaves stays unused until then, so a transfer ends late by up
-  /// to about the window per hop that starts inside one. In exchange a run whose every event
-  /// moves every rate (an Alltoall on saturated ports) costs one sharing per window, not one per
-  /// event.
-  /// With `hop_ratio` or `from_hops` above 0 the window holds only where it costs little error
-  /// or saves much time: while the median hop of the last sharing lasts (its bytes over its
-  /// rate) at least `hop_ratio` windows, as that hop's time over `hop_ratio` (a hop then waits at
-  /// most a tenth of a typical hop's time for its rate, at ratio 10); else while more than
-  /// `from_hops` hops are carried, as `window`; else not at all (exact).
+  /// See FluidNetwork::set_sharing_window.
   void set_sharing_window(Picoseconds window, int hop_ratio = 0, size_t from_hops = 0) {
-    window_ = window;
-    window_hop_ratio_ = hop_ratio;
-    window_from_hops_ = from_hops;
+    fluid_.set_sharing_window(window, hop_ratio, from_hops);
   }
-  /// Time of the next fair-shared event (a hop starting or ending, or a sharing window closing),
-  /// kNever when none is due.
-  Picoseconds next_event() const { return next_event_; }
-  /// Runs network-run transfers through `until` and appends the reports due: those whose first
-  /// link is done (each before its arrival, at a time no later than its `first_hop_end`), and
-  /// those that arrived.
-  void advance(Picoseconds until, std::vector<Delivery> &delivered);
+  /// Time of the next fair-shared event, kNever when none is due.
+  Picoseconds next_event() const { return fluid_.next_event(); }
+  /// Runs network-run transfers through `until` and appends the reports due.
+  void advance(Picoseconds until, std::vector<Delivery> &delivered) {
+    fluid_.advance(until, delivered);
+  }
   /// Events of the fair-shared transfers processed so far.
-  uint64_t fluid_events() const { return fluid_queue_.events_processed() + fluid_completions_; }
+  uint64_t fluid_events() const { return fluid_.fluid_events(); }
 
-  const std::vector<LinkUsage> &usage() const { return usage_; }
+  const std::vector<LinkUsage> &usage() const { return booking_.usage(); }
   /// Adds `times` x `step` to the usage (a step repeated without being simulated).
-  void add_usage(const std::vector<LinkUsage> &step, int64_t times);
+  void add_usage(const std::vector<LinkUsage> &step, int64_t times) {
+    booking_.add_usage(step, times);
+  }
   /// Whether every link and relation is free at `t` and no transfer is under way.
-  bool idle_by(Picoseconds t) const;
+  bool idle_by(Picoseconds t) const { return !fluid_.busy() && booking_.free_by(t); }
   const Topology &topology() const { return topology_; }
   /// Serialization time of `bytes` on a link alone.
-  Picoseconds serialization(LinkId link, int64_t bytes) const;
+  Picoseconds serialization(LinkId link, int64_t bytes) const {
+    return booking_.serialization(link, bytes);
+  }
 
 private:
-  // Everything a transfer reads or writes about its link, in one cache line.
-  struct LinkState {
-    Picoseconds free_at = 0;
-    Picoseconds alpha = 0;
-    int64_t memo_bytes = -1; ///< the last size serialized, and its time: schedules repeat it
-    Picoseconds memo_time = 0;
-    int32_t relations_begin = 0; ///< into relation_ids_
-    int32_t relations_end = 0;
-    bool fair = false; ///< in a max-min fair relation: carried by the fluid engine
-  };
-
-  // A fair-shared transfer, and each hop of it as a flow over one link.
-  struct FluidTransfer {
-    uint32_t tag = 0;
-    std::span<const LinkId> route;
-    int64_t bytes = 0;
-    double rate_cap = 0;
-    Switching switching = Switching::CutThrough;
-    Picoseconds start = kNever;
-    Picoseconds first_hop_end = 0;
-    Picoseconds last_end = 0; ///< latest end of a hop so far
-    int32_t hops_done = 0;
-  };
-  struct Hop {
-    int32_t transfer = 0;
-    int32_t index = 0;    ///< position on the route
-    LinkId link;          ///< the route's link there, read while the route is in cache
-    int32_t slot = 0;     ///< position among its link's hops (a fluid link)
-    double remaining = 0; ///< bytes, as of `since`
-    double rate = 0;      ///< bytes/ns
-    Picoseconds since = 0;
-    Picoseconds end = kNever; ///< projected at the current rate; kNever while not carried
-  };
-
-  enum FluidEvent : uint32_t { kHopReady = 0, kHopActivate = 1, kHopEnd = 2 };
-
-  std::vector<LinkId> switched_route(RankId src, RankId dst);
-  std::vector<LinkId> forwarded_route(RankId src, RankId dst);
-  /// Switch hops from switch `from` to every switch (-1: unreachable), computed once per switch
-  /// a route enters the fabric at.
-  const std::vector<int32_t> &switch_distances(int32_t from);
-  int32_t switch_index(RankId vertex) const { return vertex.value() - topology_.num_ranks(); }
-
-  void hop_ready(int32_t hop, Picoseconds at);
-  void hop_started(int32_t hop, Picoseconds at);
-  void activate(int32_t hop, Picoseconds at);
-  /// `hop` finished carrying its transfer at `end`: recorded, and under store-and-forward the
-  /// transfer goes on. True when it was the transfer's last hop.
-  bool hop_done(const Hop &hop, Picoseconds end);
-  void reach(int32_t transfer, int32_t index, Picoseconds at); ///< hop `index` is ready
-  void hop_ended(int32_t hop, Picoseconds at, std::vector<Delivery> &delivered);
-  void changed(LinkId link);   ///< a hop started or ended on fluid link `link`
-  void link_busy(LinkId link); ///< fluid link `link` took its first hop: its relations list it
-  void link_idle(LinkId link); ///< and carries none any more
-  void add_demand(int32_t hop, int sign); ///< `hop`'s cap joins (+1) or leaves (-1) its constraints
-  void share_bandwidth(); ///< max-min rates wherever hops came or went since the last sharing
-  bool saturated(size_t constraint) const; ///< its hops' caps add up to more than it carries
-  void visit(size_t constraint);           ///< takes it, and its hops, into the next filling
-  void fill();                             ///< progressive filling over what was visited
-  /// Calls `f` with every constraint of fluid link `link`: the link, then its fair relations.
-  template <typename F> void for_each_constraint(LinkId link, F &&f) const {
-    f(link.index());
-    const LinkState &s = links_[link.index()];
-    for (int32_t k = s.relations_begin; k < s.relations_end; ++k)
-      if (const auto r = size_t(relation_ids_[size_t(k)]); relation_fair_[r])
-        f(links_.size() + r);
-  }
-  Picoseconds first_end();
-  void refresh_next_event();
-  int32_t new_hop(int32_t transfer, int32_t index);
-
   const Topology &topology_;
-  double efficiency_;
-  std::vector<LinkState> links_;
-  std::vector<int32_t> relation_ids_; ///< relations of each link, contiguous
-  std::vector<Picoseconds> relation_free_;
-  std::vector<double> relation_bytes_per_ns_;
-  std::vector<LinkUsage> usage_;
-  std::vector<LinkId> every_link_; ///< link i at index i: one-link routes are spans of it
-  std::unordered_map<uint64_t, std::span<const LinkId>> routes_; ///< multi-hop routes, by ends
-  static constexpr size_t kRouteBlock = size_t(1) << 16;
-  std::vector<std::unique_ptr<LinkId[]>> route_blocks_; ///< where routes_ points
-  size_t route_block_used_ = 0;
-  std::vector<std::vector<int32_t>> via_; ///< per source: the link that reached each vertex
-  std::vector<std::vector<int32_t>> switch_distances_; ///< per entry switch, when first used
-  std::vector<std::vector<LinkId>> switch_in_links_;   ///< per switch: links from switches
-  std::vector<std::vector<LinkId>> rank_entries_;      ///< per rank: its links into switches
-  std::vector<std::vector<LinkId>> rank_exits_;        ///< per rank: the switches' links into it
-
-  // The fluid engine (links of fair relations); slots are reused, so it allocates only while
-  // the number of transfers in flight grows.
-  bool has_fair_ = false;
-  std::vector<bool> relation_fair_;
-  std::vector<FluidTransfer> transfers_;
-  std::vector<int32_t> free_transfers_;
-  std::vector<Hop> hops_;
-  std::vector<int32_t> free_hops_;
-  std::vector<std::vector<int32_t>> link_hops_; ///< per fluid link: the hops it carries now
-  std::vector<Picoseconds> busy_since_;         ///< per fluid link: since when it is carrying
-  EventQueue ends_;    ///< projected hop ends; an entry is current while it equals its hop's end
-  size_t carried_ = 0; ///< hops on fluid links now
-  EventQueue fluid_queue_;
-  Picoseconds now_ = 0;
-  Picoseconds until_ = 0; ///< how far the running `advance` may go
-  Picoseconds next_event_ = kNever;
-  std::vector<Delivery> *reports_ = nullptr; ///< the running `advance`'s output
-  uint64_t fluid_completions_ = 0;
-  bool rates_stale_ = false;
-  Picoseconds stale_since_ = 0;   ///< when the rates went stale
-  Picoseconds window_ = 0;        ///< see set_sharing_window
-  int window_hop_ratio_ = 0;      ///< see set_sharing_window
-  size_t window_from_hops_ = 0;   ///< see set_sharing_window
-  Picoseconds typical_hop_ = 0;   ///< the median hop duration of the last sharing
-  std::vector<double> durations_; ///< scratch: the durations of the hops a sharing rated, in ns
-  /// The window in force now (set_sharing_window says when it holds).
-  Picoseconds window() const {
-    if (window_hop_ratio_ == 0 && window_from_hops_ == 0)
-      return window_;
-    if (window_hop_ratio_ > 0 && typical_hop_ >= window_ * window_hop_ratio_)
-      return typical_hop_ / window_hop_ratio_;
-    return window_from_hops_ > 0 && carried_ > window_from_hops_ ? window_ : 0;
-  }
-  // Sharing. A constraint is a fluid link (index = link) or a fair relation (links + relation).
-  std::vector<int32_t> dirty_links_; ///< links whose hops changed since the last sharing
-  std::vector<char> link_dirty_;
-  std::vector<std::vector<int32_t>> relation_busy_; ///< per relation: its links carrying hops
-  std::vector<int32_t> busy_slot_; ///< per entry of relation_ids_: the link's place in busy list
-  std::vector<int64_t> supply_;    ///< per constraint: its rate, fixed point
-  std::vector<int64_t> demand_;    ///< per constraint: its hops' caps added up, fixed point
-  std::vector<int32_t> unbounded_; ///< per constraint: its hops without a cap
-  uint32_t sharing_round_ = 0;
-  std::vector<uint32_t> constraint_round_; ///< the last round that took it into a filling
-  std::vector<uint32_t> hop_seen_;         ///< per hop: likewise
-  std::vector<int32_t> solve_constraints_;
-  std::vector<int32_t> solve_hops_;
-  std::vector<double> left_;    ///< per constraint, while filling: what its frozen hops leave
-  std::vector<int32_t> rising_; ///< and how many of its hops still rise
-  struct ConstraintEntry {
-    double share = 0;
-    uint32_t id = 0;
-    friend bool operator>(const ConstraintEntry &a, const ConstraintEntry &b) {
-      return a.share != b.share ? a.share > b.share : a.id > b.id;
-    }
-  };
-  std::vector<ConstraintEntry> constraint_heap_;
-  std::vector<std::pair<double, int32_t>> capped_scratch_; ///< the filling's capped hops
-  std::vector<double> hop_level_; ///< per hop: the rate the filling gives it
-  std::vector<uint32_t> hop_frozen_;
-  uint32_t freeze_round_ = 0;
+  Routes routes_;
+  LinkBooking booking_;
+  FluidNetwork fluid_;
 };
-
-/// ps to move `bytes` at `bytes_per_ns`, rounded to the nearest picosecond.
-Picoseconds transfer_ps(int64_t bytes, double bytes_per_ns);
-/// ns (a topology latency) to ps.
-Picoseconds to_ps(Nanoseconds ns);
 
 } // namespace syncoll::simulator
