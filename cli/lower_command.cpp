@@ -9,6 +9,7 @@
 #include "lowering/from_algorithm.h"
 #include "model/algorithm.h"
 
+#include <chrono>
 #include <fmt/format.h>
 #include <memory>
 
@@ -154,6 +155,9 @@ Expected<int> finish(const tl::expected<verifier::VerifiedProgram, verifier::Rep
   return kSuccess;
 }
 
+// Sends from which lowering takes about a second: stages go to stderr from there.
+constexpr size_t kLongLowering = 200'000;
+
 // An algorithm file by connection (lowering/by_connection.h).
 Expected<int> run_lower_by_connection(const LowerArgs &a) {
   auto protocol = parse_protocol(a.protocol);
@@ -162,11 +166,20 @@ Expected<int> run_lower_by_connection(const LowerArgs &a) {
                 fmt::format("unknown protocol '{}' (expected Simple, LL or LL128)", a.protocol));
   if (a.in_place)
     return fail({}, "--in-place applies to an example; an algorithm lowers out of place");
+  const auto start = std::chrono::steady_clock::now();
+  const auto progress = [&](std::string_view what) {
+    fmt::print(stderr, "[{:6.1f} s] lower: {}\n",
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+               what);
+  };
   SYNCOLL_TRY(input,
               read_algorithm_input(a.file, a.topology, a.collective, a.chunk_factor, a.root));
   lowering::ConnectionLoweringOptions options;
   options.protocol = *protocol;
   options.instances = a.instances;
+  // A schedule of many sends takes seconds: say where the time goes.
+  if (input.algorithm.num_sends() >= kLongLowering)
+    options.progress = progress;
   SYNCOLL_TRY(lowered, lowering::lower_by_connection(input.algorithm, input.topology,
                                                      input.collective, options));
   const lowering::ConnectionLoweringStats &s = lowered.stats;

@@ -12,10 +12,12 @@
 #include "synth/synthesize.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <functional>
 #include <memory>
 
 namespace syncoll::cli {
@@ -225,6 +227,22 @@ void add_bound_command(CLI::App &synth, RunResult &result) {
   });
 }
 
+// From this many ranks synth scale takes seconds: its stages go to stderr.
+constexpr int kLongScale = 1024;
+
+// "[  1.2 s] synth scale: what", from the command's start.
+class ScaleProgress {
+public:
+  void operator()(std::string_view what) const {
+    fmt::print(stderr, "[{:6.1f} s] synth scale: {}\n",
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(),
+               what);
+  }
+
+private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
 struct ScaleArgs {
   TopologyOptions topology;
   std::string collective;
@@ -241,7 +259,10 @@ std::string gbps_text(int64_t ranks, Fraction lambda) {
 // check_algorithm on a schedule, said; the algorithm written to `output` only if it holds.
 Expected<int> check_and_write(const Algorithm &algorithm, const Topology &topology,
                               CollectiveKind kind, const TopologyOptions &where,
-                              const std::string &output) {
+                              const std::string &output,
+                              const std::function<void(std::string_view)> &say) {
+  if (say)
+    say(fmt::format("checking {} sends", algorithm.num_sends()));
   SYNCOLL_TRY(collective,
               make_collective(kind, topology.num_ranks(), algorithm.target.chunk_factor));
   const AlgorithmCheck check = check_algorithm(algorithm, topology, collective);
@@ -254,8 +275,11 @@ Expected<int> check_and_write(const Algorithm &algorithm, const Topology &topolo
              "ends with {})\n",
              kind == CollectiveKind::Allgather ? "every chunk"
                                                : "every contribution summed exactly once");
-  if (!output.empty())
+  if (!output.empty()) {
+    if (say)
+      say("writing " + output);
     SYNCOLL_CHECK(write_output(output, algorithm_file_text(algorithm, where)));
+  }
   return kSuccess;
 }
 
@@ -267,8 +291,15 @@ Expected<int> run_cluster(const ScaleArgs &args, const Topology &topology,
   const int log_steps = synth::default_cluster_steps(n);
   const int steps = args.steps.value_or(log_steps);
   const int pieces = args.chunks.value_or(synth::default_cluster_pieces(cluster));
+  std::function<void(std::string_view)> say;
+  if (n >= kLongScale)
+    say = ScaleProgress{};
+  if (say)
+    say(fmt::format("planning {} steps of {} pieces per share by rail", steps, pieces));
   SYNCOLL_TRY(schedule, synth::box_cluster_collective(topology, kind, steps, pieces,
                                                       synth::ClusterPlanGoal::StepSynchronous));
+  if (say)
+    say("planning the pipelined trees");
   SYNCOLL_TRY(trees, synth::box_cluster_collective(topology, kind, std::max(steps, 2), pieces,
                                                    synth::ClusterPlanGoal::PipelinedTrees));
   const synth::ClusterSchedule &first =
@@ -315,6 +346,8 @@ Expected<int> run_cluster(const ScaleArgs &args, const Topology &topology,
                  ? "; each part at its cut bound B* exactly, attained: optimal as ReduceScatter "
                    "+ Allgather"
                  : "; the cut bound B* exactly, attained: optimal");
+  if (say)
+    say("the frontier of steps");
   std::vector<std::string> frontier;
   for (int s = 1; s <= std::max(steps, log_steps); ++s) {
     // Too few steps for leaf groups, or a rounding with no plan: not a point of the frontier.
@@ -343,7 +376,7 @@ Expected<int> run_cluster(const ScaleArgs &args, const Topology &topology,
     return kSuccess;
   }
   return check_and_write(synth::cluster_collective_algorithm(schedule, topology), topology, kind,
-                         args.topology, args.output);
+                         args.topology, args.output, say);
 }
 
 // A direct-connect machine's collective, as synth/scale_choice.h chooses it: the paced
@@ -352,6 +385,8 @@ Expected<int> run_direct(const ScaleArgs &args, const Topology &topology, Collec
   synth::ScaleRequest request;
   request.pieces = args.chunks;
   request.steps = args.steps;
+  if (topology.num_ranks() >= kLongScale)
+    request.progress = ScaleProgress{};
   const std::string key = name_key(args.topology.spec);
   if ((key == "mesh2d" || key == "mesh3d") && args.topology.params.shape)
     request.mesh_shape = *args.topology.params.shape;
@@ -396,7 +431,8 @@ Expected<int> run_direct(const ScaleArgs &args, const Topology &topology, Collec
                schedule.pipelined_efficiency == Fraction{1, 1}
                    ? ": optimal, by the bound's certificate"
                    : "");
-  return check_and_write(schedule.algorithm, topology, kind, args.topology, args.output);
+  return check_and_write(schedule.algorithm, topology, kind, args.topology, args.output,
+                         request.progress);
 }
 
 void add_scale_command(CLI::App &synth, RunResult &result) {

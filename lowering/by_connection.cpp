@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <numeric>
 #include <unordered_map>
 
 namespace syncoll::lowering {
@@ -459,13 +460,12 @@ std::vector<int> initial_lanes(const Topology &t, const std::vector<Transfer> &t
   return lanes;
 }
 
-void assign_lanes(std::vector<Transfer> &transfers, const std::vector<int> &lanes) {
-  std::vector<int> next(lanes.size(), 0);
-  for (Transfer &x : transfers) {
-    x.lane = next[size_t(x.link)];
-    if (++next[size_t(x.link)] == lanes[size_t(x.link)])
-      next[size_t(x.link)] = 0;
-  }
+/// The k-th transfer over a link takes lane k mod its lanes; `sent` counts them per link.
+void assign_lanes(std::vector<Transfer> &transfers, const std::vector<int> &lanes,
+                  std::vector<int64_t> &sent) {
+  sent.assign(lanes.size(), 0);
+  for (Transfer &x : transfers)
+    x.lane = int(sent[size_t(x.link)]++ % lanes[size_t(x.link)]);
 }
 
 /// Pairs a rank's receiving link with the sending link it forwards most to, where both have
@@ -597,8 +597,17 @@ Expected<LoweredAlgorithm> lower_by_connection(const Algorithm &algorithm, const
   std::vector<int> lanes =
       initial_lanes(topology, transfers, per_step, budget, most, options.limits.sm_budget);
   // Waits add nops, so a lane can still pass the budget: widen those links and lay out again.
+  std::vector<int64_t> sent;
+  const auto say = [&](const std::string &what) {
+    if (options.progress)
+      options.progress(what);
+  };
   for (int round = 0;; ++round) {
-    assign_lanes(transfers, lanes);
+    say(fmt::format("{} sends over {} lanes of {} links: emitting the thread blocks{}",
+                    transfers.size(), std::accumulate(lanes.begin(), lanes.end(), int64_t(0)),
+                    std::count_if(lanes.begin(), lanes.end(), [](int l) { return l > 0; }),
+                    round > 0 ? " again (wider lanes)" : ""));
+    assign_lanes(transfers, lanes, sent);
     const Connections connections{lanes, pair_connections(topology, collective.num_chunks(),
                                                           transfers, per_step, lanes, budget)};
     Emitter e(algorithm, topology, collective, transfers, connections);
@@ -631,6 +640,7 @@ Expected<LoweredAlgorithm> lower_by_connection(const Algorithm &algorithm, const
       program = std::move(scaled.first);
       implemented = std::move(scaled.second);
     }
+    say(fmt::format("verifying {} steps", stats.steps));
     verifier::VerifyOptions vo;
     vo.collective = implemented;
     vo.limits = options.limits;

@@ -32,7 +32,9 @@
 #include "verifier/verify.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace syncoll::lowering {
@@ -48,6 +50,8 @@ struct ConnectionLoweringOptions {
   /// Also check deadlock, races and the postcondition of a program past those limits (off: they
   /// are "not checked", and the resources verdict comes in time linear in the steps).
   bool check_unfit_programs = false;
+  /// Told each stage as it starts (laying out, emitting, verifying), for a long run's stderr.
+  std::function<void(std::string_view)> progress;
 };
 
 /// What the lowering made, for a summary line and the bench.

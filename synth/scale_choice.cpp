@@ -34,6 +34,10 @@ Expected<DirectChoice> choose_direct_schedule(const Topology &topology, Collecti
   out.pieces = request.pieces.value_or(default_direct_pieces(topology, kind));
   const Distances hops = hop_distances(topology);
   out.diameter = *std::max_element(hops.hops.begin(), hops.hops.end());
+  const auto say = [&](const std::string &what) {
+    if (request.progress)
+      request.progress(what);
+  };
   std::optional<ScaleSchedule> best;
   const auto consider = [&](ScaleSchedule schedule, std::string method, bool paced = false,
                             int planned = 0) {
@@ -48,10 +52,12 @@ Expected<DirectChoice> choose_direct_schedule(const Topology &topology, Collecti
     }
   };
   if (!request.steps) {
+    say(fmt::format("breadth-first, {} pieces per share", out.pieces));
     SYNCOLL_TRY(breadth, breadth_first(topology, kind, out.pieces));
     consider(std::move(breadth), "breadth-first");
     if (request.mesh_shape) {
       const std::vector<int> &shape = *request.mesh_shape;
+      say("dimension-ordered");
       SYNCOLL_TRY(grid, dimension_ordered(topology, shape, kind, out.pieces));
       SYNCOLL_TRY(orders, dimension_ordered_allgather(topology, shape, out.pieces));
       std::vector<std::string> axes_of;
@@ -70,6 +76,7 @@ Expected<DirectChoice> choose_direct_schedule(const Topology &topology, Collecti
     out.paced_tried = true;
     const int last = request.steps ? *request.steps : out.diameter + 2;
     for (int steps = request.steps.value_or(out.diameter); steps <= last; ++steps) {
+      say(fmt::format("paced in {} steps", steps));
       auto schedule = paced(topology, kind, out.pieces, steps);
       if (!schedule) {
         if (request.steps)

@@ -10,8 +10,10 @@
 #include "synth/cluster.h"
 #include "synth/scale.h"
 
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace syncoll::synth {
@@ -31,6 +33,8 @@ struct ScaleRequest {
   std::optional<int> steps;  ///< --steps: a paced schedule of exactly these steps, made alone
   /// The machine is a mesh of this shape (dimension-ordered schedules apply).
   std::optional<std::vector<int>> mesh_shape;
+  /// Told each method as it starts, for a long run's stderr.
+  std::function<void(std::string_view)> progress;
 };
 
 /// A method tried, and how near the bound it came (step by step).
