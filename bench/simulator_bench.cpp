@@ -11,6 +11,7 @@
 //                                               fat-tree|program ...]
 #include "model/topology_library.h"
 #include "nccl/algorithms.h"
+#include "nccl/run.h"
 #include "nccl/search.h"
 #include "nccl/steps.h"
 #include "simulator/algorithm_sim.h"
@@ -19,6 +20,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fmt/format.h>
@@ -371,6 +373,56 @@ bool ring_program_table(bool quick) {
 
 // Usage: simulator_bench [--quick] [table...], tables named streamed, ring-allreduce,
 // ring-alltoall, congested, fat-tree, program (all by default).
+// What users type: `syncoll simulate --baseline nccl-ring -c allreduce -t ring -n N --size
+// 256MiB`, NCCL's own channel search included (its rings, its channels, the program, the
+// simulation), and how the wall time grows per doubling of the ranks (exponent: log2 of the
+// ratio; the work, ranks x steps x channels, grows as 2). The peer: ASTRA-sim's analytical
+// backend on the same 4,096-rank ring, measured on this machine.
+bool nccl_default_table(bool quick) {
+  std::printf("NCCL ring Allreduce with NCCL's channels (the CLI's default path), 256 MiB\n\n");
+  std::printf("%6s %9s %12s %10s %10s %10s %9s %8s %9s %10s\n", "ranks", "channels", "simulated us",
+              "search s", "sim s", "total s", "exponent", "peer s", "ratio", "peak MiB");
+  struct Row {
+    int ranks;
+    double peer_seconds; ///< 0: no peer figure
+  };
+  const std::vector<Row> rows = quick ? std::vector<Row>{{64, 0}, {128, 0}}
+                                      : std::vector<Row>{{1024, 0}, {2048, 0}, {4096, 7.5}};
+  double last = 0;
+  for (const Row &c : rows) {
+    const Topology t = *ring(c.ranks);
+    Expected<nccl::TopologyRings> rings = tl::unexpected(Diagnostics{});
+    Expected<Program> program = tl::unexpected(Diagnostics{});
+    const double search = seconds([&] {
+      rings = nccl::nccl_topology_rings(t, CollectiveKind::Allreduce, 0, RankId(0));
+      if (rings)
+        program = nccl::nccl_topology_program(nccl::NcclAlgorithm::Ring, CollectiveKind::Allreduce,
+                                              t, *rings, Protocol::Simple);
+    });
+    if (!program)
+      return false;
+    simulator::ProgramSimOptions o;
+    o.size_bytes = kBytes;
+    Expected<simulator::ProgramSimulation> r = tl::unexpected(Diagnostics{});
+    const double sim = seconds([&] { r = simulator::simulate_program(*program, t, o); });
+    if (!r || r->deadlocked)
+      return false;
+    const double total = search + sim;
+    const std::string exponent = last > 0 ? fmt::format("{:.2f}", std::log2(total / last)) : "-";
+    last = total;
+    std::printf("%6d %9d %12.3f %10.3f %10.3f %10.3f %9s %8s %9s %10.1f\n", c.ranks,
+                rings->channels, double(r->result.completion) / 1e6, search, sim, total,
+                exponent.c_str(),
+                c.peer_seconds > 0 ? fmt::format("{:.1f}", c.peer_seconds).c_str() : "-",
+                c.peer_seconds > 0 ? fmt::format("{:.2f}x", total / c.peer_seconds).c_str() : "-",
+                peak_mib());
+  }
+  std::printf("\n(ratio: ours over the peer's wall time; above 1 is slower. Same figures through "
+              "the CLI: /usr/bin/time -f \"%%e s %%M KB\" syncoll simulate --baseline nccl-ring -c "
+              "allreduce -t ring -n N --size 256MiB)\n\n");
+  return true;
+}
+
 int main(int argc, char **argv) {
   bool quick = false;
   std::vector<std::string> only;
@@ -383,14 +435,16 @@ int main(int argc, char **argv) {
   const std::vector<std::pair<std::string, bool (*)(bool)>> tables = {
       {"streamed", streamed_nccl_table},      {"ring-allreduce", ring_allreduce_table},
       {"ring-alltoall", ring_alltoall_table}, {"congested", congested_alltoall_table},
-      {"fat-tree", fat_tree_alltoall_table},  {"program", ring_program_table}};
+      {"fat-tree", fat_tree_alltoall_table},  {"program", ring_program_table},
+      {"nccl-default", nccl_default_table}};
   for (const std::string &name : only)
     if (std::none_of(tables.begin(), tables.end(),
                      [&](const auto &t) { return t.first == name; })) {
-      std::fprintf(stderr,
-                   "simulator_bench: unknown table '%s'; usage: simulator_bench [--quick] "
-                   "[streamed|ring-allreduce|ring-alltoall|congested|fat-tree|program ...]\n",
-                   name.c_str());
+      std::fprintf(
+          stderr,
+          "simulator_bench: unknown table '%s'; usage: simulator_bench [--quick] "
+          "[streamed|ring-allreduce|ring-alltoall|congested|fat-tree|program|nccl-default ...]\n",
+          name.c_str());
       return 2;
     }
   // The streamed runs first, on a fresh heap (peak memory is the process's high-water mark);
