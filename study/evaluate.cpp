@@ -2,8 +2,8 @@
 
 #include "compose/search.h"
 #include "examples/programs/programs.h"
+#include "lowering/by_connection.h"
 #include "lowering/compile.h"
-#include "lowering/from_algorithm.h"
 #include "model/collective_traits.h"
 #include "model/hardware.h"
 #include "model/invariant.h"
@@ -306,10 +306,8 @@ std::vector<Outcome> run_synth(const Variant &v, CollectiveKind kind,
     auto collective = goal.collective(where.num_ranks(), point.chunks);
     if (!collective)
       continue;
-    auto dsl = lowering::algorithm_to_dsl(point.algorithm, where, *collective);
-    if (!dsl)
-      continue;
-    auto lowered = lowering::lower(*dsl);
+    // As `syncoll lower` lowers it: by connection.
+    auto lowered = lowering::lower_by_connection(point.algorithm, where, *collective);
     if (!lowered || !lowered->verified) {
       const std::string why =
           !lowered ? message_of(lowered.error()) : first_violation(lowered->verified.error());

@@ -35,8 +35,8 @@ Expected<int> run(const std::string &topology_file) {
               algorithm.total_rounds(), least.proven_least ? " (fewest steps, proven)" : "");
 
   SYNCOLL_TRY(collective, target.collective(topology.num_ranks(), 2));
-  SYNCOLL_TRY(dsl, lowering::algorithm_to_dsl(algorithm, topology, collective));
-  SYNCOLL_TRY(lowered, lowering::lower(dsl));
+  // A thread block per connection and lane, as `syncoll lower` does it.
+  SYNCOLL_TRY(lowered, lowering::lower_by_connection(algorithm, topology, collective));
   if (!lowered.verified) {
     std::printf("verification failed:\n%s", lowered.verified.error().to_text().c_str());
     return 1;

@@ -11,9 +11,12 @@
 #include "simulator/program_sim.h"
 #include "synth/scale.h"
 #include "synth/synthesize.h"
+#include "testing/generators.h"
+#include "tests/synth/targets.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
 
 namespace syncoll::lowering {
 namespace {
@@ -163,6 +166,51 @@ TEST(ConnectionLoweringTest, AScheduleBeyondTheExecutorIsAResourcesVerdictNaming
   ASSERT_EQ(few_blocks->advice.size(), 1u);
   EXPECT_NE(few_blocks->advice[0].find("thread blocks per rank: rank 0 has"), std::string::npos)
       << few_blocks->advice[0];
+}
+
+// Whatever the synthesizer finds on a small topology, in any protocol and with replication,
+// lowers by connection to a program every check passes and the CPU executor runs to the
+// collective's result.
+RC_GTEST_PROP(ConnectionLoweringProperty, SynthesizedAlgorithmsLowerToVerifiedPrograms, ()) {
+  const Topology topology = synth::testing::small_topology();
+  const CollectiveKind kind = *rc::gen::element(
+      CollectiveKind::Allgather, CollectiveKind::Broadcast, CollectiveKind::Gather,
+      CollectiveKind::Scatter, CollectiveKind::Alltoall, CollectiveKind::ReduceScatter,
+      CollectiveKind::Reduce, CollectiveKind::Allreduce);
+  const synth::Target target = synth::testing::target_of(kind);
+  const int ranks = topology.num_ranks();
+  const int chunks =
+      kind == CollectiveKind::Allreduce ? ranks * *rc::gen::inRange(1, 3) : *rc::gen::inRange(1, 3);
+  RC_TAG(collective_kind_name(kind));
+  auto found = synth::least_steps(topology, target, chunks, std::nullopt, 2, 8, {});
+  RC_ASSERT(found.has_value());
+  RC_PRE(found->found.has_value());
+  auto spec = target.collective(ranks, chunks);
+  RC_ASSERT(spec.has_value());
+  ConnectionLoweringOptions options;
+  options.protocol = *rc::gen::element(Protocol::Simple, Protocol::LL, Protocol::LL128);
+  options.instances = *rc::gen::inRange(1, 3);
+  auto lowered = lower_by_connection(*found->found->algorithm, topology, *spec, options);
+  RC_ASSERT(lowered.has_value());
+  if (!lowered->verified)
+    RC_FAIL(lowered->verified.error().to_text());
+  const auto e = backend::ExecutableProgram::lower(*lowered->verified);
+  backend::RunOptions ro;
+  ro.size_bytes =
+      int64_t(nccl_tests_chunks(e.collective())) * 4 * *rc::gen::element<int64_t>(1, 8, 3000);
+  auto run = backend::run_on_cpu(e, ro);
+  RC_ASSERT(run.has_value());
+  RC_ASSERT(run->correct());
+}
+
+// Random algorithms on random topologies (links of capacity 1-3, relations, custom collectives)
+// lower by connection and verify.
+RC_GTEST_PROP(ConnectionLoweringProperty, GeneratedAlgorithmsLowerToVerifiedPrograms, ()) {
+  const testing::AlgorithmCase a = *testing::gen_algorithm();
+  auto lowered = lower_by_connection(a.algorithm, a.topology, a.collective);
+  RC_ASSERT(lowered.has_value());
+  if (!lowered->verified)
+    RC_FAIL(lowered->verified.error().to_text());
 }
 
 TEST(ConnectionLoweringTest, ASendOfAChunkItsSourceLacksIsBadInput) {
