@@ -172,25 +172,14 @@ TEST(ConnectionLoweringTest, AScheduleBeyondTheExecutorIsAResourcesVerdictNaming
 // lowers by connection to a program every check passes and the CPU executor runs to the
 // collective's result.
 RC_GTEST_PROP(ConnectionLoweringProperty, SynthesizedAlgorithmsLowerToVerifiedPrograms, ()) {
-  const Topology topology = synth::testing::small_topology();
-  const CollectiveKind kind = *rc::gen::element(
-      CollectiveKind::Allgather, CollectiveKind::Broadcast, CollectiveKind::Gather,
-      CollectiveKind::Scatter, CollectiveKind::Alltoall, CollectiveKind::ReduceScatter,
-      CollectiveKind::Reduce, CollectiveKind::Allreduce);
-  const synth::Target target = synth::testing::target_of(kind);
-  const int ranks = topology.num_ranks();
-  const int chunks =
-      kind == CollectiveKind::Allreduce ? ranks * *rc::gen::inRange(1, 3) : *rc::gen::inRange(1, 3);
-  RC_TAG(collective_kind_name(kind));
-  auto found = synth::least_steps(topology, target, chunks, std::nullopt, 2, 8, {});
-  RC_ASSERT(found.has_value());
-  RC_PRE(found->found.has_value());
-  auto spec = target.collective(ranks, chunks);
-  RC_ASSERT(spec.has_value());
+  const auto synthesized = synth::testing::small_synthesized();
+  RC_PRE(synthesized.has_value());
+  RC_TAG(collective_kind_name(synthesized->kind));
   ConnectionLoweringOptions options;
   options.protocol = *rc::gen::element(Protocol::Simple, Protocol::LL, Protocol::LL128);
   options.instances = *rc::gen::inRange(1, 3);
-  auto lowered = lower_by_connection(*found->found->algorithm, topology, *spec, options);
+  auto lowered = lower_by_connection(synthesized->algorithm, synthesized->topology,
+                                     synthesized->collective, options);
   RC_ASSERT(lowered.has_value());
   if (!lowered->verified)
     RC_FAIL(lowered->verified.error().to_text());
@@ -207,6 +196,7 @@ RC_GTEST_PROP(ConnectionLoweringProperty, SynthesizedAlgorithmsLowerToVerifiedPr
 // lower by connection and verify.
 RC_GTEST_PROP(ConnectionLoweringProperty, GeneratedAlgorithmsLowerToVerifiedPrograms, ()) {
   const testing::AlgorithmCase a = *testing::gen_algorithm();
+  RC_TAG(a.topology.num_ranks());
   auto lowered = lower_by_connection(a.algorithm, a.topology, a.collective);
   RC_ASSERT(lowered.has_value());
   if (!lowered->verified)

@@ -134,24 +134,14 @@ namespace {
 // Whatever the synthesizer finds on a small topology lowers to a program every check passes,
 // under any protocol and with replication; the simulator runs it without deadlock.
 RC_GTEST_PROP(LoweringProperty, SynthesizedAlgorithmsLowerToVerifiedPrograms, ()) {
-  const Topology topology = synth::testing::small_topology();
-  const CollectiveKind kind = *rc::gen::element(
-      CollectiveKind::Allgather, CollectiveKind::Broadcast, CollectiveKind::Gather,
-      CollectiveKind::Scatter, CollectiveKind::Alltoall, CollectiveKind::ReduceScatter,
-      CollectiveKind::Reduce, CollectiveKind::Allreduce);
-  const synth::Target target = synth::testing::target_of(kind);
-  const int ranks = topology.num_ranks();
-  const int chunks =
-      kind == CollectiveKind::Allreduce ? ranks * *rc::gen::inRange(1, 3) : *rc::gen::inRange(1, 3);
-  RC_TAG(collective_kind_name(kind));
-  auto found = synth::least_steps(topology, target, chunks, std::nullopt, 2, 8, {});
-  RC_ASSERT(found.has_value());
-  RC_PRE(found->found.has_value());
-  auto spec = target.collective(ranks, chunks);
-  RC_ASSERT(spec.has_value());
+  const auto synthesized = synth::testing::small_synthesized();
+  RC_PRE(synthesized.has_value());
+  RC_TAG(collective_kind_name(synthesized->kind));
+  const Topology &topology = synthesized->topology;
+  const auto *spec = &synthesized->collective;
   DslOptions dsl_options;
   dsl_options.protocol = *rc::gen::element(Protocol::Simple, Protocol::LL, Protocol::LL128);
-  auto dsl = algorithm_to_dsl(*found->found->algorithm, topology, *spec, dsl_options);
+  auto dsl = algorithm_to_dsl(synthesized->algorithm, topology, *spec, dsl_options);
   RC_ASSERT(dsl.has_value());
   LowerOptions options;
   options.instances = *rc::gen::inRange(1, 3);

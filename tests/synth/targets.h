@@ -45,6 +45,33 @@ inline Topology small_topology() {
   }
 }
 
+/// What the synthesizer finds (fewest steps) for a random collective on a small topology, for
+/// property tests downstream of synthesis; nullopt where it finds none (discard the case).
+struct SmallSynthesized {
+  Topology topology;
+  CollectiveKind kind;
+  Algorithm algorithm;
+  CollectiveSpec collective;
+};
+inline std::optional<SmallSynthesized> small_synthesized() {
+  const Topology topology = small_topology();
+  const CollectiveKind kind = *rc::gen::element(
+      CollectiveKind::Allgather, CollectiveKind::Broadcast, CollectiveKind::Gather,
+      CollectiveKind::Scatter, CollectiveKind::Alltoall, CollectiveKind::ReduceScatter,
+      CollectiveKind::Reduce, CollectiveKind::Allreduce);
+  const Target target = target_of(kind);
+  const int ranks = topology.num_ranks();
+  const int chunks =
+      kind == CollectiveKind::Allreduce ? ranks * *rc::gen::inRange(1, 3) : *rc::gen::inRange(1, 3);
+  auto found = least_steps(topology, target, chunks, std::nullopt, 2, 8, {});
+  RC_ASSERT(found.has_value());
+  if (!found->found)
+    return std::nullopt;
+  auto spec = target.collective(ranks, chunks);
+  RC_ASSERT(spec.has_value());
+  return SmallSynthesized{topology, kind, *found->found->algorithm, *spec};
+}
+
 /// A random topology every vertex of which reaches every other: a ring through all vertices and
 /// random chords, each link of a random whole 1-8 GB/s; `switches` of its vertices are switches.
 inline TopologyDraft random_connected_draft(int ranks, int switches) {
