@@ -152,7 +152,8 @@ TEST(CliTest, DemoRunsEndToEnd) {
   EXPECT_NE(run.out.find("NCCL's choice: AllGather: 1024 Bytes -> Algo RING proto LL"),
             std::string::npos)
       << run.out;
-  EXPECT_NE(run.err.find("lowering (GC3 passes) and verifying allgather_c6_s3_r7"), std::string::npos);
+  EXPECT_NE(run.err.find("lowering (GC3 passes) and verifying allgather_c6_s3_r7"),
+            std::string::npos);
   for (const char *file :
        {"allgather_c2_s2_r3_LL.xml", "allgather_c6_s3_r7_Simple.xml", "nccl_ring_allgather.xml",
         "allgather_dgx1.csv", "speedup.svg", "topology.svg", "latency_optimal_program.svg",
