@@ -24,6 +24,30 @@ TEST(CorrectProgramsTest, RingAllreduce) {
   expect_verified(testing::ring_allreduce_program(4, 2, Protocol::LL128));
 }
 
+// A correct program past the executor's limits: its resources verdict, and the deeper properties
+// checked (the default) or, where the caller decides by the static rules alone, unknown and said
+// to be unchecked: never a pass or a failure.
+TEST(CorrectProgramsTest, AProgramPastTheLimitsIsCheckedOrSaidToBeUnchecked) {
+  const Program p = testing::ring_allreduce_program(4, 2);
+  VerifyOptions options;
+  options.limits.max_steps_per_tb = 2;
+  const Report checked = verify(p, options);
+  EXPECT_EQ(checked.verdict(Property::Resources).kind, VerdictKind::Violated);
+  for (Property q : {Property::DeadlockFreedom, Property::RaceFreedom, Property::Postcondition})
+    EXPECT_EQ(checked.verdict(q).kind, VerdictKind::Holds) << checked.to_text();
+  options.check_unfit_programs = false;
+  const Report unchecked = verify(p, options);
+  EXPECT_EQ(unchecked.verdict(Property::Resources).kind, VerdictKind::Violated);
+  for (Property q : {Property::DeadlockFreedom, Property::RaceFreedom, Property::Postcondition}) {
+    EXPECT_EQ(unchecked.verdict(q).kind, VerdictKind::Unknown);
+    EXPECT_EQ(unchecked.verdict(q).summary,
+              "unknown: not checked (the program does not fit the executor)");
+  }
+  // A program within the limits is checked in full either way.
+  options.limits = ResourceLimits{};
+  EXPECT_TRUE(verify(p, options).all_hold());
+}
+
 TEST(CorrectProgramsTest, RingAllgather) {
   for (int n : {2, 3, 5})
     for (int ch : {1, 3})
