@@ -13,12 +13,14 @@ namespace syncoll::synth {
 Distances hop_distances(const Topology &topology) {
   using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
   const int P = topology.num_ranks();
-  Graph g(static_cast<size_t>(P));
+  // Switches are vertices too: a route through one counts its hops.
+  const auto V = static_cast<size_t>(topology.num_vertices());
+  Graph g(V);
   for (const Link &l : topology.links())
     boost::add_edge(l.src.index(), l.dst.index(), g);
   Distances d{P, std::vector<int>(size_t(P) * size_t(P), kUnreachable)};
   for (int s = 0; s < P; ++s) {
-    std::vector<int> dist(static_cast<size_t>(P), kUnreachable);
+    std::vector<int> dist(V, kUnreachable);
     dist[size_t(s)] = 0;
     boost::breadth_first_search(g, boost::vertex(size_t(s), g),
                                 boost::visitor(boost::make_bfs_visitor(

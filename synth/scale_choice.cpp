@@ -30,6 +30,12 @@ int default_direct_pieces(const Topology &topology, CollectiveKind kind) {
 
 Expected<DirectChoice> choose_direct_schedule(const Topology &topology, CollectiveKind kind,
                                               const ScaleRequest &request) {
+  if (topology.num_switches() > 0)
+    return fail({}, fmt::format("topology '{}' has switches; synth scale's direct-connect "
+                                "schedules send between ranks over direct links (a cluster of "
+                                "boxes with a NIC per GPU is planned on its links: multinode "
+                                "--nics GPUS)",
+                                topology.name()));
   DirectChoice out;
   out.pieces = request.pieces.value_or(default_direct_pieces(topology, kind));
   const Distances hops = hop_distances(topology);
