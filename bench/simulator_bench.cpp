@@ -26,6 +26,7 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <malloc.h>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -321,6 +322,19 @@ bool streamed_nccl_table(bool quick) {
 
 // The ring Allreduce as `syncoll simulate --baseline nccl-ring --channels 1` runs it: NCCL's ring
 // as a thread-block program, built and then simulated by the program engine.
+// The program simulated at 256 MiB, and the wall time it took (`seconds`); none when it fails or
+// deadlocks.
+std::optional<simulator::ProgramSimulation> simulated_at_256_mib(const Program &program,
+                                                                 const Topology &t, double &took) {
+  simulator::ProgramSimOptions o;
+  o.size_bytes = kBytes;
+  Expected<simulator::ProgramSimulation> r = tl::unexpected(Diagnostics{});
+  took = seconds([&] { r = simulator::simulate_program(program, t, o); });
+  if (!r || r->deadlocked)
+    return std::nullopt;
+  return std::move(*r);
+}
+
 bool ring_program_table(bool quick) {
   std::printf("NCCL ring Allreduce as a thread-block program (the CLI's path), one channel, same "
               "ring and size\n\n");
@@ -344,11 +358,9 @@ bool ring_program_table(bool quick) {
     });
     if (!program)
       return false;
-    simulator::ProgramSimOptions o;
-    o.size_bytes = kBytes;
-    Expected<simulator::ProgramSimulation> r = tl::unexpected(Diagnostics{});
-    const double sim = seconds([&] { r = simulator::simulate_program(*program, t, o); });
-    if (!r || r->deadlocked)
+    double sim = 0;
+    const auto r = simulated_at_256_mib(*program, t, sim);
+    if (!r)
       return false;
     size_t instructions = 0, runs = 0;
     for (const RankProgram &rp : program->ranks())
@@ -401,11 +413,9 @@ bool nccl_default_table(bool quick) {
     });
     if (!program)
       return false;
-    simulator::ProgramSimOptions o;
-    o.size_bytes = kBytes;
-    Expected<simulator::ProgramSimulation> r = tl::unexpected(Diagnostics{});
-    const double sim = seconds([&] { r = simulator::simulate_program(*program, t, o); });
-    if (!r || r->deadlocked)
+    double sim = 0;
+    const auto r = simulated_at_256_mib(*program, t, sim);
+    if (!r)
       return false;
     const double total = search + sim;
     const std::string exponent = last > 0 ? fmt::format("{:.2f}", std::log2(total / last)) : "-";
