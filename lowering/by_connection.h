@@ -10,9 +10,13 @@
 // side's, so a rank has about as many thread blocks as it has neighbours times the lanes:
 //
 //   lanes    the connections of one link: as many as the link's capacity and a step's sends over
-//            it need to overlap (at most that), more where one lane would pass the executor's
-//            steps per thread block; the k-th transfer over a link takes lane k mod lanes, on
-//            both ends, and lane i is channel i
+//            it need to overlap (at most that; fewer where a rank would pass the SM budget),
+//            more where one lane would pass the executor's steps per thread block; the k-th
+//            transfer over a link takes lane k mod lanes, on both ends, and lane i is channel i
+//            (detail/lanes.h)
+//   pairs    a receiving link shares its thread blocks with the sending link it forwards most
+//            to, where one thread block holds both and neither carries two transfers on a lane
+//            in a step
 //   memory   a received chunk lands in its output slot at a post rank, else in a scratch slot of
 //            its own; a value written in the step that also reads the old one goes to a fresh
 //            scratch slot, so no step waits on a read of its own step
