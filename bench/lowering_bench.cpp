@@ -112,11 +112,8 @@ std::string run_row(const Row &row) {
   std::string timing = "-";
   if (row.simulate) {
     const int64_t bytes = int64_t(256) << 20;
-    double alpha_ns = 0;
-    for (const Link &l : t->links())
-      alpha_ns = std::max(alpha_ns, l.alpha.count);
     const double planned_us =
-        (schedule->algorithm.num_steps() * alpha_ns + double(bytes) / n * schedule->cost.value()) /
+        synth::planned_ns(*t, schedule->algorithm.num_steps(), schedule->cost, double(bytes) / n) /
         1000;
     simulator::ProgramSimOptions o;
     o.size_bytes = bytes;

@@ -371,9 +371,6 @@ private:
 // for each part of an Allreduce, whose parts take the same steps.
 std::optional<synth::ClusterPlan> frontier_point(const Topology &t,
                                                  const synth::BoxCluster &cluster, int64_t size) {
-  double alpha_ns = 0;
-  for (const Link &l : t.links())
-    alpha_ns = std::max(alpha_ns, l.alpha.count);
   const auto units = exact_units(t);
   if (!units)
     return std::nullopt;
@@ -387,7 +384,7 @@ std::optional<synth::ClusterPlan> frontier_point(const Topology &t,
           synth::plan_box_cluster(cluster, s, pieces, synth::ClusterPlanGoal::StepSynchronous);
       if (!plan || share / pieces < 1)
         continue;
-      const double ns = s * alpha_ns + share * plan->modelled_cost(units->units_per_gbps).value();
+      const double ns = synth::planned_ns(t, s, plan->modelled_cost(units->units_per_gbps), share);
       if (!best || ns < best_ns) {
         best = std::move(*plan);
         best_ns = ns;

@@ -363,4 +363,13 @@ Expected<AlgorithmInput> read_algorithm_input(const std::string &path, TopologyO
   return AlgorithmInput{std::move(algorithm), std::move(t), std::move(spec)};
 }
 
+StageProgress::StageProgress(std::string command)
+    : command_(std::move(command)), start_(std::chrono::steady_clock::now()) {}
+
+void StageProgress::operator()(std::string_view stage) const {
+  fmt::print(stderr, "[{:6.1f} s] {}: {}\n",
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(),
+             command_, stage);
+}
+
 } // namespace syncoll::cli

@@ -13,10 +13,12 @@
 #include "simulator/system_model.h"
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <fmt/format.h>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace syncoll::cli {
@@ -32,6 +34,18 @@ void print_diagnostics(const Diagnostics &diagnostics);
 
 /// A command's exit code: its own, or kBadInput once its diagnostics are printed.
 int exit_code_or_bad_input(const Expected<int> &outcome);
+
+/// A long command's stages on stderr, "[  2.8 s] lower: verifying 2096128 steps", timed from
+/// when it was made.
+class StageProgress {
+public:
+  explicit StageProgress(std::string command);
+  void operator()(std::string_view stage) const;
+
+private:
+  std::string command_;
+  std::chrono::steady_clock::time_point start_;
+};
 
 /// Topology size options shared by the commands that take a topology.
 struct TopologyOptions {

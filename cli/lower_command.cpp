@@ -9,7 +9,6 @@
 #include "lowering/from_algorithm.h"
 #include "model/algorithm.h"
 
-#include <chrono>
 #include <fmt/format.h>
 #include <memory>
 
@@ -92,15 +91,20 @@ Expected<lowering::DslProgram> example_program(const LowerArgs &a,
   return example->build(params);
 }
 
-Expected<lowering::DslProgram> dsl_program(const LowerArgs &a) {
-  if (a.file.empty() == a.example.empty())
-    return fail({}, "give either an algorithm JSON or --example NAME");
+Expected<Protocol> protocol_of(const LowerArgs &a) {
   auto protocol = parse_protocol(a.protocol);
   if (!protocol)
     return fail({},
                 fmt::format("unknown protocol '{}' (expected Simple, LL or LL128)", a.protocol));
+  return *protocol;
+}
+
+Expected<lowering::DslProgram> dsl_program(const LowerArgs &a) {
+  if (a.file.empty() == a.example.empty())
+    return fail({}, "give either an algorithm JSON or --example NAME");
+  SYNCOLL_TRY(protocol, protocol_of(a));
   lowering::DslOptions dsl_options;
-  dsl_options.protocol = *protocol;
+  dsl_options.protocol = protocol;
   dsl_options.in_place = a.in_place;
   if (!a.example.empty())
     return example_program(a, dsl_options);
@@ -160,22 +164,12 @@ constexpr size_t kLongLowering = 200'000;
 
 // An algorithm file by connection (lowering/by_connection.h).
 Expected<int> run_lower_by_connection(const LowerArgs &a) {
-  auto protocol = parse_protocol(a.protocol);
-  if (!protocol)
-    return fail({},
-                fmt::format("unknown protocol '{}' (expected Simple, LL or LL128)", a.protocol));
-  if (a.in_place)
-    return fail({}, "--in-place applies to an example; an algorithm lowers out of place");
-  const auto start = std::chrono::steady_clock::now();
-  const auto progress = [&](std::string_view what) {
-    fmt::print(stderr, "[{:6.1f} s] lower: {}\n",
-               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-               what);
-  };
+  SYNCOLL_TRY(protocol, protocol_of(a));
+  const StageProgress progress("lower");
   SYNCOLL_TRY(input,
               read_algorithm_input(a.file, a.topology, a.collective, a.chunk_factor, a.root));
   lowering::ConnectionLoweringOptions options;
-  options.protocol = *protocol;
+  options.protocol = protocol;
   options.instances = a.instances;
   // A schedule of many sends takes seconds: say where the time goes.
   if (input.algorithm.num_sends() >= kLongLowering)
@@ -195,6 +189,10 @@ Expected<int> run_lower_by_connection(const LowerArgs &a) {
 
 // Lowers, prints the summary and the verdict, and writes the XML of a verified program only.
 Expected<int> run_lower(const LowerArgs &a) {
+  // Either lowering of an algorithm writes it out of place (the GC3 path once took the flag and
+  // dropped it).
+  if (!a.file.empty() && a.in_place)
+    return fail({}, "--in-place applies to an example; an algorithm lowers out of place");
   if (!a.file.empty() && a.example.empty() && a.passes == "connection")
     return run_lower_by_connection(a);
   if (!a.example.empty() && a.passes_given && a.passes == "connection")

@@ -12,7 +12,6 @@
 #include "synth/synthesize.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
@@ -230,19 +229,6 @@ void add_bound_command(CLI::App &synth, RunResult &result) {
 // From this many ranks synth scale takes seconds: its stages go to stderr.
 constexpr int kLongScale = 1024;
 
-// "[  1.2 s] synth scale: what", from the command's start.
-class ScaleProgress {
-public:
-  void operator()(std::string_view what) const {
-    fmt::print(stderr, "[{:6.1f} s] synth scale: {}\n",
-               std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(),
-               what);
-  }
-
-private:
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-};
-
 struct ScaleArgs {
   TopologyOptions topology;
   std::string collective;
@@ -293,7 +279,7 @@ Expected<int> run_cluster(const ScaleArgs &args, const Topology &topology,
   const int pieces = args.chunks.value_or(synth::default_cluster_pieces(cluster));
   std::function<void(std::string_view)> say;
   if (n >= kLongScale)
-    say = ScaleProgress{};
+    say = StageProgress("synth scale");
   if (say)
     say(fmt::format("planning {} steps of {} pieces per share by rail", steps, pieces));
   SYNCOLL_TRY(schedule, synth::box_cluster_collective(topology, kind, steps, pieces,
@@ -386,7 +372,7 @@ Expected<int> run_direct(const ScaleArgs &args, const Topology &topology, Collec
   request.pieces = args.chunks;
   request.steps = args.steps;
   if (topology.num_ranks() >= kLongScale)
-    request.progress = ScaleProgress{};
+    request.progress = StageProgress("synth scale");
   const std::string key = name_key(args.topology.spec);
   if ((key == "mesh2d" || key == "mesh3d") && args.topology.params.shape)
     request.mesh_shape = *args.topology.params.shape;

@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <numeric>
-#include <unordered_map>
 
 namespace syncoll::lowering {
 namespace {

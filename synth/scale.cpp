@@ -108,6 +108,13 @@ private:
 
 } // namespace
 
+double planned_ns(const Topology &topology, int steps, Fraction ns_per_byte, double share_bytes) {
+  double alpha_ns = 0;
+  for (const Link &l : topology.links())
+    alpha_ns = std::max(alpha_ns, l.alpha.count);
+  return steps * alpha_ns + share_bytes * ns_per_byte.value();
+}
+
 Expected<void> check_allgather_pieces(int ranks, int pieces) {
   if (pieces < 1)
     return fail({}, fmt::format("a share is cut into at least 1 piece, not {}", pieces));

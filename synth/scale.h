@@ -49,6 +49,12 @@ struct ScaleSchedule {
 /// checks its pieces with it.
 [[nodiscard]] Expected<void> check_allgather_pieces(int ranks, int pieces);
 
+/// A schedule's own cost, in ns, of `share_bytes` per rank: `steps` times the network's largest
+/// link latency, plus the bandwidth term `ns_per_byte` (a ScaleSchedule's or a cluster plan's
+/// cost) times the share. What a lowered program's simulated time is held against.
+[[nodiscard]] double planned_ns(const Topology &topology, int steps, Fraction ns_per_byte,
+                                double share_bytes);
+
 /// A breadth-first Allgather of `chunks` pieces per rank. Fails for topologies with switches
 /// (a k-synchronous algorithm sends between ranks), ranks that cannot reach every other, or a
 /// topology the cut bound refuses.

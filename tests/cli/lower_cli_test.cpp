@@ -37,7 +37,11 @@ TEST(LowerCliTest, AlgorithmFileLowersAndVerifies) {
 TEST(LowerCliTest, BadRequestsExitTwoWithOneLine) {
   for (const std::string args :
        {"lower --example nope", "lower", "lower --example ring_allreduce --protocol Fast",
-        "lower --example alltonext --in-place", "lower --example ring_allgather -n 1"}) {
+        "lower --example alltonext --in-place", "lower --example ring_allgather -n 1",
+        // An algorithm lowers out of place through either passes: the flag is refused.
+        "lower examples/algorithms/dgx1_allgather_ring.json --in-place",
+        "lower examples/algorithms/dgx1_allgather_ring.json --in-place --passes gc3",
+        "lower --example ring_allgather -n 4 --passes connection"}) {
     SCOPED_TRACE(args);
     const auto out = temp_file("bad.xml");
     CliRun run = run_cli(args + " -o " + out.string());

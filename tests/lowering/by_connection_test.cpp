@@ -97,11 +97,8 @@ TEST(ConnectionLoweringTest, ATorusScheduleLowersRunsAndSimulatesAtItsPlannedCos
   EXPECT_LE(ours->program.num_channels(), 2);
   const int64_t bytes = int64_t(256) << 20;
   const double share = double(bytes) / 64;
-  double alpha_ns = 0;
-  for (const Link &l : t->links())
-    alpha_ns = std::max(alpha_ns, l.alpha.count);
   const double planned_us =
-      (schedule->algorithm.num_steps() * alpha_ns + share * schedule->cost.value()) / 1000;
+      synth::planned_ns(*t, schedule->algorithm.num_steps(), schedule->cost, share) / 1000;
   const double simulated = simulated_us(ours->program, *t, bytes);
   EXPECT_NEAR(simulated / planned_us, 1.0, 0.05) << simulated << " us vs " << planned_us;
   expect_runs_correctly(*ours->verified, 64);
