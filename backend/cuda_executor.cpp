@@ -24,6 +24,9 @@ Expected<CudaReport> run_emulated_on_cuda(const ExecutableProgram &, const CudaR
 Expected<CopyCeiling> measure_copy_ceiling(int64_t, int) {
   return fail({}, *cuda_unavailable());
 }
+Expected<int> co_resident_blocks(DataType, ReduceOp) {
+  return fail({}, *cuda_unavailable());
+}
 int cuda_device_count() {
   return 0;
 }
@@ -115,9 +118,11 @@ class EmulationTransport final : public detail::Transport {
 public:
   std::optional<RankId> only() const override { return std::nullopt; }
   Expected<device::RankBases> allocate(RankId, size_t arena_bytes, size_t comm_bytes) override {
-    auto &arena = buffers_.emplace_back(std::make_unique<DeviceBuffer>());
+    // Pointers, not references into buffers_: the second emplace_back may move the vector's
+    // elements (a dangling reference here crashed the first run on a GPU).
+    DeviceBuffer *arena = buffers_.emplace_back(std::make_unique<DeviceBuffer>()).get();
     SYNCOLL_CUDA("arena", arena->allocate(arena_bytes));
-    auto &comm = buffers_.emplace_back(std::make_unique<DeviceBuffer>());
+    DeviceBuffer *comm = buffers_.emplace_back(std::make_unique<DeviceBuffer>()).get();
     SYNCOLL_CUDA("communication area", comm->allocate(comm_bytes));
     SYNCOLL_CUDA("communication area", cudaMemset(comm->as<char>(), 0, comm_bytes));
     return device::RankBases{arena->as<char>(), comm->as<char>()};
@@ -152,18 +157,15 @@ public:
     CudaReport report;
     report.device = std::move(device);
     report.blocks = blocks_here_;
-    int per_sm = 0, sms = 0, ordinal = 0;
-    SYNCOLL_CUDA("occupancy", detail::interpreter_blocks_per_sm(o_.run.type, o_.run.op, &per_sm));
-    SYNCOLL_CUDA("cudaGetDevice", cudaGetDevice(&ordinal));
-    SYNCOLL_CUDA("SM count", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ordinal));
-    report.co_resident_blocks = per_sm * sms;
+    SYNCOLL_TRY(co_resident, co_resident_blocks(o_.run.type, o_.run.op));
+    report.co_resident_blocks = co_resident;
     if (report.blocks > report.co_resident_blocks)
       return fail({}, fmt::format("the executor launches {} as one grid; {} blocks are more "
-                                  "than the {} this GPU holds at once ({} per SM x {} SMs), and "
-                                  "a wait on a block that is not resident would never end",
+                                  "than the {} this GPU holds at once, and a wait on a block "
+                                  "that is not resident would never end",
                                   transport_.only() ? "this rank's thread blocks"
                                                     : "every rank's thread blocks",
-                                  report.blocks, report.co_resident_blocks, per_sm, sms));
+                                  report.blocks, report.co_resident_blocks));
     SYNCOLL_CHECK(upload());
     RunReport &r = report.run;
     r.chunk_bytes = shape_.chunk_elements * int64_t(sizeof(T));
@@ -287,6 +289,14 @@ Expected<CudaReport> detail::run_with_transport(const ExecutableProgram &program
   return with_element_type(options.run.type, [&](auto element) -> Expected<CudaReport> {
     return CudaRun<decltype(element)>(program, options, chunk_elements, transport).run(device);
   });
+}
+
+Expected<int> co_resident_blocks(DataType type, ReduceOp op) {
+  int per_sm = 0, sms = 0, ordinal = 0;
+  SYNCOLL_CUDA("occupancy", detail::interpreter_blocks_per_sm(type, op, &per_sm));
+  SYNCOLL_CUDA("cudaGetDevice", cudaGetDevice(&ordinal));
+  SYNCOLL_CUDA("SM count", cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ordinal));
+  return per_sm * sms;
 }
 
 std::optional<std::string> cuda_unavailable() {

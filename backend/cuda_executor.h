@@ -41,6 +41,11 @@ struct CudaReport {
 /// GPUs this process can use (0 where cuda_unavailable() says why).
 [[nodiscard]] int cuda_device_count();
 
+/// The interpreter thread blocks the current GPU holds at once for this element type and operator
+/// (blocks per SM x SMs): the most one grid may have, since a wait on a block that is not
+/// resident never ends. Emulating every rank on one GPU needs every rank's blocks in it.
+[[nodiscard]] Expected<int> co_resident_blocks(DataType type, ReduceOp op);
+
 /// Runs `program` with every rank emulated on the current GPU. Fails (bad input) for a size that
 /// does not cut into elements, when there is no usable GPU, and for a grid the GPU cannot hold at
 /// once.

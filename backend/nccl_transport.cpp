@@ -150,6 +150,17 @@ Expected<int> nccl_with_device_api() {
   if (version < kDeviceApiSince)
     return fail({}, fmt::format("NCCL {} on this machine has no device API (it came in 2.28)",
                                 detail::nccl_version_text(version)));
+  // The device API's structures (ncclDevCommRequirements, ncclDevComm, the window) are compiled
+  // in from this build's headers and change between minor releases (2.29 made the requirements a
+  // versioned struct that 2.28's layout fails): only the headers' major.minor can be called.
+  if (version / 100 != NCCL_VERSION_CODE / 100)
+    return fail({},
+                fmt::format("NCCL {} on this machine has no device API this build can call: "
+                            "it was compiled with NCCL {}'s device structures, which change "
+                            "between minor releases (SYNCOLL_NCCL_LIBRARY names a {}.{}.x "
+                            "library)",
+                            detail::nccl_version_text(version),
+                            detail::nccl_version_text(NCCL_VERSION_CODE), NCCL_MAJOR, NCCL_MINOR));
   return version;
 }
 

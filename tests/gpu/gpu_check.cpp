@@ -28,6 +28,8 @@
 #include "verifier/verify.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -35,6 +37,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -224,10 +227,13 @@ Row check_program(const fs::path &file, bool cpu) {
     if (edge > 0 && inside(edge))
       sizes = {edge};
   }
-  // On host threads every rank's buffers share this machine's memory: the CPU half leaves out a
-  // size whose buffers, over all ranks, pass kCpuBudgetBytes (the GPU runs every size).
-  constexpr int64_t kCpuBudgetBytes = int64_t(96) << 20;
+  // Every rank's buffers, its host reference and the check share one memory: a size whose
+  // buffers over all ranks pass the executor's budget is left out and counted. On host threads
+  // 96 MiB; on the GPU 2 GiB (a 64-rank program's several-tiles size is 8 GiB, whose host
+  // reference and check alone took most of run.sh's 4 minutes on an H200).
+  const int64_t budget_bytes = cpu ? int64_t(96) << 20 : int64_t(2) << 30;
   int runs = 0, outside = 0, over_budget = 0;
+  std::optional<std::string> not_resident;
   for (bool direct : {true, false}) {
     const backend::ExecutableProgram e =
         backend::ExecutableProgram::lower(*verified, backend::LoweringOptions{direct});
@@ -236,7 +242,7 @@ Row check_program(const fs::path &file, bool cpu) {
         ++outside; // the program declares it does not run at this size
         continue;
       }
-      if (cpu && sizes[i] * p.num_ranks() > kCpuBudgetBytes) {
+      if (sizes[i] * p.num_ranks() > budget_bytes) {
         ++over_budget;
         continue;
       }
@@ -245,6 +251,20 @@ Row check_program(const fs::path &file, bool cpu) {
       o.type = kinds[i].first;
       o.op = kinds[i].second;
       o.seed = 11;
+      if (!cpu) {
+        // Every rank's thread blocks in one grid: a program with more than the GPU holds at once
+        // runs on as many GPUs as it has ranks, not here (the CPU half runs it).
+        auto co_resident = backend::co_resident_blocks(o.type, o.op);
+        if (!co_resident)
+          return {row.check, false, co_resident.error().to_string()};
+        if (int(e.blocks().size()) > *co_resident) {
+          not_resident = fmt::format(
+              "not runnable under single-GPU emulation: its {} ranks have {} thread blocks, "
+              "this GPU holds {} at once (the CPU half runs it)",
+              p.num_ranks(), e.blocks().size(), *co_resident);
+          continue;
+        }
+      }
       auto run = run_once(e, o, cpu);
       const std::string where =
           fmt::format("{} B {} {} direct puts {}", sizes[i], backend::data_type_name(o.type),
@@ -260,15 +280,19 @@ Row check_program(const fs::path &file, bool cpu) {
       ++runs;
     }
   }
+  if (runs == 0 && not_resident)
+    return {row.check, true, *not_resident, true};
   if (runs == 0 && over_budget == 0)
     return {row.check, false, "no size of the three is inside its size window"};
   row.ok = true;
-  row.detail = fmt::format(
-      "{} runs correct ({} sizes x direct puts on, off){}{}", runs, sizes.size(),
-      outside ? fmt::format("; {} outside its size window", outside) : "",
-      over_budget ? fmt::format("; {} over the CPU half's {} MiB of buffers (the GPU runs them)",
-                                over_budget, kCpuBudgetBytes >> 20)
-                  : "");
+  row.detail = fmt::format("{} runs correct ({} sizes x direct puts on, off)", runs, sizes.size());
+  if (outside)
+    row.detail += fmt::format("; {} outside its size window", outside);
+  if (over_budget)
+    row.detail += fmt::format("; {} over the {} MiB of buffers this half allows{}", over_budget,
+                              budget_bytes >> 20, cpu ? " (the GPU runs them)" : "");
+  if (not_resident)
+    row.detail += "; an element type's kernel " + *not_resident;
   return row;
 }
 
@@ -312,41 +336,68 @@ Row check_deadlock(const fs::path &file, bool cpu) {
   return row;
 }
 
-// 64 ranks x 64 rings: 4096 thread blocks, more than a GPU holds at once; refused before launch.
+// 32 ranks x 32 rings (NCCL's most channels): 1024 thread blocks, more than a GPU holds at
+// once; refused before launch.
 Row check_grid_refused() {
   Row row{"grid too large", false, ""};
   std::vector<RankId> ring;
-  for (int r = 0; r < 64; ++r)
+  for (int r = 0; r < 32; ++r)
     ring.emplace_back(r);
   auto p = nccl::nccl_ring_program(CollectiveKind::Allgather,
-                                   std::vector<std::vector<RankId>>(64, ring), Protocol::Simple);
+                                   std::vector<std::vector<RankId>>(32, ring), Protocol::Simple);
   if (!p)
     return {row.check, false, p.error().to_string()};
   auto verified = verifier::certify(*p, {});
   if (!verified)
     return {row.check, false, verified.error().to_text()};
   backend::CudaRunOptions o;
-  o.run.size_bytes = 64 * 4 * 64;
+  o.run.size_bytes = 32 * 4 * 32;
   auto run = backend::run_emulated_on_cuda(backend::ExecutableProgram::lower(*verified), o);
   if (run)
-    return {row.check, false, "a 4096-block grid was launched"};
+    return {row.check, false, "a 1024-block grid was launched"};
   row.ok = run.error().to_string().find("holds at once") != std::string::npos;
   row.detail = run.error().to_string();
   return row;
 }
 
+// NCCL's first warning in the file NCCL_DEBUG_FILE named, or nothing.
+std::optional<std::string> nccl_warning(const fs::path &log) {
+  std::ifstream in(log);
+  for (std::string line; std::getline(in, line);)
+    if (auto at = line.find("NCCL WARN "); at != std::string::npos)
+      return line.substr(at + 10);
+  return std::nullopt;
+}
+
 // NCCL's device API on one rank with the NCCL this machine has (loaded at run time: the library
-// path's, or SYNCOLL_NCCL_LIBRARY's). Without NCCL 2.28 or newer it is not run, and says why.
+// path's, or SYNCOLL_NCCL_LIBRARY's). Not run, saying why, without a device API this build can
+// call, or where NCCL itself says its communicator has no symmetric memory (NCCL 2.28.3 on an
+// H200 virtual machine did: the device API needs CUDA VMM memory every peer maps). NCCL's
+// warnings go to a file of their own (unless NCCL_DEBUG is already set), so that the row can
+// carry NCCL's reason rather than "invalid usage".
 Row check_nccl_device_api() {
   const std::string check = "NCCL device API (one rank)";
   auto release = backend::nccl_release();
   if (!release)
     return {check, true, release.error().to_string(), true};
+  const fs::path log =
+      fs::temp_directory_path() / fmt::format("syncoll-gpu-check-nccl-{}.log", ::getpid());
+  if (!std::getenv("NCCL_DEBUG")) {
+    ::setenv("NCCL_DEBUG", "WARN", 1);
+    ::setenv("NCCL_DEBUG_FILE", log.c_str(), 1);
+  }
   auto api = backend::nccl_device_api_check();
+  const std::optional<std::string> warning = nccl_warning(log);
+  std::error_code ec;
+  fs::remove(log, ec);
   if (!api) {
-    const std::string why = api.error().to_string();
-    const bool too_old = why.find("has no device API") != std::string::npos;
-    return {check, too_old, why, too_old};
+    std::string why = api.error().to_string();
+    const bool unavailable = why.find("has no device API") != std::string::npos;
+    const bool no_symmetric_memory =
+        warning && warning->find("does not support symmetric memory") != std::string::npos;
+    if (warning)
+      why += fmt::format(" (NCCL {}: {})", *release, *warning);
+    return {check, unavailable || no_symmetric_memory, why, unavailable || no_symmetric_memory};
   }
   return {check, true,
           "NCCL " + *release +
@@ -388,9 +439,15 @@ int run_checks(const fs::path &dir, bool cpu, const std::string &only, const fs:
   const std::string executor = cpu ? "CPU executor (host threads)" : backend::cuda_device_facts();
   std::cout << "gpu_check: " << executor << "\n";
   std::vector<Row> rows;
+  // A row as it finishes, with its seconds (stdout only; the report holds no times): the whole
+  // run takes minutes, and the slow rows are what bound run.sh's 4.
+  auto since = std::chrono::steady_clock::now();
   auto note = [&](Row row) {
-    std::cout << fmt::format("{:<7} {:<58} {}", row.result(), row.check, row.detail)
-              << std::endl; // a row as it finishes: the whole run takes minutes
+    const auto now = std::chrono::steady_clock::now();
+    std::cout << fmt::format("{:<7} {:<58} {} [{:.1f} s]", row.result(), row.check, row.detail,
+                             std::chrono::duration<double>(now - since).count())
+              << std::endl;
+    since = now;
     rows.push_back(std::move(row));
   };
   for (const fs::path &file : programs)
