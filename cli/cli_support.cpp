@@ -3,6 +3,7 @@
 #include "model/collective_traits.h"
 #include "model/json_document.h"
 #include "model/topology_json.h"
+#include "nccl/topo_xml.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -254,12 +255,16 @@ Expected<Topology> resolve_topology(TopologyOptions &options) {
     return fail({}, "--fabric is a --system's network between nodes; a topology (-t) carries its "
                     "own links' rates and latencies");
   const std::string &spec = options.spec;
-  if (names_json_file(spec)) {
+  if (names_json_file(spec) || nccl::names_nccl_topology_file(spec)) {
     const auto given = given_topology_options(options.params);
     if (!given.empty())
       return fail({}, fmt::format("{} applies to library topologies, not to the file '{}'",
                                   given.front(), spec));
-    return read_topology_file(spec);
+    if (!nccl::names_nccl_topology_file(spec))
+      return read_topology_file(spec);
+    // NCCL's own dump of a machine (NCCL_TOPO_DUMP_FILE): its GPUs and the links between them.
+    SYNCOLL_TRY(machine, nccl::read_nccl_topology_file(spec));
+    return *std::move(machine.topology);
   }
   // The command line's options after the spec's own: a value given twice is the later one's.
   SYNCOLL_TRY(named, parse_library_topology_spec(spec + library_topology_spec("", options.params)));
@@ -268,7 +273,9 @@ Expected<Topology> resolve_topology(TopologyOptions &options) {
 
 std::string algorithm_file_text(Algorithm algorithm, const TopologyOptions &where) {
   algorithm.target.topology =
-      names_json_file(where.spec) ? where.spec : library_topology_spec(where.spec, where.params);
+      names_json_file(where.spec) || nccl::names_nccl_topology_file(where.spec)
+          ? where.spec
+          : library_topology_spec(where.spec, where.params);
   return to_canonical_json(algorithm_to_json(algorithm));
 }
 

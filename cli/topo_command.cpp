@@ -4,6 +4,7 @@
 #include "model/hardware.h"
 #include "model/json_document.h"
 #include "model/topology_json.h"
+#include "nccl/topo_xml.h"
 
 #include <fmt/format.h>
 #include <iostream>
@@ -35,6 +36,12 @@ void print_topology(const Topology &t) {
       fmt::print(", {} NIC(s) per {} at {} GB/s", h.nics_per_node, h.levels.front().name,
                  format_number(h.nic_bandwidth.value));
     fmt::print("\n");
+  }
+  if (t.num_switches() > 0 && t.num_switches() <= 32) {
+    std::string names;
+    for (const std::string &name : t.switches())
+      names += fmt::format("{}{}", names.empty() ? "" : ", ", name);
+    fmt::print("switches (vertices {} on): {}\n", t.num_ranks(), names);
   }
   if (t.num_ranks() <= 32) {
     fmt::print("link capacity (chunks per round), row = source rank:\n     ");
@@ -73,6 +80,41 @@ void print_topology(const Topology &t) {
   }
 }
 
+// What NCCL's dump says beyond the links: sockets, GPUs and NICs, and which model the links are.
+void print_nccl_machine(const nccl::XmlMachine &m) {
+  fmt::print("NCCL topology: {} socket(s), {} GPU(s){}, {} NIC port(s); {}\n", m.cpus.size(),
+             m.gpus.size(),
+             m.generation ? fmt::format(" ({})", generation_traits(*m.generation).name) : "",
+             m.nics.size(),
+             m.includes_pcie ? "NVLink does not join every pair: the PCIe tree and the sockets "
+                               "are links too"
+                             : "NVLink joins every pair: the topology is NVLink alone");
+  for (const nccl::XmlCpu &c : m.cpus)
+    fmt::print("  cpu{}: {} {}, {} to the other sockets at {} GB/s\n", c.numa,
+               c.arch.empty() ? "?" : c.arch, c.vendor.empty() ? "?" : c.vendor,
+               c.interconnect.name, format_number(c.interconnect.gbps));
+  for (size_t r = 0; r < m.gpus.size(); ++r) {
+    const nccl::XmlGpu &g = m.gpus[r];
+    fmt::print("  rank {}: dev {} {} sm {} on cpu{}, PCIe {} GB/s", r, g.dev, g.busid, g.sm,
+               m.cpus[size_t(g.cpu)].numa, format_number(g.pcie_gbps));
+    if (g.direct_nvlinks > 0)
+      fmt::print(", {} NVLinks to GPUs", g.direct_nvlinks);
+    if (g.nvswitch_nvlinks > 0)
+      fmt::print(", {} NVLinks to NVSwitch", g.nvswitch_nvlinks);
+    if (g.c2c_gbps > 0)
+      fmt::print(", C2C {} GB/s", format_number(g.c2c_gbps));
+    fmt::print("\n");
+  }
+  for (const nccl::XmlNic &n : m.nics) {
+    std::string nearest;
+    for (int r : n.nearest_ranks)
+      nearest += fmt::format("{}{}", nearest.empty() ? "" : " ", r);
+    fmt::print("  nic {} (dev {}, port {}): {} GB/s, GPUDirect RDMA {}, nearest ranks {}\n",
+               n.name.empty() ? "?" : n.name, n.dev, n.port, format_number(n.gbps),
+               n.gdr ? "yes" : "no", nearest.empty() ? "none" : nearest);
+  }
+}
+
 } // namespace
 
 void add_topo_commands(CLI::App &app, RunResult &result) {
@@ -104,7 +146,8 @@ void add_topo_commands(CLI::App &app, RunResult &result) {
     result.exit_code = kSuccess;
   });
 
-  CLI::App *show = topo->add_subcommand("show", "show a library topology or a topology file");
+  CLI::App *show = topo->add_subcommand(
+      "show", "show a library topology, a topology file, or NCCL's topology dump (.xml)");
   auto options = std::make_shared<TopologyOptions>();
   options->add_to(*show, /*positional=*/true, /*required=*/true);
   auto json = std::make_shared<bool>(false);
@@ -116,10 +159,13 @@ void add_topo_commands(CLI::App &app, RunResult &result) {
       result.exit_code = kBadInput;
       return;
     }
-    if (*json)
+    if (*json) {
       std::cout << to_canonical_json(topology_to_json(*t));
-    else
+    } else {
+      if (nccl::names_nccl_topology_file(options->spec))
+        print_nccl_machine(*nccl::read_nccl_topology_file(options->spec));
       print_topology(*t);
+    }
     result.exit_code = kSuccess;
   });
 }

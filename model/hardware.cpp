@@ -357,4 +357,37 @@ const SystemPreset *find_system_preset(std::string_view name) {
   return nullptr;
 }
 
+std::optional<GpuGeneration> generation_of_sm(int sm) {
+  switch (sm) {
+  case 70:
+    return GpuGeneration::Volta;
+  case 80:
+    return GpuGeneration::Ampere;
+  case 90:
+    return GpuGeneration::Hopper;
+  case 100:
+    return GpuGeneration::Blackwell;
+  }
+  return std::nullopt;
+}
+
+CpuInterconnect cpu_interconnect(std::string_view arch, std::string_view vendor, int family,
+                                 int model) {
+  // NCCL's CPU models (topo.cc): Intel family 6, model 0x55 (85) and above Skylake's UPI, 0x8f
+  // (143) Sapphire Rapids, 0xcf (207) Emerald Rapids; below 0x55 Broadwell's QPI.
+  if (arch == "ppc64" || arch == "ppc64le")
+    return {"POWER9 X-Bus", 32};
+  if (arch == "arm64" || arch == "aarch64")
+    return {"Arm socket link", 6};
+  if (vendor == "AuthenticAMD")
+    return {"AMD Infinity Fabric", 16};
+  if (family == 6 && model == 0xcf)
+    return {"Emerald Rapids UPI", 40};
+  if (family == 6 && model == 0x8f)
+    return {"Sapphire Rapids UPI", 22};
+  if (family == 6 && model >= 0x55)
+    return {"Skylake UPI", 10};
+  return {"Broadwell QPI", 6};
+}
+
 } // namespace syncoll

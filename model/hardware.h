@@ -11,6 +11,7 @@
 #include "model/program.h"
 
 #include <array>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -76,6 +77,22 @@ struct GenerationTraits {
 /// The row of a generation; every generation has one.
 [[nodiscard]] const GenerationTraits &generation_traits(GpuGeneration generation);
 [[nodiscard]] std::span<const GenerationTraits> all_generations();
+/// The generation of an NVIDIA GPU of compute capability `sm` (NCCL's topology dumps write it as
+/// `sm="90"`): 70 Volta, 80 Ampere, 90 Hopper, 100 Blackwell; none for the others (Turing, the
+/// GeForce and workstation Amperes and Adas of 86 and 89, 120), which syncoll has no NVLink row
+/// for.
+[[nodiscard]] std::optional<GpuGeneration> generation_of_sm(int sm);
+
+/// The bandwidth between two CPU sockets per direction that NCCL's topology model gives a GPU's
+/// path through host memory (topo.h: Broadwell QPI 6, Skylake and later UPI 10, Sapphire Rapids
+/// 22, Emerald Rapids 40, AMD 16, POWER9 32, Arm 6 GB/s), from the `<cpu>` element's attributes
+/// (arch x86_64/arm64/ppc64, vendor GenuineIntel/AuthenticAMD, familyid, modelid).
+struct CpuInterconnect {
+  std::string_view name; ///< "Skylake UPI"
+  double gbps;
+};
+[[nodiscard]] CpuInterconnect cpu_interconnect(std::string_view arch, std::string_view vendor,
+                                               int family, int model);
 
 /// The network between nodes, by transport. NICs per node and their line rate are the system's;
 /// what one message across the network costs and what one of NCCL's connections can move are the

@@ -1,7 +1,9 @@
 // nccl/: NCCL as a model, the baseline every "faster than NCCL" figure stands on. Read this first;
 // docs/cost-model.md says what of NCCL is modelled and how it is calibrated.
 //
-//   search.h      NCCL's topology search: rings per channel, speeds, channels
+//   topo_xml.h    NCCL's topology dump (NCCL_TOPO_DUMP_FILE) read as a machine
+//   search.h      NCCL's topology search: rings per channel, speeds, channels (over NVLink, and
+//                 through PCIe switches and sockets where NVLink does not join every pair)
 //   tuning.h      NCCL's tuning model: every algorithm and protocol's time, its choice per size
 //   algorithms.h  the programs of NCCL's ring, tree, PAT and point-to-point algorithms, and its
 //                 ring formula
@@ -18,5 +20,6 @@
 #include "nccl/run.h"
 #include "nccl/search.h"
 #include "nccl/steps.h"
+#include "nccl/topo_xml.h"
 #include "nccl/tuning.h"
 #include "nccl/version.h"

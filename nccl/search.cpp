@@ -1,6 +1,8 @@
 #include "nccl/search.h"
 
 #include "model/invariant.h"
+#include "model/topology_library.h"
+#include "simulator/routes.h"
 
 #include <algorithm>
 #include <cmath>
@@ -62,9 +64,62 @@ private:
   std::vector<std::vector<int>> relations_of_;
 };
 
+// The ways from one member to another a ring may take: the direct link, or where there is none
+// and the node has switches (PCIe bridges, sockets), the route through them, as NCCL's paths
+// between GPUs on a PCIe machine. A channel takes its speed from every link of the route.
+struct Hops {
+  struct Hop {
+    int to;              ///< member index
+    uint32_t begin, end; ///< its links in `links`
+  };
+  std::vector<std::vector<Hop>> from; ///< per member
+  std::vector<LinkId> links;
+
+  Hops(const Topology &t, const std::vector<int> &members, const std::vector<int> &member_index) {
+    from.resize(members.size());
+    for (size_t i = 0; i < members.size(); ++i)
+      for (LinkId l : t.out_links(RankId(members[i])))
+        if (const int to = member_index[t.link(l).dst.index()]; to >= 0)
+          add(i, to, std::span<const LinkId>(&l, 1));
+    if (t.num_switches() == 0)
+      return;
+    simulator::Routes routes(t);
+    for (size_t i = 0; i < members.size(); ++i)
+      for (size_t j = 0; j < members.size(); ++j) {
+        const RankId a(members[i]), b(members[j]);
+        if (i != j && !t.find_link(a, b) && t.reaches(a, b))
+          add(i, int(j), routes.route(a, b));
+      }
+  }
+  void add(size_t at, int to, std::span<const LinkId> route) {
+    from[at].push_back({to, uint32_t(links.size()), uint32_t(links.size() + route.size())});
+    links.insert(links.end(), route.begin(), route.end());
+  }
+  std::span<const LinkId> of(const Hop &h) const {
+    return {links.data() + h.begin, links.data() + h.end};
+  }
+  bool fits(const Resources &res, const Hop &h, double gbps) const {
+    for (LinkId l : of(h))
+      if (!res.fits(l, gbps))
+        return false;
+    return true;
+  }
+  void take(Resources &res, const Hop &h, double gbps) const {
+    for (LinkId l : of(h))
+      res.take(l, gbps);
+  }
+  double left(const Resources &res, const Hop &h) const {
+    double least = 1e300;
+    for (LinkId l : of(h))
+      least = std::min(least, res.left(l));
+    return least;
+  }
+};
+
 // A Hamiltonian cycle through `members` (in the topology's rank ids) whose every hop fits
-// `gbps`, depth first from members[0], trying the links with the most bandwidth left first.
-// Bounded in work, as NCCL's search is by its timeout.
+// `gbps`, depth first from members[0], trying the hops with the most bandwidth left first; the
+// cycle's links in order (a hop through switches gives several). Bounded in work, as NCCL's
+// search is by its timeout.
 // With `may_end`, the walk is a chain instead: it ends at the last member it reaches, which
 // `may_end` must accept, and has no link back (a node's part of a ring across nodes).
 std::optional<std::vector<LinkId>> find_cycle(const Topology &t, Resources res,
@@ -75,38 +130,40 @@ std::optional<std::vector<LinkId>> find_cycle(const Topology &t, Resources res,
   std::vector<int> member_index(size_t(t.num_vertices()), -1);
   for (size_t i = 0; i < n; ++i)
     member_index[size_t(members[i])] = int(i);
-  std::vector<std::vector<LinkId>> candidates(n);
-  for (size_t i = 0; i < n; ++i) {
-    for (LinkId l : t.out_links(RankId(members[i])))
-      if (member_index[t.link(l).dst.index()] >= 0)
-        candidates[i].push_back(l);
-  }
+  const Hops hops(t, members, member_index);
+  using Hop = Hops::Hop;
   // Depth first with an explicit stack (a ring of thousands of ranks is as deep): a frame per
-  // rank on the path, holding the links out of it still to try.
+  // rank on the path, holding the hops out of it still to try.
   struct Frame {
     int at;
-    std::vector<LinkId> next;
+    std::vector<Hop> next;
     size_t tried = 0;
   };
-  std::vector<LinkId> path;
+  std::vector<Hop> path;
   std::vector<bool> used(n, false);
   long budget = 200'000;
   // Work is counted per rank entered, as a recursive search counts its calls.
   auto open = [&](int at) {
     --budget;
     Frame f{at, {}, 0};
-    for (LinkId l : candidates[size_t(at)]) {
-      const int to = member_index[t.link(l).dst.index()];
-      if (!used[size_t(to)] && res.fits(l, gbps))
-        f.next.push_back(l);
-    }
+    for (const Hop &h : hops.from[size_t(at)])
+      if (!used[size_t(h.to)] && hops.fits(res, h, gbps))
+        f.next.push_back(h);
     if (shuffle != 0) {
       std::mt19937 rng(shuffle + uint32_t(path.size()) * 7919u + uint32_t(at));
       std::shuffle(f.next.begin(), f.next.end(), rng);
     }
-    std::stable_sort(f.next.begin(), f.next.end(),
-                     [&](LinkId a, LinkId b) { return res.left(a) > res.left(b); });
+    std::stable_sort(f.next.begin(), f.next.end(), [&](const Hop &a, const Hop &b) {
+      return hops.left(res, a) > hops.left(res, b);
+    });
     return f;
+  };
+  auto links_of = [&](const std::vector<Hop> &walk) {
+    std::vector<LinkId> out;
+    for (const Hop &h : walk)
+      for (LinkId l : hops.of(h))
+        out.push_back(l);
+    return out;
   };
   if (n < 2)
     return std::nullopt;
@@ -118,37 +175,38 @@ std::optional<std::vector<LinkId>> find_cycle(const Topology &t, Resources res,
     Frame &f = stack.back();
     if (path.size() + 1 == n && may_end) {
       if (may_end(members[size_t(f.at)]))
-        return path;
+        return links_of(path);
     } else if (path.size() + 1 == n) {
-      auto back = t.find_link(RankId(members[size_t(f.at)]), RankId(members[0]));
-      if (back && res.fits(*back, gbps)) {
-        path.push_back(*back);
-        return path;
-      }
+      for (const Hop &back : hops.from[size_t(f.at)])
+        if (back.to == 0 && hops.fits(res, back, gbps)) {
+          path.push_back(back);
+          return links_of(path);
+        }
     } else if (f.tried < f.next.size()) {
-      const LinkId l = f.next[f.tried++];
-      const int to = member_index[t.link(l).dst.index()];
-      used[size_t(to)] = true;
-      res.take(l, gbps);
-      path.push_back(l);
-      stack.push_back(open(to));
+      const Hop h = f.next[f.tried++];
+      used[size_t(h.to)] = true;
+      hops.take(res, h, gbps);
+      path.push_back(h);
+      stack.push_back(open(h.to));
       continue;
     }
     // Nothing left to try from here: step back.
     used[size_t(f.at)] = f.at == 0;
     stack.pop_back();
     if (!path.empty()) {
-      res.take(path.back(), -gbps);
+      hops.take(res, path.back(), -gbps);
       path.pop_back();
     }
   }
   return std::nullopt;
 }
 
+// The ranks a cycle visits, in order (the switches a hop crosses left out).
 std::vector<RankId> ranks_of(const Topology &t, const std::vector<LinkId> &cycle) {
   std::vector<RankId> out;
   for (LinkId l : cycle)
-    out.push_back(t.link(l).src);
+    if (!t.is_switch(t.link(l).src))
+      out.push_back(t.link(l).src);
   return out;
 }
 
@@ -167,7 +225,7 @@ std::vector<std::vector<LinkId>> place_channels(const Topology &t, const Resourc
   for (int r : members) {
     int fit = 0;
     for (LinkId l : t.out_links(RankId(r)))
-      if (!t.is_switch(t.link(l).dst))
+      if (!t.is_switch(t.link(l).dst) || t.num_switches() > 0)
         fit += int(std::floor(start.left(l) / gbps + 1e-9));
     bound = std::min(bound, size_t(fit));
   }
@@ -332,6 +390,15 @@ const GenerationTraits &nccl_generation_for(const Topology &topology) {
   for (const SystemPreset &s : all_system_presets())
     if (s.node_topology == topology.name())
       return generation_traits(s.generation);
+  // A node read from elsewhere (NCCL's own topology dump) under another name is still that
+  // system's node when its links and relations are the same.
+  for (const SystemPreset &s : all_system_presets()) {
+    if (s.gpus_per_node != topology.num_ranks() || topology.num_switches() > 0)
+      continue;
+    auto node = make_library_topology(s.node_topology, {});
+    if (node && node->links() == topology.links() && node->relations() == topology.relations())
+      return generation_traits(s.generation);
+  }
   return generation_traits(GpuGeneration::Ampere);
 }
 

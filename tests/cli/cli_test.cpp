@@ -1,5 +1,8 @@
 #include "tests/cli/run_cli.h"
+#include "tests/support/golden.h"
 
+#include <fmt/format.h>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
@@ -42,6 +45,33 @@ TEST(CliTest, TopologyFileRoundTripsThroughShow) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(run.out,
             read_all(std::string(SYNCOLL_SOURCE_DIR) + "/examples/topologies/line4_custom.json"));
+}
+
+// NCCL's topology dump is a topology wherever one is taken; `topo show` adds the sockets, GPUs
+// and NICs (golden: the PCIe server, whose GPUs meet through switches and sockets).
+TEST(CliTest, NcclTopologyDumpsShowAndSimulateLikeTheLibrarysMachine) {
+  for (const char *dump :
+       {"dgx_h100", "dgx_a100", "pcie_server_8gpu", "workstation_4gpu", "gb200_tray"}) {
+    CliRun run = run_cli(fmt::format("topo show examples/nccl_topo/{}.xml", dump));
+    ASSERT_EQ(run.exit_code, 0) << dump << ": " << run.err;
+    EXPECT_NE(run.out.find("NCCL topology: "), std::string::npos) << dump;
+    if (std::string_view(dump) == "pcie_server_8gpu")
+      expect_golden(run.out, "topo_show_nccl_pcie_server_8gpu.txt");
+  }
+  const std::string simulate = "simulate --baseline nccl-ring -c allreduce --size 256MiB -t ";
+  CliRun dumped = run_cli(simulate + "examples/nccl_topo/dgx_h100.xml");
+  CliRun library = run_cli(simulate + "dgx_h100");
+  ASSERT_EQ(dumped.exit_code, 0) << dumped.err;
+  EXPECT_EQ(dumped.out, library.out);
+}
+
+TEST(CliTest, AMalformedNcclTopologyDumpIsOneLocatedLine) {
+  const std::string path = ::testing::TempDir() + "bad_node.xml";
+  std::ofstream(path) << "<system version=\"1\">\n  <cpu numaid=\"zero\"/>\n</system>\n";
+  CliRun run = run_cli("topo show " + path);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.err, path + ":2:8: attribute 'numaid' must be an integer, found 'zero'\n");
+  EXPECT_TRUE(run.out.empty()) << run.out;
 }
 
 TEST(CliTest, EveryCommandHasHelp) {

@@ -1,0 +1,474 @@
+#include "nccl/topo_xml.h"
+
+#include "model/detail/xml_reader.h"
+#include "model/runtime_constants.h"
+#include "model/topology_library.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace syncoll::nccl {
+namespace {
+
+using detail::XmlReader;
+
+constexpr int64_t kNvSwitchClass = 0x068000; // an NVLink's tclass when its far end is NVSwitch
+
+// A `<pci>` element: a bridge, a GPU's or a NIC's function, or another device.
+struct PciNode {
+  std::string busid;
+  int parent = -1; ///< index of the enclosing <pci>, -1 under the CPU
+  int cpu = 0;
+  double gbps = 0; ///< its link to the parent, per direction
+  int gpu = -1;    ///< index into the GPUs read, when it holds one
+};
+
+struct RawNvlink {
+  std::string target;
+  int count = 0;
+  int64_t tclass = 0;
+  pugi::xml_node where;
+};
+
+struct RawGpu {
+  XmlGpu gpu;
+  std::optional<int> rank;
+  int pci = -1;
+  std::vector<RawNvlink> nvlinks;
+  pugi::xml_node where;
+};
+
+struct RawNic {
+  XmlNic nic;
+  int pci = -1; ///< its enclosing <pci>, -1 directly under the CPU
+  int cpu = 0;
+};
+
+// NCCL's PCIe rates per lane by the link_speed text's GT/s (topo.cc: width x code / 80 GB/s),
+// and its default where the text is missing or unknown (a virtual function writes "Unknown").
+double pcie_gbps(std::string_view speed, std::string_view width) {
+  double code = 60;
+  const double gts = std::strtod(std::string(speed).c_str(), nullptr);
+  if (gts >= 63)
+    code = 480;
+  else if (gts >= 31)
+    code = 240;
+  else if (gts >= 15)
+    code = 120;
+  else if (gts >= 7.9)
+    code = 60;
+  else if (gts >= 4.9)
+    code = 30;
+  else if (gts >= 2.4)
+    code = 15;
+  int lanes = std::atoi(std::string(width).c_str());
+  if (lanes <= 0)
+    lanes = 16;
+  return lanes * code / 80.0;
+}
+
+int64_t hex_value(std::string_view text) {
+  return std::strtoll(std::string(text).c_str(), nullptr, 16);
+}
+
+class TopoReader {
+public:
+  TopoReader(std::string_view text, const std::string &file) : x_(text, file, "NCCL's topology") {}
+
+  Expected<void> read(const pugi::xml_node &system) {
+    for (const pugi::xml_node &cpu : system.children("cpu"))
+      SYNCOLL_CHECK(read_cpu(cpu));
+    if (gpus_.empty())
+      return fail(x_.at(system), "the topology holds no <gpu>");
+    return {};
+  }
+
+  std::vector<XmlCpu> cpus_;
+  std::vector<PciNode> pcis_;
+  std::vector<RawGpu> gpus_;
+  std::vector<RawNic> nics_;
+  XmlReader x_;
+
+private:
+  std::set<std::string> busids_;
+
+  Expected<void> read_cpu(const pugi::xml_node &cpu) {
+    SYNCOLL_TRY(numa, x_.int_attr(cpu, "numaid", -1, 1 << 20));
+    if (std::any_of(cpus_.begin(), cpus_.end(), [&](const XmlCpu &c) { return c.numa == numa; }))
+      return fail(x_.at(cpu, "numaid"), fmt::format("a second <cpu> with numaid {}", numa));
+    XmlCpu c;
+    c.numa = int(numa);
+    c.arch = cpu.attribute("arch").value();
+    c.vendor = cpu.attribute("vendor").value();
+    int64_t family = 0, model = 0;
+    if (cpu.attribute("familyid")) {
+      SYNCOLL_TRY(f, x_.int_attr(cpu, "familyid", 0, 1 << 20));
+      family = f;
+    }
+    if (cpu.attribute("modelid")) {
+      SYNCOLL_TRY(m, x_.int_attr(cpu, "modelid", 0, 1 << 20));
+      model = m;
+    }
+    c.interconnect = cpu_interconnect(c.arch, c.vendor, int(family), int(model));
+    cpus_.push_back(std::move(c));
+    return read_children(cpu, int(cpus_.size()) - 1, -1);
+  }
+
+  Expected<void> read_children(const pugi::xml_node &node, int cpu, int parent_pci) {
+    for (const pugi::xml_node &child : node.children()) {
+      const std::string_view name = child.name();
+      if (name == "pci")
+        SYNCOLL_CHECK(read_pci(child, cpu, parent_pci));
+      else if (name == "nic")
+        SYNCOLL_CHECK(read_nic(child, cpu, parent_pci));
+      else if (name == "gpu")
+        SYNCOLL_CHECK(read_gpu(child, cpu, parent_pci));
+    }
+    return {};
+  }
+
+  Expected<void> read_pci(const pugi::xml_node &pci, int cpu, int parent) {
+    SYNCOLL_TRY(busid, x_.string_attr(pci, "busid"));
+    if (busid.empty())
+      return fail(x_.at(pci, "busid"), "attribute 'busid' is empty");
+    if (!busids_.insert(busid).second)
+      return fail(x_.at(pci, "busid"), fmt::format("a second <pci> with busid {}", busid));
+    PciNode p;
+    p.busid = busid;
+    p.parent = parent;
+    p.cpu = cpu;
+    p.gbps = pcie_gbps(pci.attribute("link_speed").value(), pci.attribute("link_width").value());
+    pcis_.push_back(std::move(p));
+    return read_children(pci, cpu, int(pcis_.size()) - 1);
+  }
+
+  Expected<void> read_gpu(const pugi::xml_node &gpu, int cpu, int pci) {
+    if (pci < 0)
+      return fail(x_.at(gpu), "<gpu> must sit inside its <pci> function");
+    if (pcis_[size_t(pci)].gpu >= 0)
+      return fail(x_.at(gpu),
+                  fmt::format("PCI function {} holds a second <gpu>", pcis_[size_t(pci)].busid));
+    RawGpu g;
+    g.where = gpu;
+    g.pci = pci;
+    SYNCOLL_TRY(dev, x_.int_attr(gpu, "dev", 0, 1 << 20));
+    SYNCOLL_TRY(sm, x_.int_attr(gpu, "sm", 10, 1000));
+    g.gpu.dev = int(dev);
+    g.gpu.sm = int(sm);
+    g.gpu.busid = pcis_[size_t(pci)].busid;
+    g.gpu.cpu = cpu;
+    g.gpu.pcie_gbps = pcis_[size_t(pci)].gbps;
+    if (gpu.attribute("rank")) {
+      SYNCOLL_TRY(rank, x_.int_attr(gpu, "rank", 0, 1 << 20));
+      g.rank = int(rank);
+    }
+    for (const pugi::xml_node &link : gpu.children()) {
+      const std::string_view name = link.name();
+      if (name == "nvlink") {
+        RawNvlink l;
+        l.where = link;
+        SYNCOLL_TRY(target, x_.string_attr(link, "target"));
+        SYNCOLL_TRY(count, x_.int_attr(link, "count", 1, 64));
+        l.target = target;
+        l.count = int(count);
+        l.tclass = hex_value(link.attribute("tclass").value());
+        g.nvlinks.push_back(std::move(l));
+      } else if (name == "c2c") {
+        SYNCOLL_TRY(bw, x_.int_attr(link, "bw", 1, int64_t(1) << 30));
+        SYNCOLL_TRY(count, x_.int_attr(link, "count", 1, 64));
+        g.gpu.c2c_gbps += double(bw) * double(count) / 1000.0; // bw in MB/s per link
+      }
+    }
+    pcis_[size_t(pci)].gpu = int(gpus_.size());
+    gpus_.push_back(std::move(g));
+    return {};
+  }
+
+  Expected<void> read_nic(const pugi::xml_node &nic, int cpu, int pci) {
+    for (const pugi::xml_node &net : nic.children("net")) {
+      RawNic n;
+      n.cpu = cpu;
+      n.pci = pci;
+      SYNCOLL_TRY(dev, x_.int_attr(net, "dev", 0, 1 << 20));
+      SYNCOLL_TRY(speed, x_.int_attr(net, "speed", 1, int64_t(1) << 40));
+      n.nic.dev = int(dev);
+      n.nic.gbps = double(speed) / 8000.0; // Mb/s
+      n.nic.name = net.attribute("name").value();
+      if (net.attribute("port")) {
+        SYNCOLL_TRY(port, x_.int_attr(net, "port", 0, 1 << 20));
+        n.nic.port = int(port);
+      }
+      if (net.attribute("gdr")) {
+        SYNCOLL_TRY(gdr, x_.flag_attr(net, "gdr"));
+        n.nic.gdr = gdr;
+      }
+      nics_.push_back(std::move(n));
+    }
+    return {};
+  }
+};
+
+// The ranks: by the `rank` attribute where every GPU has one, else by `dev`; each once.
+Expected<std::vector<int>> rank_order(const TopoReader &r) {
+  const bool ranked = std::all_of(r.gpus_.begin(), r.gpus_.end(),
+                                  [](const RawGpu &g) { return g.rank.has_value(); });
+  std::vector<int> order(r.gpus_.size());
+  std::map<int, int> seen;
+  for (size_t i = 0; i < r.gpus_.size(); ++i) {
+    const RawGpu &g = r.gpus_[i];
+    const int key = ranked ? *g.rank : g.gpu.dev;
+    if (auto [at, fresh] = seen.emplace(key, int(i)); !fresh)
+      return fail(r.x_.at(g.where, ranked ? "rank" : "dev"),
+                  fmt::format("a second GPU with {} {}", ranked ? "rank" : "dev", key));
+  }
+  if (ranked && (seen.begin()->first != 0 || seen.rbegin()->first != int(seen.size()) - 1))
+    return fail(r.x_.at(r.gpus_[size_t(seen.rbegin()->second)].where, "rank"),
+                fmt::format("the GPUs' ranks must be 0 to {}", seen.size() - 1));
+  size_t next = 0;
+  for (const auto &[key, index] : seen)
+    order[next++] = index;
+  return order; // order[rank] = index into r.gpus_
+}
+
+class MachineBuilder {
+public:
+  MachineBuilder(const TopoReader &r, std::vector<int> order, std::string name)
+      : r_(r), order_(std::move(order)), name_(std::move(name)) {
+    for (size_t rank = 0; rank < order_.size(); ++rank)
+      rank_of_gpu_[size_t(order_[rank])] = int(rank);
+  }
+
+  Expected<XmlMachine> build() {
+    XmlMachine m;
+    m.cpus = r_.cpus_;
+    for (int index : order_)
+      m.gpus.push_back(r_.gpus_[size_t(index)].gpu);
+    SYNCOLL_CHECK(read_nvlinks(m));
+    SYNCOLL_TRY(rate, nvlink_rate(m));
+    const int n = int(order_.size());
+    const bool behind_nvswitch = std::all_of(m.gpus.begin(), m.gpus.end(), [&](const XmlGpu &g) {
+      return g.nvswitch_nvlinks > 0 && g.nvswitch_nvlinks == m.gpus.front().nvswitch_nvlinks;
+    });
+    if (n >= 2 && behind_nvswitch && direct_.empty()) {
+      SYNCOLL_TRY(t, nvswitch_node(name_, n, m.gpus.front().nvswitch_nvlinks, rate));
+      m.topology = std::move(t);
+    } else {
+      TopologyDraft d;
+      d.name = name_;
+      d.num_ranks = n;
+      m.includes_pcie = !nvlink_joins_every_pair(m);
+      add_nvlinks(m, rate, d);
+      if (m.includes_pcie)
+        add_pcie(m, d);
+      SYNCOLL_TRY(t, Topology::create(std::move(d)));
+      m.topology = std::move(t);
+    }
+    add_nics(m);
+    return m;
+  }
+
+private:
+  const TopoReader &r_;
+  std::vector<int> order_;
+  std::string name_;
+  std::map<size_t, int> rank_of_gpu_;
+  std::map<std::pair<int, int>, int> direct_; ///< (rank, rank) -> NVLinks, as the source lists them
+
+  Expected<void> read_nvlinks(XmlMachine &m) {
+    std::map<std::string, int> rank_of_busid;
+    for (size_t rank = 0; rank < m.gpus.size(); ++rank)
+      rank_of_busid[m.gpus[rank].busid] = int(rank);
+    for (size_t rank = 0; rank < order_.size(); ++rank) {
+      const RawGpu &g = r_.gpus_[size_t(order_[rank])];
+      for (const RawNvlink &l : g.nvlinks) {
+        if (l.tclass == kNvSwitchClass) {
+          m.gpus[rank].nvswitch_nvlinks += l.count;
+          continue;
+        }
+        auto peer = rank_of_busid.find(l.target);
+        if (peer == rank_of_busid.end()) {
+          if ((l.tclass >> 16) == 0x06)
+            continue; // to the CPU (POWER9's NVLink): host traffic, not a GPU's peer
+          return fail(r_.x_.at(l.where, "target"),
+                      fmt::format("NVLink target {} is not a GPU of this file (nor an NVSwitch, "
+                                  "tclass 0x068000)",
+                                  l.target));
+        }
+        if (peer->second == int(rank))
+          return fail(r_.x_.at(l.where, "target"), "an NVLink from a GPU to itself");
+        direct_[{int(rank), peer->second}] += l.count;
+        m.gpus[rank].direct_nvlinks += l.count;
+      }
+    }
+    return {};
+  }
+
+  // One NVLink's line rate for the machine's GPUs; 0 where no GPU has NVLinks.
+  Expected<double> nvlink_rate(XmlMachine &m) {
+    std::set<std::optional<GpuGeneration>> generations;
+    for (const XmlGpu &g : m.gpus)
+      generations.insert(generation_of_sm(g.sm));
+    if (generations.size() == 1)
+      m.generation = *generations.begin();
+    for (size_t rank = 0; rank < m.gpus.size(); ++rank) {
+      const XmlGpu &g = m.gpus[rank];
+      if (g.direct_nvlinks + g.nvswitch_nvlinks == 0)
+        continue;
+      const auto generation = generation_of_sm(g.sm);
+      if (!generation)
+        return fail(r_.x_.at(r_.gpus_[size_t(order_[rank])].where, "sm"),
+                    fmt::format("GPU of sm {} has NVLinks, and syncoll knows no NVLink rate for "
+                                "it (sm 70, 80, 90 and 100 have one)",
+                                g.sm));
+      if (!m.generation)
+        return fail(r_.x_.at(r_.gpus_[size_t(order_[rank])].where, "sm"),
+                    "GPUs of different generations joined by NVLink");
+      return generation_traits(*generation).nvlink_line_gbps;
+    }
+    return 0.0;
+  }
+
+  bool nvlink_joins_every_pair(const XmlMachine &m) const {
+    for (size_t a = 0; a < m.gpus.size(); ++a)
+      for (size_t b = 0; b < m.gpus.size(); ++b)
+        if (a != b && !direct_.count({int(a), int(b)}) &&
+            !(m.gpus[a].nvswitch_nvlinks > 0 && m.gpus[b].nvswitch_nvlinks > 0))
+          return false;
+    return true;
+  }
+
+  // Vertex numbers of switches: after the ranks, in the order they are named.
+  int vertex(TopologyDraft &d, const std::string &name) {
+    auto at = std::find(d.switches.begin(), d.switches.end(), name);
+    if (at != d.switches.end())
+      return d.num_ranks + int(at - d.switches.begin());
+    d.switches.push_back(name);
+    return d.num_ranks + int(d.switches.size()) - 1;
+  }
+
+  static void both(TopologyDraft &d, int a, int b, int capacity, Nanoseconds alpha, double gbps) {
+    d.links.push_back({RankId(a), RankId(b), capacity, alpha, BytesPerNs{gbps}});
+    d.links.push_back({RankId(b), RankId(a), capacity, alpha, BytesPerNs{gbps}});
+  }
+
+  void add_nvlinks(const XmlMachine &m, double rate, TopologyDraft &d) {
+    const Nanoseconds hop{protocol_traits(Protocol::LL).nccl_ring_nvlink_hop_us * 1000};
+    for (const auto &[pair, count] : direct_)
+      d.links.push_back(
+          {RankId(pair.first), RankId(pair.second), count, hop, BytesPerNs{count * rate}});
+    for (size_t rank = 0; rank < m.gpus.size(); ++rank)
+      if (const int count = m.gpus[rank].nvswitch_nvlinks; count > 0)
+        both(d, int(rank), vertex(d, "nvswitch"), count, Nanoseconds{hop.count / 2}, count * rate);
+  }
+
+  // The PCIe tree above the GPUs, the sockets joined pairwise. A GPU's own PCIe link costs NCCL's
+  // PCIe hop; the rest of the path adds bandwidth limits, not latency.
+  void add_pcie(const XmlMachine &m, TopologyDraft &d) {
+    const Nanoseconds hop{protocol_traits(Protocol::LL).nccl_ring_pci_hop_us * 1000};
+    std::set<int> needed; // <pci> elements above some GPU
+    for (const RawGpu &g : r_.gpus_)
+      for (int p = r_.pcis_[size_t(g.pci)].parent; p >= 0; p = r_.pcis_[size_t(p)].parent)
+        needed.insert(p);
+    auto name_of = [&](int pci) -> int {
+      const PciNode &p = r_.pcis_[size_t(pci)];
+      if (p.gpu >= 0)
+        return rank_of_gpu_.at(size_t(p.gpu));
+      return vertex(d, "pci " + p.busid);
+    };
+    auto parent_of = [&](const PciNode &p) {
+      return p.parent >= 0 ? name_of(p.parent)
+                           : vertex(d, fmt::format("cpu{}", m.cpus[size_t(p.cpu)].numa));
+    };
+    for (size_t rank = 0; rank < m.gpus.size(); ++rank) {
+      const PciNode &p = r_.pcis_[size_t(r_.gpus_[size_t(order_[rank])].pci)];
+      both(d, int(rank), parent_of(p), 1, hop, p.gbps);
+    }
+    for (int pci : needed)
+      both(d, name_of(pci), parent_of(r_.pcis_[size_t(pci)]), 1, Nanoseconds{0},
+           r_.pcis_[size_t(pci)].gbps);
+    for (size_t a = 0; a < m.cpus.size(); ++a)
+      for (size_t b = a + 1; b < m.cpus.size(); ++b)
+        both(d, vertex(d, fmt::format("cpu{}", m.cpus[a].numa)),
+             vertex(d, fmt::format("cpu{}", m.cpus[b].numa)), 1, Nanoseconds{0},
+             std::min(m.cpus[a].interconnect.gbps, m.cpus[b].interconnect.gbps));
+  }
+
+  // A NIC's nearest GPUs: those under its PCIe switch (the lowest bridge above both), else its
+  // socket's.
+  void add_nics(XmlMachine &m) {
+    auto ancestors = [&](int pci) {
+      std::vector<int> out;
+      for (int p = pci; p >= 0; p = r_.pcis_[size_t(p)].parent)
+        out.push_back(p);
+      return out;
+    };
+    for (const RawNic &raw : r_.nics_) {
+      XmlNic nic = raw.nic;
+      const std::vector<int> nic_up = raw.pci >= 0 ? ancestors(raw.pci) : std::vector<int>{};
+      int best = -1; // depth of the closest shared bridge
+      for (size_t rank = 0; rank < m.gpus.size(); ++rank) {
+        const RawGpu &g = r_.gpus_[size_t(order_[rank])];
+        if (g.gpu.cpu != raw.cpu)
+          continue;
+        int shared = 0; // bridges shared below the socket
+        for (int p : ancestors(g.pci))
+          if (std::find(nic_up.begin(), nic_up.end(), p) != nic_up.end())
+            shared = std::max(shared, int(ancestors(p).size()));
+        if (shared > best) {
+          best = shared;
+          nic.nearest_ranks.clear();
+        }
+        if (shared == best)
+          nic.nearest_ranks.push_back(int(rank));
+      }
+      m.nics.push_back(std::move(nic));
+    }
+  }
+};
+
+} // namespace
+
+Expected<XmlMachine> read_nccl_topology_xml(std::string_view text, const std::string &file,
+                                            std::string name) {
+  pugi::xml_document doc;
+  const pugi::xml_parse_result parsed =
+      doc.load_buffer(text.data(), text.size(), pugi::parse_default);
+  if (!parsed)
+    return fail(location_at(text, file, size_t(std::max<ptrdiff_t>(0, parsed.offset))),
+                fmt::format("invalid XML: {}", parsed.description()));
+  const pugi::xml_node system = doc.document_element();
+  if (!system)
+    return fail({file, 1, 1}, "no <system> element");
+  TopoReader reader(text, file);
+  if (std::string_view(system.name()) != "system")
+    return fail(reader.x_.at(system),
+                fmt::format("root element is <{}>, expected NCCL's <system>", system.name()));
+  SYNCOLL_CHECK(reader.read(system));
+  SYNCOLL_TRY(order, rank_order(reader));
+  auto machine = MachineBuilder(reader, std::move(order), std::move(name)).build();
+  // The machine's own checks (Topology::create) locate nothing: the file as a whole is at fault.
+  if (!machine && machine.error().items().front().location.line == 0)
+    return fail(reader.x_.at(system), machine.error().items().front().message);
+  return machine;
+}
+
+Expected<XmlMachine> read_nccl_topology_file(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return fail({path, 0, 0}, "cannot open the file");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return read_nccl_topology_xml(buffer.str(), path, std::filesystem::path(path).stem().string());
+}
+
+bool names_nccl_topology_file(std::string_view spec) {
+  return spec.size() > 4 && spec.substr(spec.size() - 4) == ".xml";
+}
+
+} // namespace syncoll::nccl

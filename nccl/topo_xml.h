@@ -1,0 +1,80 @@
+// NCCL's topology XML (what NCCL_TOPO_DUMP_FILE writes and NCCL_TOPO_FILE reads back) as a
+// syncoll machine.
+//
+// The file is a `<system>` tree: `<cpu numaid arch vendor familyid modelid>` sockets, under them
+// `<pci busid class link_speed link_width>` bridges and devices, a GPU's `<gpu dev sm rank gdr>`
+// inside its PCI function with its `<nvlink target count tclass>` and `<c2c bw count>` links, and
+// `<nic>` elements holding one `<net name dev speed port gdr>` per port. Elements and attributes
+// this reader does not use (NCCL adds some in most releases) are passed over; the ones it uses
+// must hold what NCCL writes, or the error names the line and column.
+//
+// The machine's GPUs are its ranks (by their `rank` attribute, else by `dev`). Where NVLink joins
+// every pair of GPUs, directly or through NVSwitch, the topology is NVLink alone: GPUs behind
+// NVSwitch with the same NVLink count each become the library's NVSwitch node (so a DGX H100's
+// dump and `dgx_h100` are one machine), direct NVLinks become links of count x the generation's
+// per-link rate. Otherwise the PCIe tree is in it too: every CPU socket and PCIe bridge above a
+// GPU is a switch vertex, each PCIe link moves its width x its speed (NCCL's rates: 8 GT/s 0.75,
+// 16 GT/s 1.5, 32 GT/s 3 GB/s per lane), the sockets are joined at the inter-socket bandwidth of
+// their CPU model, and a GPU's PCIe hop costs NCCL's PCIe latency. NICs are listed with their
+// rate and the GPUs nearest them; they join a machine to others, not GPUs inside it.
+#pragma once
+
+#include "model/diagnostics.h"
+#include "model/hardware.h"
+#include "model/topology.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace syncoll::nccl {
+
+struct XmlCpu {
+  int numa = 0;
+  std::string arch, vendor;
+  CpuInterconnect interconnect; ///< to the other sockets
+};
+
+struct XmlGpu {
+  int dev = 0;
+  int sm = 0;
+  std::string busid;
+  int cpu = 0;              ///< index into XmlMachine::cpus
+  int direct_nvlinks = 0;   ///< NVLinks to other GPUs
+  int nvswitch_nvlinks = 0; ///< NVLinks to NVSwitch
+  double c2c_gbps = 0;      ///< the chip-to-chip link to its CPU (Grace), GB/s
+  double pcie_gbps = 0;     ///< its own PCIe link, GB/s
+};
+
+struct XmlNic {
+  std::string name; ///< "mlx5_0"
+  int dev = 0;
+  double gbps = 0; ///< line rate per direction (the dump's `speed` in Mb/s)
+  int port = 1;
+  bool gdr = false;
+  std::vector<int> nearest_ranks; ///< the GPUs under the same PCIe switch, else the same socket
+};
+
+struct XmlMachine {
+  std::optional<Topology> topology; ///< always set by the reader
+  bool includes_pcie = false;       ///< false: NVLink joins every pair, the topology is NVLink's
+  std::optional<GpuGeneration> generation; ///< where every GPU has the same one
+  std::vector<XmlCpu> cpus;
+  std::vector<XmlGpu> gpus; ///< by rank
+  std::vector<XmlNic> nics;
+};
+
+/// The machine in `text` (the contents of `file`, for locations). Malformed XML, a missing or
+/// ill-typed attribute, duplicate ranks, an NVLink to a GPU the file does not hold, or NVLinks on
+/// a GPU generation without a known NVLink rate: one located error.
+[[nodiscard]] Expected<XmlMachine>
+read_nccl_topology_xml(std::string_view text, const std::string &file, std::string name);
+/// The same from a file; the machine is named after the file's stem.
+[[nodiscard]] Expected<XmlMachine> read_nccl_topology_file(const std::string &path);
+
+/// Whether a command-line machine argument names an NCCL topology file (an existing file or a
+/// name ending in ".xml").
+[[nodiscard]] bool names_nccl_topology_file(std::string_view spec);
+
+} // namespace syncoll::nccl

@@ -1,0 +1,174 @@
+// NCCL's topology dump read as a syncoll machine: the hand-written dumps of examples/nccl_topo/
+// and malformed ones, each error at its line and column.
+#include "model/topology_library.h"
+#include "nccl/search.h"
+#include "nccl/topo_xml.h"
+#include "simulator/routes.h"
+
+#include <algorithm>
+#include <gtest/gtest.h>
+#include <string>
+
+namespace syncoll::nccl {
+namespace {
+
+std::string example(const std::string &name) {
+  return std::string(SYNCOLL_SOURCE_DIR) + "/examples/nccl_topo/" + name;
+}
+
+XmlMachine read(const std::string &name) {
+  auto m = read_nccl_topology_file(example(name));
+  EXPECT_TRUE(m) << m.error().to_string();
+  return *std::move(m);
+}
+
+// The same machine under the library's name, so that two readings compare link for link.
+TopologyDraft renamed(const Topology &t, const std::string &name) {
+  TopologyDraft d = t.to_draft();
+  d.name = name;
+  return d;
+}
+
+std::string error_of(const std::string &xml) {
+  auto m = read_nccl_topology_xml(xml, "node.xml", "node");
+  EXPECT_FALSE(m) << "read a malformed dump";
+  if (m)
+    return {};
+  std::string text = m.error().to_string();
+  return text.substr(0, text.find_last_not_of('\n') + 1); // one line
+}
+
+TEST(NcclTopologyXmlTest, ADgxH100DumpIsTheLibrarysDgxH100) {
+  const XmlMachine m = read("dgx_h100.xml");
+  EXPECT_FALSE(m.includes_pcie);
+  EXPECT_EQ(m.generation, GpuGeneration::Hopper);
+  ASSERT_EQ(m.gpus.size(), 8u);
+  for (const XmlGpu &g : m.gpus)
+    EXPECT_EQ(g.nvswitch_nvlinks, 18);
+  EXPECT_EQ(m.cpus.at(0).interconnect.gbps, 22); // Sapphire Rapids
+  ASSERT_EQ(m.nics.size(), 8u);
+  EXPECT_DOUBLE_EQ(m.nics[3].gbps, 50); // 400 Gb/s
+  EXPECT_EQ(m.nics[3].nearest_ranks, std::vector<int>{3});
+  const auto same = renamed(dgx_h100(), "dgx_h100");
+  EXPECT_EQ(m.topology->to_draft().links, same.links);
+  EXPECT_EQ(m.topology->relations(), dgx_h100().relations());
+}
+
+TEST(NcclTopologyXmlTest, ADgxA100DumpIsTheLibrarysDgxA100AndItsNicsShareSwitches) {
+  const XmlMachine m = read("dgx_a100.xml");
+  EXPECT_EQ(m.generation, GpuGeneration::Ampere);
+  EXPECT_EQ(m.topology->to_draft().links, dgx_a100().to_draft().links);
+  EXPECT_EQ(m.cpus.at(1).interconnect.gbps, 16); // AMD
+  ASSERT_EQ(m.nics.size(), 8u);
+  EXPECT_DOUBLE_EQ(m.nics[0].gbps, 25); // HDR 200 Gb/s
+  EXPECT_EQ(m.nics[5].nearest_ranks, (std::vector<int>{4, 5}));
+}
+
+TEST(NcclTopologyXmlTest, AGb200TrayIsAnNvSwitchNodeOfFourBlackwellsWithC2c) {
+  const XmlMachine m = read("gb200_tray.xml");
+  EXPECT_EQ(m.generation, GpuGeneration::Blackwell);
+  EXPECT_EQ(m.topology->num_ranks(), 4);
+  EXPECT_EQ(m.topology->num_switches(), 0);
+  EXPECT_DOUBLE_EQ(m.topology->links().front().bandwidth.value, 18 * 50.0);
+  EXPECT_DOUBLE_EQ(m.gpus[2].c2c_gbps, 450);
+  EXPECT_EQ(m.gpus[2].cpu, 1);
+}
+
+// Without NVLink the GPUs reach each other through the PCIe switches and, across sockets,
+// through the CPUs: the routes say so, and their narrowest link is the sockets' interconnect.
+TEST(NcclTopologyXmlTest, APcieServersGpusMeetThroughTheirSwitchesAndSockets) {
+  const XmlMachine m = read("pcie_server_8gpu.xml");
+  EXPECT_TRUE(m.includes_pcie);
+  EXPECT_FALSE(m.generation.has_value()); // sm 89 has no row: no NVLink to price
+  const Topology &t = *m.topology;
+  EXPECT_EQ(t.num_ranks(), 8);
+  EXPECT_EQ(t.num_switches(), 6); // 4 PCIe switches, 2 sockets
+  EXPECT_TRUE(t.reaches(RankId(0), RankId(1)));
+  EXPECT_TRUE(t.reaches(RankId(0), RankId(7)));
+  simulator::Routes routes(t);
+  auto narrowest = [&](int a, int b) {
+    double gbps = 1e9;
+    for (LinkId l : routes.route(RankId(a), RankId(b)))
+      gbps = std::min(gbps, t.link(l).bandwidth.value);
+    return std::pair{routes.route(RankId(a), RankId(b)).size(), gbps};
+  };
+  EXPECT_EQ(narrowest(0, 1), (std::pair<size_t, double>{2, 24})); // one switch
+  EXPECT_EQ(narrowest(0, 2), (std::pair<size_t, double>{4, 24})); // two switches, one socket
+  EXPECT_EQ(narrowest(0, 4), (std::pair<size_t, double>{5, 10})); // across Skylake's UPI
+  EXPECT_EQ(m.nics.at(1).nearest_ranks, (std::vector<int>{4, 5}));
+}
+
+// NCCL's search walks paths through the PCIe switches and sockets: on the dual-socket server one
+// ring crosses the sockets' UPI once each way, so the socket link's 10 GB/s is the channel's
+// speed, as NCCL settles on such machines; every ring visits every GPU once.
+TEST(NcclTopologyXmlTest, NcclsSearchFindsTheRingThroughPcieThatCrossesTheSocketsOnce) {
+  const XmlMachine m = read("pcie_server_8gpu.xml");
+  const Topology &t = *m.topology;
+  auto graph = nccl_search_rings(t, nccl_generation_for(t));
+  ASSERT_TRUE(graph.has_value());
+  EXPECT_DOUBLE_EQ(graph->intra_gbps, 10);
+  ASSERT_EQ(graph->channels(), 1);
+  std::vector<RankId> ring = graph->rings.front();
+  std::sort(ring.begin(), ring.end());
+  for (int r = 0; r < 8; ++r)
+    EXPECT_EQ(ring[size_t(r)], RankId(r));
+  int crossings = 0;
+  const std::vector<RankId> &order = graph->rings.front();
+  for (size_t i = 0; i < order.size(); ++i)
+    crossings += (order[i].value() < 4) != (order[(i + 1) % order.size()].value() < 4);
+  EXPECT_EQ(crossings, 2);
+}
+
+TEST(NcclTopologyXmlTest, AWorkstationsGpusHangOffTheSocketsRootPorts) {
+  const XmlMachine m = read("workstation_4gpu.xml");
+  EXPECT_EQ(m.topology->num_switches(), 1);
+  EXPECT_EQ(m.topology->links().size(), 8u);
+  ASSERT_EQ(m.nics.size(), 1u);
+  EXPECT_FALSE(m.nics[0].gdr);
+  EXPECT_EQ(m.nics[0].nearest_ranks, (std::vector<int>{0, 1, 2, 3}));
+}
+
+TEST(NcclTopologyXmlTest, RanksComeFromTheRankAttributeElseFromDev) {
+  const std::string two = R"(<system version="1"><cpu numaid="0" arch="x86_64">
+<pci busid="0000:01:00.0"><gpu dev="0" sm="80" rank="1"/></pci>
+<pci busid="0000:02:00.0"><gpu dev="1" sm="80" rank="0"/></pci></cpu></system>)";
+  auto m = read_nccl_topology_xml(two, "two.xml", "two");
+  ASSERT_TRUE(m) << m.error().to_string();
+  EXPECT_EQ(m->gpus[0].busid, "0000:02:00.0");
+  std::string unranked = two;
+  for (const char *r : {" rank=\"1\"", " rank=\"0\""})
+    unranked.erase(unranked.find(r), std::string(r).size());
+  auto by_dev = read_nccl_topology_xml(unranked, "two.xml", "two");
+  ASSERT_TRUE(by_dev) << by_dev.error().to_string();
+  EXPECT_EQ(by_dev->gpus[0].busid, "0000:01:00.0");
+}
+
+TEST(NcclTopologyXmlTest, MalformedDumpsAreLocatedErrors) {
+  EXPECT_EQ(error_of("<system><cpu numaid=\"0\">\n  <pci busid=\"0000:01:00.0\">\n</system>"),
+            "node.xml:3:3: invalid XML: Start-end tags mismatch");
+  EXPECT_EQ(error_of("<algo/>"), "node.xml:1:1: root element is <algo>, expected NCCL's <system>");
+  EXPECT_EQ(error_of("<system>\n<cpu numaid=\"0\"><pci busid=\"a\">\n<gpu dev=\"x\" sm=\"80\"/>"
+                     "</pci></cpu></system>"),
+            "node.xml:3:6: attribute 'dev' must be an integer, found 'x'");
+  EXPECT_EQ(error_of("<system><cpu numaid=\"0\"/></system>"),
+            "node.xml:1:1: the topology holds no <gpu>");
+  EXPECT_EQ(error_of("<system><cpu numaid=\"0\"><pci busid=\"a\"><gpu dev=\"0\" sm=\"80\">\n"
+                     "<nvlink target=\"b\" count=\"2\" tclass=\"0x030200\"/></gpu></pci></cpu>"
+                     "</system>"),
+            "node.xml:2:9: NVLink target b is not a GPU of this file (nor an NVSwitch, "
+            "tclass 0x068000)");
+  EXPECT_EQ(error_of("<system><cpu numaid=\"0\"><pci busid=\"a\"><gpu dev=\"0\" sm=\"80\" "
+                     "rank=\"0\"/></pci>\n<pci busid=\"b\"><gpu dev=\"1\" sm=\"80\" rank=\"0\"/>"
+                     "</pci></cpu></system>"),
+            "node.xml:2:37: a second GPU with rank 0");
+  EXPECT_EQ(error_of("<system><cpu numaid=\"0\"><pci busid=\"a\">\n<gpu dev=\"0\" sm=\"86\">"
+                     "<nvlink target=\"c\" count=\"1\" tclass=\"0x068000\"/></gpu></pci>"
+                     "<pci busid=\"b\"><gpu dev=\"1\" sm=\"86\"/></pci></cpu></system>"),
+            "node.xml:2:14: GPU of sm 86 has NVLinks, and syncoll knows no NVLink rate "
+            "for it (sm 70, 80, 90 and 100 have one)");
+  EXPECT_EQ(error_of("<system><cpu numaid=\"0\"><gpu dev=\"0\" sm=\"80\"/></cpu></system>"),
+            "node.xml:1:25: <gpu> must sit inside its <pci> function");
+}
+
+} // namespace
+} // namespace syncoll::nccl
