@@ -7,6 +7,7 @@
 #include "model/json_document.h"
 #include "model/mscclir.h"
 #include "nccl/algorithms.h"
+#include "nccl/nccl_tests.h"
 #include "nccl/preset.h"
 #include "nccl/run.h"
 #include "nccl/steps.h"
@@ -45,6 +46,8 @@ struct SimulateArgs {
   bool streamed = false;
   std::string trace;
   std::string csv;
+  bool nccl_tests = false;     ///< print nccl-tests' table instead of ours
+  std::string nccl_tests_json; ///< write nccl-tests' JSON (-J) here
 };
 
 struct Row {
@@ -311,10 +314,37 @@ simulate_sizes(const Subject &subject, const SimulateArgs &a, const Topology &to
   return rows;
 }
 
+// The sweep as CSV (--csv).
+std::string csv_of(const std::vector<Row> &rows) {
+  std::string csv = "size_bytes,time_us,algbw_gbps,busbw_gbps,deadlocked\n";
+  for (const Row &r : rows)
+    csv += fmt::format("{},{:.6f},{:.6f},{:.6f},{}\n", r.size, double(r.result.completion) / 1e6,
+                       r.result.algbw_gbps, r.result.busbw_gbps, r.deadlocked ? 1 : 0);
+  return csv;
+}
+
+// The sweep as nccl-tests reports it (--nccl-tests, --nccl-tests-json); a deadlocked size has no
+// row there (nccl-tests has no way to say it), and the command's exit code says so.
+nccl::NcclTestsRun nccl_tests_run(const SimulateArgs &a, const std::string &heading, int ranks,
+                                  const std::vector<Row> &rows) {
+  nccl::NcclTestsRun run;
+  run.kind = parse_collective_kind(a.collective).value_or(CollectiveKind::Custom);
+  run.ranks = ranks;
+  if (collective_traits(run.kind).rooted)
+    run.root = a.root.value_or(0);
+  run.what = heading;
+  if (!a.baseline.empty() && !a.system.empty())
+    run.nccl_version_code = 20000 + a.nccl_release.minor * 100 + a.nccl_release.patch;
+  for (const Row &r : rows)
+    if (!r.deadlocked)
+      run.rows.push_back(
+          {r.size, double(r.result.completion) / 1e6, r.result.algbw_gbps, r.result.busbw_gbps});
+  return run;
+}
+
 // The table on stdout (and the busiest links for a single size); returns the CSV form.
 std::string print_rows(const std::vector<Row> &rows) {
   fmt::print("{:>10} {:>14} {:>12} {:>12}\n", "size", "time (us)", "algbw GB/s", "busbw GB/s");
-  std::string csv = "size_bytes,time_us,algbw_gbps,busbw_gbps,deadlocked\n";
   for (const Row &r : rows) {
     const double us = double(r.result.completion) / 1e6;
     if (r.deadlocked)
@@ -322,9 +352,8 @@ std::string print_rows(const std::vector<Row> &rows) {
     else
       fmt::print("{:>10} {:>14.3f} {:>12.2f} {:>12.2f}\n", format_size(r.size), us,
                  r.result.algbw_gbps, r.result.busbw_gbps);
-    csv += fmt::format("{},{:.6f},{:.6f},{:.6f},{}\n", r.size, us, r.result.algbw_gbps,
-                       r.result.busbw_gbps, r.deadlocked ? 1 : 0);
   }
+  const std::string csv = csv_of(rows);
   // A closed form (NVLS, CollNet) times no links: nothing to list.
   if (rows.size() == 1 && !rows[0].deadlocked && !rows[0].result.links.empty()) {
     const auto &links = rows[0].result.links;
@@ -487,21 +516,33 @@ Expected<bool> run_simulate(SimulateArgs &a) {
                    ? fmt::format(", fair rates shared once per {} us (--sharing-window)",
                                  *a.sharing_window_us)
                    : ", fair rates shared exactly (--sharing-window 0)";
-  fmt::print("simulate {} on {} ({} ranks){}{}\n", what, topology->name(), topology->num_ranks(),
-             system             ? fmt::format(", system {}{}", system->preset->name,
-                                  system->nodes > 1 ? fmt::format(" over {}", system->fabric->name)
-                                                                : std::string())
-                         : a.preset.empty() ? ""
-                                : ", preset " + a.preset,
-             what_if);
+  const std::string heading = fmt::format(
+      "{} on {} ({} ranks){}{}", what, topology->name(), topology->num_ranks(),
+      system             ? fmt::format(", system {}{}", system->preset->name,
+                           system->nodes > 1 ? fmt::format(" over {}", system->fabric->name)
+                                                         : std::string())
+                  : a.preset.empty() ? ""
+                         : ", preset " + a.preset,
+      what_if);
+  if (!a.nccl_tests)
+    fmt::print("simulate {}\n", heading);
   // NCCL's own line, whose "time" is its tuner's estimate; the simulated time is the table's.
   if (std::any_of(rows.begin(), rows.end(), [](const Row &r) { return !r.choice.empty(); }))
-    fmt::print("NCCL's choice as NCCL_DEBUG=INFO prints it (\"time\": its tuner's estimate in us, "
-               "not the simulated time):\n");
+    fmt::print(
+        "{}NCCL's choice as NCCL_DEBUG=INFO prints it (\"time\": its tuner's estimate in us, "
+        "not the simulated time):\n",
+        a.nccl_tests ? "# " : "");
   for (const Row &r : rows)
     if (!r.choice.empty())
       fmt::print("NCCL INFO {}\n", r.choice);
-  const std::string csv = print_rows(rows);
+  if (a.nccl_tests || !a.nccl_tests_json.empty()) {
+    const nccl::NcclTestsRun run = nccl_tests_run(a, heading, topology->num_ranks(), rows);
+    if (a.nccl_tests)
+      fmt::print("{}", nccl::nccl_tests_text(run));
+    if (!a.nccl_tests_json.empty())
+      SYNCOLL_CHECK(write_output(a.nccl_tests_json, nccl::nccl_tests_json(run)));
+  }
+  const std::string csv = a.nccl_tests ? csv_of(rows) : print_rows(rows);
   for (const Row &r : rows)
     if (!r.faster_forced.empty())
       fmt::print("note: {}\n", r.faster_forced);
@@ -590,6 +631,13 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
   cmd->add_option("--trace", args->trace, "write a Chrome-trace timeline (one size only)")
       ->check(writable_file());
   cmd->add_option("--csv", args->csv, "write the sweep as CSV")->check(writable_file());
+  cmd->add_flag(
+      "--nccl-tests", args->nccl_tests,
+      "print the sweep as nccl-tests' *_perf programs do (size, count, type, redop, root, "
+      "time, algbw, busbw, #wrong out of place and in place)");
+  cmd->add_option("--nccl-tests-json", args->nccl_tests_json,
+                  "write the sweep as nccl-tests' JSON (its -J file)")
+      ->check(writable_file());
   cmd->callback([&result, args] {
     auto deadlocked = run_simulate(*args);
     if (!deadlocked) {

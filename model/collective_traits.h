@@ -41,6 +41,11 @@ struct CollectiveTraits {
   /// The buffer nccl-tests reports as the message size (the larger one).
   BufferKind nccl_tests_buffer;
   BusFactor bus_factor;
+  /// nccl-tests' program for the kind ("all_reduce_perf") and the reduction its table's `redop`
+  /// column names by default ("sum", or "none" where nothing is reduced); empty where nccl-tests
+  /// has no program.
+  std::string_view nccl_tests_binary;
+  std::string_view nccl_tests_redop;
 };
 
 /// The row of a kind; every kind has one.

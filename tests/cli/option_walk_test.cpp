@@ -92,6 +92,8 @@ const OptionRow kRows[] = {
     {"simulate", "--channels", "examples/ir/ring_allreduce_4.xml -t ring -n 4", "examples/ir/ring_allreduce_4.xml -t ring -n 4 --channels 2", Expect::Refused},
     {"simulate", "--trace", kRing4, "--baseline nccl-ring -c allreduce -t ring -n 4 -s 1MiB --trace {out}", Expect::Writes},
     {"simulate", "--csv", kRing4, "--baseline nccl-ring -c allreduce -t ring -n 4 -s 1MiB --csv {out}", Expect::Writes},
+    {"simulate", "--nccl-tests", kRing4, "--baseline nccl-ring -c allreduce -t ring -n 4 -s 1MiB --nccl-tests", Expect::Shows, "# Collective test starting: all_reduce_perf"},
+    {"simulate", "--nccl-tests-json", kRing4, "--baseline nccl-ring -c allreduce -t ring -n 4 -s 1MiB --nccl-tests-json {out}", Expect::Writes},
 
     {"compose", "-c", "-c allgather --system dgx_h100 --nodes 2", "-c broadcast --system dgx_h100 --nodes 2", Expect::Changes},
     {"compose", "--file", "-c allreduce --system dgx_h100 --gpus 2", "--file examples/compositions/allreduce_2.json --system dgx_h100 --gpus 2", Expect::Changes},

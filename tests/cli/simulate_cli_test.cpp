@@ -1,9 +1,11 @@
 #include "model/hardware.h"
 #include "model/text.h"
 #include "tests/cli/run_cli.h"
+#include "tests/support/golden.h"
 
 #include <algorithm>
 #include <filesystem>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -361,6 +363,33 @@ TEST(SimulateCliTest, ChannelsUseMoreRingsOnDgx1) {
     return std::stod(field);
   };
   EXPECT_GT(busbw(12), 2.5 * busbw(1));
+}
+
+} // namespace
+} // namespace syncoll::testing
+
+namespace syncoll::testing {
+namespace {
+
+// `--nccl-tests` prints the sweep as nccl-tests' all_reduce_perf would (golden), and
+// `--nccl-tests-json` writes the same rows as its -J file; the times are the plain table's.
+TEST(SimulateCliNcclTestsTest, TheSweepPrintsAndWritesAsNcclTests) {
+  const std::string json = ::testing::TempDir() + "nccl_tests_sweep.json";
+  const std::string args =
+      "simulate --baseline nccl --system dgx_h100 -c allreduce --size 1KiB..64KiB";
+  CliRun run = run_cli(args + " --nccl-tests --nccl-tests-json " + json);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  expect_golden(run.out, "simulate_nccl_tests_dgx_h100_allreduce.txt");
+  const auto doc = nlohmann::json::parse(read_all(json));
+  ASSERT_EQ(doc["results"].size(), 7u);
+  CliRun plain = run_cli(args + " --csv -");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  const std::string first_time =
+      fmt::format("{:.6f}", doc["results"][0]["in_place"]["time"].get<double>());
+  EXPECT_NE(plain.out.find("1024," + first_time), std::string::npos) << plain.out;
+  CliRun unwritable = run_cli(args + " --nccl-tests-json /nonexistent/folder/x.json");
+  EXPECT_EQ(unwritable.exit_code, 2);
+  EXPECT_NE(unwritable.err.find("--nccl-tests-json"), std::string::npos) << unwritable.err;
 }
 
 } // namespace

@@ -1,0 +1,43 @@
+// nccl-tests' output formats, written from simulated rows: the text table its *_perf programs
+// print (size, count, type, redop, root, then time, algbw, busbw and #wrong out of place and in
+// place) and the JSON document `-J FILE` writes (format version 2). A log written here reads like
+// a run of nccl-tests; the lines that are not nccl-tests' own start with '#' and say what was
+// simulated.
+#pragma once
+
+#include "model/collective.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace syncoll::nccl {
+
+struct NcclTestsRow {
+  int64_t size = 0; ///< bytes as nccl-tests counts them
+  double time_us = 0;
+  double algbw_gbps = 0;
+  double busbw_gbps = 0;
+};
+
+struct NcclTestsRun {
+  CollectiveKind kind = CollectiveKind::Allreduce;
+  int ranks = 0;
+  std::optional<int> root; ///< rooted collectives
+  std::string what;        ///< what was simulated, one line ("NCCL's choice (NCCL 2.29.7) on ...")
+  std::optional<int> nccl_version_code; ///< the NCCL release modelled (22907), where one is
+  std::vector<NcclTestsRow> rows;
+  /// The simulation times one call: in place and out of place are the same number here.
+};
+
+/// nccl-tests' text: its header, one line per size (out of place and in place, "#wrong" N/A as
+/// with -c 0, the simulation checks no data), its footer with the average bus bandwidth.
+[[nodiscard]] std::string nccl_tests_text(const NcclTestsRun &run);
+
+/// nccl-tests' JSON (-J): version, config, results (size, count, type, redop, root, out_of_place
+/// and in_place with time, alg_bw, bus_bw, nwrong), out_of_bounds, average_bus_bandwidth, errors.
+/// Deterministic: no start or end time, no environment.
+[[nodiscard]] std::string nccl_tests_json(const NcclTestsRun &run);
+
+} // namespace syncoll::nccl
