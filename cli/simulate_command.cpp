@@ -545,7 +545,7 @@ Expected<bool> run_simulate(SimulateArgs &a) {
   const std::string csv = a.nccl_tests ? csv_of(rows) : print_rows(rows);
   for (const Row &r : rows)
     if (!r.faster_forced.empty())
-      fmt::print("note: {}\n", r.faster_forced);
+      fmt::print("{}note: {}\n", a.nccl_tests ? "# " : "", r.faster_forced);
   if (!a.csv.empty())
     SYNCOLL_CHECK(write_output(a.csv, csv));
   if (!a.trace.empty())

@@ -1,10 +1,14 @@
 #include "nccl/nccl_tests.h"
 
 #include "model/collective_traits.h"
+#include "model/json_document.h"
 
+#include <charconv>
 #include <cmath>
 #include <fmt/format.h>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 namespace syncoll::nccl {
 namespace {
@@ -56,7 +60,11 @@ std::string nccl_tests_text(const NcclTestsRun &run) {
   const std::string program = program_of(run.kind);
   std::string out = fmt::format("# syncoll simulate: {}\n", run.what);
   out += "# in place and out of place are one simulated call; #wrong is N/A: no data is checked\n";
-  out += fmt::format("# Collective test starting: {}\n#\n", program);
+  out += fmt::format("# Collective test starting: {}\n#\n# Using devices\n", program);
+  for (int rank = 0; rank < run.ranks; ++rank)
+    out += fmt::format("#  Rank {:>2} Group  0 Pid      0 on  simulated device {:>2} [0000:00:00] "
+                       "simulated GPU\n",
+                       rank, rank);
   out += fmt::format("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}           out-of-place                "
                      "       in-place          \n",
                      "", "", "", "", "");
@@ -98,6 +106,10 @@ std::string nccl_tests_json(const NcclTestsRun &run) {
   config["maximum_bytes"] = run.rows.empty() ? 0 : run.rows.back().size;
   config["step_factor"] = 2;
   config["validation"] = 0;
+  Json devices = Json::array();
+  for (int rank = 0; rank < run.ranks; ++rank)
+    devices.push_back(Json{{"rank", rank}, {"hostname", "simulated"}, {"device", rank}});
+  config["devices"] = std::move(devices);
   doc["config"] = std::move(config);
   Json results = Json::array();
   const std::string redop = redop_of(run.kind);
@@ -126,6 +138,184 @@ std::string nccl_tests_json(const NcclTestsRun &run) {
   doc["average_bus_bandwidth"] = Json{{"bandwidth", average_busbw(run)}, {"okay", "unchecked"}};
   doc["errors"] = Json::array();
   return doc.dump(2) + "\n";
+}
+
+namespace {
+
+// The kind of an nccl-tests program named by itself or by its path ("./build/all_reduce_perf").
+std::optional<CollectiveKind> kind_of_program(std::string_view program) {
+  while (!program.empty() && (program.back() == ' ' || program.back() == '\r'))
+    program.remove_suffix(1);
+  if (const size_t slash = program.rfind('/'); slash != std::string_view::npos)
+    program.remove_prefix(slash + 1);
+  for (const CollectiveTraits &t : all_collective_traits())
+    if (!t.nccl_tests_binary.empty() && program == t.nccl_tests_binary)
+      return t.kind;
+  return std::nullopt;
+}
+
+template <class T> std::optional<T> number(std::string_view token) {
+  T value{};
+  const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
+  if (ec != std::errc() || end != token.data() + token.size())
+    return std::nullopt;
+  return value;
+}
+
+std::vector<std::string_view> tokens_of(std::string_view line) {
+  std::vector<std::string_view> out;
+  size_t at = 0;
+  while (at < line.size()) {
+    while (at < line.size() && (line[at] == ' ' || line[at] == '\t' || line[at] == '\r'))
+      ++at;
+    size_t end = at;
+    while (end < line.size() && line[end] != ' ' && line[end] != '\t' && line[end] != '\r')
+      ++end;
+    if (end > at)
+      out.push_back(line.substr(at, end - at));
+    at = end;
+  }
+  return out;
+}
+
+// NCCL's tuning line, any release's wording: "<bytes> Bytes -> Algo <A> proto <P>".
+void read_choice(std::string_view line,
+                 std::map<int64_t, std::pair<std::string, std::string>> &to) {
+  const size_t arrow = line.find(" Bytes -> Algo ");
+  if (arrow == std::string_view::npos)
+    return;
+  size_t start = arrow;
+  while (start > 0 && line[start - 1] >= '0' && line[start - 1] <= '9')
+    --start;
+  const auto bytes = number<int64_t>(line.substr(start, arrow - start));
+  const auto rest = tokens_of(line.substr(arrow + 15));
+  if (!bytes || rest.size() < 3 || rest[1] != "proto")
+    return;
+  std::string protocol(rest[2]);
+  while (!protocol.empty() && !std::isalnum(static_cast<unsigned char>(protocol.back())))
+    protocol.pop_back();
+  to[*bytes] = {std::string(rest[0]), protocol};
+}
+
+Expected<MeasuredLog> read_text_log(std::string_view text, const std::string &file) {
+  MeasuredLog log;
+  std::map<int64_t, std::pair<std::string, std::string>> choices;
+  int devices = 0;
+  size_t offset = 0;
+  while (offset < text.size()) {
+    size_t end = text.find('\n', offset);
+    if (end == std::string_view::npos)
+      end = text.size();
+    std::string_view line = text.substr(offset, end - offset);
+    const size_t line_start = offset;
+    offset = end + 1;
+    if (line.find("NCCL INFO") != std::string_view::npos) {
+      read_choice(line, choices);
+      continue;
+    }
+    // MPI launchers prefix every line ("[1,0]<stdout>:"): what follows the prefix is the log.
+    if (const size_t hash = line.find('#'); hash != std::string_view::npos) {
+      const std::string_view comment = line.substr(hash);
+      if (const size_t at = comment.find("Collective test starting: ");
+          at != std::string_view::npos)
+        log.kind = kind_of_program(comment.substr(at + 26));
+      else if (comment.find("#  Rank ") == 0 && comment.find(" device ") != std::string_view::npos)
+        ++devices;
+      continue;
+    }
+    // Launchers' prefixes before a result line: Open MPI's "[1,0]<stdout>:", srun's "0: ".
+    if (line.size() > 1 && line[0] == '[')
+      if (const size_t end_of_prefix = line.find(">:"); end_of_prefix != std::string_view::npos)
+        line.remove_prefix(end_of_prefix + 2);
+    auto tokens = tokens_of(line);
+    if (!tokens.empty() && tokens[0].size() > 1 && tokens[0].back() == ':' &&
+        number<int>(tokens[0].substr(0, tokens[0].size() - 1)))
+      tokens.erase(tokens.begin());
+    // A result line: size and count, type, redop, root, then time, algbw, busbw, #wrong at least.
+    if (tokens.size() < 9 || !number<int64_t>(tokens[0]) || !number<int64_t>(tokens[1]))
+      continue;
+    MeasuredRow row;
+    row.size = *number<int64_t>(tokens[0]);
+    row.where = location_at(text, file, line_start + size_t(tokens[5].data() - line.data()));
+    const std::pair<size_t, double *> columns[] = {
+        {5, &row.time_us}, {6, &row.algbw_gbps}, {7, &row.busbw_gbps}};
+    for (const auto &[index, value] : columns) {
+      const std::string token(tokens[index]);
+      char *parsed_end = nullptr;
+      *value = std::strtod(token.c_str(), &parsed_end);
+      if (token.empty() || parsed_end != token.c_str() + token.size() || !(*value >= 0))
+        return fail(
+            location_at(text, file, line_start + size_t(tokens[index].data() - line.data())),
+            fmt::format("'{}' is not a number (a result line's time, algbw and busbw "
+                        "follow size, count, type, redop and root)",
+                        token));
+    }
+    log.rows.push_back(std::move(row));
+  }
+  if (log.rows.empty())
+    return fail({file, 1, 1}, "no nccl-tests result line (size, count, type, redop, root, time, "
+                              "algbw, busbw, #wrong)");
+  if (devices > 0)
+    log.ranks = devices;
+  for (MeasuredRow &row : log.rows)
+    if (auto choice = choices.find(row.size); choice != choices.end())
+      std::tie(row.algorithm, row.protocol) = choice->second;
+  return log;
+}
+
+Expected<MeasuredLog> read_json_log(std::string_view text, const std::string &file) {
+  SYNCOLL_TRY(doc, JsonDocument::parse(text, file));
+  const nlohmann::json &root = doc.root().json();
+  MeasuredLog log;
+  if (!root.is_object() || !root.contains("results") || !root["results"].is_array())
+    return fail({file, 1, 1}, "an nccl-tests JSON log holds a \"results\" list");
+  if (root.contains("config") && root["config"].is_object()) {
+    const nlohmann::json &config = root["config"];
+    if (config.contains("devices") && config["devices"].is_array() && !config["devices"].empty())
+      log.ranks = int(config["devices"].size());
+  }
+  size_t index = 0;
+  for (const nlohmann::json &result : root["results"]) {
+    const std::string where = fmt::format("/results/{}", index++);
+    auto located = [&](const std::string &pointer) { return doc.location(pointer); };
+    const nlohmann::json *timing = nullptr;
+    for (const char *placement : {"out_of_place", "in_place"})
+      if (result.is_object() && result.contains(placement) && result[placement].is_object()) {
+        timing = &result[placement];
+        break;
+      }
+    if (!result.is_object() || !result.contains("size") || !result["size"].is_number_integer() ||
+        !timing)
+      return fail(located(where), "a result holds an integer \"size\" and an \"out_of_place\" or "
+                                  "\"in_place\" object");
+    MeasuredRow row;
+    row.size = result["size"].get<int64_t>();
+    row.where = located(where);
+    const std::pair<const char *, double *> fields[] = {
+        {"time", &row.time_us}, {"alg_bw", &row.algbw_gbps}, {"bus_bw", &row.busbw_gbps}};
+    for (const auto &[key, value] : fields) {
+      const char *name =
+          timing->contains(key) || std::string_view(key) != "time" ? key : "cpu_time";
+      if (!timing->contains(name) || !(*timing)[name].is_number() ||
+          !((*value = (*timing)[name].get<double>()) >= 0))
+        return fail(located(where), fmt::format("a result's timing holds a number \"{}\"", key));
+    }
+    if (result.contains("experiment_name") && result["experiment_name"].is_string() && !log.kind)
+      log.kind = kind_of_program(result["experiment_name"].get<std::string>());
+    log.rows.push_back(std::move(row));
+  }
+  if (log.rows.empty())
+    return fail({file, 1, 1}, "the log's \"results\" list is empty");
+  return log;
+}
+
+} // namespace
+
+Expected<MeasuredLog> read_nccl_tests_log(std::string_view text, const std::string &file) {
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && text[first] == '{')
+    return read_json_log(text, file);
+  return read_text_log(text, file);
 }
 
 } // namespace syncoll::nccl

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "model/collective.h"
+#include "model/diagnostics.h"
 
 #include <cstdint>
 #include <optional>
@@ -30,6 +31,30 @@ struct NcclTestsRun {
   std::vector<NcclTestsRow> rows;
   /// The simulation times one call: in place and out of place are the same number here.
 };
+
+/// One size of a measured nccl-tests run: its out-of-place figures, and NCCL's algorithm and
+/// protocol for it where the log has NCCL_DEBUG=INFO's tuning line ("... 1024 Bytes -> Algo RING
+/// proto LL ...").
+struct MeasuredRow {
+  int64_t size = 0;
+  double time_us = 0;
+  double algbw_gbps = 0;
+  double busbw_gbps = 0;
+  std::string algorithm, protocol;
+  SourceLocation where;
+};
+
+struct MeasuredLog {
+  std::optional<CollectiveKind> kind; ///< from its program's name, where the log says it
+  std::optional<int> ranks;           ///< from its device lines (text) or config (JSON)
+  std::vector<MeasuredRow> rows;
+};
+
+/// An nccl-tests log: the text its *_perf programs print (with or without NCCL's INFO lines, MPI
+/// launchers' prefixes and other programs' lines mixed in) or the JSON its -J option writes.
+/// Malformed numbers in a result line, or a log without one, are one located error.
+[[nodiscard]] Expected<MeasuredLog> read_nccl_tests_log(std::string_view text,
+                                                        const std::string &file);
 
 /// nccl-tests' text: its header, one line per size (out of place and in place, "#wrong" N/A as
 /// with -c 0, the simulation checks no data), its footer with the average bus bandwidth.

@@ -77,7 +77,7 @@ TEST(CliTest, AMalformedNcclTopologyDumpIsOneLocatedLine) {
 TEST(CliTest, EveryCommandHasHelp) {
   for (const char *cmd :
        {"", "topo", "topo list", "topo show", "algo", "algo check", "ir", "ir show", "ir convert",
-        "verify", "simulate", "synth", "lower", "dot", "demo", "run"}) {
+        "verify", "simulate", "compare", "synth", "lower", "dot", "demo", "run"}) {
     CliRun run = run_cli(std::string(cmd) + " --help");
     EXPECT_EQ(run.exit_code, 0) << cmd;
     EXPECT_NE(run.out.find("Usage"), std::string::npos) << cmd;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -390,6 +391,31 @@ TEST(SimulateCliNcclTestsTest, TheSweepPrintsAndWritesAsNcclTests) {
   CliRun unwritable = run_cli(args + " --nccl-tests-json /nonexistent/folder/x.json");
   EXPECT_EQ(unwritable.exit_code, 2);
   EXPECT_NE(unwritable.err.find("--nccl-tests-json"), std::string::npos) << unwritable.err;
+}
+
+// What simulate writes as nccl-tests, compare reads back against the same simulation: every
+// size agrees (one answer), in the text's two decimals and the JSON's full precision alike.
+TEST(CompareCliTest, ASimulatedRunComparedWithItsOwnSystemAgreesEverywhere) {
+  const std::string text = ::testing::TempDir() + "compare_round.log";
+  const std::string json = ::testing::TempDir() + "compare_round.json";
+  CliRun simulated = run_cli("simulate --baseline nccl --system dgx_h100 -c reducescatter "
+                             "--size 1KiB..16MiB --nccl-tests --nccl-tests-json " +
+                             json);
+  ASSERT_EQ(simulated.exit_code, 0) << simulated.err;
+  std::ofstream(text) << simulated.out;
+  for (const std::string &log : {text, json}) {
+    CliRun run = run_cli("compare " + log + " --system dgx_h100");
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_NE(run.out.find("(reduce_scatter_perf, 8 GPUs)"), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find("15 sizes: geomean error 0.0%"), std::string::npos) << run.out;
+  }
+  CliRun other = run_cli("compare " + json + " --system dgx_h100 --nodes 2");
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_EQ(other.err, json + ":1:1: the log ran on 8 GPUs and the system has 16 (give --nodes "
+                              "and --gpus to match)\n");
+  CliRun bad = run_cli("compare tests/data/nccl_tests/bad_number.log --system dgx_h100");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_TRUE(bad.out.empty()) << bad.out;
 }
 
 } // namespace

@@ -57,3 +57,58 @@ TEST(NcclTestsFormatTest, TheJsonHasNcclTestsFieldsPerSize) {
 
 } // namespace
 } // namespace syncoll::nccl
+
+namespace syncoll::nccl {
+namespace {
+
+std::string fixture(const std::string &name) {
+  return testing::slurp(std::string(SYNCOLL_SOURCE_DIR) + "/tests/data/nccl_tests/" + name);
+}
+
+// A run as an MPI launcher and NCCL_DEBUG=INFO leave it: prefixed lines, NCCL's own lines mixed
+// in. The table, the program, the device count and NCCL's algorithm per size are all read.
+TEST(NcclTestsLogTest, ATextLogWithMpiPrefixesAndNcclInfoLinesReads) {
+  auto log = read_nccl_tests_log(fixture("mpi_info_allgather.log"), "run.log");
+  ASSERT_TRUE(log) << log.error().to_string();
+  EXPECT_EQ(log->kind, CollectiveKind::Allgather);
+  EXPECT_EQ(log->ranks, 8);
+  ASSERT_EQ(log->rows.size(), 4u);
+  EXPECT_EQ(log->rows[2].size, 262144);
+  EXPECT_DOUBLE_EQ(log->rows[2].time_us, 19.85); // out of place
+  EXPECT_DOUBLE_EQ(log->rows[2].busbw_gbps, 11.56);
+  EXPECT_EQ(log->rows[2].algorithm, "RING");
+  EXPECT_EQ(log->rows[2].protocol, "LL128");
+  EXPECT_EQ(log->rows[3].protocol, "Simple");
+}
+
+TEST(NcclTestsLogTest, WhatSyncollWritesReadsBackInBothForms) {
+  NcclTestsRun run = widths();
+  run.rows.resize(3);
+  for (const std::string &text : {nccl_tests_text(run), nccl_tests_json(run)}) {
+    auto log = read_nccl_tests_log(text, "round.log");
+    ASSERT_TRUE(log) << log.error().to_string();
+    EXPECT_EQ(log->kind, CollectiveKind::Allreduce) << "all_reduce_perf is not reduce_perf";
+    EXPECT_EQ(log->ranks, 8);
+    ASSERT_EQ(log->rows.size(), 3u);
+    EXPECT_NEAR(log->rows[1].time_us, 987.654, 0.01);
+  }
+}
+
+TEST(NcclTestsLogTest, MalformedLogsAreLocatedErrors) {
+  auto bad = read_nccl_tests_log(fixture("bad_number.log"), "bad.log");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().to_string(),
+            "bad.log:4:57: '1x.02' is not a number (a result line's time, algbw and busbw follow "
+            "size, count, type, redop and root)\n");
+  auto empty = read_nccl_tests_log("# nothing measured\n", "empty.log");
+  ASSERT_FALSE(empty);
+  EXPECT_NE(empty.error().to_string().find("empty.log:1:1: no nccl-tests result line"),
+            std::string::npos);
+  auto json = read_nccl_tests_log("{\"results\": [{\"size\": 8}]}", "r.json");
+  ASSERT_FALSE(json);
+  EXPECT_NE(json.error().to_string().find("r.json:1:14:"), std::string::npos)
+      << json.error().to_string();
+}
+
+} // namespace
+} // namespace syncoll::nccl

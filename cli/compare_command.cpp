@@ -1,0 +1,129 @@
+// `syncoll compare LOG --system S`: an nccl-tests run (its text log, NCCL_DEBUG=INFO lines and
+// all, or its -J JSON) held against NCCL's choice simulated on the system, size by size.
+#include "cli/cli_support.h"
+#include "cli/commands.h"
+#include "model/collective_traits.h"
+#include "nccl/nccl_tests.h"
+#include "nccl/run.h"
+#include "nccl/tuning.h"
+#include "nccl/version.h"
+
+#include <cmath>
+#include <fmt/format.h>
+#include <memory>
+
+namespace syncoll::cli {
+namespace {
+
+struct CompareArgs {
+  std::string log;
+  std::string system;
+  TopologyOptions topology; ///< --nodes, --gpus, --nics, --nic-bandwidth, --fabric
+  std::string collective;
+  std::string nccl_version;
+};
+
+std::string signed_percent(double ratio) {
+  return fmt::format("{:+.1f}%", 100 * (ratio - 1));
+}
+
+Expected<void> run_compare(CompareArgs &a) {
+  SYNCOLL_TRY(text, read_text_file(a.log));
+  SYNCOLL_TRY(log, nccl::read_nccl_tests_log(text, a.log));
+  std::optional<CollectiveKind> kind = log.kind;
+  if (!a.collective.empty()) {
+    SYNCOLL_TRY(given, standard_collective_kind(a.collective));
+    kind = given;
+  }
+  if (!kind)
+    return fail({a.log, 1, 1}, "the log does not name its collective (no \"Collective test "
+                               "starting\" line or experiment_name); give -c");
+  nccl::NcclVersion release = nccl::kNewestNcclVersion;
+  if (!a.nccl_version.empty()) {
+    const auto found = nccl::find_nccl_version(a.nccl_version);
+    if (!found)
+      return fail({}, fmt::format("--nccl-version: '{}' is not an NCCL release the model knows",
+                                  a.nccl_version));
+    release = *found;
+  }
+  SYNCOLL_TRY(built, build_system(a.system, a.topology));
+  const simulator::SystemModel &system = built.model;
+  const int ranks = system.topology.num_ranks();
+  if (log.ranks && *log.ranks != ranks)
+    return fail({a.log, 1, 1},
+                fmt::format("the log ran on {} GPUs and the system has {} (give --nodes and "
+                            "--gpus to match)",
+                            *log.ranks, ranks));
+  SYNCOLL_TRY(machine, nccl::nccl_machine(system));
+  nccl::NcclRunOptions options;
+  options.version = release;
+  fmt::print("compare {} ({}{}) with NCCL's choice (NCCL {}) on {}, system {}\n", a.log,
+             collective_traits(*kind).nccl_tests_binary,
+             log.ranks ? fmt::format(", {} GPUs", *log.ranks) : "",
+             nccl::nccl_version_name(release), system.topology.name(), built.preset->name);
+  fmt::print("{:>10} {:>12} {:>12} {:>8} {:>11} {:>11}  {:<14} {}\n", "size", "measured us",
+             "simulated us", "error", "meas busbw", "sim busbw", "NCCL measured", "NCCL simulated");
+  double log_sum = 0;
+  int counted = 0;
+  std::optional<std::pair<double, int64_t>> worst; // ratio, size
+  for (const nccl::MeasuredRow &row : log.rows) {
+    SYNCOLL_TRY(run, nccl::simulate_nccl(*kind, row.size, system, machine, options));
+    const double simulated_us = double(run.result.completion) / 1e6;
+    const std::string simulated_choice =
+        fmt::format("{}/{}", nccl::nccl_algorithm_name(run.choice.algorithm),
+                    protocol_traits(run.choice.protocol).name);
+    const std::string measured_choice =
+        row.algorithm.empty() ? "-" : fmt::format("{}/{}", row.algorithm, row.protocol);
+    std::string error = "-";
+    if (row.time_us > 0 && simulated_us > 0) {
+      const double ratio = simulated_us / row.time_us;
+      error = signed_percent(ratio);
+      log_sum += std::abs(std::log(ratio));
+      ++counted;
+      if (!worst || std::abs(std::log(ratio)) > std::abs(std::log(worst->first)))
+        worst = {ratio, row.size};
+    }
+    fmt::print("{:>10} {:>12.2f} {:>12.2f} {:>8} {:>11.2f} {:>11.2f}  {:<14} {}\n",
+               format_size(row.size), row.time_us, simulated_us, error, row.busbw_gbps,
+               run.result.busbw_gbps, measured_choice, simulated_choice);
+  }
+  if (counted > 0)
+    fmt::print("{} sizes: geomean error {:.1f}% (exp of the mean |ln(simulated / measured)|), "
+               "worst {} at {}\n",
+               counted, 100 * (std::exp(log_sum / counted) - 1), signed_percent(worst->first),
+               format_size(worst->second));
+  return {};
+}
+
+} // namespace
+
+void add_compare_command(CLI::App &app, RunResult &result) {
+  auto args = std::make_shared<CompareArgs>();
+  CLI::App *cmd = app.add_subcommand(
+      "compare", "hold an nccl-tests log (its text, NCCL_DEBUG=INFO lines and all, or its -J "
+                 "JSON) against NCCL's choice simulated on a system, size by size");
+  cmd->add_option("log", args->log, "nccl-tests output: text or JSON")->required();
+  cmd->add_option("--system", args->system,
+                  "the calibrated machine the log ran on (syncoll topo list)")
+      ->required();
+  cmd->add_option("--nodes", args->topology.params.nodes, "nodes of the system");
+  cmd->add_option("--gpus", args->topology.params.gpus, "GPUs per node");
+  cmd->add_option("--nics", args->topology.params.nics, "NICs per node");
+  cmd->add_option("--nic-bandwidth", args->topology.params.nic_bandwidth_gbps, "GB/s per NIC");
+  args->topology.add_fabric_to(*cmd);
+  cmd->add_option("-c,--collective", args->collective,
+                  "the collective, where the log does not name its program");
+  cmd->add_option("--nccl-version", args->nccl_version,
+                  "the NCCL release whose choice is simulated (default: the newest modelled)");
+  cmd->callback([&result, args] {
+    auto ok = run_compare(*args);
+    if (!ok) {
+      print_diagnostics(ok.error());
+      result.exit_code = kBadInput;
+      return;
+    }
+    result.exit_code = kSuccess;
+  });
+}
+
+} // namespace syncoll::cli
