@@ -405,6 +405,17 @@ Row check_nccl_device_api() {
               "pointer in a kernel, the values read back"};
 }
 
+// A detail as one table cell: a verifier's report spans lines (and a rule per thread block).
+std::string one_line(const std::string &text) {
+  constexpr size_t kMost = 400;
+  std::string out;
+  for (char c : text)
+    out += c == '\n' ? std::string("; ") : c == '|' ? std::string("/") : std::string(1, c);
+  if (out.size() > kMost)
+    out = out.substr(0, kMost) + " ...";
+  return out;
+}
+
 std::vector<fs::path> files_in(const fs::path &dir, const std::string &only) {
   std::vector<fs::path> out;
   std::error_code ec;
@@ -462,7 +473,8 @@ int run_checks(const fs::path &dir, bool cpu, const std::string &only, const fs:
   std::string table = fmt::format("| check | executor | result | detail |\n| --- | --- | --- | --- "
                                   "|\n");
   for (const Row &r : rows)
-    table += fmt::format("| {} | {} | {} | {} |\n", r.check, executor, r.result(), r.detail);
+    table +=
+        fmt::format("| {} | {} | {} | {} |\n", r.check, executor, r.result(), one_line(r.detail));
   if (!report.empty() && !write_file(report, table)) {
     std::cerr << fmt::format("{}: cannot write the report\n", report.string());
     return kBadInput;
