@@ -7,10 +7,12 @@
 #include "model/json_document.h"
 #include "model/mscclir.h"
 #include "nccl/algorithms.h"
+#include "nccl/graph_xml.h"
 #include "nccl/nccl_tests.h"
 #include "nccl/preset.h"
 #include "nccl/run.h"
 #include "nccl/steps.h"
+#include "nccl/topo_xml.h"
 #include "simulator/algorithm_sim.h"
 #include "simulator/program_sim.h"
 #include "simulator/system_model.h"
@@ -46,8 +48,10 @@ struct SimulateArgs {
   bool streamed = false;
   std::string trace;
   std::string csv;
-  bool nccl_tests = false;     ///< print nccl-tests' table instead of ours
-  std::string nccl_tests_json; ///< write nccl-tests' JSON (-J) here
+  std::string nccl_graph;       ///< NCCL's graph file: its rings instead of the search's
+  std::string write_nccl_graph; ///< write the ring graph NCCL's search found as its graph file
+  bool nccl_tests = false;      ///< print nccl-tests' table instead of ours
+  std::string nccl_tests_json;  ///< write nccl-tests' JSON (-J) here
 };
 
 struct Row {
@@ -122,6 +126,8 @@ struct Subject {
   std::optional<Algorithm> algorithm;
   std::string what;
   std::optional<StreamedRing> streamed = std::nullopt;
+  /// A graph file whose rings NCCL could not run on the topology: the verdict, nothing simulated.
+  std::optional<Diagnostic> broken_graph = std::nullopt;
 };
 
 Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topology,
@@ -139,8 +145,30 @@ Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topolo
   if (a.root && *a.root >= topology.num_ranks())
     return fail({}, fmt::format("--root {}: '{}' has ranks 0 to {}", *a.root, topology.name(),
                                 topology.num_ranks() - 1));
-  SYNCOLL_TRY(rings,
-              nccl::nccl_topology_rings(topology, kind, a.channels, RankId(a.root.value_or(0))));
+  // A rank's CUDA device in NCCL's graph file: the dump's `dev` for a topology read from
+  // NCCL's dump, the rank itself for any other.
+  std::vector<int> dev_of_rank(size_t(topology.num_ranks()));
+  for (size_t r = 0; r < dev_of_rank.size(); ++r)
+    dev_of_rank[r] = int(r);
+  if (nccl::names_nccl_topology_file(a.topology.spec)) {
+    SYNCOLL_TRY(machine, nccl::read_nccl_topology_file(a.topology.spec));
+    for (size_t r = 0; r < machine.gpus.size() && r < dev_of_rank.size(); ++r)
+      dev_of_rank[r] = machine.gpus[r].dev;
+  }
+  std::optional<nccl::NcclRingGraph> given;
+  if (!a.nccl_graph.empty()) {
+    SYNCOLL_TRY(text, read_text_file(a.nccl_graph));
+    SYNCOLL_TRY(file, nccl::read_nccl_graph_xml(text, a.nccl_graph));
+    nccl::GraphRings read = nccl::rings_of_graph(file, topology, dev_of_rank);
+    if (read.broken)
+      return Subject{std::nullopt, std::nullopt, "", std::nullopt, *read.broken};
+    given = std::move(read.graph);
+  }
+  SYNCOLL_TRY(rings, nccl::nccl_topology_rings(topology, kind, a.channels,
+                                               RankId(a.root.value_or(0)), given));
+  if (!a.write_nccl_graph.empty())
+    SYNCOLL_CHECK(
+        write_output(a.write_nccl_graph, nccl::ring_graph_xml(rings.graph, topology, dev_of_rank)));
   if (a.streamed && *forced == nccl::NcclAlgorithm::Ring) {
     SYNCOLL_TRY(steps, nccl::NcclRingSteps::create(kind, rings.rings));
     return Subject{std::nullopt, std::nullopt,
@@ -156,10 +184,11 @@ Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topolo
                                nccl::kNcclTreePipelineChunks, rings.channels)};
   return Subject{
       std::move(p), std::nullopt,
-      fmt::format(
-          "NCCL ring {}{} ({} channel(s) over {} searched ring(s) at {} GB/s)", a.collective,
-          collective_traits(kind).rooted ? fmt::format(" from root {}", a.root.value_or(0)) : "",
-          rings.channels, rings.graph.channels(), rings.graph.intra_gbps)};
+      fmt::format("NCCL ring {}{} ({} channel(s) over {} {} ring(s) at {} GB/s)", a.collective,
+                  collective_traits(kind).rooted ? fmt::format(" from root {}", a.root.value_or(0))
+                                                 : "",
+                  rings.channels, rings.graph.channels(), given ? "graph file's" : "searched",
+                  rings.graph.intra_gbps)};
 }
 
 // The fastest of the algorithms NCCL could run at `size` other than its choice, each forced
@@ -497,6 +526,12 @@ Expected<bool> run_simulate(SimulateArgs &a) {
     const simulator::CostModel model = system ? system->interpreted() : cost_model_for(a);
     SYNCOLL_TRY(subject,
                 from_file ? std::move(*from_file) : baseline_subject(a, *topology, protocol));
+    if (subject.broken_graph) {
+      // A verdict on the graph file, not bad input: it is well formed and NCCL would refuse it.
+      fmt::print("NCCL cannot run the graph file's rings on {}: {}\n", topology->name(),
+                 subject.broken_graph->to_string());
+      return true;
+    }
     if (!a.lowering.empty() && (!system || !subject.algorithm))
       return fail({}, "--lowering times an algorithm (JSON) on a --system");
     if (a.lowering == "copy-engine" && a.mode == "dataflow")
@@ -631,6 +666,15 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
   cmd->add_option("--trace", args->trace, "write a Chrome-trace timeline (one size only)")
       ->check(writable_file());
   cmd->add_option("--csv", args->csv, "write the sweep as CSV")->check(writable_file());
+  cmd->add_option("--nccl-graph", args->nccl_graph,
+                  "nccl-ring on a topology: run the rings of NCCL's graph file (NCCL_GRAPH_FILE, "
+                  "as NCCL_GRAPH_DUMP_FILE writes it) instead of the search's; one that misses a "
+                  "GPU or hops where the topology has no path is a verdict (exit 1)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--write-nccl-graph", args->write_nccl_graph,
+                  "nccl-ring on a topology: write the rings as NCCL's graph file (for "
+                  "NCCL_GRAPH_FILE)")
+      ->check(writable_file());
   cmd->add_flag(
       "--nccl-tests", args->nccl_tests,
       "print the sweep as nccl-tests' *_perf programs do (size, count, type, redop, root, "

@@ -19,15 +19,16 @@ namespace syncoll::nccl {
 
 /// NCCL's rings on a plain topology (a library family or a file, no system: no tuning model):
 /// what its search finds there, on `channels` channels (0: its runtime channels), each ring
-/// starting at `root` for a rooted collective.
+/// starting at `root` for a rooted collective. With `given` (a graph file's rings), those rings
+/// instead of the search's.
 struct TopologyRings {
   NcclRingGraph graph;
   int channels = 0;
   std::vector<std::vector<RankId>> rings; ///< one per channel
 };
-[[nodiscard]] Expected<TopologyRings> nccl_topology_rings(const Topology &topology,
-                                                          CollectiveKind kind, int channels,
-                                                          std::optional<RankId> root);
+[[nodiscard]] Expected<TopologyRings>
+nccl_topology_rings(const Topology &topology, CollectiveKind kind, int channels,
+                    std::optional<RankId> root, const std::optional<NcclRingGraph> &given = {});
 
 /// Whether NCCL's `algorithm` runs on a plain topology (no system): its ring and tree. NVLS, NVLS
 /// tree, PAT and point-to-point need a machine (their constants are a GPU generation's).

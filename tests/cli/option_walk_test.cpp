@@ -102,6 +102,8 @@ const OptionRow kRows[] = {
     {"compare", "--fabric", "tests/data/nccl_tests/mpi_info_allgather.log --system dgx_h100", "tests/data/nccl_tests/mpi_info_allgather.log --system dgx_h100 --fabric roce", Expect::Refused},
     {"compare", "-c", "tests/data/nccl_tests/mpi_info_allgather.log --system dgx_h100", "tests/data/nccl_tests/mpi_info_allgather.log --system dgx_h100 -c broadcast", Expect::Changes},
     {"compare", "--nccl-version", "tests/data/nccl_tests/mpi_info_allgather.log --system dgx_h100", "tests/data/nccl_tests/mpi_info_allgather.log --system dgx_h100 --nccl-version 2.18", Expect::Changes},
+    {"simulate", "--write-nccl-graph", kRing4, "--baseline nccl-ring -c allreduce -t ring -n 4 -s 1MiB --write-nccl-graph {out}", Expect::Writes},
+    {"simulate", "--nccl-graph", "--baseline nccl-ring -c allreduce -t dgx1 -s 1MiB", "--baseline nccl-ring -c allreduce -t dgx1 -s 1MiB --nccl-graph tests/data/nccl_graph/dgx1_one_ring.xml", Expect::Changes},
     {"simulate", "--nccl-tests-json", kRing4, "--baseline nccl-ring -c allreduce -t ring -n 4 -s 1MiB --nccl-tests-json {out}", Expect::Writes},
 
     {"compose", "-c", "-c allgather --system dgx_h100 --nodes 2", "-c broadcast --system dgx_h100 --nodes 2", Expect::Changes},

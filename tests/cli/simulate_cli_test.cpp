@@ -418,5 +418,29 @@ TEST(CompareCliTest, ASimulatedRunComparedWithItsOwnSystemAgreesEverywhere) {
   EXPECT_TRUE(bad.out.empty()) << bad.out;
 }
 
+// NCCL's graph file out and back in: the rings written simulate as the search's did; a ring
+// that hops where DGX-1 has no NVLink is a verdict (exit 1) naming the hop.
+TEST(SimulateCliNcclGraphTest, AWrittenGraphSimulatesAsTheSearchAndABrokenOneIsAVerdict) {
+  const std::string graph = ::testing::TempDir() + "dgx1_graph.xml";
+  const std::string args = "simulate --baseline nccl-ring -c allreduce -t dgx1 -s 64MiB";
+  CliRun searched = run_cli(args + " --write-nccl-graph " + graph);
+  ASSERT_EQ(searched.exit_code, 0) << searched.err;
+  CliRun injected = run_cli(args + " --nccl-graph " + graph);
+  ASSERT_EQ(injected.exit_code, 0) << injected.err;
+  auto table = [](const std::string &out) { return out.substr(out.find('\n')); };
+  EXPECT_EQ(table(injected.out), table(searched.out));
+  EXPECT_NE(injected.out.find("graph file's ring(s)"), std::string::npos);
+  const std::string broken = ::testing::TempDir() + "dgx1_broken.xml";
+  std::ofstream(broken) << "<graphs version=\"1\">\n<graph id=\"0\" pattern=\"4\" "
+                           "speedintra=\"20\">\n<channel><gpu dev=\"0\"/><gpu dev=\"5\"/>"
+                           "<gpu dev=\"1\"/><gpu dev=\"2\"/><gpu dev=\"3\"/><gpu dev=\"7\"/>"
+                           "<gpu dev=\"6\"/><gpu dev=\"4\"/></channel>\n</graph>\n</graphs>\n";
+  CliRun verdict = run_cli(args + " --nccl-graph " + broken);
+  EXPECT_EQ(verdict.exit_code, 1) << verdict.err;
+  EXPECT_EQ(verdict.out, "NCCL cannot run the graph file's rings on dgx1: " + broken +
+                             ":3:1: channel 0 hops from GPU 0 to GPU 5, which 'dgx1' does not "
+                             "join\n");
+}
+
 } // namespace
 } // namespace syncoll::testing
