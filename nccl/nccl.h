@@ -2,6 +2,8 @@
 // docs/cost-model.md says what of NCCL is modelled and how it is calibrated.
 //
 //   topo_xml.h    NCCL's topology dump (NCCL_TOPO_DUMP_FILE) read as a machine
+//   graph_xml.h   NCCL's graph file (NCCL_GRAPH_FILE): its ring graph written and read
+//   nccl_tests.h  nccl-tests' output: its text and JSON written, its logs read
 //   search.h      NCCL's topology search: rings per channel, speeds, channels (over NVLink, and
 //                 through PCIe switches and sockets where NVLink does not join every pair)
 //   tuning.h      NCCL's tuning model: every algorithm and protocol's time, its choice per size
@@ -16,6 +18,8 @@
 #pragma once
 
 #include "nccl/algorithms.h"
+#include "nccl/graph_xml.h"
+#include "nccl/nccl_tests.h"
 #include "nccl/preset.h"
 #include "nccl/run.h"
 #include "nccl/search.h"
