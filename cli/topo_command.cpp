@@ -3,6 +3,7 @@
 #include "cli/commands.h"
 #include "model/hardware.h"
 #include "model/json_document.h"
+#include "model/text.h"
 #include "model/topology_json.h"
 #include "nccl/topo_xml.h"
 
@@ -12,15 +13,6 @@
 
 namespace syncoll::cli {
 namespace {
-
-std::string format_number(double v) {
-  std::string s = fmt::format("{:.3f}", v);
-  while (!s.empty() && s.back() == '0')
-    s.pop_back();
-  if (!s.empty() && s.back() == '.')
-    s.pop_back();
-  return s;
-}
 
 void print_topology(const Topology &t) {
   fmt::print("topology {}: {} ranks, {}{} links, {} bandwidth relations\n", t.name(), t.num_ranks(),
@@ -34,7 +26,7 @@ void print_topology(const Topology &t) {
     fmt::print("hierarchy: {} ({} levels)", levels, h.levels.size());
     if (h.nics_per_node > 0)
       fmt::print(", {} NIC(s) per {} at {} GB/s", h.nics_per_node, h.levels.front().name,
-                 format_number(h.nic_bandwidth.value));
+                 format_decimal(h.nic_bandwidth.value));
     fmt::print("\n");
   }
   if (t.num_switches() > 0 && t.num_switches() <= 32) {
@@ -66,7 +58,7 @@ void print_topology(const Topology &t) {
   fmt::print("link classes:\n");
   for (const auto &[k, count] : classes)
     fmt::print("  {} links: capacity {}, alpha {} ns, bandwidth {} GB/s\n", count, std::get<0>(k),
-               format_number(std::get<1>(k)), format_number(std::get<2>(k)));
+               format_decimal(std::get<1>(k)), format_decimal(std::get<2>(k)));
   if (!t.relations().empty()) {
     fmt::print("bandwidth relations:\n");
     size_t shown = 0;
@@ -92,17 +84,17 @@ void print_nccl_machine(const nccl::XmlMachine &m) {
   for (const nccl::XmlCpu &c : m.cpus)
     fmt::print("  cpu{}: {} {}, {} to the other sockets at {} GB/s\n", c.numa,
                c.arch.empty() ? "?" : c.arch, c.vendor.empty() ? "?" : c.vendor,
-               c.interconnect.name, format_number(c.interconnect.gbps));
+               c.interconnect.name, format_decimal(c.interconnect.gbps));
   for (size_t r = 0; r < m.gpus.size(); ++r) {
     const nccl::XmlGpu &g = m.gpus[r];
     fmt::print("  rank {}: dev {} {} sm {} on cpu{}, PCIe {} GB/s", r, g.dev, g.busid, g.sm,
-               m.cpus[size_t(g.cpu)].numa, format_number(g.pcie_gbps));
+               m.cpus[size_t(g.cpu)].numa, format_decimal(g.pcie_gbps));
     if (g.direct_nvlinks > 0)
       fmt::print(", {} NVLinks to GPUs", g.direct_nvlinks);
     if (g.nvswitch_nvlinks > 0)
       fmt::print(", {} NVLinks to NVSwitch", g.nvswitch_nvlinks);
     if (g.c2c_gbps > 0)
-      fmt::print(", C2C {} GB/s", format_number(g.c2c_gbps));
+      fmt::print(", C2C {} GB/s", format_decimal(g.c2c_gbps));
     fmt::print("\n");
   }
   for (const nccl::XmlNic &n : m.nics) {
@@ -110,7 +102,7 @@ void print_nccl_machine(const nccl::XmlMachine &m) {
     for (int r : n.nearest_ranks)
       nearest += fmt::format("{}{}", nearest.empty() ? "" : " ", r);
     fmt::print("  nic {} (dev {}, port {}): {} GB/s, GPUDirect RDMA {}, nearest ranks {}\n",
-               n.name.empty() ? "?" : n.name, n.dev, n.port, format_number(n.gbps),
+               n.name.empty() ? "?" : n.name, n.dev, n.port, format_decimal(n.gbps),
                n.gdr ? "yes" : "no", nearest.empty() ? "none" : nearest);
   }
 }

@@ -230,10 +230,7 @@ private:
 
 Expected<Warned<Program>> parse_mscclir_xml(std::string_view text, const std::string &file) {
   pugi::xml_document doc;
-  pugi::xml_parse_result parsed = doc.load_buffer(text.data(), text.size(), pugi::parse_default);
-  if (!parsed)
-    return fail(location_at(text, file, size_t(std::max<ptrdiff_t>(0, parsed.offset))),
-                fmt::format("invalid XML: {}", parsed.description()));
+  SYNCOLL_CHECK(detail::parse_xml(doc, text, file));
   pugi::xml_node algo = doc.document_element();
   if (!algo)
     return fail({file, 1, 1}, "no <algo> element");

@@ -70,4 +70,13 @@ Expected<std::vector<int64_t>> parse_size_range(const std::string &text) {
   return sizes;
 }
 
+std::string format_decimal(double value) {
+  std::string s = fmt::format("{:.3f}", value);
+  while (!s.empty() && s.back() == '0')
+    s.pop_back();
+  if (!s.empty() && s.back() == '.')
+    s.pop_back();
+  return s;
+}
+
 } // namespace syncoll

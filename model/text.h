@@ -15,6 +15,8 @@ namespace syncoll {
 /// The key a name matches by: lower case, without '-' and '_'.
 [[nodiscard]] std::string name_key(std::string_view name);
 
+/// A number with at most three decimals and no trailing zeros: 20.6, 10, 0.125.
+[[nodiscard]] std::string format_decimal(double value);
 /// "64 KiB", "1 GiB", "1000 B".
 [[nodiscard]] std::string format_size(int64_t bytes);
 

@@ -1,6 +1,7 @@
 #include "nccl/graph_xml.h"
 
 #include "model/detail/xml_reader.h"
+#include "model/text.h"
 #include "simulator/routes.h"
 
 #include <algorithm>
@@ -53,15 +54,6 @@ PathType path_type(const Topology &t, simulator::Routes &routes, RankId a, RankI
   return bridges > 1 ? PathType::Pxb : PathType::Pix;
 }
 
-std::string number_text(double v) {
-  std::string s = fmt::format("{:.3f}", v);
-  while (!s.empty() && s.back() == '0')
-    s.pop_back();
-  if (!s.empty() && s.back() == '.')
-    s.pop_back();
-  return s;
-}
-
 } // namespace
 
 std::string ring_graph_xml(const NcclRingGraph &graph, const Topology &topology,
@@ -76,8 +68,8 @@ std::string ring_graph_xml(const NcclRingGraph &graph, const Topology &topology,
   out += fmt::format("  <graph id=\"0\" pattern=\"{}\" crossnic=\"0\" nchannels=\"{}\" "
                      "speedintra=\"{}\" speedinter=\"{}\" latencyinter=\"0\" typeintra=\"{}\" "
                      "typeinter=\"PIX\" samechannels=\"0\">\n",
-                     kRingPattern, graph.channels(), number_text(graph.intra_gbps),
-                     number_text(graph.inter_gbps), path_name(farthest));
+                     kRingPattern, graph.channels(), format_decimal(graph.intra_gbps),
+                     format_decimal(graph.inter_gbps), path_name(farthest));
   for (const std::vector<RankId> &ring : graph.rings) {
     out += "    <channel>\n";
     for (RankId r : ring)
@@ -90,11 +82,7 @@ std::string ring_graph_xml(const NcclRingGraph &graph, const Topology &topology,
 
 Expected<GraphFile> read_nccl_graph_xml(std::string_view text, const std::string &file) {
   pugi::xml_document doc;
-  const pugi::xml_parse_result parsed =
-      doc.load_buffer(text.data(), text.size(), pugi::parse_default);
-  if (!parsed)
-    return fail(location_at(text, file, size_t(std::max<ptrdiff_t>(0, parsed.offset))),
-                fmt::format("invalid XML: {}", parsed.description()));
+  SYNCOLL_CHECK(detail::parse_xml(doc, text, file));
   const XmlReader x(text, file, "NCCL's graph file");
   const pugi::xml_node graphs = doc.document_element();
   if (!graphs || std::string_view(graphs.name()) != "graphs")

@@ -437,11 +437,7 @@ private:
 Expected<XmlMachine> read_nccl_topology_xml(std::string_view text, const std::string &file,
                                             std::string name) {
   pugi::xml_document doc;
-  const pugi::xml_parse_result parsed =
-      doc.load_buffer(text.data(), text.size(), pugi::parse_default);
-  if (!parsed)
-    return fail(location_at(text, file, size_t(std::max<ptrdiff_t>(0, parsed.offset))),
-                fmt::format("invalid XML: {}", parsed.description()));
+  SYNCOLL_CHECK(detail::parse_xml(doc, text, file));
   const pugi::xml_node system = doc.document_element();
   if (!system)
     return fail({file, 1, 1}, "no <system> element");

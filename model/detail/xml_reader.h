@@ -6,6 +6,7 @@
 
 #include "model/diagnostics.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <fmt/format.h>
@@ -108,5 +109,16 @@ public:
   std::string file_;
   std::string_view format_; ///< the file format unknown attributes are not part of
 };
+
+/// Parses `text` into `doc`; malformed XML is one error at the byte where pugixml stopped.
+[[nodiscard]] inline Expected<void> parse_xml(pugi::xml_document &doc, std::string_view text,
+                                              const std::string &file) {
+  const pugi::xml_parse_result parsed =
+      doc.load_buffer(text.data(), text.size(), pugi::parse_default);
+  if (!parsed)
+    return fail(location_at(text, file, size_t(std::max<ptrdiff_t>(0, parsed.offset))),
+                fmt::format("invalid XML: {}", parsed.description()));
+  return {};
+}
 
 } // namespace syncoll::detail
