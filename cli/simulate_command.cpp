@@ -430,6 +430,12 @@ Expected<bool> run_simulate(SimulateArgs &a) {
   SYNCOLL_TRY(sizes, parse_size_range(a.size));
   if (a.streamed && (a.baseline.empty() || !a.system.empty()))
     return fail({}, "--streamed runs the nccl-ring baseline on a topology (-t)");
+  for (const auto &[given, option] : {std::pair{!a.nccl_graph.empty(), "--nccl-graph"},
+                                      std::pair{!a.write_nccl_graph.empty(), "--write-nccl-graph"}})
+    if (given && (a.baseline.empty() || !a.system.empty()))
+      return fail({}, fmt::format("{} is NCCL's ring graph on a topology (-t): give --baseline "
+                                  "nccl-ring or nccl-tree with -t",
+                                  option));
   if (!a.trace.empty() && sizes.size() != 1)
     return fail({}, "--trace needs a single --size");
   SYNCOLL_TRY(protocol, protocol_for(a));

@@ -1,6 +1,7 @@
 #include "nccl/graph_xml.h"
 
 #include "model/detail/xml_reader.h"
+#include "model/invariant.h"
 #include "model/text.h"
 #include "simulator/routes.h"
 
@@ -31,7 +32,7 @@ std::string_view path_name(PathType type) {
   case PathType::Sys:
     return "SYS";
   }
-  return "SYS";
+  SYNCOLL_UNREACHABLE("a path type without a name");
 }
 
 PathType path_type(const Topology &t, simulator::Routes &routes, RankId a, RankId b) {

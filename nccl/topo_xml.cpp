@@ -8,10 +8,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 namespace syncoll::nccl {
 namespace {
@@ -455,12 +453,8 @@ Expected<XmlMachine> read_nccl_topology_xml(std::string_view text, const std::st
 }
 
 Expected<XmlMachine> read_nccl_topology_file(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return fail({path, 0, 0}, "cannot open the file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return read_nccl_topology_xml(buffer.str(), path, std::filesystem::path(path).stem().string());
+  SYNCOLL_TRY(text, read_text_file(path));
+  return read_nccl_topology_xml(text, path, std::filesystem::path(path).stem().string());
 }
 
 bool names_nccl_topology_file(std::string_view spec) {

@@ -437,6 +437,12 @@ TEST(SimulateCliNcclGraphTest, AWrittenGraphSimulatesAsTheSearchAndABrokenOneIsA
                            "<gpu dev=\"6\"/><gpu dev=\"4\"/></channel>\n</graph>\n</graphs>\n";
   CliRun verdict = run_cli(args + " --nccl-graph " + broken);
   EXPECT_EQ(verdict.exit_code, 1) << verdict.err;
+  // Where no ring graph is run, the option is refused rather than ignored.
+  CliRun ignored =
+      run_cli("simulate --baseline nccl --system dgx_h100 -c allreduce --nccl-graph " + graph);
+  EXPECT_EQ(ignored.exit_code, 2);
+  EXPECT_NE(ignored.err.find("--nccl-graph is NCCL's ring graph on a topology"), std::string::npos)
+      << ignored.err;
   EXPECT_EQ(verdict.out, "NCCL cannot run the graph file's rings on dgx1: " + broken +
                              ":3:1: channel 0 hops from GPU 0 to GPU 5, which 'dgx1' does not "
                              "join\n");
