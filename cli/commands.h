@@ -25,5 +25,6 @@ void add_compose_command(CLI::App &app, RunResult &result);
 void add_study_command(CLI::App &app, RunResult &result);
 void add_check_command(CLI::App &app, RunResult &result);
 void add_compare_command(CLI::App &app, RunResult &result);
+void add_tune_command(CLI::App &app, RunResult &result);
 
 } // namespace syncoll::cli

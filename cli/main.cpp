@@ -19,6 +19,7 @@ int main(int argc, char **argv) {
   add_verify_command(app, result);
   add_simulate_command(app, result);
   add_compare_command(app, result);
+  add_tune_command(app, result);
   add_synth_commands(app, result);
   add_lower_command(app, result);
   add_dot_command(app, result);

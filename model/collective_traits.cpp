@@ -25,27 +25,28 @@ constexpr BufferKind Out = BufferKind::Output;
 //  input   output  in place                      multiplier loop size bus factor
 constexpr CollectiveTraits kTraits[] = {
     {CollectiveKind::Allgather, "allgather", "allgather", "AllGather", false, true, //
-     One, Ranks, InPlaceKind::InputInOutput, Ranks, Out, Out, RingShare, "all_gather_perf", "none"},
+     One, Ranks, InPlaceKind::InputInOutput, Ranks, Out, Out, RingShare, "all_gather_perf", "none",
+     true},
     {CollectiveKind::Alltoall, "alltoall", "alltoall", "AlltoAll", false, true, //
-     Ranks, Ranks, InPlaceKind::Same, Ranks, In, In, RingShare, "alltoall_perf", "none"},
+     Ranks, Ranks, InPlaceKind::Same, Ranks, In, In, RingShare, "alltoall_perf", "none", false},
     {CollectiveKind::Broadcast, "broadcast", "broadcast", "Broadcast", true, true, //
-     One, One, InPlaceKind::Same, One, In, In, Unit, "broadcast_perf", "none"},
+     One, One, InPlaceKind::Same, One, In, In, Unit, "broadcast_perf", "none", true},
     {CollectiveKind::Gather, "gather", "gather", "Gather", true, true, //
-     One, Ranks, InPlaceKind::InputInOutput, One, In, Out, Unit, "gather_perf", "none"},
+     One, Ranks, InPlaceKind::InputInOutput, One, In, Out, Unit, "gather_perf", "none", false},
     {CollectiveKind::Scatter, "scatter", "scatter", "Scatter", true, true, //
-     Ranks, One, InPlaceKind::OutputInInput, One, Out, In, Unit, "scatter_perf", "none"},
+     Ranks, One, InPlaceKind::OutputInInput, One, Out, In, Unit, "scatter_perf", "none", false},
     {CollectiveKind::Reduce, "reduce", "reduce", "Reduce", true, true, //
-     One, One, InPlaceKind::Same, One, In, In, Unit, "reduce_perf", "sum"},
+     One, One, InPlaceKind::Same, One, In, In, Unit, "reduce_perf", "sum", true},
     {CollectiveKind::ReduceScatter, "reducescatter", "reducescatter", "ReduceScatter", false,
      true, //
-     Ranks, One, InPlaceKind::OutputInInput, Ranks, In, In, RingShare, "reduce_scatter_perf",
-     "sum"},
+     Ranks, One, InPlaceKind::OutputInInput, Ranks, In, In, RingShare, "reduce_scatter_perf", "sum",
+     true},
     {CollectiveKind::Allreduce, "allreduce", "allreduce", "AllReduce", false, true, //
-     One, One, InPlaceKind::Same, One, In, In, TwiceRingShare, "all_reduce_perf", "sum"},
+     One, One, InPlaceKind::Same, One, In, In, TwiceRingShare, "all_reduce_perf", "sum", true},
     {CollectiveKind::AllToNext, "alltonext", "custom", "", false, true, //
-     One, One, InPlaceKind::None, One, In, In, Unit, "", ""},
+     One, One, InPlaceKind::None, One, In, In, Unit, "", "", false},
     {CollectiveKind::Custom, "custom", "custom", "", false, false, //
-     One, One, InPlaceKind::None, One, In, In, Unit, "", ""},
+     One, One, InPlaceKind::None, One, In, In, Unit, "", "", false},
 };
 static_assert(std::size(kTraits) == size_t(CollectiveKind::Custom) + 1, "one row per kind");
 

@@ -46,6 +46,9 @@ struct CollectiveTraits {
   /// has no program.
   std::string_view nccl_tests_binary;
   std::string_view nccl_tests_redop;
+  /// NCCL's tuning chooses an algorithm and protocol for each call, and asks a tuner plugin,
+  /// which names the collective as `name` does; point-to-point (Alltoall, Gather, Scatter) never.
+  bool nccl_tuned;
 };
 
 /// The row of a kind; every kind has one.

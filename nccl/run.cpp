@@ -360,8 +360,9 @@ Expected<NcclMachine> nccl_machine(const simulator::SystemModel &s) {
   return m;
 }
 
-Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const simulator::SystemModel &s,
-                                const NcclMachine &m, const NcclRunOptions &o) {
+Expected<std::vector<NcclEstimate>> nccl_candidates(CollectiveKind kind, int64_t bytes,
+                                                    const simulator::SystemModel &s,
+                                                    const NcclMachine &m, const NcclRunOptions &o) {
   NcclTuningInput in = m.tuning;
   in.ring = &m.ring;
   in.nvls = in.nvls && o.nvls;
@@ -379,8 +380,14 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const simula
     return fail({},
                 fmt::format("NCCL {} has no {}: it came in {}", nccl_version_name(o.version),
                             nccl_algorithm_name(*o.algorithm), nccl_algorithm_since(*o.algorithm)));
+  return nccl_estimates(kind, double(bytes), in);
+}
+
+Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const simulator::SystemModel &s,
+                                const NcclMachine &m, const NcclRunOptions &o) {
+  SYNCOLL_TRY(candidates, nccl_candidates(kind, bytes, s, m, o));
   std::optional<NcclEstimate> choice;
-  for (const NcclEstimate &e : nccl_estimates(kind, double(bytes), in))
+  for (const NcclEstimate &e : candidates)
     if ((!o.algorithm || e.algorithm == *o.algorithm) &&
         (!o.protocol || e.protocol == *o.protocol) && (!choice || e.time_us < choice->time_us))
       choice = e;

@@ -74,6 +74,13 @@ struct NcclMachine {
 };
 [[nodiscard]] Expected<NcclMachine> nccl_machine(const simulator::SystemModel &system);
 
+/// What NCCL chooses among for `kind` at `bytes` on the machine with `options` (its release,
+/// NVLS, CollNet; not what they force): every algorithm and protocol its tuning model costs
+/// there, with that estimate. A failure where the options cannot hold on the machine.
+[[nodiscard]] Expected<std::vector<NcclEstimate>>
+nccl_candidates(CollectiveKind kind, int64_t bytes, const simulator::SystemModel &system,
+                const NcclMachine &machine, const NcclRunOptions &options = {});
+
 /// NCCL's choice for `kind` at `bytes` (nccl-tests' size) and its simulated run; a failure when
 /// NCCL has nothing for the collective on this machine, or nothing matches what was forced.
 [[nodiscard]] Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes,
