@@ -4,6 +4,7 @@
 //   topo_xml.h    NCCL's topology dump (NCCL_TOPO_DUMP_FILE) read as a machine
 //   graph_xml.h   NCCL's graph file (NCCL_GRAPH_FILE): its ring graph written and read
 //   nccl_tests.h  nccl-tests' output: its text and JSON written, its logs read
+//   tuner_table.h tuner tables (NCCL's example plugin's CSV, NCCLX's) from a simulated sweep
 //   search.h      NCCL's topology search: rings per channel, speeds, channels (over NVLink, and
 //                 through PCIe switches and sockets where NVLink does not join every pair)
 //   tuning.h      NCCL's tuning model: every algorithm and protocol's time, its choice per size
@@ -25,5 +26,6 @@
 #include "nccl/search.h"
 #include "nccl/steps.h"
 #include "nccl/topo_xml.h"
+#include "nccl/tuner_table.h"
 #include "nccl/tuning.h"
 #include "nccl/version.h"

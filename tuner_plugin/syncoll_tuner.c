@@ -5,7 +5,7 @@
  * any), so a table syncoll writes runs with either plugin. Unlike the example, a malformed table
  * fails the communicator's tuner with the line it broke on instead of becoming a row of defaults,
  * and a row whose choice NCCL cannot run for the call leaves NCCL's own choice in place. */
-#include "tuner_plugin/nccl_tuner.h"
+#include "tuner_plugin/tuner_plugin.h"
 
 #include <errno.h>
 #include <stdio.h>

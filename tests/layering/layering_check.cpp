@@ -14,6 +14,8 @@ namespace {
 const std::map<std::string, std::set<std::string>> &allowed_layers() {
   static const std::map<std::string, std::set<std::string>> kAllowed = {
       {"model", {"model"}},
+      // tuner_plugin/: the C library NCCL loads where syncoll is not installed; nothing of ours.
+      {"tuner_plugin", {"tuner_plugin"}},
       {"simulator", {"simulator", "model"}},
       // nccl/: NCCL as a model, above the engine and the system model it runs on.
       {"nccl", {"nccl", "simulator", "model"}},
@@ -76,7 +78,8 @@ std::vector<Violation> check_layering(const std::string &root) {
     std::vector<fs::path> files;
     for (const auto &entry : fs::recursive_directory_iterator(dir))
       if (entry.is_regular_file() &&
-          (entry.path().extension() == ".h" || entry.path().extension() == ".cpp"))
+          (entry.path().extension() == ".h" || entry.path().extension() == ".cpp" ||
+           entry.path().extension() == ".c"))
         files.push_back(entry.path());
     std::sort(files.begin(), files.end());
     for (const auto &path : files) {

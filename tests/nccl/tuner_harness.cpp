@@ -9,7 +9,7 @@
 //                                                     init refuses the table (a malformed one)
 //
 // Exit 0 when the plugin answers as the table says, 1 when it does not, 2 on bad usage.
-#include "tuner_plugin/nccl_tuner.h"
+#include "tuner_plugin/tuner_plugin.h"
 
 #include <cmath>
 #include <cstdarg>

@@ -9,8 +9,8 @@
  * written from NCCL's documented ABI (NCCL 2.27 and later load version 5; a release with a newer
  * interface still looks for `ncclTunerPlugin_v5` when its own is absent). The values are NCCL's:
  * its result codes, its collective, algorithm and protocol indices, its log levels. */
-#ifndef SYNCOLL_TUNER_PLUGIN_NCCL_TUNER_H
-#define SYNCOLL_TUNER_PLUGIN_NCCL_TUNER_H
+#ifndef SYNCOLL_TUNER_PLUGIN_TUNER_PLUGIN_H
+#define SYNCOLL_TUNER_PLUGIN_TUNER_PLUGIN_H
 
 #include <stddef.h>
 #include <stdint.h>
