@@ -50,6 +50,7 @@ struct SimulateArgs {
   std::string csv;
   std::string nccl_graph;       ///< NCCL's graph file: its rings instead of the search's
   std::string write_nccl_graph; ///< write the ring graph NCCL's search found as its graph file
+  bool syncoll_rings = false;   ///< syncoll's own ring search instead of NCCL's
   bool nccl_tests = false;      ///< print nccl-tests' table instead of ours
   std::string nccl_tests_json;  ///< write nccl-tests' JSON (-J) here
 };
@@ -150,10 +151,23 @@ Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topolo
   std::vector<int> dev_of_rank(size_t(topology.num_ranks()));
   for (size_t r = 0; r < dev_of_rank.size(); ++r)
     dev_of_rank[r] = int(r);
+  // What NCCL's search knows of a dumped machine beyond its links (its AMD sockets).
+  nccl::NcclSearchHost host;
   if (nccl::names_nccl_topology_file(a.topology.spec)) {
     SYNCOLL_TRY(machine, nccl::read_nccl_topology_file(a.topology.spec));
     for (size_t r = 0; r < machine.gpus.size() && r < dev_of_rank.size(); ++r)
       dev_of_rank[r] = machine.gpus[r].dev;
+    host = nccl::nccl_search_host(machine);
+  }
+  if (a.syncoll_rings) {
+    if (!a.nccl_graph.empty())
+      return fail({}, "--syncoll-rings and --nccl-graph both choose the rings: give one");
+    if (host.amd_sockets.empty())
+      return fail({}, fmt::format("--syncoll-rings: on '{}' syncoll's ring search finds what "
+                                  "NCCL's does (NCCL's is narrower only where its rings cross "
+                                  "AMD sockets of a topology dump)",
+                                  topology.name()));
+    host = {};
   }
   std::optional<nccl::NcclRingGraph> given;
   if (!a.nccl_graph.empty()) {
@@ -165,7 +179,7 @@ Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topolo
     given = std::move(read.graph);
   }
   SYNCOLL_TRY(rings, nccl::nccl_topology_rings(topology, kind, a.channels,
-                                               RankId(a.root.value_or(0)), given));
+                                               RankId(a.root.value_or(0)), given, host));
   if (!a.write_nccl_graph.empty())
     SYNCOLL_CHECK(
         write_output(a.write_nccl_graph, nccl::ring_graph_xml(rings.graph, topology, dev_of_rank)));
@@ -187,7 +201,10 @@ Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topolo
       fmt::format("NCCL ring {}{} ({} channel(s) over {} {} ring(s) at {} GB/s)", a.collective,
                   collective_traits(kind).rooted ? fmt::format(" from root {}", a.root.value_or(0))
                                                  : "",
-                  rings.channels, rings.graph.channels(), given ? "graph file's" : "searched",
+                  rings.channels, rings.graph.channels(),
+                  given             ? "graph file's"
+                  : a.syncoll_rings ? "syncoll-searched"
+                                    : "NCCL-searched",
                   rings.graph.intra_gbps)};
 }
 
@@ -431,7 +448,8 @@ Expected<bool> run_simulate(SimulateArgs &a) {
   if (a.streamed && (a.baseline.empty() || !a.system.empty()))
     return fail({}, "--streamed runs the nccl-ring baseline on a topology (-t)");
   for (const auto &[given, option] : {std::pair{!a.nccl_graph.empty(), "--nccl-graph"},
-                                      std::pair{!a.write_nccl_graph.empty(), "--write-nccl-graph"}})
+                                      std::pair{!a.write_nccl_graph.empty(), "--write-nccl-graph"},
+                                      std::pair{a.syncoll_rings, "--syncoll-rings"}})
     if (given && (a.baseline.empty() || !a.system.empty()))
       return fail({}, fmt::format("{} is NCCL's ring graph on a topology (-t): give --baseline "
                                   "nccl-ring or nccl-tree with -t",
@@ -681,6 +699,11 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
                   "nccl-ring on a topology: write the rings as NCCL's graph file (for "
                   "NCCL_GRAPH_FILE)")
       ->check(writable_file());
+  cmd->add_flag("--syncoll-rings", args->syncoll_rings,
+                "nccl-ring on a topology dump: the rings syncoll's search finds (different rings "
+                "per channel wherever they carry more) instead of NCCL's (one ring repeated "
+                "where it crosses AMD sockets); --write-nccl-graph writes them for "
+                "NCCL_GRAPH_FILE");
   cmd->add_flag(
       "--nccl-tests", args->nccl_tests,
       "print the sweep as nccl-tests' *_perf programs do (size, count, type, redop, root, "

@@ -13,8 +13,9 @@ namespace syncoll::nccl {
 
 Expected<TopologyRings> nccl_topology_rings(const Topology &topology, CollectiveKind kind,
                                             int channels, std::optional<RankId> root,
-                                            const std::optional<NcclRingGraph> &given) {
-  auto graph = given ? given : nccl_search_rings(topology, nccl_generation_for(topology));
+                                            const std::optional<NcclRingGraph> &given,
+                                            const NcclSearchHost &host) {
+  auto graph = given ? given : nccl_search_rings(topology, nccl_generation_for(topology), host);
   if (!graph)
     return fail({}, fmt::format("NCCL's search finds no ring on topology '{}'", topology.name()));
   TopologyRings r{*graph, channels > 0 ? channels : graph->runtime_channels(), {}};

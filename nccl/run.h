@@ -20,7 +20,8 @@ namespace syncoll::nccl {
 /// NCCL's rings on a plain topology (a library family or a file, no system: no tuning model):
 /// what its search finds there, on `channels` channels (0: its runtime channels), each ring
 /// starting at `root` for a rooted collective. With `given` (a graph file's rings), those rings
-/// instead of the search's.
+/// instead of the search's; `host` is what NCCL's search knows of the machine beyond its links
+/// (nccl_search_host of its topology dump; none: syncoll's own search).
 struct TopologyRings {
   NcclRingGraph graph;
   int channels = 0;
@@ -28,7 +29,8 @@ struct TopologyRings {
 };
 [[nodiscard]] Expected<TopologyRings>
 nccl_topology_rings(const Topology &topology, CollectiveKind kind, int channels,
-                    std::optional<RankId> root, const std::optional<NcclRingGraph> &given = {});
+                    std::optional<RankId> root, const std::optional<NcclRingGraph> &given = {},
+                    const NcclSearchHost &host = {});
 
 /// Whether NCCL's `algorithm` runs on a plain topology (no system): its ring and tree. NVLS, NVLS
 /// tree, PAT and point-to-point need a machine (their constants are a GPU generation's).

@@ -210,13 +210,28 @@ std::vector<RankId> ranks_of(const Topology &t, const std::vector<LinkId> &cycle
   return out;
 }
 
+// Whether a ring hops between two of the host's AMD sockets (NCCL's PATH_SYS through them).
+bool crosses_amd_sockets(const Topology &t, const std::vector<LinkId> &ring,
+                         const NcclSearchHost &host) {
+  const auto amd = [&](RankId v) {
+    return std::find(host.amd_sockets.begin(), host.amd_sockets.end(), v) != host.amd_sockets.end();
+  };
+  return std::any_of(ring.begin(), ring.end(),
+                     [&](LinkId l) { return amd(t.link(l).src) && amd(t.link(l).dst); });
+}
+
 // The most channels at `gbps` over `members`: the same ring repeated (tried first, as NCCL
-// does), or different rings placed one after another.
+// does), or different rings placed one after another, which NCCL does not try where the ring
+// crosses between AMD sockets.
 std::vector<std::vector<LinkId>> place_channels(const Topology &t, const Resources &start,
-                                                const std::vector<int> &members, double gbps) {
+                                                const std::vector<int> &members, double gbps,
+                                                const NcclSearchHost &host) {
   std::vector<std::vector<LinkId>> same;
-  if (auto ring = find_cycle(t, start, members, gbps))
+  if (auto ring = find_cycle(t, start, members, gbps)) {
     same.assign(size_t(start.copies(*ring, gbps)), *ring);
+    if (crosses_amd_sockets(t, *ring, host))
+      return same;
+  }
   // Different rings, placed greedily; ties among equally loaded links are broken by a fixed
   // sequence of shuffles, and the attempt that places the most rings wins (NCCL backtracks
   // within a time budget instead; this is its deterministic stand-in).
@@ -281,10 +296,10 @@ using Found = Placed<std::vector<LinkId>>;
 // `widest`: the fastest link of the whole machine, where the speed list starts.
 std::optional<Found> search(const Topology &t, const std::vector<double> &link_gbps,
                             std::span<const double> speeds, const std::vector<int> &members,
-                            double widest) {
+                            double widest, const NcclSearchHost &host) {
   const Resources res(t, link_gbps);
   auto best = walk_speeds<std::vector<LinkId>>(
-      speeds, widest, [&](double gbps) { return place_channels(t, res, members, gbps); });
+      speeds, widest, [&](double gbps) { return place_channels(t, res, members, gbps, host); });
   if (!best)
     return std::nullopt;
   if (best->gbps >= kSplitAtGbps) {
@@ -466,7 +481,8 @@ NcclRingGraph across_nodes(NcclRingGraph graph, const GenerationTraits &g, const
 
 } // namespace
 
-std::optional<NcclRingGraph> nccl_search_rings(const Topology &t, const GenerationTraits &g) {
+std::optional<NcclRingGraph> nccl_search_rings(const Topology &t, const GenerationTraits &g,
+                                               const NcclSearchHost &host) {
   const std::vector<double> link_gbps = nccl_link_gbps(t, g);
   const Hierarchy &h = t.hierarchy();
   const int gpus = h.empty() ? t.num_ranks() : h.levels.back().size;
@@ -495,7 +511,7 @@ std::optional<NcclRingGraph> nccl_search_rings(const Topology &t, const Generati
         return across_nodes(std::move(graph), g, h, gpus, nodes);
       }
     }
-    auto found = search(searched, searched_gbps, g.nccl_intra_speeds, node0, widest);
+    auto found = search(searched, searched_gbps, g.nccl_intra_speeds, node0, widest, host);
     if (!found)
       return std::nullopt;
     for (const auto &ring : found->channels)

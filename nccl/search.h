@@ -5,7 +5,8 @@
 // the generation's graph rate per NVLink; a NIC: its line rate). A channel at speed s takes s
 // from every link its ring uses and from every relation over those links. Pass 1 walks the
 // generation's speed list from the highest one the topology can carry, trying at each speed the
-// same ring repeated and then different rings, and keeps the most total bandwidth (channels x
+// same ring repeated and then different rings (not through AMD sockets: NcclSearchHost), and
+// keeps the most total bandwidth (channels x
 // speed); it stops where the next speed is under half the best one found. Where two GPUs share no
 // link on a node with switch vertices (PCIe bridges and sockets read from NCCL's topology dump),
 // a ring's hop between them is the route through the switches, and the channel takes its speed
@@ -57,8 +58,18 @@ const GenerationTraits &nccl_generation_for(const Topology &topology);
 /// rate shared by the channels on it), the list's lowest when none is.
 double nccl_net_speed(const GenerationTraits &generation, double share_gbps);
 
+/// What NCCL's search knows of a machine beyond its links and relations (read from its topology
+/// dump): the switch vertices that are x86 AMD sockets. NCCL tries different rings per channel
+/// only where its ring does not cross between such sockets (search.cc: not through AMD CPUs at
+/// PATH_SYS); a ring that does is repeated on every channel, so its hops through the sockets
+/// carry every channel one way. A search with no host (syncoll's own) tries both everywhere.
+struct NcclSearchHost {
+  std::vector<RankId> amd_sockets;
+};
+
 /// The ring graph NCCL would build; none when the topology has no ring through every rank.
 std::optional<NcclRingGraph> nccl_search_rings(const Topology &topology,
-                                               const GenerationTraits &generation);
+                                               const GenerationTraits &generation,
+                                               const NcclSearchHost &host = {});
 
 } // namespace syncoll::nccl

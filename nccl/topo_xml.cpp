@@ -14,6 +14,11 @@
 namespace syncoll::nccl {
 namespace {
 
+// A CPU socket's switch vertex in the machine's topology.
+std::string socket_vertex_name(const XmlCpu &cpu) {
+  return fmt::format("cpu{}", cpu.numa);
+}
+
 using detail::XmlReader;
 
 constexpr int64_t kNvSwitchClass = 0x068000; // an NVLink's tclass when its far end is NVSwitch
@@ -381,7 +386,7 @@ private:
     };
     auto parent_of = [&](const PciNode &p) {
       return p.parent >= 0 ? name_of(p.parent)
-                           : vertex(d, fmt::format("cpu{}", m.cpus[size_t(p.cpu)].numa));
+                           : vertex(d, socket_vertex_name(m.cpus[size_t(p.cpu)]));
     };
     for (size_t rank = 0; rank < m.gpus.size(); ++rank) {
       const PciNode &p = r_.pcis_[size_t(r_.gpus_[size_t(order_[rank])].pci)];
@@ -392,9 +397,8 @@ private:
            r_.pcis_[size_t(pci)].gbps);
     for (size_t a = 0; a < m.cpus.size(); ++a)
       for (size_t b = a + 1; b < m.cpus.size(); ++b)
-        both(d, vertex(d, fmt::format("cpu{}", m.cpus[a].numa)),
-             vertex(d, fmt::format("cpu{}", m.cpus[b].numa)), 1, Nanoseconds{0},
-             std::min(m.cpus[a].interconnect.gbps, m.cpus[b].interconnect.gbps));
+        both(d, vertex(d, socket_vertex_name(m.cpus[a])), vertex(d, socket_vertex_name(m.cpus[b])),
+             1, Nanoseconds{0}, std::min(m.cpus[a].interconnect.gbps, m.cpus[b].interconnect.gbps));
   }
 
   // A NIC's nearest GPUs: those under its PCIe switch (the lowest bridge above both), else its
@@ -459,6 +463,22 @@ Expected<XmlMachine> read_nccl_topology_file(const std::string &path) {
 
 bool names_nccl_topology_file(std::string_view spec) {
   return spec.size() > 4 && spec.substr(spec.size() - 4) == ".xml";
+}
+
+NcclSearchHost nccl_search_host(const XmlMachine &machine) {
+  NcclSearchHost host;
+  if (!machine.includes_pcie)
+    return host;
+  const std::vector<std::string> &switches = machine.topology->switches();
+  for (const XmlCpu &cpu : machine.cpus) {
+    if (cpu.arch != "x86_64" || cpu.vendor != "AuthenticAMD")
+      continue;
+    const auto at = std::find(switches.begin(), switches.end(), socket_vertex_name(cpu));
+    if (at != switches.end())
+      host.amd_sockets.push_back(
+          RankId(machine.topology->num_ranks() + int(at - switches.begin())));
+  }
+  return host;
 }
 
 } // namespace syncoll::nccl

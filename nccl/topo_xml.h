@@ -22,6 +22,7 @@
 #include "model/diagnostics.h"
 #include "model/hardware.h"
 #include "model/topology.h"
+#include "nccl/search.h"
 
 #include <optional>
 #include <string>
@@ -72,6 +73,10 @@ struct XmlMachine {
 read_nccl_topology_xml(std::string_view text, const std::string &file, std::string name);
 /// The same from a file; the machine is named after the file's stem.
 [[nodiscard]] Expected<XmlMachine> read_nccl_topology_file(const std::string &path);
+
+/// What NCCL's search knows of the machine beyond its links: its x86 AMD sockets, where it
+/// crosses between them (only where the topology holds the PCIe tree and the sockets).
+[[nodiscard]] NcclSearchHost nccl_search_host(const XmlMachine &machine);
 
 /// Whether a command-line machine argument names an NCCL topology file (an existing file or a
 /// name ending in ".xml").

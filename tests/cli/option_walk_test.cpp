@@ -115,6 +115,7 @@ const OptionRow kRows[] = {
     {"tune", "--no-nvls", "--system dgx_h100 -c allreduce -s 1MiB..64MiB", "--system dgx_h100 -c allreduce -s 1MiB..64MiB --no-nvls", Expect::Changes},
     {"tune", "--nccl-tuner-csv", "--system dgx_h100 -c allreduce -s 1MiB..64MiB", "--system dgx_h100 -c allreduce -s 1MiB..64MiB --nccl-tuner-csv {out}", Expect::Writes},
     {"tune", "--ncclx-tuner-csv", "--system dgx_h100 -c allreduce -s 1MiB..64MiB", "--system dgx_h100 -c allreduce -s 1MiB..64MiB --ncclx-tuner-csv {out}", Expect::Writes},
+    {"simulate", "--syncoll-rings", "--baseline nccl-ring -c allreduce -t examples/nccl_topo/pcie_amd_4gpu_bridged.xml -s 64MiB", "--baseline nccl-ring -c allreduce -t examples/nccl_topo/pcie_amd_4gpu_bridged.xml -s 64MiB --syncoll-rings", Expect::Changes},
     {"simulate", "--write-nccl-graph", kRing4, "--baseline nccl-ring -c allreduce -t ring -n 4 -s 1MiB --write-nccl-graph {out}", Expect::Writes},
     {"simulate", "--nccl-graph", "--baseline nccl-ring -c allreduce -t dgx1 -s 1MiB", "--baseline nccl-ring -c allreduce -t dgx1 -s 1MiB --nccl-graph tests/data/nccl_graph/dgx1_one_ring.xml", Expect::Changes},
     {"simulate", "--nccl-tests-json", kRing4, "--baseline nccl-ring -c allreduce -t ring -n 4 -s 1MiB --nccl-tests-json {out}", Expect::Writes},

@@ -448,5 +448,41 @@ TEST(SimulateCliNcclGraphTest, AWrittenGraphSimulatesAsTheSearchAndABrokenOneIsA
                              "join\n");
 }
 
+// A PCIe server whose rings cross AMD sockets: NCCL repeats its one ring on every channel, so
+// each socket hop carries every channel one way; syncoll's search places different rings, the
+// graph file it writes simulates as its search did, and both beat NCCL's own graph.
+TEST(SimulateCliNcclGraphTest, OnAmdSocketsSyncollsWrittenGraphBeatsNcclsRepeatedRing) {
+  const std::string args = "simulate --baseline nccl-ring -c allreduce -t "
+                           "examples/nccl_topo/pcie_amd_4gpu_bridged.xml -s 256MiB";
+  const std::string nccl_graph = ::testing::TempDir() + "amd_nccl_graph.xml";
+  const std::string own_graph = ::testing::TempDir() + "amd_syncoll_graph.xml";
+  CliRun nccl = run_cli(args + " --write-nccl-graph " + nccl_graph);
+  ASSERT_EQ(nccl.exit_code, 0) << nccl.err;
+  CliRun own = run_cli(args + " --syncoll-rings --write-nccl-graph " + own_graph);
+  ASSERT_EQ(own.exit_code, 0) << own.err;
+  EXPECT_NE(nccl.out.find("over 1 NCCL-searched ring(s)"), std::string::npos) << nccl.out;
+  EXPECT_NE(own.out.find("syncoll-searched ring(s)"), std::string::npos) << own.out;
+  auto busbw = [](const std::string &out) {
+    std::istringstream in(out.substr(out.find("256 MiB")));
+    std::string size, unit;
+    double time = 0, algbw = 0, bus = 0;
+    in >> size >> unit >> time >> algbw >> bus;
+    return bus;
+  };
+  EXPECT_GT(busbw(own.out), 1.5 * busbw(nccl.out)) << nccl.out << own.out;
+  // NCCL run with the written graph (NCCL_GRAPH_FILE) is what syncoll's search simulated.
+  CliRun injected = run_cli(args + " --nccl-graph " + own_graph);
+  ASSERT_EQ(injected.exit_code, 0) << injected.err;
+  EXPECT_DOUBLE_EQ(busbw(injected.out), busbw(own.out));
+  CliRun repeated = run_cli(args + " --nccl-graph " + nccl_graph);
+  EXPECT_DOUBLE_EQ(busbw(repeated.out), busbw(nccl.out));
+  // Where syncoll's search and NCCL's cannot differ, or a graph file chooses, refused.
+  CliRun same = run_cli("simulate --baseline nccl-ring -c allreduce -t dgx1 -s 1MiB "
+                        "--syncoll-rings");
+  EXPECT_EQ(same.exit_code, 2);
+  CliRun both = run_cli(args + " --syncoll-rings --nccl-graph " + own_graph);
+  EXPECT_EQ(both.exit_code, 2);
+}
+
 } // namespace
 } // namespace syncoll::testing

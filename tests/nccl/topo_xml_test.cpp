@@ -170,5 +170,29 @@ TEST(NcclTopologyXmlTest, MalformedDumpsAreLocatedErrors) {
             "node.xml:1:25: <gpu> must sit inside its <pci> function");
 }
 
+// NCCL tries different rings per channel only where its ring does not cross between AMD sockets
+// (search.cc): on the AMD server every channel repeats one ring; without the host (syncoll's
+// own search) different rings carry more; Intel sockets (the PCIe server) do not restrict it.
+TEST(NcclTopoXmlTest, AcrossAmdSocketsNcclRepeatsOneRing) {
+  const XmlMachine amd = read("pcie_amd_4gpu_bridged.xml");
+  const NcclSearchHost host = nccl_search_host(amd);
+  EXPECT_EQ(host.amd_sockets.size(), 4u);
+  const GenerationTraits &g = nccl_generation_for(*amd.topology);
+  const auto nccl = nccl_search_rings(*amd.topology, g, host);
+  const auto own = nccl_search_rings(*amd.topology, g);
+  ASSERT_TRUE(nccl && own);
+  for (const auto &ring : nccl->rings)
+    EXPECT_EQ(ring, nccl->rings.front());
+  EXPECT_GT(double(own->channels()) * own->intra_gbps, double(nccl->channels()) * nccl->intra_gbps);
+  EXPECT_TRUE(nccl_search_host(read("pcie_server_8gpu.xml")).amd_sockets.empty());
+  // A single AMD socket (the workstation) has no crossing, so nothing to restrict.
+  const XmlMachine one = read("workstation_4gpu.xml");
+  const auto restricted =
+      nccl_search_rings(*one.topology, nccl_generation_for(*one.topology), nccl_search_host(one));
+  const auto free = nccl_search_rings(*one.topology, nccl_generation_for(*one.topology));
+  ASSERT_TRUE(restricted && free);
+  EXPECT_EQ(restricted->rings, free->rings);
+}
+
 } // namespace
 } // namespace syncoll::nccl

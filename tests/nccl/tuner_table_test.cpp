@@ -46,12 +46,14 @@ TEST(TunerTableTest, BandsCoverEverySizeAndChangeOnlyWhereTheChoiceDoes) {
         continue;
       ASSERT_TRUE(next.has_value()) << "a band after the unbounded one";
       EXPECT_EQ(row.min_bytes, *next);
-      if (row.min_bytes > 0)
+      if (row.min_bytes > 0) {
         EXPECT_EQ(row.min_bytes % 16, 0) << "an edge off the rank count's multiples";
-      if (previous)
+      }
+      if (previous) {
         EXPECT_FALSE(previous->algorithm == row.algorithm && previous->protocol == row.protocol &&
                      previous->channels == row.channels)
             << "two bands in a row with one choice";
+      }
       next = row.max_bytes ? std::optional<int64_t>(*row.max_bytes + 1) : std::nullopt;
       previous = &row;
     }
