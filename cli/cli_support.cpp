@@ -194,8 +194,18 @@ Expected<const SystemPreset *> system_preset(const std::string &name) {
   return fail({}, fmt::format("unknown system '{}' (known: {})", name, known));
 }
 
-Expected<BuiltSystem> build_system(const std::string &name, const TopologyOptions &options) {
+// A system by preset name, or the preset whose node an NCCL topology dump holds, with its NICs.
+Expected<SystemPreset> named_or_dumped_system(const std::string &name) {
+  if (nccl::names_nccl_topology_file(name)) {
+    SYNCOLL_TRY(machine, nccl::read_nccl_topology_file(name));
+    return nccl::system_preset_of_dump(machine, name);
+  }
   SYNCOLL_TRY(named, system_preset(name));
+  return *named;
+}
+
+Expected<BuiltSystem> build_system(const std::string &name, const TopologyOptions &options) {
+  SYNCOLL_TRY(named, named_or_dumped_system(name));
   const TopologyParams &p = options.params;
   if (!options.shape.empty())
     return fail({}, "--shape shapes a topology (-t); a --system takes --nodes, --gpus, --nics and "
@@ -214,7 +224,7 @@ Expected<BuiltSystem> build_system(const std::string &name, const TopologyOption
   if (p.nic_bandwidth_gbps && !(*p.nic_bandwidth_gbps > 0 && *p.nic_bandwidth_gbps <= 1e5))
     return fail({}, fmt::format("--nic-bandwidth must be between 0 and 100000 GB/s, got {}",
                                 *p.nic_bandwidth_gbps));
-  auto preset = std::make_unique<SystemPreset>(*named);
+  auto preset = std::make_unique<SystemPreset>(named);
   if (!options.fabric.empty()) {
     const FabricTraits *fabric = find_fabric(options.fabric);
     if (!fabric) {

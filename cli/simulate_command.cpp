@@ -631,8 +631,9 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
   args->topology.add_to(*cmd, /*positional=*/false, /*required=*/false);
   cmd->add_option("--system", args->system,
                   "a calibrated machine instead of -t (syncoll topo list: dgx_h100, aws_p5, "
-                  "gcp_a4, ...; with --nodes N, --gpus G, --fabric F); programs from files pay "
-                  "the MSCCL executor's per-step cost");
+                  "gcp_a4, ...; or an NCCL topology dump of one of their nodes, with its NICs; "
+                  "with --nodes N, --gpus G, --fabric F); programs from files pay the MSCCL "
+                  "executor's per-step cost");
   args->topology.add_fabric_to(*cmd);
   cmd->add_option("-c,--collective", args->collective,
                   "collective (default: the input's; required with --baseline)");

@@ -401,10 +401,10 @@ std::optional<Topology> first_node(const Topology &t, int gpus) {
 
 } // namespace
 
-const GenerationTraits &nccl_generation_for(const Topology &topology) {
+const SystemPreset *preset_of_node(const Topology &topology) {
   for (const SystemPreset &s : all_system_presets())
     if (s.node_topology == topology.name())
-      return generation_traits(s.generation);
+      return &s;
   // A node read from elsewhere (NCCL's own topology dump) under another name is still that
   // system's node when its links and relations are the same.
   for (const SystemPreset &s : all_system_presets()) {
@@ -412,9 +412,14 @@ const GenerationTraits &nccl_generation_for(const Topology &topology) {
       continue;
     auto node = make_library_topology(s.node_topology, {});
     if (node && node->links() == topology.links() && node->relations() == topology.relations())
-      return generation_traits(s.generation);
+      return &s;
   }
-  return generation_traits(GpuGeneration::Ampere);
+  return nullptr;
+}
+
+const GenerationTraits &nccl_generation_for(const Topology &topology) {
+  const SystemPreset *preset = preset_of_node(topology);
+  return generation_traits(preset ? preset->generation : GpuGeneration::Ampere);
 }
 
 int NcclRingGraph::runtime_channels() const {

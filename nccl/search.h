@@ -49,6 +49,10 @@ struct NcclRingGraph {
 /// generation's graph rate, inter-node links at their line rate (the NIC's speed).
 std::vector<double> nccl_link_gbps(const Topology &topology, const GenerationTraits &generation);
 
+/// The first calibrated system whose node `topology` is: by the library name of its node, or link
+/// for link and relation for relation (a node read from NCCL's dump); none for any other.
+[[nodiscard]] const SystemPreset *preset_of_node(const Topology &topology);
+
 /// The generation whose NCCL constants a plain topology is searched with: that of the system whose
 /// node it is (dgx1: Volta, dgx_h100: Hopper, ...), else Ampere's (NVLink at 20 of its 25 GB/s in
 /// NCCL's graph).

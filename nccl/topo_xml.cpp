@@ -481,4 +481,34 @@ NcclSearchHost nccl_search_host(const XmlMachine &machine) {
   return host;
 }
 
+Expected<SystemPreset> system_preset_of_dump(const XmlMachine &machine, const std::string &file) {
+  const SystemPreset *node = machine.includes_pcie ? nullptr : preset_of_node(*machine.topology);
+  if (!node)
+    return fail({file, 1, 1},
+                fmt::format("its node ({} GPUs{}) is none of the calibrated machines' (syncoll "
+                            "topo list); simulate it as one node with -t {}",
+                            machine.gpus.size(),
+                            machine.includes_pcie ? ", NVLink not joining every pair" : "", file));
+  const bool efa = !machine.nics.empty() &&
+                   std::all_of(machine.nics.begin(), machine.nics.end(),
+                               [](const XmlNic &n) { return n.name.starts_with("rdmap"); });
+  SystemPreset preset = *node;
+  if (efa)
+    for (const SystemPreset &s : all_system_presets())
+      if (s.node_topology == node->node_topology &&
+          fabric_traits(s.fabric).name.starts_with("efa")) {
+        preset = s;
+        break;
+      }
+  double fastest = 0;
+  for (const XmlNic &n : machine.nics)
+    fastest = std::max(fastest, n.gbps);
+  if (fastest > 0) {
+    preset.nic_gbps = fastest;
+    preset.nics_per_node = int(std::count_if(machine.nics.begin(), machine.nics.end(),
+                                             [&](const XmlNic &n) { return n.gbps == fastest; }));
+  }
+  return preset;
+}
+
 } // namespace syncoll::nccl

@@ -78,6 +78,14 @@ read_nccl_topology_xml(std::string_view text, const std::string &file, std::stri
 /// crosses between them (only where the topology holds the PCIe tree and the sockets).
 [[nodiscard]] NcclSearchHost nccl_search_host(const XmlMachine &machine);
 
+/// The calibrated system a dump's node belongs to, as `--system node.xml` takes it: the first
+/// preset whose node is the dump's link for link (preset_of_node), preferring one on EFA where the
+/// dump's NICs are EFA devices (named rdmap...), with the dump's NICs: its fastest ports, their
+/// count and line rate. A dump whose node is none of the presets' (a PCIe server, a workstation)
+/// fails: it runs as one node with `-t`.
+[[nodiscard]] Expected<SystemPreset> system_preset_of_dump(const XmlMachine &machine,
+                                                           const std::string &file);
+
 /// Whether a command-line machine argument names an NCCL topology file (an existing file or a
 /// name ending in ".xml").
 [[nodiscard]] bool names_nccl_topology_file(std::string_view spec);

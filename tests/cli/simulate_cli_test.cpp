@@ -484,5 +484,23 @@ TEST(SimulateCliNcclGraphTest, OnAmdSocketsSyncollsWrittenGraphBeatsNcclsRepeate
   EXPECT_EQ(both.exit_code, 2);
 }
 
+// `--system node.xml --nodes N`: the calibrated system of the dump's node with the dump's NICs,
+// the same run as the preset given those NICs; a node no preset has is one line, exit 2.
+TEST(SimulateCliNcclTopoTest, ADumpAsASystemRunsAsItsPresetWithItsNics) {
+  const std::string tail = " --nodes 2 --baseline nccl -c allreduce -s 1MiB..1GiB";
+  CliRun dumped = run_cli("simulate --system examples/nccl_topo/dgx_h100.xml" + tail);
+  ASSERT_EQ(dumped.exit_code, 0) << dumped.err;
+  CliRun preset = run_cli("simulate --system dgx_h100 --nics 8 --nic-bandwidth 50" + tail);
+  ASSERT_EQ(preset.exit_code, 0) << preset.err;
+  EXPECT_EQ(dumped.out, preset.out);
+  CliRun fewer = run_cli("simulate --system examples/nccl_topo/dgx_h100.xml --nics 2" + tail);
+  ASSERT_EQ(fewer.exit_code, 0) << fewer.err;
+  EXPECT_NE(fewer.out, dumped.out);
+  CliRun pcie = run_cli("simulate --system examples/nccl_topo/pcie_server_8gpu.xml" + tail);
+  EXPECT_EQ(pcie.exit_code, 2);
+  EXPECT_TRUE(pcie.out.empty());
+  EXPECT_EQ(std::count(pcie.err.begin(), pcie.err.end(), '\n'), 1) << pcie.err;
+}
+
 } // namespace
 } // namespace syncoll::testing

@@ -6,7 +6,10 @@
 #include "simulator/routes.h"
 
 #include <algorithm>
+#include <fmt/format.h>
+#include <fstream>
 #include <gtest/gtest.h>
+#include <iterator>
 #include <string>
 
 namespace syncoll::nccl {
@@ -173,7 +176,7 @@ TEST(NcclTopologyXmlTest, MalformedDumpsAreLocatedErrors) {
 // NCCL tries different rings per channel only where its ring does not cross between AMD sockets
 // (search.cc): on the AMD server every channel repeats one ring; without the host (syncoll's
 // own search) different rings carry more; Intel sockets (the PCIe server) do not restrict it.
-TEST(NcclTopoXmlTest, AcrossAmdSocketsNcclRepeatsOneRing) {
+TEST(NcclTopologyXmlTest, AcrossAmdSocketsNcclRepeatsOneRing) {
   const XmlMachine amd = read("pcie_amd_4gpu_bridged.xml");
   const NcclSearchHost host = nccl_search_host(amd);
   EXPECT_EQ(host.amd_sockets.size(), 4u);
@@ -192,6 +195,41 @@ TEST(NcclTopoXmlTest, AcrossAmdSocketsNcclRepeatsOneRing) {
   const auto free = nccl_search_rings(*one.topology, nccl_generation_for(*one.topology));
   ASSERT_TRUE(restricted && free);
   EXPECT_EQ(restricted->rings, free->rings);
+}
+
+// `--system node.xml`: the calibrated system whose node the dump is, with the dump's NICs; EFA
+// devices (rdmap...) choose the preset on EFA; a node no preset has is refused, located.
+TEST(NcclTopologyXmlTest, ADumpsSystemIsThePresetOfItsNodeWithItsNics) {
+  const auto h100 = system_preset_of_dump(read("dgx_h100.xml"), "dgx_h100.xml");
+  ASSERT_TRUE(h100.has_value()) << h100.error().to_string();
+  EXPECT_EQ(h100->name, "dgx_h100");
+  EXPECT_EQ(h100->nics_per_node, 8);
+  EXPECT_DOUBLE_EQ(h100->nic_gbps, 50.0);
+  // The same node with four 200 Gb/s EFA devices: AWS's H100 preset, four NICs of 25 GB/s.
+  std::string text;
+  {
+    std::ifstream in(example("dgx_h100.xml"));
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  int kept = 0;
+  for (size_t at = text.find("<net "); at != std::string::npos; at = text.find("<net ", at + 1)) {
+    const size_t name = text.find("name=\"", at) + 6;
+    text.replace(name, text.find('"', name) - name, fmt::format("rdmap{}s0", kept));
+    const size_t speed = text.find("speed=\"", at) + 7;
+    text.replace(speed, text.find('"', speed) - speed, ++kept <= 4 ? "200000" : "100000");
+  }
+  auto efa_machine = read_nccl_topology_xml(text, "efa.xml", "efa");
+  ASSERT_TRUE(efa_machine.has_value()) << efa_machine.error().to_string();
+  const auto efa = system_preset_of_dump(*efa_machine, "efa.xml");
+  ASSERT_TRUE(efa.has_value());
+  EXPECT_EQ(efa->name, "aws_p5");
+  EXPECT_EQ(efa->nics_per_node, 4);
+  EXPECT_DOUBLE_EQ(efa->nic_gbps, 25.0);
+  const auto pcie = system_preset_of_dump(read("pcie_server_8gpu.xml"), "pcie_server_8gpu.xml");
+  ASSERT_FALSE(pcie.has_value());
+  EXPECT_NE(pcie.error().to_string().find("pcie_server_8gpu.xml:1:1: its node (8 GPUs"),
+            std::string::npos)
+      << pcie.error().to_string();
 }
 
 } // namespace
