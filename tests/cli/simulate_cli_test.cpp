@@ -502,5 +502,37 @@ TEST(SimulateCliNcclTopoTest, ADumpAsASystemRunsAsItsPresetWithItsNics) {
   EXPECT_EQ(std::count(pcie.err.begin(), pcie.err.end(), '\n'), 1) << pcie.err;
 }
 
+// Published runs in both of nccl-tests' layouts (an srun-prefixed text log, a -J file with
+// in_place null): every size read and simulated, and each simulated time the one `simulate
+// --baseline nccl` gives for that size on that system.
+TEST(CompareCliTest, PublishedRunsInTextAndJsonAreReadAndSimulatedAsSimulateDoes) {
+  const std::pair<std::string, std::string> logs[] = {
+      {"tests/data/nccl_tests/h100_2node_default.log", "dgx_h100"},
+      {"tests/data/nccl_tests/oci_a100_2node.json", "oci_bm_gpu4_8"}};
+  for (const auto &[log, system] : logs) {
+    CliRun run = run_cli("compare " + log + " --system " + system + " --nodes 2");
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_NE(run.out.find("(all_reduce_perf, 16 GPUs)"), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find(log.ends_with(".json") ? "31 sizes: geomean error"
+                                                  : "14 sizes: geomean error"),
+              std::string::npos)
+        << run.out;
+    CliRun one =
+        run_cli("simulate --system " + system + " --nodes 2 --baseline nccl -c allreduce -s 1GiB");
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    const size_t row = one.out.find("     1 GiB ");
+    ASSERT_NE(row, std::string::npos) << one.out;
+    std::istringstream in(one.out.substr(row));
+    std::string size, unit, time;
+    in >> size >> unit >> time;
+    const size_t compared = run.out.find("     1 GiB ");
+    ASSERT_NE(compared, std::string::npos);
+    std::istringstream c(run.out.substr(compared));
+    std::string csize, cunit, measured, simulated;
+    c >> csize >> cunit >> measured >> simulated;
+    EXPECT_NEAR(std::stod(simulated), std::stod(time), 0.006) << one.out << run.out; // 2 decimals
+  }
+}
+
 } // namespace
 } // namespace syncoll::testing
