@@ -146,6 +146,17 @@ Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topolo
   if (a.root && *a.root >= topology.num_ranks())
     return fail({}, fmt::format("--root {}: '{}' has ranks 0 to {}", *a.root, topology.name(),
                                 topology.num_ranks() - 1));
+  // NCCL's tree on a plain topology is a tree over the links (nccl_topology_trees), not a graph
+  // file's chains: the ring graph options would change nothing but its channel count.
+  if (*forced == nccl::NcclAlgorithm::Tree)
+    for (const auto &[given, option] :
+         {std::pair{!a.nccl_graph.empty(), "--nccl-graph"},
+          std::pair{!a.write_nccl_graph.empty(), "--write-nccl-graph"},
+          std::pair{a.syncoll_rings, "--syncoll-rings"}})
+      if (given)
+        return fail({}, fmt::format("{} is NCCL's ring graph: give --baseline nccl-ring (a graph "
+                                    "file's trees are not read)",
+                                    option));
   // A rank's CUDA device in NCCL's graph file: the dump's `dev` for a topology read from
   // NCCL's dump, the rank itself for any other.
   std::vector<int> dev_of_rank(size_t(topology.num_ranks()));
@@ -452,7 +463,7 @@ Expected<bool> run_simulate(SimulateArgs &a) {
                                       std::pair{a.syncoll_rings, "--syncoll-rings"}})
     if (given && (a.baseline.empty() || !a.system.empty()))
       return fail({}, fmt::format("{} is NCCL's ring graph on a topology (-t): give --baseline "
-                                  "nccl-ring or nccl-tree with -t",
+                                  "nccl-ring with -t",
                                   option));
   if (!a.trace.empty() && sizes.size() != 1)
     return fail({}, "--trace needs a single --size");
