@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every `syncoll ...` line of the README's "What works today" block, top to bottom, in a
-# fresh folder (examples/ linked in), and prints each one's exit code and wall time: the check a
+# fresh folder (examples/ and tests/data linked in), and prints each one's exit code and wall time: the check a
 # new user makes. Usage: scripts/readme-commands.sh [path/to/syncoll]; each command may run
 # SYNCOLL_README_TIMEOUT seconds (default 600), past which it is stopped and reported (exit 124).
 set -uo pipefail
@@ -8,6 +8,10 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 syncoll="${1:-$root/build/default/cli/syncoll}"
 work="$(mktemp -d)"
 ln -s "$root/examples" "$work/examples"
+# The commands that read the test suite's fixtures (an nccl-tests log, a graph file) find them as
+# from the repository root.
+mkdir -p "$work/tests"
+ln -s "$root/tests/data" "$work/tests/data"
 cd "$work"
 # The block's lines, continuation lines joined, comments dropped.
 mapfile -t commands < <(awk '/^## What works today/{on=1} on && /^```sh/{inblock=1; next}
