@@ -67,6 +67,16 @@ void TopologyOptions::add_fabric_to(CLI::App &command) {
                      "list names them: ib_ndr, roce, efa_v4, tcpxo, ...)");
 }
 
+void TopologyOptions::add_system_to(CLI::App &command, std::string &system,
+                                    const std::string &help) {
+  command.add_option("--system", system, help)->required();
+  command.add_option("--nodes", params.nodes, "nodes of the system");
+  command.add_option("--gpus", params.gpus, "GPUs per node");
+  command.add_option("--nics", params.nics, "NICs per node");
+  command.add_option("--nic-bandwidth", params.nic_bandwidth_gbps, "GB/s per NIC");
+  add_fabric_to(command);
+}
+
 namespace {
 
 // Why `folder` cannot take new files; empty when it can.

@@ -56,6 +56,9 @@ struct TopologyOptions {
   void add_to(CLI::App &command, bool positional, bool required);
   /// --fabric, for the commands that take --system.
   void add_fabric_to(CLI::App &command);
+  /// A required --system (a preset, or an NCCL topology dump of a preset's node) and the options
+  /// that change it: --nodes, --gpus, --nics, --nic-bandwidth, --fabric (build_system).
+  void add_system_to(CLI::App &command, std::string &system, const std::string &help);
 };
 
 /// A library topology by name (with parameters in the spec itself, "torus2d --shape 4x4", or in

@@ -103,14 +103,10 @@ void add_compare_command(CLI::App &app, RunResult &result) {
       "compare", "hold an nccl-tests log (its text, NCCL_DEBUG=INFO lines and all, or its -J "
                  "JSON) against NCCL's choice simulated on a system, size by size");
   cmd->add_option("log", args->log, "nccl-tests output: text or JSON")->required();
-  cmd->add_option("--system", args->system,
-                  "the calibrated machine the log ran on (syncoll topo list)")
-      ->required();
-  cmd->add_option("--nodes", args->topology.params.nodes, "nodes of the system");
-  cmd->add_option("--gpus", args->topology.params.gpus, "GPUs per node");
-  cmd->add_option("--nics", args->topology.params.nics, "NICs per node");
-  cmd->add_option("--nic-bandwidth", args->topology.params.nic_bandwidth_gbps, "GB/s per NIC");
-  args->topology.add_fabric_to(*cmd);
+  args->topology.add_system_to(
+      *cmd, args->system,
+      "the calibrated machine the log ran on (syncoll topo list), or an NCCL topology dump "
+      "of one's node");
   cmd->add_option("-c,--collective", args->collective,
                   "the collective, where the log does not name its program");
   cmd->add_option("--nccl-version", args->nccl_version,

@@ -111,13 +111,9 @@ void add_tune_command(CLI::App &app, RunResult &result) {
   CLI::App *cmd = app.add_subcommand(
       "tune", "simulate every algorithm and protocol NCCL can run on a system, size by size, "
               "and write the fastest as NCCL's and NCCLX's tuner tables");
-  cmd->add_option("--system", args->system, "the calibrated machine (syncoll topo list)")
-      ->required();
-  cmd->add_option("--nodes", args->topology.params.nodes, "nodes of the system");
-  cmd->add_option("--gpus", args->topology.params.gpus, "GPUs per node");
-  cmd->add_option("--nics", args->topology.params.nics, "NICs per node");
-  cmd->add_option("--nic-bandwidth", args->topology.params.nic_bandwidth_gbps, "GB/s per NIC");
-  args->topology.add_fabric_to(*cmd);
+  args->topology.add_system_to(
+      *cmd, args->system,
+      "the calibrated machine (syncoll topo list), or an NCCL topology dump of one's node");
   cmd->add_option("-c,--collective", args->collectives,
                   "collectives to tune (default: the five NCCL asks its tuner about)")
       ->delimiter(',');
