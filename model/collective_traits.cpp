@@ -26,27 +26,27 @@ constexpr BufferKind Out = BufferKind::Output;
 constexpr CollectiveTraits kTraits[] = {
     {CollectiveKind::Allgather, "allgather", "allgather", "AllGather", false, true, //
      One, Ranks, InPlaceKind::InputInOutput, Ranks, Out, Out, RingShare, "all_gather_perf", "none",
-     true},
+     true, 4},
     {CollectiveKind::Alltoall, "alltoall", "alltoall", "AlltoAll", false, true, //
-     Ranks, Ranks, InPlaceKind::Same, Ranks, In, In, RingShare, "alltoall_perf", "none", false},
+     Ranks, Ranks, InPlaceKind::Same, Ranks, In, In, RingShare, "alltoall_perf", "none", false, 0},
     {CollectiveKind::Broadcast, "broadcast", "broadcast", "Broadcast", true, true, //
-     One, One, InPlaceKind::Same, One, In, In, Unit, "broadcast_perf", "none", true},
+     One, One, InPlaceKind::Same, One, In, In, Unit, "broadcast_perf", "none", true, 1},
     {CollectiveKind::Gather, "gather", "gather", "Gather", true, true, //
-     One, Ranks, InPlaceKind::InputInOutput, One, In, Out, Unit, "gather_perf", "none", false},
+     One, Ranks, InPlaceKind::InputInOutput, One, In, Out, Unit, "gather_perf", "none", false, 0},
     {CollectiveKind::Scatter, "scatter", "scatter", "Scatter", true, true, //
-     Ranks, One, InPlaceKind::OutputInInput, One, Out, In, Unit, "scatter_perf", "none", false},
+     Ranks, One, InPlaceKind::OutputInInput, One, Out, In, Unit, "scatter_perf", "none", false, 0},
     {CollectiveKind::Reduce, "reduce", "reduce", "Reduce", true, true, //
-     One, One, InPlaceKind::Same, One, In, In, Unit, "reduce_perf", "sum", true},
+     One, One, InPlaceKind::Same, One, In, In, Unit, "reduce_perf", "sum", true, 1},
     {CollectiveKind::ReduceScatter, "reducescatter", "reducescatter", "ReduceScatter", false,
      true, //
      Ranks, One, InPlaceKind::OutputInInput, Ranks, In, In, RingShare, "reduce_scatter_perf", "sum",
-     true},
+     true, 4},
     {CollectiveKind::Allreduce, "allreduce", "allreduce", "AllReduce", false, true, //
-     One, One, InPlaceKind::Same, One, In, In, TwiceRingShare, "all_reduce_perf", "sum", true},
+     One, One, InPlaceKind::Same, One, In, In, TwiceRingShare, "all_reduce_perf", "sum", true, 4},
     {CollectiveKind::AllToNext, "alltonext", "custom", "", false, true, //
-     One, One, InPlaceKind::None, One, In, In, Unit, "", "", false},
+     One, One, InPlaceKind::None, One, In, In, Unit, "", "", false, 0},
     {CollectiveKind::Custom, "custom", "custom", "", false, false, //
-     One, One, InPlaceKind::None, One, In, In, Unit, "", "", false},
+     One, One, InPlaceKind::None, One, In, In, Unit, "", "", false, 0},
 };
 static_assert(std::size(kTraits) == size_t(CollectiveKind::Custom) + 1, "one row per kind");
 

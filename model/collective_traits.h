@@ -49,6 +49,9 @@ struct CollectiveTraits {
   /// NCCL's tuning chooses an algorithm and protocol for each call, and asks a tuner plugin,
   /// which names the collective as `name` does; point-to-point (Alltoall, Gather, Scatter) never.
   bool nccl_tuned;
+  /// FIFO slots per chunk NCCL's ring pipelines under Simple (its *_CHUNKSTEPS): 4 for AllReduce,
+  /// AllGather and ReduceScatter, 1 for Broadcast and Reduce; 0 where NCCL has no ring.
+  int nccl_chunk_steps;
 };
 
 /// The row of a kind; every kind has one.

@@ -70,5 +70,28 @@ TEST(NcclRunTest, NvlsTreeFillsItsPipelineInNcclsChunks) {
   }
 }
 
+TEST(NcclRunTest, BroadcastAndReduceRingsPipelineOneFifoSlotUnderSimple) {
+  // NCCL's Broadcast and Reduce move Simple down their 16-GPU chain in chunks of one 512 KiB
+  // slot (BROADCAST_CHUNKSTEPS = REDUCE_CHUNKSTEPS = 1), not the four of AllReduce's: at 32 MiB on
+  // two DGX H100 nodes the chain fills and Simple keeps within a tenth of LL128, where a 2 MiB
+  // chunk per channel (each hop waiting for a whole one) made it 2.3x slower.
+  auto system = simulator::make_system_model(*find_system_preset("dgx_h100"), 2);
+  ASSERT_TRUE(system);
+  auto machine = nccl_machine(*system);
+  ASSERT_TRUE(machine);
+  for (CollectiveKind kind : {CollectiveKind::Broadcast, CollectiveKind::Reduce}) {
+    double us[2] = {};
+    for (Protocol protocol : {Protocol::Simple, Protocol::LL128}) {
+      NcclRunOptions forced;
+      forced.algorithm = NcclAlgorithm::Ring;
+      forced.protocol = protocol;
+      auto run = simulate_nccl(kind, int64_t(32) << 20, *system, *machine, forced);
+      ASSERT_TRUE(run) << run.error().to_string();
+      us[protocol == Protocol::Simple ? 0 : 1] = double(run->result.completion) / 1e6;
+    }
+    EXPECT_LT(us[0], 1.1 * us[1]) << collective_kind_name(kind);
+  }
+}
+
 } // namespace
 } // namespace syncoll::nccl
