@@ -558,9 +558,13 @@ Expected<bool> run_simulate(SimulateArgs &a) {
                            : std::string());
   } else {
     // A program from a file runs under the MSCCL executor's per-step cost on a system.
-    const simulator::CostModel model = system ? system->interpreted() : cost_model_for(a);
+    simulator::CostModel model = system ? system->interpreted() : cost_model_for(a);
     SYNCOLL_TRY(subject,
                 from_file ? std::move(*from_file) : baseline_subject(a, *topology, protocol));
+    if (!from_file) {
+      SYNCOLL_TRY(kind, standard_collective_kind(a.collective));
+      model = nccl::nccl_chunked(model, kind); // NCCL's own program, in its chunks
+    }
     if (subject.broken_graph) {
       // A verdict on the graph file, not bad input: it is well formed and NCCL would refuse it.
       fmt::print("NCCL cannot run the graph file's rings on {}: {}\n", topology->name(),

@@ -25,6 +25,14 @@ Expected<TopologyRings> nccl_topology_rings(const Topology &topology, Collective
   return r;
 }
 
+simulator::CostModel nccl_chunked(simulator::CostModel model, CollectiveKind kind) {
+  const int steps = collective_traits(kind).nccl_chunk_steps;
+  if (steps > 0)
+    model.iteration_bytes[simulator::CostModel::index(Protocol::Simple)] =
+        protocol_traits(Protocol::Simple).buffer_bytes / kNcclFifoSlots * steps;
+  return model;
+}
+
 bool nccl_runs_on_topology(NcclAlgorithm algorithm) {
   switch (algorithm) {
   case NcclAlgorithm::Ring:
@@ -422,14 +430,7 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const simula
     po.model.iteration_bytes[simulator::CostModel::index(Protocol::Simple)] =
         s.nodes > 1 ? kNcclP2pNetChunkBytes : kNcclP2pNvlinkChunkBytes;
   }
-  // NCCL's Broadcast and Reduce rings move Simple in chunks of one FIFO slot, where the other
-  // rings move four (its *_CHUNKSTEPS): each hop of their chain forwards a quarter as much at once.
-  if (choice->algorithm == NcclAlgorithm::Ring && choice->protocol == Protocol::Simple) {
-    const int steps = collective_traits(kind).nccl_chunk_steps;
-    SYNCOLL_INVARIANT(steps > 0, "an NCCL ring for a collective NCCL has no ring for");
-    po.model.iteration_bytes[simulator::CostModel::index(Protocol::Simple)] =
-        protocol_traits(Protocol::Simple).buffer_bytes / kNcclFifoSlots * steps;
-  }
+  po.model = nccl_chunked(po.model, kind);
   // The protocol's payload rates are in the links: its NVLink share differs from its wire
   // format's share across the network.
   Topology topology = s.protocol_topology(choice->protocol);

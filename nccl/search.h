@@ -6,12 +6,11 @@
 // from every link its ring uses and from every relation over those links. Pass 1 walks the
 // generation's speed list from the highest one the topology can carry, trying at each speed the
 // same ring repeated and then different rings (not through AMD sockets: NcclSearchHost), and
-// keeps the most total bandwidth (channels x
-// speed); it stops where the next speed is under half the best one found. Where two GPUs share no
-// link on a node with switch vertices (PCIe bridges and sockets read from NCCL's topology dump),
-// a ring's hop between them is the route through the switches, and the channel takes its speed
-// from every link of it, as NCCL's paths do. A graph at 25 GB/s or
-// more per channel is then split into twice the channels at half the speed. Across nodes each
+// keeps the most total bandwidth (channels x speed); it stops where the next speed is under half
+// the best one found. Where two GPUs share no link on a node with switch vertices (PCIe bridges
+// and sockets read from NCCL's topology dump), a ring's hop between them is the route through
+// the switches, and the channel takes its speed from every link of it, as NCCL's paths do. A
+// graph at 25 GB/s or more per channel is then split into twice the channels at half the speed. Across nodes each
 // node's ring is cut into a chain that enters and leaves through the NICs, channel c on NIC
 // c mod NICs, and the per-channel speed is also capped by the NIC's share.
 #pragma once

@@ -76,16 +76,21 @@ Expected<TunerPoint> tune_one(CollectiveKind kind, int64_t bytes,
   SYNCOLL_TRY(candidates, nccl_candidates(kind, bytes, system, machine, options));
   bool found = false;
   for (const NcclEstimate &candidate : candidates) {
-    NcclRunOptions forced = options;
-    forced.algorithm = candidate.algorithm;
-    forced.protocol = candidate.protocol;
-    SYNCOLL_TRY(run, simulate_nccl(kind, bytes, system, machine, forced));
-    const double us = double(run.result.completion) / 1e6;
+    // NCCL's own choice has run already; every other candidate runs forced.
+    NcclEstimate ran = nccl.choice;
+    double us = point.nccl_us;
+    if (candidate.algorithm != ran.algorithm || candidate.protocol != ran.protocol) {
+      NcclRunOptions forced = options;
+      forced.algorithm = candidate.algorithm;
+      forced.protocol = candidate.protocol;
+      SYNCOLL_TRY(run, simulate_nccl(kind, bytes, system, machine, forced));
+      ran = run.choice;
+      us = double(run.result.completion) / 1e6;
+    }
     // Ties go to NCCL's own choice, then to the first in NCCL's table order.
-    const bool better = !found || us < point.fastest_us ||
-                        (us == point.fastest_us && same_choice(run.choice, point.nccl));
-    if (better) {
-      point.fastest = run.choice;
+    if (!found || us < point.fastest_us ||
+        (us == point.fastest_us && same_choice(ran, point.nccl))) {
+      point.fastest = ran;
       point.fastest_us = us;
       found = true;
     }
