@@ -23,15 +23,15 @@ namespace {
 using testing::overlapping_labels;
 using testing::png_size;
 
-Renderer &renderer() {
+Renderer &scale_renderer() {
   static Renderer shared;
   return shared;
 }
 
 // The drawing's PNG size, and that no two labels of its SVG overlap.
 std::pair<int, int> rendered(const std::string &dot, const std::string &what) {
-  auto svg = renderer().render(dot, ImageFormat::Svg);
-  auto png = renderer().render(dot, ImageFormat::Png);
+  auto svg = scale_renderer().render(dot, ImageFormat::Svg);
+  auto png = scale_renderer().render(dot, ImageFormat::Png);
   EXPECT_TRUE(svg && png) << what;
   if (!svg || !png)
     return {0, 0};
@@ -73,7 +73,7 @@ TEST(DrawingScaleTest, AlgorithmColumnsKeepOneRankOrder) {
   auto algo = read_algorithm_file(std::string(SYNCOLL_SOURCE_DIR) +
                                   "/examples/algorithms/dgx1_allgather_ring.json");
   ASSERT_TRUE(algo);
-  auto svg = renderer().render(algorithm_dot(*algo), ImageFormat::Svg);
+  auto svg = scale_renderer().render(algorithm_dot(*algo), ImageFormat::Svg);
   ASSERT_TRUE(svg);
   EXPECT_EQ(overlapping_labels(*svg), std::nullopt);
   // Graphviz writes each node as <title>t{column}_r{rank}</title> then its ellipse's centre.
