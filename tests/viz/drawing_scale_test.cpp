@@ -6,6 +6,7 @@
 #include "testing/programs.h"
 #include "tests/support/drawing_check.h"
 #include "tests/support/golden.h"
+#include "tests/viz/shared_renderer.h"
 #include "viz/charts.h"
 #include "viz/dot.h"
 #include "viz/render.h"
@@ -23,15 +24,10 @@ namespace {
 using testing::overlapping_labels;
 using testing::png_size;
 
-Renderer &scale_renderer() {
-  static Renderer shared;
-  return shared;
-}
-
 // The drawing's PNG size, and that no two labels of its SVG overlap.
 std::pair<int, int> rendered(const std::string &dot, const std::string &what) {
-  auto svg = scale_renderer().render(dot, ImageFormat::Svg);
-  auto png = scale_renderer().render(dot, ImageFormat::Png);
+  auto svg = shared_renderer().render(dot, ImageFormat::Svg);
+  auto png = shared_renderer().render(dot, ImageFormat::Png);
   EXPECT_TRUE(svg && png) << what;
   if (!svg || !png)
     return {0, 0};
@@ -73,7 +69,7 @@ TEST(DrawingScaleTest, AlgorithmColumnsKeepOneRankOrder) {
   auto algo = read_algorithm_file(std::string(SYNCOLL_SOURCE_DIR) +
                                   "/examples/algorithms/dgx1_allgather_ring.json");
   ASSERT_TRUE(algo);
-  auto svg = scale_renderer().render(algorithm_dot(*algo), ImageFormat::Svg);
+  auto svg = shared_renderer().render(algorithm_dot(*algo), ImageFormat::Svg);
   ASSERT_TRUE(svg);
   EXPECT_EQ(overlapping_labels(*svg), std::nullopt);
   // Graphviz writes each node as <title>t{column}_r{rank}</title> then its ellipse's centre.

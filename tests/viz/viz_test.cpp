@@ -9,6 +9,7 @@
 #include "model/topology_library.h"
 #include "simulator/program_sim.h"
 #include "tests/support/golden.h"
+#include "tests/viz/shared_renderer.h"
 #include "verifier/verify.h"
 #include "viz/charts.h"
 #include "viz/dot.h"
@@ -110,20 +111,14 @@ TEST(VizTest, RaceCounterexampleMarksBothSteps) {
   EXPECT_FALSE(counterexample_dot(good, verifier::verify(good, {})));
 }
 
-// One Graphviz context for the whole test program (see Renderer).
-Renderer &renderer() {
-  static Renderer shared;
-  return shared;
-}
-
 TEST(VizTest, EverySvgIsWellFormed) {
   const Program ring = program_file("examples/ir/ring_allreduce_4.xml");
   for (const auto &[what, dot] : std::vector<std::pair<std::string, std::string>>{
            {"topology", topology_dot(dgx1())}, {"program", program_dot(ring)}}) {
-    auto svg = renderer().render(dot, ImageFormat::Svg);
+    auto svg = shared_renderer().render(dot, ImageFormat::Svg);
     ASSERT_TRUE(svg) << svg.error().to_string();
     expect_svg(*svg, what);
-    auto png = renderer().render(dot, ImageFormat::Png);
+    auto png = shared_renderer().render(dot, ImageFormat::Png);
     ASSERT_TRUE(png);
     EXPECT_EQ(png->substr(1, 3), "PNG");
   }
@@ -137,14 +132,14 @@ TEST(VizTest, EverySvgIsWellFormed) {
   EXPECT_NE(timeline.find("&lt;allreduce&gt; &amp; co"), std::string::npos);
   expect_svg(speedup_svg({1024, 2048, 4096}, {{"a", {1, 2, 4}}, {"b", {0.5, 1, 1}}}, "t", "y"),
              "speedup");
-  EXPECT_FALSE(renderer().render("digraph { a -> ", ImageFormat::Svg));
+  EXPECT_FALSE(shared_renderer().render("digraph { a -> ", ImageFormat::Svg));
 }
 
 TEST(VizTest, DrawingsAreDeterministic) {
   const Program ring = program_file("examples/ir/ring_allreduce_4.xml");
   EXPECT_EQ(program_dot(ring), program_dot(ring));
-  auto a = renderer().render(topology_dot(dgx1()), ImageFormat::Svg);
-  auto b = renderer().render(topology_dot(dgx1()), ImageFormat::Svg);
+  auto a = shared_renderer().render(topology_dot(dgx1()), ImageFormat::Svg);
+  auto b = shared_renderer().render(topology_dot(dgx1()), ImageFormat::Svg);
   ASSERT_TRUE(a && b);
   EXPECT_EQ(*a, *b);
 }
