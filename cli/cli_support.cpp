@@ -204,18 +204,36 @@ Expected<const SystemPreset *> system_preset(const std::string &name) {
   return fail({}, fmt::format("unknown system '{}' (known: {})", name, known));
 }
 
-// A system by preset name, or the preset whose node an NCCL topology dump holds, with its NICs.
-Expected<SystemPreset> named_or_dumped_system(const std::string &name) {
+// A system by preset name, or the preset whose node an NCCL topology dump holds, with its NICs;
+// and, for a dump, whether it listed any (a dump without NICs keeps the preset's).
+Expected<std::pair<SystemPreset, bool>> named_or_dumped_system(const std::string &name) {
   if (nccl::names_nccl_topology_file(name)) {
     SYNCOLL_TRY(machine, nccl::read_nccl_topology_file(name));
-    return nccl::system_preset_of_dump(machine, name);
+    SYNCOLL_TRY(preset, nccl::system_preset_of_dump(machine, name));
+    return std::pair{preset, !machine.nics.empty()};
   }
   SYNCOLL_TRY(named, system_preset(name));
-  return *named;
+  return std::pair{*named, false};
+}
+
+// The heading's note on a dumped system: which of its parts the dump gave and which the preset
+// or the options did.
+std::string dump_origin(const std::string &file, const SystemPreset &preset, bool dump_nics,
+                        const TopologyParams &p) {
+  std::string nics;
+  if (p.nics || p.nic_bandwidth_gbps)
+    nics = "NICs as --nics/--nic-bandwidth give them";
+  else if (dump_nics)
+    nics = fmt::format("its {} NIC(s) of {} Gb/s", preset.nics_per_node, preset.nic_gbps * 8);
+  else
+    nics = fmt::format("no NIC in the dump: the preset's {} of {} Gb/s", preset.nics_per_node,
+                       preset.nic_gbps * 8);
+  return fmt::format(" (node of {}, {})", file, nics);
 }
 
 Expected<BuiltSystem> build_system(const std::string &name, const TopologyOptions &options) {
-  SYNCOLL_TRY(named, named_or_dumped_system(name));
+  SYNCOLL_TRY(named_dumped, named_or_dumped_system(name));
+  const auto &[named, dump_nics] = named_dumped;
   const TopologyParams &p = options.params;
   if (!options.shape.empty())
     return fail({}, "--shape shapes a topology (-t); a --system takes --nodes, --gpus, --nics and "
@@ -261,7 +279,10 @@ Expected<BuiltSystem> build_system(const std::string &name, const TopologyOption
   if (p.nics && *p.nics > model.gpus_per_node)
     return fail({}, fmt::format("--nics {}: a node of {} GPUs uses at most {} NICs (one per GPU)",
                                 *p.nics, model.gpus_per_node, model.gpus_per_node));
-  return BuiltSystem{std::move(preset), std::move(model)};
+  std::string origin = nccl::names_nccl_topology_file(name)
+                           ? dump_origin(name, *preset, dump_nics, p)
+                           : std::string();
+  return BuiltSystem{std::move(preset), std::move(model), std::move(origin)};
 }
 
 Expected<Topology> resolve_topology(TopologyOptions &options) {

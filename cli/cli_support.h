@@ -142,6 +142,11 @@ void add_renamed_option(CLI::App &command, const std::string &old_name, const st
 struct BuiltSystem {
   std::unique_ptr<SystemPreset> preset;
   simulator::SystemModel model;
+  /// Where a system read from an NCCL topology dump got its node and NICs, as the output's
+  /// heading says it (" (node of FILE, ...)"); empty for a named preset.
+  std::string origin;
+  /// The preset's name and, for a dump, where its node and NICs came from.
+  [[nodiscard]] std::string label() const { return std::string(preset->name) + origin; }
 };
 
 /// `--system NAME` with the topology options that change it: --nodes, --gpus (GPUs per node),

@@ -60,7 +60,7 @@ Expected<void> run_compare(CompareArgs &a) {
   fmt::print("compare {} ({}{}) with NCCL's choice (NCCL {}) on {}, system {}\n", a.log,
              collective_traits(*kind).nccl_tests_binary,
              log.ranks ? fmt::format(", {} GPUs", *log.ranks) : "",
-             nccl::nccl_version_name(release), system.topology.name(), built.preset->name);
+             nccl::nccl_version_name(release), system.topology.name(), built.label());
   fmt::print("{:>10} {:>12} {:>12} {:>8} {:>11} {:>11}  {:<14} {}\n", "size", "measured us",
              "simulated us", "error", "meas busbw", "sim busbw", "NCCL measured", "NCCL simulated");
   double log_sum = 0;

@@ -162,8 +162,8 @@ Expected<int> run_compose(const ComposeArgs &a) {
   const std::optional<int> root =
       input.collective.root() ? std::optional(input.collective.root()->value()) : std::nullopt;
   fmt::print("{}{} on {} x {} ({} ranks), {} B\n", a.file.empty() ? a.collective : a.file,
-             root ? fmt::format(" from root {}", *root) : "", system.nodes, system.preset->name,
-             ranks, bytes);
+             root ? fmt::format(" from root {}", *root) : "", system.nodes, built.label(), ranks,
+             bytes);
   if (!a.search)
     return run_plan(a, input, *hierarchy, system, bytes);
 

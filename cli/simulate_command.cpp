@@ -592,7 +592,7 @@ Expected<bool> run_simulate(SimulateArgs &a) {
                    : ", fair rates shared exactly (--sharing-window 0)";
   const std::string heading = fmt::format(
       "{} on {} ({} ranks){}{}", what, topology->name(), topology->num_ranks(),
-      system             ? fmt::format(", system {}{}", system->preset->name,
+      system             ? fmt::format(", system {}{}", built->label(),
                            system->nodes > 1 ? fmt::format(" over {}", system->fabric->name)
                                                          : std::string())
                   : a.preset.empty() ? ""

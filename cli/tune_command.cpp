@@ -78,7 +78,7 @@ Expected<void> run_tune(TuneArgs &a) {
                 last_percent = percent;
               }));
   const std::string machine_line =
-      fmt::format("{} ({} node{}, {} GPUs), NCCL {}{}{}", built.preset->name, system.nodes,
+      fmt::format("{} ({} node{}, {} GPUs), NCCL {}{}{}", built.label(), system.nodes,
                   system.nodes == 1 ? "" : "s", system.topology.num_ranks(),
                   nccl::nccl_version_name(sweep.options.version), a.no_nvls ? ", NVLS off" : "",
                   a.collnet ? ", CollNet on" : "");
