@@ -376,17 +376,22 @@ std::vector<std::vector<int>> nccl_channel_trees(int nodes, int gpus, int nics_p
   return trees;
 }
 
-Expected<std::vector<std::vector<int>>> nccl_topology_trees(const Topology &topology,
-                                                            int channels) {
+Expected<std::vector<std::vector<int>>>
+nccl_topology_trees(const Topology &topology, int channels,
+                    const std::vector<std::vector<RankId>> &rings) {
   const Hierarchy &h = topology.hierarchy();
   if (h.levels.size() == 2 && h.levels.front().size > 1)
     return nccl_channel_trees(h.levels.front().size, h.levels.back().size, h.nics_per_node,
                               channels);
-  auto parent = find_tree(topology, RankId(0));
-  if (!parent)
-    return fail({},
-                fmt::format("topology '{}' has no tree over bidirectional links", topology.name()));
-  return std::vector<std::vector<int>>(size_t(channels), *parent);
+  if (auto parent = find_tree(topology, RankId(0)))
+    return std::vector<std::vector<int>>(size_t(channels), *parent);
+  // No GPU links a neighbour directly: NCCL searches its tree graph as it searches rings, and a
+  // node's tree is a chain through that order.
+  if (!rings.empty())
+    return nccl_ring_ordered_trees(1, rings);
+  return fail({}, fmt::format("topology '{}' has no tree over bidirectional links and no ring "
+                              "to chain its GPUs along",
+                              topology.name()));
 }
 
 Expected<Program> nccl_alltoall_program(int n, Protocol protocol, int channels) {

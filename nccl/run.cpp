@@ -59,7 +59,7 @@ Expected<Program> nccl_topology_program(NcclAlgorithm algorithm, CollectiveKind 
     return nccl_ring_program(kind, rings.rings, protocol);
   if (kind != CollectiveKind::Allreduce)
     return fail({}, "NCCL's tree is an Allreduce");
-  SYNCOLL_TRY(trees, nccl_topology_trees(topology, rings.channels));
+  SYNCOLL_TRY(trees, nccl_topology_trees(topology, rings.channels, rings.rings));
   return nccl_tree_allreduce_program(trees, kNcclTreePipelineChunks, protocol);
 }
 

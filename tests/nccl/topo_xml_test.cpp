@@ -1,9 +1,12 @@
 // NCCL's topology dump read as a syncoll machine: the hand-written dumps of examples/nccl_topo/
 // and malformed ones, each error at its line and column.
 #include "model/topology_library.h"
+#include "nccl/algorithms.h"
+#include "nccl/run.h"
 #include "nccl/search.h"
 #include "nccl/topo_xml.h"
 #include "simulator/routes.h"
+#include "verifier/verify.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -120,6 +123,36 @@ TEST(NcclTopologyXmlTest, NcclsSearchFindsTheRingThroughPcieThatCrossesTheSocket
   for (size_t i = 0; i < order.size(); ++i)
     crossings += (order[i].value() < 4) != (order[(i + 1) % order.size()].value() < 4);
   EXPECT_EQ(crossings, 2);
+}
+
+// GPUs that meet only through PCIe switches and sockets have no tree over direct links; NCCL's
+// tree inside a node is then a chain in the order of each channel's searched ring, and its
+// program verifies and runs on the dump's machine.
+TEST(NcclTopologyXmlTest, NcclsTreeThroughPcieIsAChainAlongEachSearchedRing) {
+  for (const char *dump : {"pcie_server_8gpu.xml", "workstation_4gpu.xml"}) {
+    const XmlMachine m = read(dump);
+    const Topology &t = *m.topology;
+    ASSERT_FALSE(find_tree(t, RankId(0)).has_value()) << dump;
+    auto rings = nccl_topology_rings(t, CollectiveKind::Allreduce, 0, std::nullopt, std::nullopt,
+                                     nccl_search_host(m));
+    ASSERT_TRUE(rings) << rings.error().to_string();
+    auto trees = nccl_topology_trees(t, rings->channels, rings->rings);
+    ASSERT_TRUE(trees) << trees.error().to_string();
+    ASSERT_EQ(trees->size(), rings->rings.size()) << dump;
+    for (size_t c = 0; c < trees->size(); ++c) {
+      const std::vector<RankId> &ring = rings->rings[c];
+      EXPECT_EQ((*trees)[c][size_t(ring.front().value())], -1) << dump << " channel " << c;
+      for (size_t k = 1; k < ring.size(); ++k)
+        EXPECT_EQ((*trees)[c][size_t(ring[k].value())], ring[k - 1].value())
+            << dump << " channel " << c << " position " << k;
+    }
+    EXPECT_FALSE(nccl_topology_trees(t, rings->channels));
+    auto p = nccl_topology_program(NcclAlgorithm::Tree, CollectiveKind::Allreduce, t, *rings,
+                                   Protocol::Simple);
+    ASSERT_TRUE(p) << p.error().to_string();
+    const auto report = verifier::verify(*p, verifier::VerifyOptions{});
+    EXPECT_TRUE(report.all_hold()) << dump << "\n" << report.to_text();
+  }
 }
 
 TEST(NcclTopologyXmlTest, AWorkstationsGpusHangOffTheSocketsRootPorts) {
