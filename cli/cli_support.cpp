@@ -220,15 +220,13 @@ Expected<std::pair<SystemPreset, bool>> named_or_dumped_system(const std::string
 // or the options did.
 std::string dump_origin(const std::string &file, const SystemPreset &preset, bool dump_nics,
                         const TopologyParams &p) {
-  std::string nics;
-  if (p.nics || p.nic_bandwidth_gbps)
-    nics = "NICs as --nics/--nic-bandwidth give them";
-  else if (dump_nics)
-    nics = fmt::format("its {} NIC(s) of {} Gb/s", preset.nics_per_node, preset.nic_gbps * 8);
-  else
-    nics = fmt::format("no NIC in the dump: the preset's {} of {} Gb/s", preset.nics_per_node,
-                       preset.nic_gbps * 8);
-  return fmt::format(" (node of {}, {})", file, nics);
+  const char *given = dump_nics ? "the dump's" : "the preset's: the dump lists none";
+  const char *count = p.nics ? "--nics" : given;
+  const char *rate = p.nic_bandwidth_gbps ? "--nic-bandwidth" : given;
+  return fmt::format(
+      " (node of {}, {} NIC(s) of {} Gb/s: {})", file, preset.nics_per_node, preset.nic_gbps * 8,
+      std::string_view(count) == rate ? std::string(count)
+                                      : fmt::format("count {}, rate {}", count, rate));
 }
 
 Expected<BuiltSystem> build_system(const std::string &name, const TopologyOptions &options) {

@@ -499,15 +499,17 @@ TEST(SimulateCliNcclTopoTest, ADumpAsASystemRunsAsItsPresetWithItsNics) {
   };
   const auto [dumped_heading, dumped_rest] = heading_and_rest(dumped.out);
   EXPECT_EQ(dumped_rest, heading_and_rest(preset.out).second);
-  EXPECT_NE(dumped_heading.find("system dgx_h100 (node of examples/nccl_topo/dgx_h100.xml, its 8 "
-                                "NIC(s) of 400 Gb/s) over ib_ndr"),
+  EXPECT_NE(dumped_heading.find("system dgx_h100 (node of examples/nccl_topo/dgx_h100.xml, 8 "
+                                "NIC(s) of 400 Gb/s: the dump's) over ib_ndr"),
             std::string::npos)
       << dumped_heading;
   EXPECT_EQ(heading_and_rest(preset.out).first.find("node of"), std::string::npos);
   CliRun fewer = run_cli("simulate --system examples/nccl_topo/dgx_h100.xml --nics 2" + tail);
   ASSERT_EQ(fewer.exit_code, 0) << fewer.err;
   EXPECT_NE(heading_and_rest(fewer.out).second, dumped_rest);
-  EXPECT_NE(fewer.out.find("NICs as --nics/--nic-bandwidth give them"), std::string::npos);
+  EXPECT_NE(fewer.out.find("2 NIC(s) of 400 Gb/s: count --nics, rate the dump's"),
+            std::string::npos)
+      << heading_and_rest(fewer.out).first;
   // A dump that lists no NIC keeps the preset's, and says so.
   std::ifstream in(std::string(SYNCOLL_SOURCE_DIR) + "/examples/nccl_topo/dgx_h100.xml");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -517,7 +519,8 @@ TEST(SimulateCliNcclTopoTest, ADumpAsASystemRunsAsItsPresetWithItsNics) {
   std::ofstream(bare) << text;
   CliRun without = run_cli("simulate --system " + bare + tail);
   ASSERT_EQ(without.exit_code, 0) << without.err;
-  EXPECT_NE(without.out.find("no NIC in the dump: the preset's 8 of 400 Gb/s"), std::string::npos)
+  EXPECT_NE(without.out.find("8 NIC(s) of 400 Gb/s: the preset's: the dump lists none"),
+            std::string::npos)
       << heading_and_rest(without.out).first;
   CliRun pcie = run_cli("simulate --system examples/nccl_topo/pcie_server_8gpu.xml" + tail);
   EXPECT_EQ(pcie.exit_code, 2);
