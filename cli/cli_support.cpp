@@ -205,15 +205,16 @@ Expected<const SystemPreset *> system_preset(const std::string &name) {
 }
 
 // A system by preset name, or the preset whose node an NCCL topology dump holds, with its NICs;
-// and, for a dump, whether it listed any (a dump without NICs keeps the preset's).
-Expected<std::pair<SystemPreset, bool>> named_or_dumped_system(const std::string &name) {
+// for a dump, also whether it listed any (a dump without NICs keeps the preset's).
+Expected<std::pair<SystemPreset, std::optional<bool>>>
+named_or_dumped_system(const std::string &name) {
   if (nccl::names_nccl_topology_file(name)) {
     SYNCOLL_TRY(machine, nccl::read_nccl_topology_file(name));
     SYNCOLL_TRY(preset, nccl::system_preset_of_dump(machine, name));
-    return std::pair{preset, !machine.nics.empty()};
+    return std::pair{preset, std::optional(!machine.nics.empty())};
   }
   SYNCOLL_TRY(named, system_preset(name));
-  return std::pair{*named, false};
+  return std::pair{*named, std::optional<bool>()};
 }
 
 // The heading's note on a dumped system: which of its parts the dump gave and which the preset
@@ -277,9 +278,7 @@ Expected<BuiltSystem> build_system(const std::string &name, const TopologyOption
   if (p.nics && *p.nics > model.gpus_per_node)
     return fail({}, fmt::format("--nics {}: a node of {} GPUs uses at most {} NICs (one per GPU)",
                                 *p.nics, model.gpus_per_node, model.gpus_per_node));
-  std::string origin = nccl::names_nccl_topology_file(name)
-                           ? dump_origin(name, *preset, dump_nics, p)
-                           : std::string();
+  std::string origin = dump_nics ? dump_origin(name, *preset, *dump_nics, p) : std::string();
   return BuiltSystem{std::move(preset), std::move(model), std::move(origin)};
 }
 
