@@ -25,9 +25,6 @@ Expected<TopologyRings> nccl_topology_rings(const Topology &topology, Collective
   return r;
 }
 
-// The most LL128 pieces a channel of NCCL's tree moves in the simulator (see simulate_nccl).
-constexpr int64_t kNcclTreeMostPieces = 1024;
-
 simulator::CostModel nccl_chunked(simulator::CostModel model, CollectiveKind kind,
                                   NcclAlgorithm algorithm) {
   const size_t simple = simulator::CostModel::index(Protocol::Simple);
@@ -448,18 +445,6 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const simula
         s.nodes > 1 ? kNcclP2pNetChunkBytes : kNcclP2pNvlinkChunkBytes;
   }
   po.model = nccl_chunked(po.model, kind, choice->algorithm);
-  if (choice->algorithm == NcclAlgorithm::Tree) {
-    // The simulator's work grows with the pieces a channel moves; past kNcclTreeMostPieces a piece
-    // grows with the call, and the pipeline's fill (its depth in pieces) stays under a tenth of
-    // the time for trees up to about 100 pieces deep.
-    const size_t ll128 = simulator::CostModel::index(Protocol::LL128);
-    const int64_t per_channel = bytes / std::max(1, choice->channels);
-    const int64_t piece =
-        std::max(po.model.iteration_bytes[ll128], per_channel / kNcclTreeMostPieces + 1);
-    po.model.fifo_capacity[ll128] = int(std::max<int64_t>(
-        1, po.model.fifo_capacity[ll128] * po.model.iteration_bytes[ll128] / piece));
-    po.model.iteration_bytes[ll128] = piece;
-  }
   // The protocol's payload rates are in the links: its NVLink share differs from its wire
   // format's share across the network.
   Topology topology = s.protocol_topology(choice->protocol);
