@@ -563,9 +563,7 @@ Expected<bool> run_simulate(SimulateArgs &a) {
                 from_file ? std::move(*from_file) : baseline_subject(a, *topology, protocol));
     if (!from_file) {
       SYNCOLL_TRY(kind, standard_collective_kind(a.collective));
-      // NCCL's own program, in its chunks.
-      model = nccl::nccl_chunked(model, kind,
-                                 forced_algorithm(a.baseline).value_or(nccl::NcclAlgorithm::Ring));
+      model = nccl::nccl_chunked(model, kind); // NCCL's own program, in its chunks
     }
     if (subject.broken_graph) {
       // A verdict on the graph file, not bad input: it is well formed and NCCL would refuse it.

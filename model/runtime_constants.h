@@ -140,12 +140,6 @@ inline constexpr double kNcclLlMaxMultiNodeGbps[2] = {39.0, 20.4};
 inline constexpr int64_t kNcclP2pNvlinkChunkBytes = int64_t(512) << 10;
 inline constexpr int64_t kNcclP2pNetChunkBytes = int64_t(128) << 10;
 
-/// What a relay of NCCL's tree holds before it forwards, in LL128: every line carries its own
-/// flag, so a thread forwards the 8 words it loaded (NCCL_LL128_SHMEM_ELEMS_PER_THREAD) as soon as
-/// their flags arrive, not after the FIFO step; a channel's 640 threads move 640 x 8 x 8 B =
-/// 40,960 B per round (38,400 B of payload), a sixteenth of a step. A chain forwards at this grain.
-inline constexpr int64_t kNcclLl128ForwardPayloadBytes = int64_t(640) * 8 * 8 * 15 / 16;
-
 /// NCCL's tree AllReduce bandwidth correction by log2(bytes / 64), 64 B to 256 MiB (Simple, LL,
 /// LL128).
 inline constexpr std::array<std::array<double, 24>, 3> kNcclTreeCorrection{{

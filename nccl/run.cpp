@@ -25,25 +25,11 @@ Expected<TopologyRings> nccl_topology_rings(const Topology &topology, Collective
   return r;
 }
 
-simulator::CostModel nccl_chunked(simulator::CostModel model, CollectiveKind kind,
-                                  NcclAlgorithm algorithm) {
-  const size_t simple = simulator::CostModel::index(Protocol::Simple);
-  const int64_t slot = protocol_traits(Protocol::Simple).buffer_bytes / kNcclFifoSlots;
-  if (algorithm == NcclAlgorithm::Tree) {
-    // The tree moves Simple one slot per step (chunkSteps = sliceSteps = 1), all 8 slots in
-    // flight; LL128 forwards round by round.
-    model.iteration_bytes[simple] = slot;
-    model.fifo_capacity[simple] = kNcclFifoSlots;
-    const size_t ll128 = simulator::CostModel::index(Protocol::LL128);
-    model.iteration_bytes[ll128] = kNcclLl128ForwardPayloadBytes;
-    model.fifo_capacity[ll128] =
-        int(kNcclFifoSlots * protocol_traits(Protocol::LL128).executor_tile_bytes /
-            kNcclLl128ForwardPayloadBytes);
-    return model;
-  }
+simulator::CostModel nccl_chunked(simulator::CostModel model, CollectiveKind kind) {
   const int steps = collective_traits(kind).nccl_chunk_steps;
   if (steps > 0)
-    model.iteration_bytes[simple] = slot * steps;
+    model.iteration_bytes[simulator::CostModel::index(Protocol::Simple)] =
+        protocol_traits(Protocol::Simple).buffer_bytes / kNcclFifoSlots * steps;
   return model;
 }
 
@@ -444,17 +430,13 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const simula
     po.model.iteration_bytes[simulator::CostModel::index(Protocol::Simple)] =
         s.nodes > 1 ? kNcclP2pNetChunkBytes : kNcclP2pNvlinkChunkBytes;
   }
-  po.model = nccl_chunked(po.model, kind, choice->algorithm);
+  po.model = nccl_chunked(po.model, kind);
   // The protocol's payload rates are in the links: its NVLink share differs from its wire
   // format's share across the network.
   Topology topology = s.protocol_topology(choice->protocol);
   po.model.efficiency.fill(1.0);
-  // Point-to-point traffic to every peer at once, and a tree relay's two flows (up to its parent,
-  // down to its child) through its one NVSwitch port at once: ports shared as the hardware shares
-  // them. First-come booking would hold a port in the order its senders asked, idle between
-  // them: on a chain of 72 GPUs it cut the tree's bandwidth by two fifths.
-  if (choice->algorithm == NcclAlgorithm::P2p ||
-      (choice->algorithm == NcclAlgorithm::Tree && s.nvswitch))
+  // Point-to-point traffic to every peer at once: ports shared as the hardware shares them.
+  if (choice->algorithm == NcclAlgorithm::P2p)
     topology = simulator::with_fair_ports(topology);
   SYNCOLL_TRY(sim, simulator::simulate_program(program, topology, po));
   SYNCOLL_INVARIANT(!sim.deadlocked, "an NCCL program deadlocked in the simulator");

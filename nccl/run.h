@@ -32,15 +32,11 @@ nccl_topology_rings(const Topology &topology, CollectiveKind kind, int channels,
                     std::optional<RankId> root, const std::optional<NcclRingGraph> &given = {},
                     const NcclSearchHost &host = {});
 
-/// The cost model NCCL's own programs of `kind` run under as `algorithm`. Its ring moves Simple
-/// in chunks of its *_CHUNKSTEPS FIFO slots (Broadcast and Reduce one, AllReduce, AllGather and
-/// ReduceScatter four: the executor's tile), so each hop of a Broadcast's chain forwards a
-/// quarter as much at once. Its tree moves Simple one slot at a time with all eight slots in
-/// flight, and LL128 line by line (kNcclLl128ForwardPayloadBytes): a relay forwards what has
-/// arrived, not a whole FIFO step, so a chain of 72 GPUs fills in rounds of 38 KB, not steps of
-/// 576 KB. Every NCCL run goes through it, on a system or a plain topology.
-[[nodiscard]] simulator::CostModel nccl_chunked(simulator::CostModel model, CollectiveKind kind,
-                                                NcclAlgorithm algorithm);
+/// The cost model NCCL's own programs of `kind` run under: Simple moved in chunks of its
+/// *_CHUNKSTEPS FIFO slots (Broadcast and Reduce one, AllReduce, AllGather and ReduceScatter
+/// four: the executor's tile), so each hop of a Broadcast's chain forwards a quarter as much at
+/// once. Every NCCL run goes through it, on a system or a plain topology.
+[[nodiscard]] simulator::CostModel nccl_chunked(simulator::CostModel model, CollectiveKind kind);
 
 /// Whether NCCL's `algorithm` runs on a plain topology (no system): its ring and tree. NVLS, NVLS
 /// tree, PAT and point-to-point need a machine (their constants are a GPU generation's).

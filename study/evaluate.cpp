@@ -350,7 +350,7 @@ std::vector<Outcome> run_nccl_on_topology(const Variant &v, CollectiveKind kind,
   if (!program)
     return all_not_applicable(sizes.size(), message_of(program.error()));
   Target chunked = target;
-  chunked.model = nccl::nccl_chunked(target.model, kind, *v.algorithm);
+  chunked.model = nccl::nccl_chunked(target.model, kind);
   return simulate_sizes(*program, sizes, chunked,
                         fmt::format("NCCL {} on {} channel(s) of its search",
                                     nccl::nccl_algorithm_name(*v.algorithm), channels));

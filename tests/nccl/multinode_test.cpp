@@ -70,38 +70,6 @@ TEST(NcclRunTest, NvlsTreeFillsItsPipelineInNcclsChunks) {
   }
 }
 
-TEST(NcclRunTest, TreeDownAChainOf72GpusForwardsLineByLineInLl128) {
-  // One NVLink domain of 72 GPUs: each channel's tree is a chain 72 deep, up and back down. Every
-  // GPU's port carries the same two flows as on a chain of 8, so the deep chain costs only its
-  // fill, and LL128 fills in rounds of 38 KB (each line carries its flag), not in FIFO steps of
-  // 576 KB. With 16 MiB a channel (32 MiB on 2) the 72-deep tree takes 2.0x the 8-deep one (1.25
-  // against 0.62 ms); in FIFO steps on first-come ports it took 6.1x (7.4 against 1.2 ms).
-  auto chunked = nccl_chunked({}, CollectiveKind::Allreduce, NcclAlgorithm::Tree);
-  const size_t ll128 = simulator::CostModel::index(Protocol::LL128);
-  const size_t simple = simulator::CostModel::index(Protocol::Simple);
-  EXPECT_EQ(chunked.iteration_bytes[ll128], kNcclLl128ForwardPayloadBytes);
-  EXPECT_EQ(chunked.iteration_bytes[ll128] * chunked.fifo_capacity[ll128],
-            kNcclFifoSlots * protocol_traits(Protocol::LL128).executor_tile_bytes)
-      << "the FIFO holds as many bytes as NCCL's eight LL128 slots";
-  EXPECT_EQ(chunked.iteration_bytes[simple], protocol_traits(Protocol::Simple).buffer_bytes / 8);
-  EXPECT_EQ(chunked.fifo_capacity[simple], kNcclFifoSlots);
-  double us[2] = {};
-  for (int gpus : {8, 72}) {
-    auto system = simulator::make_system_model(*find_system_preset("gb200_nvl72"), 1, gpus);
-    ASSERT_TRUE(system) << system.error().to_string();
-    auto machine = nccl_machine(*system);
-    ASSERT_TRUE(machine);
-    NcclRunOptions tree;
-    tree.algorithm = NcclAlgorithm::Tree;
-    tree.protocol = Protocol::LL128;
-    tree.channels = 2;
-    auto run = simulate_nccl(CollectiveKind::Allreduce, int64_t(32) << 20, *system, *machine, tree);
-    ASSERT_TRUE(run) << run.error().to_string();
-    us[gpus == 8 ? 0 : 1] = double(run->result.completion) / 1e6;
-  }
-  EXPECT_LT(us[1], 2.5 * us[0]) << us[0] << " us on 8 GPUs, " << us[1] << " on 72";
-}
-
 TEST(NcclRunTest, BroadcastAndReduceRingsPipelineOneFifoSlotUnderSimple) {
   // NCCL's Broadcast and Reduce move Simple down their 16-GPU chain in chunks of one 512 KiB
   // slot (BROADCAST_CHUNKSTEPS = REDUCE_CHUNKSTEPS = 1), not the four of AllReduce's: at 32 MiB on
