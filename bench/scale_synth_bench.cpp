@@ -415,9 +415,11 @@ void cluster_allreduce_against_nccl(int boxes) {
     return;
   }
   const int channels = graph->runtime_channels();
-  auto ring = nccl::NcclRingSteps::create(CollectiveKind::Allreduce,
-                                          graph->channel_rings(channels, std::nullopt));
-  auto trees = nccl::nccl_topology_trees(t, channels);
+  const auto rings = graph->channel_rings(channels, std::nullopt);
+  auto ring = nccl::NcclRingSteps::create(CollectiveKind::Allreduce, rings);
+  // As simulate's tree on a topology: chains along the searched rings where no tree of direct
+  // links exists.
+  auto trees = nccl::nccl_topology_trees(t, channels, rings);
   if (!ring || !trees) {
     fmt::print("no NCCL ring or tree\n");
     return;
