@@ -204,17 +204,21 @@ Expected<const SystemPreset *> system_preset(const std::string &name) {
   return fail({}, fmt::format("unknown system '{}' (known: {})", name, known));
 }
 
-// A system by preset name, or the preset whose node an NCCL topology dump holds, with its NICs;
-// for a dump, also whether it listed any (a dump without NICs keeps the preset's).
-Expected<std::pair<SystemPreset, std::optional<bool>>>
-named_or_dumped_system(const std::string &name) {
+// A system by preset name, or the preset whose node an NCCL topology dump holds, with its NICs.
+struct NamedOrDumped {
+  SystemPreset preset;
+  /// For a dump, whether it listed any NIC (one without keeps the preset's); none for a name.
+  std::optional<bool> dump_lists_nics;
+};
+
+Expected<NamedOrDumped> named_or_dumped_system(const std::string &name) {
   if (nccl::names_nccl_topology_file(name)) {
     SYNCOLL_TRY(machine, nccl::read_nccl_topology_file(name));
     SYNCOLL_TRY(preset, nccl::system_preset_of_dump(machine, name));
-    return std::pair{preset, std::optional(!machine.nics.empty())};
+    return NamedOrDumped{preset, !machine.nics.empty()};
   }
   SYNCOLL_TRY(named, system_preset(name));
-  return std::pair{*named, std::optional<bool>()};
+  return NamedOrDumped{*named, std::nullopt};
 }
 
 // The heading's note on a dumped system: which of its parts the dump gave and which the preset

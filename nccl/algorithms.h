@@ -79,10 +79,11 @@ nccl_ring_ordered_trees(int nodes, const std::vector<std::vector<RankId>> &rings
 /// nodes) its chains and binary tree (nccl_channel_trees); on one node, one tree over the
 /// topology's bidirectional links on every channel, or, where GPUs meet only through switches
 /// (PCIe bridges, CPU sockets), NCCL's chain inside a node in the order of each channel's
-/// searched ring (`rings`, one per channel). Fails when there is neither.
+/// searched ring (`rings`, one per channel; every caller passes its search's rings, so that no
+/// caller builds a different tree). Fails when there is neither.
 [[nodiscard]] Expected<std::vector<std::vector<int>>>
 nccl_topology_trees(const Topology &topology, int channels,
-                    const std::vector<std::vector<RankId>> &rings = {});
+                    const std::vector<std::vector<RankId>> &rings);
 
 /// NCCL's Alltoall: every rank sends part j of its input to rank j directly and receives rank
 /// j's part into output part j (grouped point-to-point), each part over `channels_per_peer`

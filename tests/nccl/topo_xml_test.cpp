@@ -146,7 +146,7 @@ TEST(NcclTopologyXmlTest, NcclsTreeThroughPcieIsAChainAlongEachSearchedRing) {
         EXPECT_EQ((*trees)[c][size_t(ring[k].value())], ring[k - 1].value())
             << dump << " channel " << c << " position " << k;
     }
-    EXPECT_FALSE(nccl_topology_trees(t, rings->channels));
+    EXPECT_FALSE(nccl_topology_trees(t, rings->channels, {})) << "no ring to chain along";
     auto p = nccl_topology_program(NcclAlgorithm::Tree, CollectiveKind::Allreduce, t, *rings,
                                    Protocol::Simple);
     ASSERT_TRUE(p) << p.error().to_string();
