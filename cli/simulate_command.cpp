@@ -154,8 +154,9 @@ Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topolo
           std::pair{!a.write_nccl_graph.empty(), "--write-nccl-graph"},
           std::pair{a.syncoll_rings, "--syncoll-rings"}})
       if (given)
-        return fail({}, fmt::format("{} is NCCL's ring graph: give --baseline nccl-ring (a graph "
-                                    "file's trees are not read)",
+        return fail({}, fmt::format("{}: on a topology (-t) NCCL's tree runs over the links, "
+                                    "not a graph file's chains; give --baseline nccl-ring, or a "
+                                    "--system, whose tree graph the file holds",
                                     option));
   // A rank's CUDA device in NCCL's graph file: the dump's `dev` for a topology read from
   // NCCL's dump, the rank itself for any other.
@@ -184,7 +185,10 @@ Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topolo
   if (!a.nccl_graph.empty()) {
     SYNCOLL_TRY(text, read_text_file(a.nccl_graph));
     SYNCOLL_TRY(file, nccl::read_nccl_graph_xml(text, a.nccl_graph));
-    nccl::GraphRings read = nccl::rings_of_graph(file, topology, dev_of_rank);
+    if (!file.ring)
+      return fail(file.where, "no ring graph (a <graph> with pattern=\"4\"): on a topology (-t) "
+                              "NCCL's ring runs the file's rings");
+    nccl::GraphRings read = nccl::rings_of_graph(*file.ring, topology, dev_of_rank);
     if (read.broken)
       return Subject{std::nullopt, std::nullopt, "", std::nullopt, *read.broken};
     given = std::move(read.graph);
@@ -257,14 +261,69 @@ Expected<std::string> faster_forced_algorithm(CollectiveKind kind, int64_t size,
 }
 
 // NCCL on a system preset: its choice per size (or the algorithm forced), simulated.
+// NCCL on a --system: its search's rings and trees, or a graph file's (--nccl-graph) where the
+// file holds them; what it took from the file, for the heading; and the verdict on a file NCCL
+// could not run there. --write-nccl-graph writes the graphs that run.
+struct SystemMachine {
+  nccl::NcclMachine machine;
+  std::string from_file;          ///< ", rings and trees of graph file F", or empty
+  std::vector<std::string> notes; ///< how the run differs from what the file says NCCL runs
+  std::optional<Diagnostic> broken;
+};
+
+Expected<SystemMachine> system_machine(const SimulateArgs &a,
+                                       const simulator::SystemModel &system) {
+  SYNCOLL_TRY(machine, nccl::nccl_machine(system));
+  SystemMachine out{std::move(machine), {}, {}, std::nullopt};
+  if (a.nccl_graph.empty() && a.write_nccl_graph.empty())
+    return out;
+  nccl::SystemGraphShape shape{
+      system.nodes, system.gpus_per_node, system.topology.hierarchy().nics_per_node, {}};
+  for (int g = 0; g < system.gpus_per_node; ++g)
+    shape.dev_of_gpu.push_back(g);
+  if (nccl::names_nccl_topology_file(a.system)) {
+    SYNCOLL_TRY(dump, nccl::read_nccl_topology_file(a.system));
+    for (int g = 0; g < system.gpus_per_node && g < int(dump.gpus.size()); ++g)
+      shape.dev_of_gpu[size_t(g)] = dump.gpus[size_t(g)].dev;
+  }
+  shape.nics_per_node = std::max(1, std::min(shape.nics_per_node, shape.gpus_per_node));
+  if (!a.nccl_graph.empty()) {
+    SYNCOLL_TRY(text, read_text_file(a.nccl_graph));
+    SYNCOLL_TRY(file, nccl::read_nccl_graph_xml(text, a.nccl_graph));
+    nccl::SystemGraphs graphs = nccl::graphs_on_system(file, system.line_topology, shape);
+    if (graphs.broken) {
+      out.broken = std::move(graphs.broken);
+      return out;
+    }
+    out.from_file = fmt::format(", {}{}{} of graph file {}", graphs.rings ? "rings" : "",
+                                graphs.rings && graphs.trees ? " and " : "",
+                                graphs.trees ? "trees" : "", a.nccl_graph);
+    for (const std::string &graph : file.unread)
+      out.notes.push_back(fmt::format("graph {} steers an algorithm whose graph syncoll does not "
+                                      "read (CollNet, NVLS); NCCL's model searches it",
+                                      graph));
+    out.notes.insert(out.notes.end(), graphs.notes.begin(), graphs.notes.end());
+    out.machine = nccl::with_graphs(system, std::move(out.machine), std::move(graphs.rings),
+                                    std::move(graphs.trees));
+  }
+  if (!a.write_nccl_graph.empty())
+    SYNCOLL_CHECK(
+        write_output(a.write_nccl_graph,
+                     nccl::system_graphs_xml(
+                         out.machine.ring,
+                         nccl::nccl_tree_chains(system, out.machine, out.machine.ring.channels()),
+                         shape, system.line_topology)));
+  return out;
+}
+
 Expected<std::vector<Row>> simulate_nccl_sizes(const SimulateArgs &a,
                                                const simulator::SystemModel &system,
+                                               const nccl::NcclMachine &machine,
                                                std::optional<Protocol> protocol,
                                                const std::vector<int64_t> &sizes) {
   if (a.collective.empty())
     return fail({}, "--baseline needs --collective");
   SYNCOLL_TRY(kind, standard_collective_kind(a.collective));
-  SYNCOLL_TRY(machine, nccl::nccl_machine(system));
   std::vector<Row> rows;
   nccl::NcclRunOptions options;
   options.algorithm = forced_algorithm(a.baseline);
@@ -459,12 +518,14 @@ Expected<bool> run_simulate(SimulateArgs &a) {
   if (a.streamed && (a.baseline.empty() || !a.system.empty()))
     return fail({}, "--streamed runs the nccl-ring baseline on a topology (-t)");
   for (const auto &[given, option] : {std::pair{!a.nccl_graph.empty(), "--nccl-graph"},
-                                      std::pair{!a.write_nccl_graph.empty(), "--write-nccl-graph"},
-                                      std::pair{a.syncoll_rings, "--syncoll-rings"}})
-    if (given && (a.baseline.empty() || !a.system.empty()))
-      return fail({}, fmt::format("{} is NCCL's ring graph on a topology (-t): give --baseline "
-                                  "nccl-ring with -t",
+                                      std::pair{!a.write_nccl_graph.empty(), "--write-nccl-graph"}})
+    if (given && a.baseline.empty())
+      return fail({}, fmt::format("{} is NCCL's graph file: give an NCCL --baseline (nccl-ring "
+                                  "on a topology, -t; any on a --system)",
                                   option));
+  if (a.syncoll_rings && (a.baseline.empty() || !a.system.empty()))
+    return fail({}, "--syncoll-rings is syncoll's ring search on a topology dump: give --baseline "
+                    "nccl-ring with -t");
   if (!a.trace.empty() && sizes.size() != 1)
     return fail({}, "--trace needs a single --size");
   SYNCOLL_TRY(protocol, protocol_for(a));
@@ -540,7 +601,20 @@ Expected<bool> run_simulate(SimulateArgs &a) {
   std::vector<Row> rows;
   std::string what;
   if (system && !a.baseline.empty()) {
-    SYNCOLL_TRY(r, simulate_nccl_sizes(a, *system, protocol, sizes));
+    if (a.collective.empty())
+      return fail({}, "--baseline needs --collective");
+    SYNCOLL_TRY(kind, standard_collective_kind(a.collective));
+    (void)kind; // checked before a graph file is written
+    SYNCOLL_TRY(machine, system_machine(a, *system));
+    if (machine.broken) {
+      // A verdict on the graph file, not bad input: it is well formed and NCCL would refuse it.
+      fmt::print("NCCL cannot run the graph file's channels on {}: {}\n", topology->name(),
+                 machine.broken->to_string());
+      return true;
+    }
+    for (const std::string &note : machine.notes)
+      fmt::print("note: graph file {}: {}\n", a.nccl_graph, note);
+    SYNCOLL_TRY(r, simulate_nccl_sizes(a, *system, machine.machine, protocol, sizes));
     rows = std::move(r);
     // RCCL is NCCL's search, algorithms and tuning ported to HIP: the model runs NCCL's and says
     // so, as RCCL's own per-GPU tuning tables are not in it.
@@ -549,13 +623,14 @@ Expected<bool> run_simulate(SimulateArgs &a) {
         library == "NCCL" ? fmt::format("NCCL {}", nccl::nccl_version_name(a.nccl_release))
                           : fmt::format("{} as NCCL {}'s search, algorithms and tuning", library,
                                         nccl::nccl_version_name(a.nccl_release));
-    what = fmt::format("{} ({}{})",
+    what = fmt::format("{} ({}{}{})",
                        a.baseline == "nccl" ? fmt::format("{}'s choice", library)
                                             : fmt::format("{} {}", library, a.baseline.substr(5)),
                        release,
                        a.collnet
                            ? fmt::format(", CollNet over {}", system->fabric->in_network_reduction)
-                           : std::string());
+                           : std::string(),
+                       machine.from_file);
   } else {
     // A program from a file runs under the MSCCL executor's per-step cost on a system.
     simulator::CostModel model = system ? system->interpreted() : cost_model_for(a);
@@ -707,13 +782,16 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
       ->check(writable_file());
   cmd->add_option("--csv", args->csv, "write the sweep as CSV")->check(writable_file());
   cmd->add_option("--nccl-graph", args->nccl_graph,
-                  "nccl-ring on a topology: run the rings of NCCL's graph file (NCCL_GRAPH_FILE, "
-                  "as NCCL_GRAPH_DUMP_FILE writes it) instead of the search's; one that misses a "
-                  "GPU or hops where the topology has no path is a verdict (exit 1)")
+                  "run the rings (and on a --system the trees) of NCCL's graph file "
+                  "(NCCL_GRAPH_FILE, as NCCL_GRAPH_DUMP_FILE writes it) instead of the search's: "
+                  "nccl-ring on a topology, any NCCL baseline on a --system; one that misses a "
+                  "GPU, hops where the machine has no path or names a NIC it lacks is a verdict "
+                  "(exit 1)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--write-nccl-graph", args->write_nccl_graph,
-                  "nccl-ring on a topology: write the rings as NCCL's graph file (for "
-                  "NCCL_GRAPH_FILE)")
+                  "write NCCL's graph file (for NCCL_GRAPH_FILE): the rings of nccl-ring on a "
+                  "topology; the ring and tree graphs, with their NICs across nodes, of any NCCL "
+                  "baseline on a --system")
       ->check(writable_file());
   cmd->add_flag("--syncoll-rings", args->syncoll_rings,
                 "nccl-ring on a topology dump: the rings syncoll's search finds (different rings "

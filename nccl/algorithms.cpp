@@ -332,14 +332,31 @@ Expected<Program> nccl_tree_allreduce_program(const std::vector<std::vector<int>
 }
 
 std::vector<int> nccl_tree_parents(int nodes, const std::vector<int> &chain) {
+  return nccl_tree_parents(nodes, NcclTreeChain{chain, NcclTreePattern::Tree});
+}
+
+std::vector<int> nccl_tree_parents(int nodes, const NcclTreeChain &tree) {
+  const std::vector<int> &chain = tree.chain;
   const int gpus = static_cast<int>(chain.size());
   std::vector<int> parent(size_t(nodes) * size_t(gpus));
-  // Each node's chain's head is the node's member of the tree across nodes.
-  auto rank = [&](int node, int k) { return node * gpus + chain[size_t(k)]; };
+  auto rank = [&](int node, int k) { return node * gpus + chain[size_t(std::min(k, gpus - 1))]; };
+  // The place in its parent node's chain where node n's head attaches.
+  auto attach = [&](int n) {
+    const bool first_child = n % 2 == 1;
+    switch (tree.pattern) {
+    case NcclTreePattern::Tree:
+      return 0;
+    case NcclTreePattern::BalancedTree:
+      return first_child ? 1 : 0;
+    case NcclTreePattern::SplitTree:
+      return 1;
+    }
+    SYNCOLL_UNREACHABLE("a tree pattern without its attachment");
+  };
   for (int node = 0; node < nodes; ++node)
     for (int k = 0; k < gpus; ++k)
       parent[size_t(rank(node, k))] = k > 0      ? rank(node, k - 1)
-                                      : node > 0 ? rank((node - 1) / 2, 0)
+                                      : node > 0 ? rank((node - 1) / 2, attach(node))
                                                  : -1;
   return parent;
 }
@@ -352,28 +369,51 @@ std::vector<int> nccl_tree_parents(int nodes, int gpus, int first_gpu) {
   return nccl_tree_parents(nodes, chain);
 }
 
-std::vector<std::vector<int>>
-nccl_ring_ordered_trees(int nodes, const std::vector<std::vector<RankId>> &rings) {
-  std::vector<std::vector<int>> trees;
+std::vector<NcclTreeChain> nccl_ring_ordered_chains(int nodes,
+                                                    const std::vector<std::vector<RankId>> &rings) {
+  std::vector<NcclTreeChain> chains;
   for (const std::vector<RankId> &ring : rings) {
     SYNCOLL_INVARIANT(nodes >= 1 && ring.size() % size_t(nodes) == 0,
                       "a ring across nodes holds every node's GPUs");
     const int gpus = static_cast<int>(ring.size()) / nodes;
-    std::vector<int> chain;
+    NcclTreeChain tree;
     for (int k = 0; k < gpus; ++k)
-      chain.push_back(ring[size_t(k)].value() % gpus);
-    trees.push_back(nccl_tree_parents(nodes, chain));
+      tree.chain.push_back(ring[size_t(k)].value() % gpus);
+    chains.push_back(std::move(tree));
   }
+  return chains;
+}
+
+std::vector<NcclTreeChain> nccl_channel_tree_chains(int gpus, int nics_per_node, int channels) {
+  const int nics = std::max(1, std::min(nics_per_node, gpus));
+  std::vector<NcclTreeChain> chains;
+  for (int c = 0; c < channels; ++c) {
+    NcclTreeChain tree;
+    const int first = (c % nics) * gpus / nics;
+    for (int k = 0; k < gpus; ++k)
+      tree.chain.push_back((first + k) % gpus);
+    chains.push_back(std::move(tree));
+  }
+  return chains;
+}
+
+namespace {
+std::vector<std::vector<int>> parents_of(int nodes, const std::vector<NcclTreeChain> &chains) {
+  std::vector<std::vector<int>> trees;
+  for (const NcclTreeChain &tree : chains)
+    trees.push_back(nccl_tree_parents(nodes, tree));
   return trees;
+}
+} // namespace
+
+std::vector<std::vector<int>>
+nccl_ring_ordered_trees(int nodes, const std::vector<std::vector<RankId>> &rings) {
+  return parents_of(nodes, nccl_ring_ordered_chains(nodes, rings));
 }
 
 std::vector<std::vector<int>> nccl_channel_trees(int nodes, int gpus, int nics_per_node,
                                                  int channels) {
-  const int nics = std::max(1, std::min(nics_per_node, gpus));
-  std::vector<std::vector<int>> trees;
-  for (int c = 0; c < channels; ++c)
-    trees.push_back(nccl_tree_parents(nodes, gpus, (c % nics) * gpus / nics));
-  return trees;
+  return parents_of(nodes, nccl_channel_tree_chains(gpus, nics_per_node, channels));
 }
 
 Expected<std::vector<std::vector<int>>>

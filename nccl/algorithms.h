@@ -63,6 +63,27 @@ std::vector<int> nccl_tree_parents(int nodes, int gpus_per_node, int first_gpu =
 /// The same tree with each node's chain in `chain`'s order (GPU indices within a node; its first
 /// is the chain's head).
 std::vector<int> nccl_tree_parents(int nodes, const std::vector<int> &chain);
+
+/// Where a node's chain meets the nodes above and below it in the tree across nodes (NCCL's
+/// tree graph patterns, graph.h): every network hop at the chain's head (Tree, 3); the parent
+/// and the second child at the head, the first child at the chain's second GPU (BalancedTree,
+/// 1); the parent at the head, both children at the second GPU (SplitTree, 2).
+enum class NcclTreePattern { BalancedTree = 1, SplitTree = 2, Tree = 3 };
+/// One channel of NCCL's tree graph: the chain every node runs (GPU indices within a node, the
+/// head first) and where it meets the other nodes.
+struct NcclTreeChain {
+  std::vector<int> chain;
+  NcclTreePattern pattern = NcclTreePattern::Tree;
+  friend bool operator==(const NcclTreeChain &, const NcclTreeChain &) = default;
+};
+/// The tree of `tree`'s chain on every node, the nodes' chains in a binary tree (node n's parent
+/// node (n - 1) / 2, n its first child when odd), as each rank's parent (-1 for the root).
+std::vector<int> nccl_tree_parents(int nodes, const NcclTreeChain &tree);
+/// The chains of nccl_channel_trees and nccl_ring_ordered_trees (pattern Tree).
+std::vector<NcclTreeChain> nccl_channel_tree_chains(int gpus_per_node, int nics_per_node,
+                                                    int channels);
+std::vector<NcclTreeChain> nccl_ring_ordered_chains(int nodes,
+                                                    const std::vector<std::vector<RankId>> &rings);
 /// NCCL's tree for each of `channels` channels: channel c's chains start at the first GPU of NIC
 /// c mod NICs, so that the channels use every NIC.
 std::vector<std::vector<int>> nccl_channel_trees(int nodes, int gpus_per_node, int nics_per_node,

@@ -101,7 +101,7 @@ simulator::SimulationResult closed_form_result(CollectiveKind kind, int64_t byte
 // `stages` stages one after another (on one node: the reduction in the switch, then the
 // multicast), so the pipeline fills for stages - 1 steps: the factor on the busiest stage's time.
 double nvls_pipeline_fill(double port_bytes, int channels, const GenerationTraits &g, int stages) {
-  const double share = port_bytes / std::min(32, channels);
+  const double share = port_bytes / std::min(kNcclMaxChannels, channels);
   const double steps = std::max(1.0, std::ceil(share / (g.nvls_step_kib * 1024)));
   return (steps + stages - 1) / steps;
 }
@@ -133,7 +133,7 @@ double nvls_tree_chunk_bytes(double bytes, int nodes, double operations) {
 
 // The steps of NVLS's pipeline across nodes: a step is one chunk from each channel's NVLS heads.
 double nvls_chunk_steps(double bytes, const simulator::SystemModel &s, int channels) {
-  const double operations = double(std::min(32, channels)) * s.gpus_per_node;
+  const double operations = double(std::min(kNcclMaxChannels, channels)) * s.gpus_per_node;
   return std::max(
       1.0, std::ceil(bytes / (operations * nvls_tree_chunk_bytes(bytes, s.nodes, operations))));
 }
@@ -143,7 +143,7 @@ double nvls_chunk_steps(double bytes, const simulator::SystemModel &s, int chann
 double network_rate(const simulator::SystemModel &s, int channels) {
   const Hierarchy &node = s.topology.hierarchy();
   return std::min(node.nics_per_node * node.nic_bandwidth.value,
-                  std::min(32, channels) * s.fabric->connection_gbps);
+                  std::min(kNcclMaxChannels, channels) * s.fabric->connection_gbps);
 }
 // One message across the network, ns: the fabric's latency and the host's cost.
 double network_message_ns(const simulator::SystemModel &s) {
@@ -269,7 +269,7 @@ simulator::SimulationResult
 collnet_chain_closed_form(int64_t bytes, const simulator::SystemModel &s, int channels) {
   const double S = double(bytes);
   const int g = s.gpus_per_node;
-  const int c = std::max(1, std::min(32, channels));
+  const int c = std::max(1, std::min(kNcclMaxChannels, channels));
   const double net_rate = network_rate(s, channels);
   const double port_rate = simple_port_rate(s);
   const double port_bytes = g == 1 ? 0 : 2 * S;
@@ -289,7 +289,7 @@ collnet_chain_closed_form(int64_t bytes, const simulator::SystemModel &s, int ch
 Expected<Program> nccl_program(CollectiveKind kind, const NcclEstimate &choice,
                                const simulator::SystemModel &s, const NcclMachine &m) {
   const int ranks = s.topology.num_ranks();
-  const int channels = std::min(32, choice.channels);
+  const int channels = std::min(kNcclMaxChannels, choice.channels);
   switch (choice.algorithm) {
   case NcclAlgorithm::Ring: {
     const bool rooted = collective_traits(kind).rooted;
@@ -298,15 +298,10 @@ Expected<Program> nccl_program(CollectiveKind kind, const NcclEstimate &choice,
         choice.protocol);
   }
   case NcclAlgorithm::Tree: {
-    // Channel c's chains start at a GPU of NIC c, so that the channels use every NIC; where the
-    // search walked chains (across nodes of a fixed mesh) the tree's follow them, as NCCL
-    // searches its tree graph as it searches rings (behind a switch any order of the GPUs
-    // crosses the same ports).
-    return nccl_tree_allreduce_program(
-        m.ring.chains
-            ? nccl_ring_ordered_trees(s.nodes, m.ring.channel_rings(channels))
-            : nccl_channel_trees(s.nodes, s.gpus_per_node, s.preset->nics_per_node, channels),
-        kNcclTreePipelineChunks, choice.protocol);
+    std::vector<std::vector<int>> trees;
+    for (const NcclTreeChain &chain : nccl_tree_chains(s, m, channels))
+      trees.push_back(nccl_tree_parents(s.nodes, chain));
+    return nccl_tree_allreduce_program(trees, kNcclTreePipelineChunks, choice.protocol);
   }
   case NcclAlgorithm::Pat:
     return kind == CollectiveKind::Allgather
@@ -360,13 +355,38 @@ Expected<NcclMachine> nccl_machine(const simulator::SystemModel &s) {
   auto ring = nccl_search_rings(s.line_topology, *s.generation);
   if (!ring)
     return fail({}, fmt::format("NCCL's search finds no ring on '{}'", s.topology.name()));
-  NcclMachine m{std::move(*ring), {}};
+  NcclMachine m{std::move(*ring), {}, std::nullopt};
   m.tuning = {s.generation, nullptr, s.topology.num_ranks(), s.nodes, s.nvls, kNewestNcclVersion};
   m.tuning.nvswitch = s.nvswitch;
   m.tuning.nics_per_node = s.topology.hierarchy().nics_per_node;
   m.tuning.collnet_gbps =
       nccl_net_speed(*s.generation, s.line_topology.hierarchy().nic_bandwidth.value);
   return m;
+}
+
+NcclMachine with_graphs(const simulator::SystemModel &s, NcclMachine machine,
+                        std::optional<NcclRingGraph> rings,
+                        std::optional<std::vector<NcclTreeChain>> trees) {
+  if (rings && !trees)
+    trees = nccl_tree_chains(s, machine, kNcclMaxChannels);
+  if (rings)
+    machine.ring = std::move(*rings);
+  if (trees)
+    machine.tree_graph = std::move(trees);
+  return machine;
+}
+
+std::vector<NcclTreeChain> nccl_tree_chains(const simulator::SystemModel &s, const NcclMachine &m,
+                                            int channels) {
+  if (m.tree_graph) {
+    std::vector<NcclTreeChain> out;
+    for (int c = 0; c < channels; ++c)
+      out.push_back((*m.tree_graph)[size_t(c) % m.tree_graph->size()]);
+    return out;
+  }
+  return m.ring.chains
+             ? nccl_ring_ordered_chains(s.nodes, m.ring.channel_rings(channels))
+             : nccl_channel_tree_chains(s.gpus_per_node, s.preset->nics_per_node, channels);
 }
 
 Expected<std::vector<NcclEstimate>> nccl_candidates(CollectiveKind kind, int64_t bytes,
@@ -409,10 +429,10 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const simula
   if (o.channels) {
     if (*o.channels < 1)
       return fail({}, fmt::format("NCCL runs on at least one channel, not {}", *o.channels));
-    choice->channels = std::min(32, *o.channels);
+    choice->channels = std::min(kNcclMaxChannels, *o.channels);
   }
   if (o.min_channels)
-    choice->channels = std::min(32, std::max(choice->channels, *o.min_channels));
+    choice->channels = std::min(kNcclMaxChannels, std::max(choice->channels, *o.min_channels));
   NcclRun run{*choice, nccl_info_line(kind, double(bytes), *choice), {}, false};
   if (auto closed = closed_form(kind, bytes, s, *choice)) {
     run.result = std::move(*closed);

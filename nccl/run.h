@@ -7,6 +7,7 @@
 
 #include "model/collective.h"
 #include "model/diagnostics.h"
+#include "nccl/algorithms.h"
 #include "nccl/search.h"
 #include "nccl/tuning.h"
 #include "simulator/result.h"
@@ -79,8 +80,24 @@ struct NcclRun {
 struct NcclMachine {
   NcclRingGraph ring;
   NcclTuningInput tuning;
+  /// A graph file's tree graph, one chain per graph channel (channel c runs c mod their
+  /// number); none: the trees NCCL's model builds (nccl_tree_chains).
+  std::optional<std::vector<NcclTreeChain>> tree_graph;
 };
 [[nodiscard]] Expected<NcclMachine> nccl_machine(const simulator::SystemModel &system);
+/// The machine with a graph file's rings and trees in place of its search's, where the file has
+/// them: the rings' speeds become what its tuning sees, as NCCL_GRAPH_FILE's do. Rings without
+/// trees keep the trees of the search (NCCL searches a graph the file does not hold).
+[[nodiscard]] NcclMachine with_graphs(const simulator::SystemModel &system, NcclMachine machine,
+                                      std::optional<NcclRingGraph> rings,
+                                      std::optional<std::vector<NcclTreeChain>> trees);
+
+/// The tree chain of each of `channels` channels that NCCL's tree runs on the machine: a graph
+/// file's, else channel c's chain from a GPU of NIC c, or, where the search walked chains across
+/// nodes of a fixed mesh, in the order of channel c's ring (NCCL searches its tree graph as it
+/// searches rings; behind a switch any order crosses the same ports).
+[[nodiscard]] std::vector<NcclTreeChain> nccl_tree_chains(const simulator::SystemModel &system,
+                                                          const NcclMachine &machine, int channels);
 
 /// What NCCL chooses among for `kind` at `bytes` on the machine with `options` (its release,
 /// NVLS, CollNet; not what they force): every algorithm and protocol its tuning model costs

@@ -423,7 +423,7 @@ const GenerationTraits &nccl_generation_for(const Topology &topology) {
 }
 
 int NcclRingGraph::runtime_channels() const {
-  return std::min(32, 2 * channels());
+  return std::min(kNcclMaxChannels, 2 * channels());
 }
 
 std::vector<std::vector<RankId>> NcclRingGraph::channel_rings(int count,

@@ -10,9 +10,9 @@
 // the best one found. Where two GPUs share no link on a node with switch vertices (PCIe bridges
 // and sockets read from NCCL's topology dump), a ring's hop between them is the route through
 // the switches, and the channel takes its speed from every link of it, as NCCL's paths do. A
-// graph at 25 GB/s or more per channel is then split into twice the channels at half the speed. Across nodes each
-// node's ring is cut into a chain that enters and leaves through the NICs, channel c on NIC
-// c mod NICs, and the per-channel speed is also capped by the NIC's share.
+// graph at 25 GB/s or more per channel is then split into twice the channels at half the speed.
+// Across nodes each node's ring is cut into a chain that enters and leaves through the NICs,
+// channel c on NIC c mod NICs, and the per-channel speed is also capped by the NIC's share.
 #pragma once
 
 #include "model/hardware.h"
@@ -23,6 +23,10 @@
 #include <vector>
 
 namespace syncoll::nccl {
+
+/// The most channels NCCL runs a collective on (MAXCHANNELS / 2 of its graphs, doubled at run
+/// time).
+inline constexpr int kNcclMaxChannels = 32;
 
 struct NcclRingGraph {
   /// Rank order of each channel's ring, graph channels (before NCCL's runtime doubles them).

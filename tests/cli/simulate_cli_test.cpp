@@ -437,15 +437,53 @@ TEST(SimulateCliNcclGraphTest, AWrittenGraphSimulatesAsTheSearchAndABrokenOneIsA
                            "<gpu dev=\"6\"/><gpu dev=\"4\"/></channel>\n</graph>\n</graphs>\n";
   CliRun verdict = run_cli(args + " --nccl-graph " + broken);
   EXPECT_EQ(verdict.exit_code, 1) << verdict.err;
-  // Where no ring graph is run, the option is refused rather than ignored.
+  // Where no NCCL baseline runs, the option is refused rather than ignored.
   CliRun ignored =
-      run_cli("simulate --baseline nccl --system dgx_h100 -c allreduce --nccl-graph " + graph);
+      run_cli("simulate examples/ir/ring_allreduce_4.xml -t ring -n 4 --nccl-graph " + graph);
   EXPECT_EQ(ignored.exit_code, 2);
-  EXPECT_NE(ignored.err.find("--nccl-graph is NCCL's ring graph on a topology"), std::string::npos)
+  EXPECT_NE(ignored.err.find("--nccl-graph is NCCL's graph file: give an NCCL --baseline"),
+            std::string::npos)
       << ignored.err;
   EXPECT_EQ(verdict.out, "NCCL cannot run the graph file's rings on dgx1: " + broken +
                              ":3:1: channel 0 hops from GPU 0 to GPU 5, which 'dgx1' does not "
                              "join\n");
+}
+
+// Across nodes the file holds a node's rings and trees with the NICs they enter and leave by:
+// written from NCCL's model of two DGX H100 nodes and read back, it runs as the model did, for
+// the ring, the tree and NCCL's choice; a tree that repeats a GPU is a verdict (exit 1).
+TEST(SimulateCliNcclGraphTest, AcrossNodesTheWrittenRingsAndTreesRunAsTheModelsDid) {
+  const std::string graph = ::testing::TempDir() + "h100x2_graph.xml";
+  const std::string system = "simulate -c allreduce --system dgx_h100 --nodes 2 -s 1MiB..256MiB";
+  CliRun written = run_cli(system + " --baseline nccl --write-nccl-graph " + graph);
+  ASSERT_EQ(written.exit_code, 0) << written.err;
+  std::ifstream in(graph);
+  const std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(xml.find("<graph id=\"0\" pattern=\"4\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<graph id=\"1\" pattern=\"3\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<net dev=\"0\"/>\n      <gpu dev=\"0\"/>"), std::string::npos) << xml;
+  auto table = [](const std::string &out) { return out.substr(out.find('\n')); };
+  for (const char *baseline : {"nccl", "nccl-ring", "nccl-tree"}) {
+    CliRun searched = run_cli(system + " --baseline " + baseline);
+    CliRun injected = run_cli(system + " --baseline " + baseline + " --nccl-graph " + graph);
+    ASSERT_EQ(injected.exit_code, 0) << injected.err;
+    EXPECT_EQ(table(injected.out), table(searched.out)) << baseline;
+    EXPECT_NE(injected.out.find("rings and trees of graph file " + graph), std::string::npos)
+        << injected.out;
+  }
+  std::string repeated = xml;
+  const size_t tree = repeated.find("<graph id=\"1\"");
+  const size_t second = repeated.find("<gpu dev=\"1\"/>", tree);
+  repeated.replace(second, 14, "<gpu dev=\"0\"/>");
+  const std::string broken = ::testing::TempDir() + "h100x2_broken.xml";
+  std::ofstream(broken) << repeated;
+  CliRun verdict = run_cli(system + " --baseline nccl-tree --nccl-graph " + broken);
+  EXPECT_EQ(verdict.exit_code, 1) << verdict.err;
+  EXPECT_NE(
+      verdict.out.find("NCCL cannot run the graph file's channels on 2x8_dgx_h100: " + broken),
+      std::string::npos)
+      << verdict.out;
+  EXPECT_NE(verdict.out.find("channel 0 visits GPU 0 twice"), std::string::npos) << verdict.out;
 }
 
 // A PCIe server whose rings cross AMD sockets: NCCL repeats its one ring on every channel, so

@@ -1,8 +1,11 @@
 // NCCL's graph file: the rings syncoll's search finds written as NCCL writes them, read back to
 // the same rings, and a graph NCCL could not run on the topology a verdict at its channel.
+#include "model/hardware.h"
 #include "model/topology_library.h"
 #include "nccl/graph_xml.h"
+#include "nccl/run.h"
 #include "nccl/search.h"
+#include "simulator/system_model.h"
 
 #include <gtest/gtest.h>
 #include <numeric>
@@ -25,7 +28,8 @@ TEST(NcclGraphXmlTest, TheSearchsRingsRoundTripThroughTheGraphFile) {
   EXPECT_NE(xml.find("typeintra=\"NVL\""), std::string::npos);
   auto file = read_nccl_graph_xml(xml, "graph.xml");
   ASSERT_TRUE(file) << file.error().to_string();
-  const GraphRings read = rings_of_graph(*file, t, identity(8));
+  ASSERT_TRUE(file->ring);
+  const GraphRings read = rings_of_graph(*file->ring, t, identity(8));
   ASSERT_FALSE(read.broken) << read.broken->to_string();
   EXPECT_EQ(read.graph.rings, graph->rings);
   EXPECT_DOUBLE_EQ(read.graph.intra_gbps, graph->intra_gbps);
@@ -42,7 +46,7 @@ std::string ring(const std::vector<int> &devs) {
 std::string verdict(const std::vector<int> &devs) {
   auto file = read_nccl_graph_xml(ring(devs), "g.xml");
   EXPECT_TRUE(file) << file.error().to_string();
-  const GraphRings read = rings_of_graph(*file, dgx1(), identity(8));
+  const GraphRings read = rings_of_graph(*file->ring, dgx1(), identity(8));
   return read.broken ? read.broken->to_string() : std::string();
 }
 
@@ -68,12 +72,108 @@ TEST(NcclGraphXmlTest, MalformedGraphFilesAreLocatedErrors) {
   EXPECT_EQ(error("<graphs>\n<graph pattern=\"x\"/></graphs>"),
             "g.xml:2:8: attribute 'pattern' must be an integer, found 'x'\n");
   EXPECT_EQ(error("<graphs><graph pattern=\"1\"/></graphs>"),
-            "g.xml:1:1: no ring graph (a <graph> with pattern=\"4\")\n");
+            "g.xml:1:1: no ring graph (a <graph> with pattern=\"4\") and no tree graph "
+            "(id=\"1\" with pattern 1, 2 or 3)\n");
   EXPECT_EQ(error("<graphs><graph pattern=\"4\">\n<channel><net dev=\"0\"/><gpu dev=\"0\"/>"
-                  "</channel></graph></graphs>"),
-            "g.xml:2:10: a <net> end: channels across nodes are not read (one node only)\n");
+                  "<net dev=\"0\"/><net dev=\"1\"/></channel></graph></graphs>"),
+            "g.xml:2:52: a third <net> in one <channel> (a channel enters and leaves its node "
+            "once)\n");
+  EXPECT_EQ(error("<graphs><graph id=\"1\" pattern=\"3\">\n</graph></graphs>"),
+            "g.xml:1:9: the tree graph has no <channel>\n");
   EXPECT_EQ(error("<graphs><graph pattern=\"4\">\n<channel/></graph></graphs>"),
             "g.xml:2:1: a <channel> without a <gpu>\n");
+}
+
+// NCCL's tree patterns hang a node's chain on its parent node's chain at the head (Tree), at
+// the second GPU for a first child (BalancedTree), or at the second GPU for both (SplitTree).
+TEST(NcclGraphXmlTest, TreePatternsHangChildNodesWhereNcclConnectsThem) {
+  const std::vector<int> chain = {2, 0, 1, 3};
+  auto heads_parents = [&](NcclTreePattern pattern) {
+    const std::vector<int> parent = nccl_tree_parents(3, NcclTreeChain{chain, pattern});
+    // Node 1 (node 0's first child) and node 2 (its second): their heads' parents.
+    return std::pair{parent[4 + 2], parent[8 + 2]};
+  };
+  EXPECT_EQ(heads_parents(NcclTreePattern::Tree), std::pair(2, 2));
+  EXPECT_EQ(heads_parents(NcclTreePattern::BalancedTree), std::pair(0, 2));
+  EXPECT_EQ(heads_parents(NcclTreePattern::SplitTree), std::pair(0, 0));
+  const std::vector<int> parent = nccl_tree_parents(3, NcclTreeChain{chain, NcclTreePattern::Tree});
+  EXPECT_EQ(parent[2], -1);
+  EXPECT_EQ(parent[0], 2);
+  EXPECT_EQ(parent[4 + 3], 4 + 1);
+}
+
+struct TwoNodes {
+  simulator::SystemModel system;
+  NcclMachine machine;
+  SystemGraphShape shape;
+};
+
+TwoNodes two_h100_nodes() {
+  auto system = simulator::make_system_model(*find_system_preset("dgx_h100"), 2);
+  EXPECT_TRUE(system) << system.error().to_string();
+  auto machine = nccl_machine(*system);
+  EXPECT_TRUE(machine) << machine.error().to_string();
+  SystemGraphShape shape{2, 8, 8, identity(8)};
+  return {std::move(*system), std::move(*machine), shape};
+}
+
+TEST(NcclGraphXmlTest, ANodesRingsAndTreesRoundTripAcrossNodesWithTheirNics) {
+  const TwoNodes h = two_h100_nodes();
+  const std::vector<NcclTreeChain> trees =
+      nccl_tree_chains(h.system, h.machine, h.machine.ring.channels());
+  const std::string xml = system_graphs_xml(h.machine.ring, trees, h.shape, h.system.line_topology);
+  auto file = read_nccl_graph_xml(xml, "g.xml");
+  ASSERT_TRUE(file) << file.error().to_string();
+  ASSERT_TRUE(file->ring && file->tree);
+  EXPECT_EQ(file->tree->pattern, 3);
+  for (const GraphFileChannel &c : file->ring->channels)
+    EXPECT_EQ(c.nets,
+              (std::vector<int>{h.shape.nic_of(c.devs.front()), h.shape.nic_of(c.devs.back())}));
+  const SystemGraphs read = graphs_on_system(*file, h.system.line_topology, h.shape);
+  ASSERT_FALSE(read.broken) << read.broken->to_string();
+  EXPECT_TRUE(read.notes.empty());
+  ASSERT_TRUE(read.rings && read.trees);
+  EXPECT_EQ(read.rings->rings, h.machine.ring.rings);
+  EXPECT_DOUBLE_EQ(read.rings->inter_gbps, h.machine.ring.inter_gbps);
+  EXPECT_EQ(*read.trees, trees);
+}
+
+// One tree channel of two nodes of 8 GPUs, its chain 0..7 and the NICs given.
+std::string tree_file(const std::string &nets_before, const std::string &nets_after,
+                      const std::vector<int> &devs = {0, 1, 2, 3, 4, 5, 6, 7}) {
+  std::string xml = "<graphs version=\"1\">\n<graph id=\"1\" pattern=\"3\" speedintra=\"20\" "
+                    "speedinter=\"20\">\n<channel>" +
+                    nets_before;
+  for (int d : devs)
+    xml += "<gpu dev=\"" + std::to_string(d) + "\"/>";
+  return xml + nets_after + "</channel>\n</graph>\n</graphs>\n";
+}
+
+SystemGraphs on_two_nodes(const std::string &xml) {
+  const TwoNodes h = two_h100_nodes();
+  auto file = read_nccl_graph_xml(xml, "g.xml");
+  EXPECT_TRUE(file) << file.error().to_string();
+  return graphs_on_system(*file, h.system.line_topology, h.shape);
+}
+
+TEST(NcclGraphXmlTest, AcrossNodesAChannelWithoutItsNicsOrWithOneTheNodeLacksIsAVerdict) {
+  const std::string net0 = "<net dev=\"0\"/>";
+  EXPECT_FALSE(on_two_nodes(tree_file(net0, net0)).broken);
+  auto verdict = [](const SystemGraphs &g) {
+    return g.broken ? g.broken->to_string() : std::string();
+  };
+  EXPECT_EQ(verdict(on_two_nodes(tree_file("", ""))),
+            "g.xml:3:1: channel 0 lists 0 of its 2 network devices: across nodes a channel "
+            "enters and leaves its node through a NIC");
+  EXPECT_EQ(verdict(on_two_nodes(tree_file(net0, "<net dev=\"8\"/>"))),
+            "g.xml:3:1: channel 0 names network device 8, which a node of 8 NIC(s) does not have");
+  EXPECT_EQ(verdict(on_two_nodes(tree_file(net0, net0, {0, 1, 2, 3, 4, 5, 6}))),
+            "g.xml:3:1: channel 0 visits 7 of the 8 GPUs of a node");
+  // Another GPU's NIC runs, through the GPU's own, and says so.
+  const SystemGraphs other = on_two_nodes(tree_file("<net dev=\"3\"/>", "<net dev=\"3\"/>"));
+  EXPECT_FALSE(other.broken);
+  ASSERT_EQ(other.notes.size(), 1u);
+  EXPECT_NE(other.notes.front().find("1 of 1 channel(s)"), std::string::npos) << other.notes[0];
 }
 
 } // namespace
