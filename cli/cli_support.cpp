@@ -204,9 +204,9 @@ Expected<const SystemPreset *> system_preset(const std::string &name) {
   return fail({}, fmt::format("unknown system '{}' (known: {})", name, known));
 }
 
-// A system by preset name, or the preset whose node an NCCL topology dump holds, with its NICs.
+// A system by preset name, or the machine an NCCL topology dump holds (nccl::system_of_dump).
 struct NamedOrDumped {
-  SystemPreset preset;
+  nccl::DumpedSystem system;
   /// For a dump, whether it listed any NIC (one without keeps the preset's); none for a name.
   std::optional<bool> dump_lists_nics;
 };
@@ -214,30 +214,39 @@ struct NamedOrDumped {
 Expected<NamedOrDumped> named_or_dumped_system(const std::string &name) {
   if (nccl::names_nccl_topology_file(name)) {
     SYNCOLL_TRY(machine, nccl::read_nccl_topology_file(name));
-    SYNCOLL_TRY(preset, nccl::system_preset_of_dump(machine, name));
-    return NamedOrDumped{preset, !machine.nics.empty()};
+    SYNCOLL_TRY(system, nccl::system_of_dump(machine, name));
+    return NamedOrDumped{std::move(system), !machine.nics.empty()};
   }
   SYNCOLL_TRY(named, system_preset(name));
-  return NamedOrDumped{*named, std::nullopt};
+  return NamedOrDumped{{*named, std::nullopt, {}, nullptr}, std::nullopt};
 }
 
 // The heading's note on a dumped system: which of its parts the dump gave and which the preset
 // or the options did.
-std::string dump_origin(const std::string &file, const SystemPreset &preset, bool dump_nics,
-                        const TopologyParams &p) {
+std::string dump_origin(const std::string &file, const SystemPreset &preset,
+                        const std::string &own_node, bool dump_nics, const TopologyParams &p) {
   const char *given = dump_nics ? "the dump's" : "the preset's: the dump lists none";
   const char *count = p.nics ? "--nics" : given;
   const char *rate = p.nic_bandwidth_gbps ? "--nic-bandwidth" : given;
-  return fmt::format(
-      " (node of {}, {} NIC(s) of {} Gb/s: {})", file, preset.nics_per_node, preset.nic_gbps * 8,
-      std::string_view(count) == rate ? std::string(count)
-                                      : fmt::format("count {}, rate {}", count, rate));
+  return fmt::format(" (node of {}{}, {} NIC(s) of {} Gb/s: {})", file,
+                     own_node.empty() ? std::string() : fmt::format(" as dumped, {}", own_node),
+                     preset.nics_per_node, preset.nic_gbps * 8,
+                     std::string_view(count) == rate
+                         ? std::string(count)
+                         : fmt::format("count {}, rate {}", count, rate));
 }
 
 Expected<BuiltSystem> build_system(const std::string &name, const TopologyOptions &options) {
   SYNCOLL_TRY(named_dumped, named_or_dumped_system(name));
-  const auto &[named, dump_nics] = named_dumped;
+  const SystemPreset &named = named_dumped.system.preset;
+  const std::optional<bool> dump_nics = named_dumped.dump_lists_nics;
+  const std::optional<Topology> &own_node = named_dumped.system.node;
+
   const TopologyParams &p = options.params;
+  if (own_node && p.gpus)
+    return fail({}, fmt::format("--gpus: {} is a node of its own (none of the calibrated "
+                                "machines'), run with all of its {} GPUs",
+                                name, own_node->num_ranks()));
   if (!options.shape.empty())
     return fail({}, "--shape shapes a topology (-t); a --system takes --nodes, --gpus, --nics and "
                     "--nic-bandwidth");
@@ -271,7 +280,9 @@ Expected<BuiltSystem> build_system(const std::string &name, const TopologyOption
   if (p.nic_bandwidth_gbps)
     preset->nic_gbps = *p.nic_bandwidth_gbps;
   SYNCOLL_TRY(model,
-              simulator::make_system_model(*preset, p.nodes.value_or(1), p.gpus.value_or(0)));
+              own_node
+                  ? simulator::make_system_model(*preset, *own_node, p.nodes.value_or(1))
+                  : simulator::make_system_model(*preset, p.nodes.value_or(1), p.gpus.value_or(0)));
   if ((p.nics || p.nic_bandwidth_gbps || !options.fabric.empty()) && model.nodes == 1)
     return fail({}, fmt::format("--{} shapes the network between nodes; one node of '{}' has none "
                                 "(give --nodes 2 or more)",
@@ -282,8 +293,11 @@ Expected<BuiltSystem> build_system(const std::string &name, const TopologyOption
   if (p.nics && *p.nics > model.gpus_per_node)
     return fail({}, fmt::format("--nics {}: a node of {} GPUs uses at most {} NICs (one per GPU)",
                                 *p.nics, model.gpus_per_node, model.gpus_per_node));
-  std::string origin = dump_nics ? dump_origin(name, *preset, *dump_nics, p) : std::string();
-  return BuiltSystem{std::move(preset), std::move(model), std::move(origin)};
+  std::string origin = dump_nics
+                           ? dump_origin(name, *preset, named_dumped.system.label, *dump_nics, p)
+                           : std::string();
+  return BuiltSystem{std::move(preset), std::move(model), std::move(origin),
+                     std::move(named_dumped.system.name)};
 }
 
 Expected<Topology> resolve_topology(TopologyOptions &options) {

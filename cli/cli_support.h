@@ -145,6 +145,8 @@ struct BuiltSystem {
   /// Where a system read from an NCCL topology dump got its node and NICs, as the output's
   /// heading says it (" (node of FILE, ...)"); empty for a named preset.
   std::string origin;
+  /// The name `preset` views, for a dumped node of its own (nccl::DumpedSystem).
+  std::shared_ptr<const std::string> preset_name;
   /// The preset's name and, for a dump, where its node and NICs came from.
   [[nodiscard]] std::string label() const { return std::string(preset->name) + origin; }
 };

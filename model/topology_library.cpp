@@ -341,28 +341,49 @@ Expected<void> check_nodes(std::string_view what, int nodes, int gpus, int nics_
   return {};
 }
 
-// `nodes` copies of `intra`, rank node * gpus + gpu, each relation renamed after its node.
+// `nodes` copies of `intra`, rank node * gpus + gpu, each relation and switch vertex renamed
+// after its node ("node1.pci 0000:1a:00.0"); node n's switches are vertices ranks + n x switches
+// + i, all after every node's ranks.
 void add_nodes(TopologyDraft &d, int nodes, const Topology &intra) {
   const int gpus = intra.num_ranks();
+  const int switches = intra.num_switches();
   const TopologyDraft local = intra.to_draft();
   for (int node = 0; node < nodes; ++node) {
-    const int base = node * gpus;
+    auto vertex = [&](RankId v) {
+      return RankId(v.value() < gpus ? node * gpus + v.value()
+                                     : nodes * gpus + node * switches + (v.value() - gpus));
+    };
+    for (const std::string &name : local.switches)
+      d.switches.push_back(node_vertex_name(node, name));
     for (Link l : local.links) {
-      l.src = RankId(l.src.value() + base);
-      l.dst = RankId(l.dst.value() + base);
+      l.src = vertex(l.src);
+      l.dst = vertex(l.dst);
       d.links.push_back(l);
     }
     for (const auto &rel : local.relations) {
-      TopologyDraft::Relation r{
-          fmt::format("node{}.{}", node, rel.name), {}, rel.capacity, rel.sharing};
+      TopologyDraft::Relation r{node_vertex_name(node, rel.name), {}, rel.capacity, rel.sharing};
       for (auto [s, t] : rel.links)
-        r.links.emplace_back(RankId(s.value() + base), RankId(t.value() + base));
+        r.links.emplace_back(vertex(s), vertex(t));
       d.relations.push_back(std::move(r));
     }
   }
 }
 
 } // namespace
+
+std::string node_vertex_name(int node, std::string_view name) {
+  return fmt::format("node{}.{}", node, name);
+}
+
+std::string_view node_local_name(std::string_view name) {
+  if (!name.starts_with("node"))
+    return name;
+  const size_t dot = name.find('.');
+  if (dot == std::string_view::npos || dot == 4 ||
+      name.substr(4, dot - 4).find_first_not_of("0123456789") != std::string_view::npos)
+    return name;
+  return name.substr(dot + 1);
+}
 
 Expected<Topology> multinode(int nodes, const Topology &intra, int nics_per_node,
                              BytesPerNs nic_bandwidth, std::optional<LeafGroups> leaf_groups) {
@@ -438,6 +459,10 @@ Expected<Topology> fat_tree(int nodes, const Topology &intra, const FatTree &fab
   const int gpus = intra.num_ranks();
   const int nics = fabric.nics_per_node;
   SYNCOLL_CHECK(check_nodes("fat_tree", nodes, gpus, nics, fabric.nic_bandwidth));
+  if (intra.num_switches() > 0)
+    return fail({}, fmt::format("fat_tree: node '{}' has switch vertices (PCIe, sockets); a fat "
+                                "tree's switches take their place in the vertex numbering",
+                                intra.name()));
   if (fabric.tiers != 2 && fabric.tiers != 3)
     return fail({}, fmt::format("a fat tree has 2 or 3 tiers of switches, got {}", fabric.tiers));
   if (fabric.nodes_per_leaf < 1)

@@ -40,6 +40,11 @@ struct TopologyLibraryEntry {
 /// Every library topology, in the order `syncoll topo list` prints them.
 std::vector<TopologyLibraryEntry> topology_library();
 
+/// A node's switch vertex or relation in a machine of several nodes ("node2.nvswitch"), and the
+/// name within its node again (a name without a node prefix is its own).
+[[nodiscard]] std::string node_vertex_name(int node, std::string_view name);
+[[nodiscard]] std::string_view node_local_name(std::string_view name);
+
 /// Builds a library topology by name. Names match case-insensitively and ignore '-' and '_', so
 /// SCCL's spellings (DGX1, FullyConnected, HubAndSpoke) work too. Unknown names, missing or
 /// impossible parameters, and parameters the topology does not take are errors.

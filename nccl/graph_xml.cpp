@@ -3,6 +3,7 @@
 #include "model/detail/xml_reader.h"
 #include "model/invariant.h"
 #include "model/text.h"
+#include "model/topology_library.h"
 #include "simulator/routes.h"
 
 #include <algorithm>
@@ -43,7 +44,7 @@ PathType path_type(const Topology &t, simulator::Routes &routes, RankId a, RankI
     const RankId v = t.link(l).dst;
     if (!t.is_switch(v))
       continue;
-    const std::string name = t.vertex_name(v);
+    const std::string_view name = node_local_name(t.vertex_name(v));
     if (name == "nvswitch")
       return PathType::Nvl;
     (name.rfind("cpu", 0) == 0 ? sockets : bridges) += 1;

@@ -382,15 +382,30 @@ std::optional<Topology> first_node(const Topology &t, int gpus) {
   TopologyDraft d;
   d.name = t.name() + ".node0";
   d.num_ranks = gpus;
-  auto inside = [&](const Link &l) { return l.src.value() < gpus && l.dst.value() < gpus; };
-  for (const Link &l : t.links())
-    if (inside(l))
+  // Node 0's switch vertices (PCIe bridges, sockets of a dumped node), by their names within it.
+  std::vector<int> vertex(size_t(t.num_vertices()), -1);
+  for (int r = 0; r < gpus; ++r)
+    vertex[size_t(r)] = r;
+  for (int k = 0; k < t.num_switches(); ++k)
+    if (const std::string &name = t.switches()[size_t(k)]; name.starts_with("node0.")) {
+      vertex[size_t(t.num_ranks() + k)] = gpus + int(d.switches.size());
+      d.switches.emplace_back(node_local_name(name));
+    }
+  auto inside = [&](const Link &l) {
+    return vertex[l.src.index()] >= 0 && vertex[l.dst.index()] >= 0;
+  };
+  auto local = [&](RankId v) { return RankId(vertex[v.index()]); };
+  for (Link l : t.links())
+    if (inside(l)) {
+      l.src = local(l.src);
+      l.dst = local(l.dst);
       d.links.push_back(l);
+    }
   for (const BandwidthRelation &rel : t.relations()) {
     TopologyDraft::Relation r{rel.name, {}, rel.capacity, rel.sharing};
     for (LinkId id : rel.links)
       if (inside(t.link(id)))
-        r.links.emplace_back(t.link(id).src, t.link(id).dst);
+        r.links.emplace_back(local(t.link(id).src), local(t.link(id).dst));
     if (!r.links.empty())
       d.relations.push_back(std::move(r));
   }

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <map>
 #include <set>
 
@@ -481,34 +482,95 @@ NcclSearchHost nccl_search_host(const XmlMachine &machine) {
   return host;
 }
 
-Expected<SystemPreset> system_preset_of_dump(const XmlMachine &machine, const std::string &file) {
+namespace {
+
+// The network a node of its own is on, by its fastest NICs' kind and line rate: EFA devices
+// (rdmap...) on EFA, Mellanox HCAs (mlx5_...) on InfiniBand of that rate, any other port on
+// RoCE; none where the dump lists no NIC.
+std::optional<Fabric> fabric_of_nics(const std::vector<XmlNic> &nics) {
+  if (nics.empty())
+    return std::nullopt;
+  const auto fastest = std::max_element(
+      nics.begin(), nics.end(), [](const XmlNic &a, const XmlNic &b) { return a.gbps < b.gbps; });
+  const double gbits = fastest->gbps * 8;
+  if (fastest->name.starts_with("rdmap"))
+    return gbits <= 100 ? Fabric::EfaV1 : gbits <= 200 ? Fabric::EfaV3 : Fabric::EfaV4;
+  if (fastest->name.starts_with("mlx"))
+    return gbits <= 100   ? Fabric::InfinibandEdr
+           : gbits <= 200 ? Fabric::InfinibandHdr
+           : gbits <= 400 ? Fabric::InfinibandNdr
+                          : Fabric::InfinibandXdr;
+  return Fabric::Roce;
+}
+
+} // namespace
+
+Expected<DumpedSystem> system_of_dump(const XmlMachine &machine, const std::string &file) {
+  DumpedSystem out;
   const SystemPreset *node = machine.includes_pcie ? nullptr : preset_of_node(*machine.topology);
-  if (!node)
-    return fail({file, 1, 1},
-                fmt::format("its node ({} GPUs{}) is none of the calibrated machines' (syncoll "
-                            "topo list); simulate it as one node with -t {}",
-                            machine.gpus.size(),
-                            machine.includes_pcie ? ", NVLink not joining every pair" : "", file));
-  const bool efa = !machine.nics.empty() &&
-                   std::all_of(machine.nics.begin(), machine.nics.end(),
-                               [](const XmlNic &n) { return n.name.starts_with("rdmap"); });
-  SystemPreset preset = *node;
-  if (efa)
-    for (const SystemPreset &s : all_system_presets())
-      if (s.node_topology == node->node_topology &&
-          fabric_traits(s.fabric).name.starts_with("efa")) {
-        preset = s;
-        break;
-      }
+  if (node) {
+    out.preset = *node;
+    const bool efa = !machine.nics.empty() &&
+                     std::all_of(machine.nics.begin(), machine.nics.end(),
+                                 [](const XmlNic &n) { return n.name.starts_with("rdmap"); });
+    if (efa)
+      for (const SystemPreset &s : all_system_presets())
+        if (s.node_topology == node->node_topology &&
+            fabric_traits(s.fabric).name.starts_with("efa")) {
+          out.preset = s;
+          break;
+        }
+  } else {
+    std::set<int> sms;
+    for (const XmlGpu &g : machine.gpus)
+      sms.insert(g.sm);
+    if (sms.size() != 1)
+      return fail({file, 1, 1}, fmt::format("its GPUs are of {} kinds (sm {}); a system's are of "
+                                            "one",
+                                            sms.size(), fmt::join(sms, ", ")));
+    // A GPU without a row of its own (sm 86, 89: PCIe cards) runs with Ampere's constants, as
+    // a plain topology's search does (nccl_generation_for).
+    const int sm = *sms.begin();
+    const std::optional<GpuGeneration> known = generation_of_sm(sm);
+    const GpuGeneration generation = known.value_or(GpuGeneration::Ampere);
+    const auto same =
+        std::find_if(all_system_presets().begin(), all_system_presets().end(),
+                     [&](const SystemPreset &s) { return s.generation == generation; });
+    if (same == all_system_presets().end())
+      return fail({file, 1, 1},
+                  fmt::format("its GPUs are {}, which no calibrated machine has (syncoll topo "
+                              "list); simulate it as one node with -t {}",
+                              generation_traits(generation).name, file));
+    const std::string_view row = generation_traits(generation).name;
+    out.label = known ? fmt::format("{} GPUs {}", machine.gpus.size(), row)
+                      : fmt::format("{} GPUs of sm {} with {}'s constants (no row of its own)",
+                                    machine.gpus.size(), sm, row);
+    out.preset = *same;
+    if (const auto fabric = fabric_of_nics(machine.nics))
+      out.preset.fabric = *fabric;
+    out.name = std::make_shared<const std::string>(machine.topology->name());
+    out.preset.name = *out.name;
+    out.preset.description = "a node read from NCCL's topology dump";
+    out.preset.node_topology = {};
+    out.preset.gpus_per_node = machine.topology->num_ranks();
+    out.preset.nics_per_node = std::min(out.preset.nics_per_node, out.preset.gpus_per_node);
+    // The dump's PCIe switches and sockets carry what the preset's host paths stood for.
+    out.preset.host_path_gbps = 0;
+    out.preset.socket_links = 0;
+    out.preset.source = "its links from the dump; launch and fabric of the generation's first "
+                        "calibrated preset";
+    out.node = *machine.topology;
+  }
   double fastest = 0;
   for (const XmlNic &n : machine.nics)
     fastest = std::max(fastest, n.gbps);
   if (fastest > 0) {
-    preset.nic_gbps = fastest;
-    preset.nics_per_node = int(std::count_if(machine.nics.begin(), machine.nics.end(),
-                                             [&](const XmlNic &n) { return n.gbps == fastest; }));
+    out.preset.nic_gbps = fastest;
+    out.preset.nics_per_node =
+        int(std::count_if(machine.nics.begin(), machine.nics.end(),
+                          [&](const XmlNic &n) { return n.gbps == fastest; }));
   }
-  return preset;
+  return out;
 }
 
 } // namespace syncoll::nccl

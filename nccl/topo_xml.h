@@ -24,6 +24,7 @@
 #include "model/topology.h"
 #include "nccl/search.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -78,13 +79,27 @@ read_nccl_topology_xml(std::string_view text, const std::string &file, std::stri
 /// crosses between them (only where the topology holds the PCIe tree and the sockets).
 [[nodiscard]] NcclSearchHost nccl_search_host(const XmlMachine &machine);
 
-/// The calibrated system a dump's node belongs to, as `--system node.xml` takes it: the first
-/// preset whose node is the dump's link for link (preset_of_node), preferring one on EFA where the
-/// dump's NICs are EFA devices (named rdmap...), with the dump's NICs: its fastest ports, their
-/// count and line rate. A dump whose node is none of the presets' (a PCIe server, a workstation)
-/// fails: it runs as one node with `-t`.
-[[nodiscard]] Expected<SystemPreset> system_preset_of_dump(const XmlMachine &machine,
-                                                           const std::string &file);
+/// A dump's machine as `--system node.xml` takes it. Where its node is a calibrated system's
+/// (preset_of_node: link for link), that preset, preferring one on EFA where the dump's NICs are
+/// EFA devices (named rdmap...). Any other node (a PCIe server, a workstation) runs as itself:
+/// `node` holds its links, switches and sockets, and the preset, named after the dump, takes the
+/// generation's constants (launch, fabric) from the first calibrated preset of the dump's GPU
+/// generation (Ampere's for a GPU without a row, as a plain topology's search takes), on the
+/// network its NICs say (EFA devices on EFA, mlx5 HCAs on InfiniBand of their rate, other ports
+/// on RoCE). Either way with the dump's NICs where it lists any: its fastest ports, their
+/// count and line rate. Fails, located, where the dump's GPUs are of several kinds or of a
+/// generation no preset has.
+struct DumpedSystem {
+  SystemPreset preset;
+  std::optional<Topology> node; ///< the dump's own node, where no preset's is
+  /// For a node of its own, its GPUs and the generation row they run with ("8 GPUs of sm 89 with
+  /// Ampere (A100)'s constants (no row of its own)").
+  std::string label;
+  /// Holds the name `preset` views for a node of its own.
+  std::shared_ptr<const std::string> name;
+};
+[[nodiscard]] Expected<DumpedSystem> system_of_dump(const XmlMachine &machine,
+                                                    const std::string &file);
 
 /// Whether a command-line machine argument names an NCCL topology file (an existing file or a
 /// name ending in ".xml").

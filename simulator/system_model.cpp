@@ -4,6 +4,7 @@
 #include "model/runtime_constants.h"
 #include "model/topology_library.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <set>
@@ -153,47 +154,37 @@ Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, i
                            fabric_traits(preset.fabric));
 }
 
-Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, int gpus,
-                                        const GenerationTraits &g, const FabricTraits &f) {
-  if (gpus == 0)
-    gpus = preset.gpus_per_node;
-  if (gpus < 1 || gpus > preset.gpus_per_node)
-    return fail({}, fmt::format("system '{}' has {} GPUs per node, asked for {}", preset.name,
-                                preset.gpus_per_node, gpus));
-  if (nodes < 1)
-    return fail({}, fmt::format("a system needs at least one node, got {}", nodes));
-  if (nodes == 1 && gpus == 1)
-    return fail({}, "a collective needs at least two GPUs");
-  std::optional<Topology> node;
-  // A switch's ports are bandwidth relations; a fixed mesh's links have none.
-  SYNCOLL_TRY(whole_node, make_library_topology(preset.node_topology, {}));
-  const bool nvswitch = !whole_node.relations().empty();
-  if (gpus > 1) {
-    SYNCOLL_TRY(t, node_topology(preset, gpus, g));
-    node = std::move(t);
-  } else {
-    // One GPU per node: a node of one rank and no links.
-    SYNCOLL_TRY(one, Topology::create({"single_gpu", 1, {}, {}, {}, {}}));
-    node = std::move(one);
-  }
+namespace {
+
+// `nodes` nodes of `node` on the preset's NICs and fabric, with the generation's protocol shares
+// and latencies: the one assembly of every system model.
+Expected<SystemModel> assemble(const SystemPreset &preset, int nodes, const Topology &node,
+                               bool nvswitch, const GenerationTraits &g, const FabricTraits &f) {
+  const int gpus = node.num_ranks();
   const double nic_gbps = preset.nic_gbps * f.nic_payload_share;
   TopologyDraft draft;
   if (nodes > 1) {
-    SYNCOLL_TRY(
-        t, multinode(nodes, *node, std::min(preset.nics_per_node, gpus), BytesPerNs{nic_gbps}));
+    SYNCOLL_TRY(t,
+                multinode(nodes, node, std::min(preset.nics_per_node, gpus), BytesPerNs{nic_gbps}));
     draft = t.to_draft();
   } else {
-    draft = node->to_draft();
+    draft = node.to_draft();
   }
+  // The network's links join GPUs of two nodes; a node's switch vertices (PCIe, sockets) are in
+  // it.
+  const int ranks = draft.num_ranks;
+  auto across = [&](const Link &l) {
+    return l.src.value() < ranks && l.dst.value() < ranks &&
+           l.src.value() / gpus != l.dst.value() / gpus;
+  };
   TopologyDraft line_draft = draft;
   for (Link &l : line_draft.links)
-    if (l.src.value() / gpus != l.dst.value() / gpus)
+    if (across(l))
       l.bandwidth = BytesPerNs{preset.nic_gbps};
   // Payload rates and latencies of the system: NVLink at the Simple share, the NIC at its own.
   const double simple_share = g.nvlink_payload_share[CostModel::index(Protocol::Simple)];
   for (Link &l : draft.links) {
-    const bool same_node = l.src.value() / gpus == l.dst.value() / gpus;
-    if (same_node) {
+    if (!across(l)) {
       l.bandwidth = BytesPerNs{l.bandwidth.value * simple_share};
       l.alpha = Nanoseconds{0};
     } else {
@@ -228,9 +219,46 @@ Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, i
   m.sharing_window_from_hops = kSharingWindowFromHops;
   SystemModel s{&preset, &g,   &f, nodes, gpus, std::move(topology), std::move(line_topology),
                 m,       false};
-  s.nvls = g.nccl_nvls_efficiency > 0 && !s.topology.relations().empty() && gpus > 1;
+  s.nvls = g.nccl_nvls_efficiency > 0 && nvswitch && gpus > 1;
   s.nvswitch = nvswitch;
   return s;
+}
+
+} // namespace
+
+Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, int gpus,
+                                        const GenerationTraits &g, const FabricTraits &f) {
+  if (gpus == 0)
+    gpus = preset.gpus_per_node;
+  if (gpus < 1 || gpus > preset.gpus_per_node)
+    return fail({}, fmt::format("system '{}' has {} GPUs per node, asked for {}", preset.name,
+                                preset.gpus_per_node, gpus));
+  if (nodes < 1)
+    return fail({}, fmt::format("a system needs at least one node, got {}", nodes));
+  if (nodes == 1 && gpus == 1)
+    return fail({}, "a collective needs at least two GPUs");
+  // A switch's ports are bandwidth relations; a fixed mesh's links have none.
+  SYNCOLL_TRY(whole_node, make_library_topology(preset.node_topology, {}));
+  const bool nvswitch = !whole_node.relations().empty();
+  if (gpus == 1) {
+    // One GPU per node: a node of one rank and no links.
+    SYNCOLL_TRY(one, Topology::create({"single_gpu", 1, {}, {}, {}, {}}));
+    return assemble(preset, nodes, one, nvswitch, g, f);
+  }
+  SYNCOLL_TRY(node, node_topology(preset, gpus, g));
+  return assemble(preset, nodes, node, nvswitch, g, f);
+}
+
+Expected<SystemModel> make_system_model(const SystemPreset &preset, const Topology &node,
+                                        int nodes) {
+  if (nodes < 1)
+    return fail({}, fmt::format("a system needs at least one node, got {}", nodes));
+  if (nodes == 1 && node.num_ranks() == 1)
+    return fail({}, "a collective needs at least two GPUs");
+  const bool nvswitch = std::any_of(node.switches().begin(), node.switches().end(),
+                                    [](const std::string &v) { return v == "nvswitch"; });
+  return assemble(preset, nodes, node, nvswitch, generation_traits(preset.generation),
+                  fabric_traits(preset.fabric));
 }
 
 } // namespace syncoll::simulator

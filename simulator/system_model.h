@@ -103,6 +103,12 @@ inline constexpr size_t kSharingWindowFromHops = 4096;
 /// `gpus_per_node` GPUs and the links among them).
 [[nodiscard]] Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes = 1,
                                                       int gpus_per_node = 0);
+/// `nodes` nodes of `node`: a node read from NCCL's topology dump that is none of the presets'
+/// (GPUs behind PCIe switches and CPU sockets; its links at their line rates, its switches as
+/// vertices). `preset` gives the generation, the NICs, the fabric and the host's costs; its node
+/// topology is not read. NVLS needs an NVSwitch vertex in the node.
+[[nodiscard]] Expected<SystemModel> make_system_model(const SystemPreset &preset,
+                                                      const Topology &node, int nodes);
 /// The same with other rows for the preset's generation and fabric (a calibration trying
 /// constants, a what-if on another fabric); the rows must outlive the model.
 [[nodiscard]] Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes,

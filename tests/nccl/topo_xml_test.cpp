@@ -233,8 +233,10 @@ TEST(NcclTopologyXmlTest, AcrossAmdSocketsNcclRepeatsOneRing) {
 // `--system node.xml`: the calibrated system whose node the dump is, with the dump's NICs; EFA
 // devices (rdmap...) choose the preset on EFA; a node no preset has is refused, located.
 TEST(NcclTopologyXmlTest, ADumpsSystemIsThePresetOfItsNodeWithItsNics) {
-  const auto h100 = system_preset_of_dump(read("dgx_h100.xml"), "dgx_h100.xml");
-  ASSERT_TRUE(h100.has_value()) << h100.error().to_string();
+  const auto h100_system = system_of_dump(read("dgx_h100.xml"), "dgx_h100.xml");
+  ASSERT_TRUE(h100_system.has_value()) << h100_system.error().to_string();
+  EXPECT_FALSE(h100_system->node);
+  const SystemPreset *h100 = &h100_system->preset;
   EXPECT_EQ(h100->name, "dgx_h100");
   EXPECT_EQ(h100->nics_per_node, 8);
   EXPECT_DOUBLE_EQ(h100->nic_gbps, 50.0);
@@ -253,16 +255,28 @@ TEST(NcclTopologyXmlTest, ADumpsSystemIsThePresetOfItsNodeWithItsNics) {
   }
   auto efa_machine = read_nccl_topology_xml(text, "efa.xml", "efa");
   ASSERT_TRUE(efa_machine.has_value()) << efa_machine.error().to_string();
-  const auto efa = system_preset_of_dump(*efa_machine, "efa.xml");
-  ASSERT_TRUE(efa.has_value());
+  const auto efa_system = system_of_dump(*efa_machine, "efa.xml");
+  ASSERT_TRUE(efa_system.has_value());
+  const SystemPreset *efa = &efa_system->preset;
   EXPECT_EQ(efa->name, "aws_p5");
   EXPECT_EQ(efa->nics_per_node, 4);
   EXPECT_DOUBLE_EQ(efa->nic_gbps, 25.0);
-  const auto pcie = system_preset_of_dump(read("pcie_server_8gpu.xml"), "pcie_server_8gpu.xml");
-  ASSERT_FALSE(pcie.has_value());
-  EXPECT_NE(pcie.error().to_string().find("pcie_server_8gpu.xml:1:1: its node (8 GPUs"),
-            std::string::npos)
-      << pcie.error().to_string();
+  // A node no preset has runs as dumped: its links, switches and sockets, its NICs, and the
+  // launch and fabric of its generation's first preset.
+  const XmlMachine server = read("pcie_server_8gpu.xml");
+  const auto pcie = system_of_dump(server, "pcie_server_8gpu.xml");
+  ASSERT_TRUE(pcie.has_value()) << pcie.error().to_string();
+  ASSERT_TRUE(pcie->node);
+  EXPECT_EQ(*pcie->node, *server.topology);
+  EXPECT_EQ(pcie->preset.name, server.topology->name());
+  EXPECT_EQ(pcie->preset.gpus_per_node, 8);
+  // Its L40S-class GPUs (sm 89) have no row: Ampere's constants, and the label says so; its
+  // two 100 Gb/s mlx5 HCAs put it on EDR InfiniBand.
+  EXPECT_EQ(pcie->preset.generation, GpuGeneration::Ampere);
+  EXPECT_EQ(pcie->label, "8 GPUs of sm 89 with Ampere (A100)'s constants (no row of its own)");
+  EXPECT_EQ(pcie->preset.fabric, Fabric::InfinibandEdr);
+  EXPECT_EQ(pcie->preset.nics_per_node, 2);
+  EXPECT_DOUBLE_EQ(pcie->preset.host_path_gbps, 0.0);
 }
 
 } // namespace
