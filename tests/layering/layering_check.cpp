@@ -20,6 +20,8 @@ const std::map<std::string, std::set<std::string>> &allowed_layers() {
       // nccl/: NCCL as a model, above the engine and the system model it runs on.
       {"nccl", {"nccl", "simulator", "model"}},
       {"verifier", {"verifier", "model"}},
+      // mscclpp/: MSCCL++ execution plans, read as values over model/'s types.
+      {"mscclpp", {"mscclpp", "model"}},
       {"synth", {"synth", "verifier", "model"}},
       {"lowering", {"lowering", "verifier", "model"}},
       // backend/: the executors; only verified programs reach them.
@@ -40,7 +42,7 @@ const std::map<std::string, std::set<std::string>> &allowed_layers() {
         "simulator", "verifier", "model"}},
       {"cli",
        {"cli", "examples", "testing", "viz", "study", "compose", "backend", "lowering", "synth",
-        "nccl", "simulator", "verifier", "model"}},
+        "nccl", "mscclpp", "simulator", "verifier", "model"}},
   };
   return kAllowed;
 }
