@@ -7,6 +7,8 @@
 //                channels it runs on)
 //   plan_json.h  read_execution_plan: a plan from its JSON, checked as the executor indexes it,
 //                one located error for a malformed or inconsistent plan
+//   verify_plan.h verify_plan: the plan's structure, deadlock freedom, race freedom and its
+//                collective's postcondition, each a verdict with a readable counterexample
 //
 // What each operation reads and writes, here and in a peer's memory, and what signals, waits,
 // flushes, barriers and semaphores order: docs/semantics.md, "MSCCL++ execution plans".
@@ -14,3 +16,4 @@
 
 #include "mscclpp/plan.h"
 #include "mscclpp/plan_json.h"
+#include "mscclpp/verify_plan.h"

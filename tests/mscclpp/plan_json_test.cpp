@@ -69,6 +69,7 @@ TEST(MscclppPlanJsonTest, PipelinesPortChannelsSemaphoresAndBarriersRead) {
   EXPECT_EQ(pipeline.ops[3].kind, OpKind::Flush);
   EXPECT_EQ(g0.threadblocks[1].ops[1].barrier_threadblocks, 2);
   EXPECT_EQ(g0.threadblocks[1].ops[2].src.size(), 2u);
+  EXPECT_EQ(g0.output_chunks, 1);
 }
 
 // The allgather plan with one change, read back: its error, located at what the change broke.
