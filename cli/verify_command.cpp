@@ -3,6 +3,7 @@
 #include "cli/commands.h"
 #include "model/json_document.h"
 #include "model/mscclir.h"
+#include "mscclpp/mscclpp.h"
 #include "verifier/verify.h"
 
 #include <fmt/format.h>
@@ -91,7 +92,48 @@ int exit_code_of(const verifier::Report &report) {
   return violated ? kCheckFailed : unknown ? kUnknown : kSuccess;
 }
 
+// Whether the file is an MSCCL++ execution plan (JSON naming its "collective").
+Expected<bool> names_mscclpp_plan(const std::string &file) {
+  SYNCOLL_TRY(text, read_text_file(file));
+  return sniff_program_format(text) == ProgramFormat::Json && mscclpp::is_execution_plan(text);
+}
+
+// An MSCCL++ plan: its verdicts under docs/semantics.md's MSCCL++ rules. The MSCCL-IR options
+// have no meaning for it and are refused.
+Expected<int> verify_mscclpp_plan(const VerifyArgs &a) {
+  const std::pair<bool, const char *> msccl_only[] = {
+      {!a.collective.empty(), "--collective"},
+      {a.chunk_factor.has_value(), "--chunk-factor"},
+      {a.root.has_value(), "--root"},
+      {!a.protocol.empty(), "--protocol"},
+      {a.sm_budget.has_value(), "--sm-budget"},
+      {a.mode != "strict", "--mode"},
+      {!a.sizes.empty(), "--sizes"},
+      {a.iterations != 2, "--iterations"},
+      {a.json, "--json"}};
+  for (const auto &[given, option] : msccl_only)
+    if (given)
+      return fail({}, fmt::format("{} applies to MSCCL-IR programs; {} is an MSCCL++ plan, which "
+                                  "names its own collective, protocol and message sizes",
+                                  option, a.file));
+  SYNCOLL_TRY(plan, mscclpp::read_execution_plan_file(a.file));
+  const mscclpp::PlanReport report = mscclpp::verify_plan(plan);
+  std::cout << fmt::format("{}: MSCCL++ plan '{}', {} GPUs, {}\n", a.file, plan.name,
+                           plan.gpus.size(),
+                           report.all_hold() ? "every property holds" : "not every property holds")
+            << report.to_text();
+  bool violated = false, unknown = false;
+  for (const mscclpp::PlanVerdict &v : report.verdicts) {
+    violated = violated || v.kind == verifier::VerdictKind::Violated;
+    unknown = unknown || v.kind == verifier::VerdictKind::Unknown;
+  }
+  return violated ? kCheckFailed : unknown ? kUnknown : kSuccess;
+}
+
 Expected<int> run_verify(const VerifyArgs &a) {
+  SYNCOLL_TRY(is_plan, names_mscclpp_plan(a.file));
+  if (is_plan)
+    return verify_mscclpp_plan(a);
   SYNCOLL_TRY(program, read_program_file(a.file));
   print_diagnostics(program.warnings);
   SYNCOLL_TRY(options, options_for(a, program.value));
@@ -111,10 +153,11 @@ Expected<int> run_verify(const VerifyArgs &a) {
 void add_verify_command(CLI::App &app, RunResult &result) {
   auto args = std::make_shared<VerifyArgs>();
   CLI::App *cmd = app.add_subcommand(
-      "verify", "check a thread-block program: structure, resources, deadlock freedom, race "
-                "freedom and the postcondition (exit 0 all hold, 1 a property is violated, 2 bad "
-                "input, 3 a verdict is unknown)");
-  cmd->add_option("program", args->file, "MSCCL-IR XML file")->required();
+      "verify", "check a thread-block program (MSCCL-IR) or an MSCCL++ execution plan: "
+                "structure, resources, deadlock freedom, race freedom and the postcondition (exit "
+                "0 all hold, 1 a property is violated, 2 bad input, 3 a verdict is unknown)");
+  cmd->add_option("program", args->file, "MSCCL-IR XML or JSON file, or an MSCCL++ plan (JSON)")
+      ->required();
   cmd->add_option("-c,--collective", args->collective,
                   "collective name or custom collective JSON (default: the XML's coll)");
   cmd->add_option("-C,--chunk-factor", args->chunk_factor,

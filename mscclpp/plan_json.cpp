@@ -434,6 +434,11 @@ Expected<ExecutionPlan> read_execution_plan(std::string_view text, const std::st
   return plan;
 }
 
+bool is_execution_plan(std::string_view text) {
+  auto doc = JsonDocument::parse(text, "");
+  return doc && doc->root().has("gpus") && doc->root().has("collective");
+}
+
 Expected<ExecutionPlan> read_execution_plan_file(const std::string &path) {
   SYNCOLL_TRY(text, read_text_file(path));
   return read_execution_plan(text, path);

@@ -16,6 +16,9 @@ namespace syncoll::mscclpp {
 /// passes them over (plans gain fields from release to release).
 [[nodiscard]] Expected<ExecutionPlan> read_execution_plan(std::string_view text,
                                                           const std::string &file);
+/// Whether JSON text is an MSCCL++ plan rather than an MSCCL-IR program: both list "gpus", a
+/// plan names its "collective" (MSCCL-IR its "coll").
+[[nodiscard]] bool is_execution_plan(std::string_view text);
 /// The same from a file.
 [[nodiscard]] Expected<ExecutionPlan> read_execution_plan_file(const std::string &path);
 

@@ -409,12 +409,13 @@ bool Execution::step(int ti) {
   // Data: the sources' values combined into every destination.
   if (!op.src.empty() || !op.dst.empty()) {
     std::vector<Slice> src, dst;
-    for (size_t i = 0; i < op.src.size(); ++i)
-      if (auto s = resolve(t, op, op.src[i], i))
-        src.push_back(*s);
-    for (size_t i = 0; i < op.dst.size(); ++i)
-      if (auto s = resolve(t, op, op.dst[i], i))
-        dst.push_back(*s);
+    // A list's k-th peer's slice goes through the operation's k-th channel.
+    for (const auto &[slices, out] : {std::pair{&op.src, &src}, std::pair{&op.dst, &dst}}) {
+      size_t remote = 0;
+      for (const BufferSlice &slice : *slices)
+        if (auto s = resolve(t, op, slice, slice.remote ? remote++ : 0))
+          out->push_back(*s);
+    }
     if (!unmodelled_.empty())
       return false;
     const bool reduces = op.kind == OpKind::Reduce || op.kind == OpKind::ReduceSend ||

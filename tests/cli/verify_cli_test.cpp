@@ -36,6 +36,30 @@ TEST(VerifyCliTest, RaceInPlaceOnlyAndJson) {
   EXPECT_TRUE(race_violated);
 }
 
+// An MSCCL++ execution plan: its verdicts, the wait a missing signal leaves unanswered, and the
+// MSCCL-IR options refused for it in one line.
+TEST(VerifyCliTest, MscclppPlansGetTheirVerdictsAndRefuseMscclIrOptions) {
+  CliRun good = run_cli("verify examples/mscclpp/allreduce_allpairs_4gpu.json");
+  EXPECT_EQ(good.exit_code, 0) << good.out << good.err;
+  EXPECT_NE(good.out.find("MSCCL++ plan 'allreduce_allpairs', 4 GPUs, every property holds"),
+            std::string::npos)
+      << good.out;
+  CliRun bad = run_cli("verify examples/mscclpp/faulty/missing_signal.json");
+  EXPECT_EQ(bad.exit_code, 1) << bad.out << bad.err;
+  EXPECT_NE(bad.out.find("deadlock freedom: violated: 3 thread block(s) never finish"),
+            std::string::npos)
+      << bad.out;
+  EXPECT_NE(bad.out.find("GPU 0 tb 0 blocked at op 5 (wait) on memory channel 1 from GPU 2: "
+                         "signalled 1 time(s), this is wait 2"),
+            std::string::npos)
+      << bad.out;
+  CliRun option = run_cli("verify examples/mscclpp/allreduce_allpairs_4gpu.json --mode relaxed");
+  EXPECT_EQ(option.exit_code, 2);
+  EXPECT_TRUE(option.out.empty());
+  EXPECT_NE(option.err.find("--mode applies to MSCCL-IR programs"), std::string::npos)
+      << option.err;
+}
+
 TEST(VerifyCliTest, OptionsAreChecked) {
   EXPECT_EQ(run_cli("verify examples/ir/ring_allreduce_4.xml --mode loose").exit_code, 2);
   EXPECT_EQ(run_cli("verify examples/ir/ring_allreduce_4.xml --protocol LL64").exit_code, 2);

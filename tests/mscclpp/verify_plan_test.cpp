@@ -2,6 +2,7 @@
 // each known-bad plan is flagged for its own reason with a counterexample a person can read.
 #include "mscclpp/mscclpp.h"
 
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <gtest/gtest.h>
@@ -31,6 +32,23 @@ std::string first_line(const PlanReport &r, Property p) {
 
 nlohmann::json &ops(nlohmann::json &plan, int gpu) {
   return plan["gpus"][gpu]["threadblocks"][0]["ops"];
+}
+
+// The correct corpus (tests/data/mscclpp/): plans in MSCCL++'s conventions, over memory and
+// port channels, in and out of place, with pipelines, semaphores and barriers. No false alarm.
+TEST(MscclppVerifyTest, EveryPlanOfTheCorrectCorpusHoldsOnEveryProperty) {
+  int plans = 0;
+  for (const auto &entry : std::filesystem::directory_iterator(std::string(SYNCOLL_SOURCE_DIR) +
+                                                               "/tests/data/mscclpp")) {
+    if (entry.path().extension() != ".json")
+      continue;
+    auto plan = read_execution_plan_file(entry.path().string());
+    ASSERT_TRUE(plan) << plan.error().to_string();
+    const PlanReport r = verify_plan(*plan);
+    EXPECT_TRUE(r.all_hold()) << entry.path() << "\n" << r.to_text();
+    ++plans;
+  }
+  EXPECT_GE(plans, 4);
 }
 
 TEST(MscclppVerifyTest, AnAllgatherInMscclppsConventionsHoldsOnEveryProperty) {
