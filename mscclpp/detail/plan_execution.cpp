@@ -8,10 +8,20 @@ bool Execution::step(int ti) {
   Tb &t = tbs_[size_t(ti)];
   const PlanOp &op = *t.steps[t.next].op;
   const OpTraits &traits = op_traits(op.kind);
-  if (traits.packets) {
-    unmodelled_ = fmt::format("packet operations (LL: '{}')", traits.name);
-    return false;
-  }
+  // A packet operation waits for the packets it reads (its sources in the GPU's scratch; a put
+  // or copy of packets reads plain data) to have arrived: their flags say so.
+  const bool reads_packets =
+      traits.packets && op.kind != OpKind::PutPackets && op.kind != OpKind::CopyPackets;
+  if (reads_packets)
+    for (const BufferSlice &s : op.src)
+      if (s.local == PlanBuffer::Scratch)
+        for (int k = s.index; k < s.index + s.size; ++k)
+          if (!packet_writer_.count(location(t.rank, PlanBuffer::Scratch, k))) {
+            t.blocked = fmt::format("{} ({}) waits for packets in GPU {}'s s chunk {}: none "
+                                    "written",
+                                    where(t), traits.name, t.rank, k);
+            return false;
+          }
   // Blocking operations first: nothing happens until they can go on.
   if (op.kind == OpKind::Wait || op.kind == OpKind::RelaxedWait) {
     for (int c : op.channels) {
@@ -120,7 +130,10 @@ bool Execution::step(int ti) {
     if (!unmodelled_.empty())
       return false;
     const bool reduces = op.kind == OpKind::Reduce || op.kind == OpKind::ReduceSend ||
-                         op.kind == OpKind::ReadReduce || op.kind == OpKind::ReadReduceSend;
+                         op.kind == OpKind::ReadReduce || op.kind == OpKind::ReadReduceSend ||
+                         op.kind == OpKind::ReduceSendPackets || op.kind == OpKind::ReducePackets ||
+                         op.kind == OpKind::ReduceCopyPackets ||
+                         op.kind == OpKind::ReduceCopySendPackets;
     const bool port_put = op.channel_kind == ChannelKind::Port;
     std::vector<Value> result;
     for (const Slice &s : src) {
@@ -134,7 +147,8 @@ bool Execution::step(int ti) {
         break; // slice i goes to destination i below
     }
     for (size_t i = 0; i < src.size(); ++i)
-      access(ti, src[i], false, event, op, port_put && op.kind != OpKind::PutWithSignalAndFlush);
+      access(ti, src[i], false, event, op, port_put && op.kind != OpKind::PutWithSignalAndFlush,
+             reads_packets && src[i].buffer == PlanBuffer::Scratch && src[i].rank == t.rank);
     for (size_t i = 0; i < dst.size(); ++i) {
       const std::vector<Value> v = !reduces && src.size() == dst.size() ? read(src[i]) : result;
       if (int(v.size()) != dst[i].size) {
@@ -144,7 +158,12 @@ bool Execution::step(int ti) {
       }
       for (int k = 0; k < dst[i].size; ++k)
         values_[location(dst[i].rank, dst[i].buffer, dst[i].index + k)] = v[size_t(k)];
-      access(ti, dst[i], true, event, op, false);
+      access(ti, dst[i], true, event, op, false, false);
+      if (traits.packets && dst[i].buffer == PlanBuffer::Scratch)
+        for (int k = dst[i].index; k < dst[i].index + dst[i].size; ++k) {
+          const size_t loc = location(dst[i].rank, PlanBuffer::Scratch, k);
+          packet_writer_[loc] = accesses_[loc].size() - 1;
+        }
     }
   }
   // Signals last: they carry what the operation did.

@@ -180,6 +180,7 @@ public:
   std::map<std::pair<int, int>, std::deque<std::pair<Clock, Clock>>> semaphore_tokens_;
   std::set<std::pair<int, int>> taken_initial_;
   std::vector<std::string> structure_;
+  std::map<size_t, size_t> packet_writer_; ///< per scratch chunk: its last packet write's access
   std::string unmodelled_;
 
   // The physical chunk of a GPU's buffer: in place, the input and output share memory as
@@ -257,7 +258,9 @@ public:
         if (remaining < int(r.ids.size())) {
           const PlanRemoteBuffer &rb =
               plan_.gpus[size_t(t.rank)].remote_buffers[size_t(r.ids[size_t(remaining)])];
-          if (!op.channels.empty()) {
+          // Memory channels reach a peer's buffer by its pointer; a port channel's put goes
+          // through the channel, which must lead to the buffer's GPU.
+          if (op.channel_kind == ChannelKind::Port && !op.channels.empty()) {
             const auto ch =
                 channel(t, op.channel_kind, op.channels[std::min(i, op.channels.size() - 1)]);
             if (ch && ch->second != rb.rank)
@@ -275,12 +278,21 @@ public:
 
   std::string where(const Tb &t) const { return t.steps[t.next].where; }
 
-  void access(int ti, const Slice &s, bool writes, int event, const PlanOp &op, bool pending) {
+  // Records the accesses of `s`'s chunks. A packet read (`packet`) is ordered after the write
+  // of the packet it read, and after nothing else of its writer: a flag orders its own data.
+  void access(int ti, const Slice &s, bool writes, int event, const PlanOp &op, bool pending,
+              bool packet) {
     Tb &t = tbs_[size_t(ti)];
     auto data = std::make_shared<const Clock>(t.data);
     auto exec = std::make_shared<const Clock>(t.exec);
     for (int k = s.index; k < s.index + s.size; ++k) {
       const size_t loc = location(s.rank, s.buffer, k);
+      if (packet) {
+        const Access &w = accesses_[loc][packet_writer_.at(loc)];
+        Clock after = t.data;
+        after[size_t(w.tb)] = std::max(after[size_t(w.tb)], w.event);
+        data = std::make_shared<const Clock>(after);
+      }
       accesses_[loc].push_back(
           {ti, event, pending ? 0 : event, writes, pending, pending, op.group_index, op.group_size,
            data, exec,

@@ -48,7 +48,7 @@ TEST(MscclppVerifyTest, EveryPlanOfTheCorrectCorpusHoldsOnEveryProperty) {
     EXPECT_TRUE(r.all_hold()) << entry.path() << "\n" << r.to_text();
     ++plans;
   }
-  EXPECT_GE(plans, 4);
+  EXPECT_GE(plans, 5);
 }
 
 TEST(MscclppVerifyTest, AnAllgatherInMscclppsConventionsHoldsOnEveryProperty) {
@@ -119,13 +119,51 @@ TEST(MscclppVerifyTest, APortPutsSourceRewrittenBeforeItsFlushIsARace) {
       << r.to_text();
 }
 
-TEST(MscclppVerifyTest, PacketAndNvlsPlansAreUnknownNeverHolds) {
-  nlohmann::json plan = plan_json("allgather_2gpu_memory.json");
-  ops(plan, 0)[2]["name"] = "ppkt";
+// LL: a packet is read once its flag says it arrived, and only its own data is ordered by it.
+TEST(MscclppVerifyTest, APacketNeverSentLeavesItsReaderWaiting) {
+  nlohmann::json plan = plan_json("allreduce_packets_4gpu_memory.json");
+  ops(plan, 0).erase(0); // GPU 0 never puts its packets
   const PlanReport r = verify_json(plan);
-  EXPECT_EQ(r.verdict(Property::DeadlockFreedom).kind, VerdictKind::Unknown);
+  EXPECT_EQ(r.verdict(Property::DeadlockFreedom).kind, VerdictKind::Violated) << r.to_text();
+  EXPECT_NE(r.to_text().find("GPU 1 tb 0 blocked at op 1 (respkt) waits for packets in GPU 1's s "
+                             "chunk 0: none written"),
+            std::string::npos)
+      << r.to_text();
+}
+
+TEST(MscclppVerifyTest, ANonPacketReadOfAPacketsChunkIsARace) {
+  nlohmann::json plan = plan_json("allreduce_packets_4gpu_memory.json");
+  // GPU 1 copies out a peer's packet chunk with a plain copy: no flag, no order.
+  nlohmann::json copy = nlohmann::json::object();
+  copy["name"] = "copy";
+  copy["src_buff"] = nlohmann::json::array({{{"type", "s"}, {"index", 0}, {"size", 1}}});
+  copy["dst_buff"] = nlohmann::json::array({{{"type", "s"}, {"index", 7}, {"size", 1}}});
+  ops(plan, 1).insert(ops(plan, 1).begin() + 1, copy);
+  const PlanReport r = verify_json(plan);
+  EXPECT_EQ(r.verdict(Property::RaceFreedom).kind, VerdictKind::Violated) << r.to_text();
+  EXPECT_NE(first_line(r, Property::RaceFreedom)
+                .find("GPU 0 tb 0 op 0 (ppkt) writes GPU 1's s chunk 0 and GPU 1 tb 0 op 1 (copy) "
+                      "reads GPU 1's s chunk 0"),
+            std::string::npos)
+      << r.to_text();
+}
+
+TEST(MscclppVerifyTest, NvlsPlansAreUnknownNeverHolds) {
+  nlohmann::json plan = plan_json("allgather_2gpu_memory.json");
+  nlohmann::json &gpu = plan["gpus"][0];
+  gpu["channels"].push_back({{"channel_type", "switch"},
+                             {"buffer_type", "o"},
+                             {"rank_groups", {{{"size", 2}, {"ranks", {0, 1}}}}}});
+  gpu["threadblocks"][0]["channels"].push_back({{"channel_type", "switch"}, {"channel_ids", {0}}});
+  ops(plan, 0).push_back({{"name", "gstore"},
+                          {"channel_type", "switch"},
+                          {"channel_ids", {0}},
+                          {"src_buff", {{{"type", "o"}, {"index", 0}, {"size", 1}}}},
+                          {"dst_buff", {{{"switch_channel_id", 0}, {"index", 0}, {"size", 1}}}}});
+  const PlanReport r = verify_json(plan);
+  EXPECT_EQ(r.verdict(Property::DeadlockFreedom).kind, VerdictKind::Unknown) << r.to_text();
   EXPECT_EQ(r.verdict(Property::Postcondition).kind, VerdictKind::Unknown);
-  EXPECT_NE(r.verdict(Property::RaceFreedom).summary.find("packet operations (LL: 'ppkt')"),
+  EXPECT_NE(r.verdict(Property::RaceFreedom).summary.find("NVLS (switch channels)"),
             std::string::npos);
 }
 
