@@ -68,6 +68,9 @@ struct OpTraits {
   std::span<const ChannelKind> channel_kinds;
   /// Whether it moves packets (data with its flag, like NCCL's LL): the plan's LL protocol.
   bool packets;
+  /// Whether it sums its sources into its destinations (else destination i takes source i, or
+  /// every destination the one source).
+  bool reduces;
 };
 [[nodiscard]] std::span<const OpTraits> all_op_traits();
 [[nodiscard]] const OpTraits &op_traits(OpKind kind);

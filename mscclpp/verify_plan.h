@@ -34,8 +34,7 @@ struct PlanReport {
 /// Runs the plan's thread blocks under docs/semantics.md's MSCCL++ rules, chunk by chunk, and
 /// decides every property. A pipeline's body runs once over its chunks (its iterations repeat
 /// the same synchronization on disjoint units). Packets (LL) are read once their flags say they
-/// arrived. NVLS (switch channels) is not modelled yet: a plan using it gets "unknown" deadlock,
-/// race and postcondition verdicts saying so, never "holds".
+/// arrived; NVLS (switch channels) loads and stores the same chunks of every GPU of its group.
 [[nodiscard]] PlanReport verify_plan(const ExecutionPlan &plan);
 
 } // namespace syncoll::mscclpp

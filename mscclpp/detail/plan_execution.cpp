@@ -124,16 +124,10 @@ bool Execution::step(int ti) {
     for (const auto &[slices, out] : {std::pair{&op.src, &src}, std::pair{&op.dst, &dst}}) {
       size_t remote = 0;
       for (const BufferSlice &slice : *slices)
-        if (auto s = resolve(t, op, slice, slice.remote ? remote++ : 0))
-          out->push_back(*s);
+        for (const Slice &s : resolve(t, op, slice, slice.remote ? remote++ : 0))
+          out->push_back(s);
     }
-    if (!unmodelled_.empty())
-      return false;
-    const bool reduces = op.kind == OpKind::Reduce || op.kind == OpKind::ReduceSend ||
-                         op.kind == OpKind::ReadReduce || op.kind == OpKind::ReadReduceSend ||
-                         op.kind == OpKind::ReduceSendPackets || op.kind == OpKind::ReducePackets ||
-                         op.kind == OpKind::ReduceCopyPackets ||
-                         op.kind == OpKind::ReduceCopySendPackets;
+    const bool reduces = traits.reduces;
     const bool port_put = op.channel_kind == ChannelKind::Port;
     std::vector<Value> result;
     for (const Slice &s : src) {

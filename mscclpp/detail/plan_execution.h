@@ -159,10 +159,10 @@ public:
   }
 
   void run() {
-    for (bool moved = true; moved && unmodelled_.empty();) {
+    for (bool moved = true; moved;) {
       moved = false;
-      for (size_t t = 0; t < tbs_.size() && unmodelled_.empty(); ++t)
-        while (tbs_[t].next < tbs_[t].steps.size() && unmodelled_.empty() && step(int(t)))
+      for (size_t t = 0; t < tbs_.size(); ++t)
+        while (tbs_[t].next < tbs_[t].steps.size() && step(int(t)))
           moved = true;
     }
   }
@@ -181,7 +181,6 @@ public:
   std::set<std::pair<int, int>> taken_initial_;
   std::vector<std::string> structure_;
   std::map<size_t, size_t> packet_writer_; ///< per scratch chunk: its last packet write's access
-  std::string unmodelled_;
 
   // The physical chunk of a GPU's buffer: in place, the input and output share memory as
   // MSCCL++'s executor is called (Allgather: input = output chunk rank; ReduceScatter: output =
@@ -245,13 +244,30 @@ public:
     PlanBuffer buffer = PlanBuffer::Input;
     int index = 0, size = 1;
   };
-  std::optional<Slice> resolve(const Tb &t, const PlanOp &op, const BufferSlice &s, size_t i) {
+  // The slices `s` names: its own, a peer's, or through a switch channel the same chunks of
+  // the bound buffer on every GPU of the channel's group (NVLS multicast).
+  std::vector<Slice> resolve(const Tb &t, const PlanOp &op, const BufferSlice &s, size_t i) {
     if (s.switch_channel) {
-      unmodelled_ = "NVLS (switch channels)";
-      return std::nullopt;
+      std::vector<int> switches;
+      for (const ThreadBlockChannels &c : t.tb->channels)
+        if (c.kind == ChannelKind::Switch)
+          switches.insert(switches.end(), c.ids.begin(), c.ids.end());
+      int group = switches[size_t(*s.switch_channel)];
+      for (const PlanChannel &c : plan_.gpus[size_t(t.rank)].channels) {
+        if (c.kind != ChannelKind::Switch)
+          continue;
+        if (group < int(c.rank_groups.size())) {
+          std::vector<Slice> members;
+          for (int rank : c.rank_groups[size_t(group)])
+            members.push_back({rank, *c.buffer, s.index, s.size});
+          return members;
+        }
+        group -= int(c.rank_groups.size());
+      }
+      SYNCOLL_UNREACHABLE("the reader checked every switch channel reference");
     }
     if (s.local)
-      return Slice{t.rank, *s.local, s.index, s.size};
+      return {Slice{t.rank, *s.local, s.index, s.size}};
     int remaining = *s.remote;
     for (const ThreadBlockRemoteBuffers &r : t.tb->remote_buffers)
       if (r.access == op.channel_kind) {
@@ -269,7 +285,7 @@ public:
                   t.rank, t.tb->id, where(t), rb.rank, plan_buffer_name(rb.buffer),
                   channel_kind_name(op.channel_kind), ch->second));
           }
-          return Slice{rb.rank, rb.buffer, s.index, s.size};
+          return {Slice{rb.rank, rb.buffer, s.index, s.size}};
         }
         remaining -= int(r.ids.size());
       }

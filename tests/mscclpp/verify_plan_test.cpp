@@ -48,7 +48,7 @@ TEST(MscclppVerifyTest, EveryPlanOfTheCorrectCorpusHoldsOnEveryProperty) {
     EXPECT_TRUE(r.all_hold()) << entry.path() << "\n" << r.to_text();
     ++plans;
   }
-  EXPECT_GE(plans, 5);
+  EXPECT_GE(plans, 6);
 }
 
 TEST(MscclppVerifyTest, AnAllgatherInMscclppsConventionsHoldsOnEveryProperty) {
@@ -148,23 +148,19 @@ TEST(MscclppVerifyTest, ANonPacketReadOfAPacketsChunkIsARace) {
       << r.to_text();
 }
 
-TEST(MscclppVerifyTest, NvlsPlansAreUnknownNeverHolds) {
-  nlohmann::json plan = plan_json("allgather_2gpu_memory.json");
-  nlohmann::json &gpu = plan["gpus"][0];
-  gpu["channels"].push_back({{"channel_type", "switch"},
-                             {"buffer_type", "o"},
-                             {"rank_groups", {{{"size", 2}, {"ranks", {0, 1}}}}}});
-  gpu["threadblocks"][0]["channels"].push_back({{"channel_type", "switch"}, {"channel_ids", {0}}});
-  ops(plan, 0).push_back({{"name", "gstore"},
-                          {"channel_type", "switch"},
-                          {"channel_ids", {0}},
-                          {"src_buff", {{{"type", "o"}, {"index", 0}, {"size", 1}}}},
-                          {"dst_buff", {{{"switch_channel_id", 0}, {"index", 0}, {"size", 1}}}}});
+// NVLS: a multimem store writes the chunk on every GPU of the group; without the closing
+// signal's fence the other GPUs may end before it lands.
+TEST(MscclppVerifyTest, AnNvlsStoreNotFencedBeforeThePeersEndRaces) {
+  nlohmann::json plan = plan_json("allreduce_nvls_4gpu_switch.json");
+  ops(plan, 0)[3]["name"] = "rlxsignal";
   const PlanReport r = verify_json(plan);
-  EXPECT_EQ(r.verdict(Property::DeadlockFreedom).kind, VerdictKind::Unknown) << r.to_text();
-  EXPECT_EQ(r.verdict(Property::Postcondition).kind, VerdictKind::Unknown);
-  EXPECT_NE(r.verdict(Property::RaceFreedom).summary.find("NVLS (switch channels)"),
-            std::string::npos);
+  EXPECT_EQ(r.verdict(Property::RaceFreedom).kind, VerdictKind::Violated) << r.to_text();
+  EXPECT_NE(first_line(r, Property::RaceFreedom)
+                .find("GPU 0 tb 0 op 2 (glres) writes GPU 1's o chunk 0 and GPU 1's user reading "
+                      "output chunk 0 after its kernel"),
+            std::string::npos)
+      << r.to_text();
+  EXPECT_EQ(r.verdict(Property::Postcondition).kind, VerdictKind::Holds);
 }
 
 } // namespace
