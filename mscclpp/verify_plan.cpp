@@ -195,6 +195,7 @@ PlanReport verify_plan(const ExecutionPlan &plan) {
           races.push_back(fmt::format(
               "{} and {}: {}", a.what, b.what,
               a.by_proxy ? "the proxy may still be reading the put's source (no flush between)"
+              : a.writes && a.seen_when_executed ? "nothing orders it after the write"
               : a.writes
                   ? "no signal and wait (or barrier, semaphore) makes the write visible first"
                   : "nothing orders the read before the write"));

@@ -181,7 +181,7 @@ bool Execution::step(int ti) {
 // A write must be visible (data clock), a read finished (execution clock; a port put's source
 // read only once flushed).
 bool ordered(const Access &a, const Access &b) {
-  if (a.writes)
+  if (a.writes && !a.seen_when_executed)
     return (*b.data)[size_t(a.tb)] >= a.event;
   return !a.pending && a.complete > 0 && (*b.exec)[size_t(a.tb)] >= a.complete;
 }

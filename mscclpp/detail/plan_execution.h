@@ -56,6 +56,10 @@ struct Access {
   bool writes = false;
   bool pending = false;  ///< a port put's source read no flush has ended yet
   bool by_proxy = false; ///< a port put's source read (ended by a flush)
+  /// A write every access its execution follows sees: the user's before the kernel (stream
+  /// order completes it), and NVLS's multimem stores (done at the switch when the thread block
+  /// goes on; MSCCL++'s NVLS plans and kernels order them with relaxed signals only).
+  bool seen_when_executed = false;
   int group_index = 0, group_size = 1;
   std::shared_ptr<const Clock> data, exec; ///< the thread block's clocks at the event
   std::string what;
@@ -128,7 +132,7 @@ public:
           if (input)
             values_[loc] = std::vector<uint32_t>{uint32_t(g.id) * kChunkStride + uint32_t(k)};
           accesses_[loc].push_back(
-              {int(launch(g.id)), 1, 1, input, false, false, 0, 1, clock, clock,
+              {int(launch(g.id)), 1, 1, input, false, false, input, 0, 1, clock, clock,
                fmt::format("GPU {}'s {} before its kernel ({} {} chunk {})", g.id,
                            input ? "user writing its input" : "last use of its buffers",
                            input ? "writes" : "reads", plan_buffer_name(b), k)});
@@ -153,7 +157,7 @@ public:
       auto e = std::make_shared<const Clock>(exec);
       for (int k = 0; k < g.output_chunks; ++k)
         accesses_[location(g.id, PlanBuffer::Output, k)].push_back(
-            {int(launch(g.id)), 2, 2, false, false, false, 0, 1, d, e,
+            {int(launch(g.id)), 2, 2, false, false, false, false, 0, 1, d, e,
              fmt::format("GPU {}'s user reading output chunk {} after its kernel", g.id, k)});
     }
   }
@@ -310,8 +314,9 @@ public:
         data = std::make_shared<const Clock>(after);
       }
       accesses_[loc].push_back(
-          {ti, event, pending ? 0 : event, writes, pending, pending, op.group_index, op.group_size,
-           data, exec,
+          {ti, event, pending ? 0 : event, writes, pending, pending,
+           writes && op.channel_kind == ChannelKind::Switch, op.group_index, op.group_size, data,
+           exec,
            fmt::format("GPU {} tb {} {} ({}) {} GPU {}'s {} chunk {}", t.rank, t.tb->id, where(t),
                        op_traits(op.kind).name, writes ? "writes" : "reads", s.rank,
                        plan_buffer_name(s.buffer), k)});
