@@ -8,6 +8,7 @@
 #include "lowering/compile.h"
 #include "lowering/from_algorithm.h"
 #include "model/algorithm.h"
+#include "mscclpp/mscclpp.h"
 
 #include <fmt/format.h>
 #include <memory>
@@ -28,6 +29,7 @@ struct LowerArgs {
   std::string passes = "connection";
   bool passes_given = false;
   std::string output;
+  std::string format = "xml";
   bool list = false;
 };
 
@@ -114,9 +116,28 @@ Expected<lowering::DslProgram> dsl_program(const LowerArgs &a) {
 }
 
 // Prints the verdict and writes the XML of a verified program only.
+// A verified program as an MSCCL++ plan, written only when the plan verifies too.
+Expected<int> write_mscclpp_plan(const verifier::VerifiedProgram &verified,
+                                 const std::string &output) {
+  SYNCOLL_TRY(plan, mscclpp::plan_from_program(verified));
+  const mscclpp::PlanReport report = mscclpp::verify_plan(plan);
+  if (!report.all_hold()) {
+    fmt::print("{}not written: the MSCCL++ plan fails verification (a lowering bug: please "
+               "report)\n",
+               report.to_text());
+    return kCheckFailed;
+  }
+  fmt::print("MSCCL++ plan verified: structure, deadlock freedom, race freedom, postcondition "
+             "({} GPUs, {} thread blocks on GPU 0)\n",
+             plan.gpus.size(), plan.gpus.front().threadblocks.size());
+  if (!output.empty())
+    SYNCOLL_CHECK(write_output(output, mscclpp::execution_plan_json(plan)));
+  return kSuccess;
+}
+
 Expected<int> finish(const tl::expected<verifier::VerifiedProgram, verifier::Report> &verified,
                      const Program &program, const std::vector<std::string> &advice,
-                     const std::string &output) {
+                     const std::string &output, const std::string &format) {
   if (!verified) {
     const verifier::Report &report = verified.error();
     fmt::print("{}", report.to_text());
@@ -154,6 +175,8 @@ Expected<int> finish(const tl::expected<verifier::VerifiedProgram, verifier::Rep
   fmt::print("verified: structure, resources, deadlock freedom, race freedom, postcondition "
              "({})\n",
              program.in_place() ? "in place" : "out of place");
+  if (format == "mscclpp")
+    return write_mscclpp_plan(*verified, output);
   if (!output.empty())
     SYNCOLL_CHECK(write_output(output, lowering::write_deployment_xml(*verified)));
   return kSuccess;
@@ -184,7 +207,7 @@ Expected<int> run_lower_by_connection(const LowerArgs &a) {
              protocol_traits(lowered.program.protocol()).name, s.transfers, s.steps,
              lowered.program.num_channels(), s.max_thread_blocks, s.longest_thread_block,
              s.scratch_chunks);
-  return finish(lowered.verified, lowered.program, lowered.advice, a.output);
+  return finish(lowered.verified, lowered.program, lowered.advice, a.output, a.format);
 }
 
 // Lowers, prints the summary and the verdict, and writes the XML of a verified program only.
@@ -203,7 +226,7 @@ Expected<int> run_lower(const LowerArgs &a) {
   lower_options.instances = a.instances;
   SYNCOLL_TRY(lowered, lowering::lower(dsl, lower_options));
   summarize(lowered);
-  return finish(lowered.verified, lowered.program, {}, a.output);
+  return finish(lowered.verified, lowered.program, {}, a.output, a.format);
 }
 
 } // namespace
@@ -235,7 +258,11 @@ void add_lower_command(CLI::App &app, RunResult &result) {
       ->capture_default_str()
       ->check(CLI::IsMember({"connection", "gc3"}))
       ->each([args](const std::string &) { args->passes_given = true; });
-  cmd->add_option("-o,--output", args->output, "write the XML here ('-' for stdout)")
+  cmd->add_option("--format", args->format,
+                  "what -o writes: xml (MSCCL-IR, the default) or mscclpp (an MSCCL++ execution "
+                  "plan, written only when it verifies too)")
+      ->check(CLI::IsMember({"xml", "mscclpp"}));
+  cmd->add_option("-o,--output", args->output, "write the XML (or plan) here ('-' for stdout)")
       ->check(writable_file());
   cmd->callback([&result, args] {
     if (args->list) {

@@ -7,6 +7,8 @@
 //                channels it runs on)
 //   plan_json.h  read_execution_plan: a plan from its JSON, checked as the executor indexes it,
 //                one located error for a malformed or inconsistent plan
+//   from_program.h plan_from_program: a verified MSCCL-IR program as a plan (syncoll lower
+//                --format mscclpp)
 //   verify_plan.h verify_plan: the plan's structure, deadlock freedom, race freedom and its
 //                collective's postcondition, each a verdict with a readable counterexample
 //
@@ -14,6 +16,7 @@
 // flushes, barriers and semaphores order: docs/semantics.md, "MSCCL++ execution plans".
 #pragma once
 
+#include "mscclpp/from_program.h"
 #include "mscclpp/plan.h"
 #include "mscclpp/plan_json.h"
 #include "mscclpp/verify_plan.h"

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace syncoll::mscclpp {
 namespace {
@@ -442,6 +443,135 @@ bool is_execution_plan(std::string_view text) {
 Expected<ExecutionPlan> read_execution_plan_file(const std::string &path) {
   SYNCOLL_TRY(text, read_text_file(path));
   return read_execution_plan(text, path);
+}
+
+} // namespace syncoll::mscclpp
+
+namespace syncoll::mscclpp {
+namespace {
+
+using nlohmann::ordered_json;
+
+ordered_json slice_json(const BufferSlice &s) {
+  ordered_json j;
+  if (s.local)
+    j["type"] = std::string(plan_buffer_name(*s.local));
+  if (s.remote)
+    j["buffer_id"] = *s.remote;
+  if (s.switch_channel)
+    j["switch_channel_id"] = *s.switch_channel;
+  j["index"] = s.index;
+  j["size"] = s.size;
+  return j;
+}
+
+ordered_json op_json(const PlanOp &op) {
+  ordered_json j;
+  j["name"] = std::string(op_traits(op.kind).name);
+  if (op.channel_kind != ChannelKind::None) {
+    j["channel_type"] = std::string(channel_kind_name(op.channel_kind));
+    if (!op.channels.empty())
+      j["channel_ids"] = op.channels;
+  }
+  for (const auto &[key, slices] : {std::pair{"src_buff", &op.src}, std::pair{"dst_buff", &op.dst}})
+    if (!slices->empty()) {
+      ordered_json list = ordered_json::array();
+      for (const BufferSlice &s : *slices)
+        list.push_back(slice_json(s));
+      j[key] = list;
+    }
+  if (op.group_size > 1)
+    j["tbg_info"] = {{"tb_id", op.group_index}, {"tbg_size", op.group_size}};
+  if (op.barrier_id)
+    j["barrier_id"] = *op.barrier_id;
+  if (op.barrier_threadblocks)
+    j["num_threadblocks"] = *op.barrier_threadblocks;
+  if (!op.semaphores.empty())
+    j["semaphore_ids"] = op.semaphores;
+  if (op.kind == OpKind::Pipeline) {
+    j["iter_context"] = {{"unit_size", op.pipeline_unit_bytes}, {"num_chunks", op.pipeline_chunks}};
+    ordered_json body = ordered_json::array();
+    for (const PlanOp &inner : op.ops)
+      body.push_back(op_json(inner));
+    j["ops"] = body;
+  }
+  return j;
+}
+
+ordered_json gpu_json(const PlanGpu &g) {
+  ordered_json j;
+  j["id"] = g.id;
+  j["input_chunks"] = g.input_chunks;
+  j["output_chunks"] = g.output_chunks;
+  j["scratch_chunks"] = g.scratch_chunks;
+  ordered_json tbs = ordered_json::array();
+  for (const PlanThreadBlock &tb : g.threadblocks) {
+    ordered_json t;
+    t["id"] = tb.id;
+    ordered_json ops = ordered_json::array();
+    for (const PlanOp &op : tb.ops)
+      ops.push_back(op_json(op));
+    t["ops"] = ops;
+    t["channels"] = ordered_json::array();
+    for (const ThreadBlockChannels &c : tb.channels)
+      t["channels"].push_back(
+          {{"channel_type", std::string(channel_kind_name(c.kind))}, {"channel_ids", c.ids}});
+    t["remote_buffer_refs"] = ordered_json::array();
+    for (const ThreadBlockRemoteBuffers &r : tb.remote_buffers)
+      t["remote_buffer_refs"].push_back(
+          {{"access_channel_type", std::string(channel_kind_name(r.access))},
+           {"remote_buffer_ids", r.ids}});
+    tbs.push_back(t);
+  }
+  j["threadblocks"] = tbs;
+  j["channels"] = ordered_json::array();
+  for (const PlanChannel &c : g.channels) {
+    ordered_json cj;
+    cj["channel_type"] = std::string(channel_kind_name(c.kind));
+    if (c.kind == ChannelKind::Switch) {
+      cj["buffer_type"] = std::string(plan_buffer_name(*c.buffer));
+      cj["rank_groups"] = ordered_json::array();
+      for (const std::vector<int> &group : c.rank_groups)
+        cj["rank_groups"].push_back({{"size", group.size()}, {"ranks", group}});
+    } else {
+      cj["connected_to"] = c.peers;
+    }
+    j["channels"].push_back(cj);
+  }
+  j["remote_buffers"] = ordered_json::array();
+  for (const PlanRemoteBuffer &rb : g.remote_buffers) {
+    ordered_json access = ordered_json::array();
+    for (ChannelKind k : rb.access)
+      access.push_back(std::string(channel_kind_name(k)));
+    j["remote_buffers"].push_back({{"rank", rb.rank},
+                                   {"type", std::string(plan_buffer_name(rb.buffer))},
+                                   {"access_channel_types", access}});
+  }
+  j["semaphores"] = ordered_json::array();
+  for (int init : g.semaphores)
+    j["semaphores"].push_back({{"init_value", init}});
+  return j;
+}
+
+} // namespace
+
+std::string execution_plan_json(const ExecutionPlan &plan) {
+  ordered_json j;
+  j["name"] = plan.name;
+  j["collective"] = std::string(collective_kind_name(plan.collective));
+  j["protocol"] = plan.packets ? "LL" : "Simple";
+  j["inplace"] = plan.in_place;
+  j["reuse_resources"] = plan.reuse_resources;
+  ordered_json gpus = ordered_json::array();
+  for (const PlanGpu &g : plan.gpus)
+    gpus.push_back(gpu_json(g));
+  j["gpus"] = gpus;
+  j["num_threads_per_block"] = plan.threads_per_block;
+  j["use_double_scratch_buffer"] = plan.double_scratch;
+  j["buffer_alignment"] = plan.buffer_alignment;
+  j["min_message_size"] = plan.min_message_bytes;
+  j["max_message_size"] = plan.max_message_bytes;
+  return to_canonical_json(j);
 }
 
 } // namespace syncoll::mscclpp

@@ -23,3 +23,11 @@ namespace syncoll::mscclpp {
 [[nodiscard]] Expected<ExecutionPlan> read_execution_plan_file(const std::string &path);
 
 } // namespace syncoll::mscclpp
+
+namespace syncoll::mscclpp {
+
+/// The plan as MSCCL++'s executor reads it (the fields read_execution_plan reads, in the
+/// executor's spelling), canonical JSON: writing what was read gives the same plan back.
+[[nodiscard]] std::string execution_plan_json(const ExecutionPlan &plan);
+
+} // namespace syncoll::mscclpp

@@ -167,6 +167,7 @@ const OptionRow kRows[] = {
     {"lower", "--protocol", "--example ring_allreduce -n 4", "--example ring_allreduce -n 4 --protocol LL", Expect::Changes},
     {"lower", "--instances", "--example ring_allreduce -n 4", "--example ring_allreduce -n 4 --instances 2", Expect::Changes},
     {"lower", "-o", "--example ring_allreduce -n 4", "--example ring_allreduce -n 4 -o {out}", Expect::Writes},
+    {"lower", "--format", "--example ring_allreduce -n 4", "--example ring_allreduce -n 4 --format mscclpp", Expect::Changes},
     {"verify", "-c", "examples/ir/ring_allreduce_4.xml", "examples/ir/ring_allreduce_4.xml -c allgather", Expect::Changes},
     {"verify", "-C", "examples/ir/ring_allreduce_4.xml -c allreduce", "examples/ir/ring_allreduce_4.xml -c allreduce -C 2", Expect::Changes},
     {"verify", "--root", "examples/ir/ring_allreduce_4.xml -c broadcast --root 0", "examples/ir/ring_allreduce_4.xml -c broadcast --root 9", Expect::Refused},

@@ -1,5 +1,6 @@
 #include "tests/cli/run_cli.h"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace syncoll::testing {
@@ -58,6 +59,25 @@ TEST(VerifyCliTest, MscclppPlansGetTheirVerdictsAndRefuseMscclIrOptions) {
   EXPECT_TRUE(option.out.empty());
   EXPECT_NE(option.err.find("--mode applies to MSCCL-IR programs"), std::string::npos)
       << option.err;
+}
+
+// Every DSL example of an MSCCL++ collective lowers to an MSCCL++ plan that verifies, written
+// by `lower --format mscclpp` and read back by `verify`; a custom collective is refused.
+TEST(VerifyCliTest, EveryDslExampleLowersToAnMscclppPlanThatVerifies) {
+  for (const char *example :
+       {"ring_allgather", "ring_allreduce", "allpairs_allreduce", "recursive_doubling_allgather",
+        "hierarchical_allreduce", "two_step_alltoall"}) {
+    const std::string plan = ::testing::TempDir() + example + ".plan.json";
+    CliRun lowered =
+        run_cli(fmt::format("lower --example {} -n 8 --format mscclpp -o {}", example, plan));
+    ASSERT_EQ(lowered.exit_code, 0) << example << lowered.out << lowered.err;
+    EXPECT_NE(lowered.out.find("MSCCL++ plan verified"), std::string::npos) << lowered.out;
+    CliRun verified = run_cli("verify " + plan);
+    EXPECT_EQ(verified.exit_code, 0) << example << verified.out;
+  }
+  CliRun custom = run_cli("lower --example alltonext -n 4 --format mscclpp");
+  EXPECT_EQ(custom.exit_code, 2);
+  EXPECT_NE(custom.err.find("MSCCL++'s executor runs allreduce"), std::string::npos) << custom.err;
 }
 
 TEST(VerifyCliTest, OptionsAreChecked) {

@@ -1,0 +1,20 @@
+// A verified MSCCL-IR program as an MSCCL++ execution plan (docs/semantics.md, "MSCCL++
+// execution plans"), so that what syncoll lowers and proves runs on MSCCL++'s executor too.
+#pragma once
+
+#include "model/diagnostics.h"
+#include "mscclpp/plan.h"
+#include "verifier/verify.h"
+
+namespace syncoll::mscclpp {
+
+/// The plan of a verified program: each thread block one thread block, each connection (sender,
+/// receiver, channel) a memory channel each way, each message its own slot in the receiver's
+/// scratch (so that no slot is reused within a call; calls alternate scratch halves:
+/// use_double_scratch_buffer). A send puts its payload into the receiver's slot and signals; a
+/// receive waits, then copies or reduces from the slot; a dependency is a device semaphore the
+/// depended-on step releases and the dependent step acquires. Fails for a collective MSCCL++'s
+/// executor does not name (gather, scatter, reduce, custom).
+[[nodiscard]] Expected<ExecutionPlan> plan_from_program(const verifier::VerifiedProgram &verified);
+
+} // namespace syncoll::mscclpp
