@@ -73,9 +73,7 @@ PlanOp channel_op(OpKind kind, int channel) {
 Expected<ExecutionPlan> plan_from_program(const verifier::VerifiedProgram &verified) {
   const Program &p = verified.program();
   const CollectiveKind kind = verified.collective().kind();
-  if (kind != CollectiveKind::Allreduce && kind != CollectiveKind::Allgather &&
-      kind != CollectiveKind::ReduceScatter && kind != CollectiveKind::Broadcast &&
-      kind != CollectiveKind::Alltoall)
+  if (!is_mscclpp_collective(kind))
     return fail({}, fmt::format("MSCCL++'s executor runs allreduce, allgather, reducescatter, "
                                 "broadcast and alltoall plans; '{}' is {}",
                                 p.name(), collective_kind_name(kind)));

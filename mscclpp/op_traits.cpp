@@ -109,6 +109,12 @@ std::string_view channel_kind_name(ChannelKind kind) {
   SYNCOLL_UNREACHABLE("a channel kind without a name");
 }
 
+bool is_mscclpp_collective(CollectiveKind kind) {
+  return kind == CollectiveKind::Allreduce || kind == CollectiveKind::Allgather ||
+         kind == CollectiveKind::ReduceScatter || kind == CollectiveKind::Broadcast ||
+         kind == CollectiveKind::Alltoall;
+}
+
 std::string_view plan_buffer_name(PlanBuffer buffer) {
   switch (buffer) {
   case PlanBuffer::Input:

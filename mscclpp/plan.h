@@ -77,6 +77,9 @@ struct OpTraits {
 [[nodiscard]] const OpTraits *find_op(std::string_view name);
 
 [[nodiscard]] std::string_view channel_kind_name(ChannelKind kind);
+/// Whether MSCCL++'s executor runs plans of the collective: allreduce, allgather, reducescatter,
+/// broadcast (from GPU 0) and alltoall.
+[[nodiscard]] bool is_mscclpp_collective(CollectiveKind kind);
 [[nodiscard]] std::string_view plan_buffer_name(PlanBuffer buffer);
 
 /// Chunks [index, index + size) of a buffer: the GPU's own, a peer's through one of the thread

@@ -378,9 +378,7 @@ Expected<ExecutionPlan> read_execution_plan(std::string_view text, const std::st
   SYNCOLL_TRY(coll_view, root.member("collective"));
   SYNCOLL_TRY(coll, coll_view.as_string());
   const auto kind = parse_collective_kind(coll);
-  if (!kind || (*kind != CollectiveKind::Allreduce && *kind != CollectiveKind::Allgather &&
-                *kind != CollectiveKind::ReduceScatter && *kind != CollectiveKind::Broadcast &&
-                *kind != CollectiveKind::Alltoall))
+  if (!kind || !is_mscclpp_collective(*kind))
     return coll_view.error(fmt::format("collective '{}' is none of MSCCL++'s (allreduce, "
                                        "allgather, reducescatter, broadcast, alltoall)",
                                        coll));
