@@ -1,8 +1,10 @@
 #include "cli/cli_support.h"
 
+#include "lowering/compile.h"
 #include "model/collective_traits.h"
 #include "model/json_document.h"
 #include "model/topology_json.h"
+#include "mscclpp/mscclpp.h"
 #include "nccl/topo_xml.h"
 
 #include <cstdio>
@@ -433,6 +435,38 @@ void StageProgress::operator()(std::string_view stage) const {
   fmt::print(stderr, "[{:6.1f} s] {}: {}\n",
              std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(),
              command_, stage);
+}
+
+namespace {
+
+// A verified program as an MSCCL++ plan, written only when the plan verifies too.
+Expected<int> write_mscclpp_plan(const verifier::VerifiedProgram &verified,
+                                 const std::string &output) {
+  SYNCOLL_TRY(plan, mscclpp::plan_from_program(verified));
+  const mscclpp::PlanReport report = mscclpp::verify_plan(plan);
+  if (!report.all_hold()) {
+    fmt::print("{}not written: the MSCCL++ plan fails verification (a lowering bug: please "
+               "report)\n",
+               report.to_text());
+    return kCheckFailed;
+  }
+  fmt::print("MSCCL++ plan verified: structure, deadlock freedom, race freedom, postcondition "
+             "({} GPUs, {} thread blocks on GPU 0)\n",
+             plan.gpus.size(), plan.gpus.front().threadblocks.size());
+  if (!output.empty())
+    SYNCOLL_CHECK(write_output(output, mscclpp::execution_plan_json(plan)));
+  return kSuccess;
+}
+
+} // namespace
+
+Expected<int> write_verified_program(const verifier::VerifiedProgram &verified,
+                                     const std::string &output, const std::string &format) {
+  if (format == "mscclpp")
+    return write_mscclpp_plan(verified, output);
+  if (!output.empty())
+    SYNCOLL_CHECK(write_output(output, lowering::write_deployment_xml(verified)));
+  return int(kSuccess);
 }
 
 } // namespace syncoll::cli

@@ -11,6 +11,7 @@
 #include "model/topology.h"
 #include "model/topology_library.h"
 #include "simulator/system_model.h"
+#include "verifier/verify.h"
 
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -150,6 +151,13 @@ struct BuiltSystem {
   /// The preset's name and, for a dump, where its node and NICs came from.
   [[nodiscard]] std::string label() const { return std::string(preset->name) + origin; }
 };
+
+/// Writes a verified program to `output` (nothing for an empty one) as `format` asks: "xml"
+/// (MSCCL-IR) or "mscclpp" (an MSCCL++ execution plan, checked by verify_plan first: a plan that
+/// does not verify is reported and not written, exit 1, as a lowering bug).
+[[nodiscard]] Expected<int> write_verified_program(const verifier::VerifiedProgram &verified,
+                                                   const std::string &output,
+                                                   const std::string &format);
 
 /// `--system NAME` with the topology options that change it: --nodes, --gpus (GPUs per node),
 /// --nics (NICs per node), --nic-bandwidth (one NIC's line rate, GB/s) and --fabric. Every other

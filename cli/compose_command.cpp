@@ -33,6 +33,7 @@ struct ComposeArgs {
   bool search = false;
   std::string size = "1MiB";
   std::string output;
+  std::string format = "xml";
   std::string dot;
 };
 
@@ -137,9 +138,7 @@ Expected<int> run_plan(const ComposeArgs &a, const Input &input, const compose::
   fmt::print("verified; simulated {:.1f} us, busbw {:.1f} GB/s{}\n",
              double(sim.result.completion) / 1e6, sim.result.busbw_gbps,
              whole_machine ? "" : " (on the machine less the links its transports leave unused)");
-  if (!a.output.empty())
-    SYNCOLL_CHECK(write_output(a.output, lowering::write_deployment_xml(*lowered.verified)));
-  return int(kSuccess);
+  return write_verified_program(*lowered.verified, a.output, a.format);
 }
 
 Expected<int> run_compose(const ComposeArgs &a) {
@@ -231,7 +230,11 @@ void add_compose_command(CLI::App &app, RunResult &result) {
   cmd->add_flag("--search", args->search, "try the candidate plans and keep the fastest");
   cmd->add_option("-s,--size,--sizes", args->size, "one size, as nccl-tests counts it")
       ->capture_default_str();
-  cmd->add_option("-o,--output", args->output, "write the verified program's XML here")
+  cmd->add_option("--format", args->format,
+                  "what -o writes: xml (MSCCL-IR, the default) or mscclpp (an MSCCL++ execution "
+                  "plan, written only when it verifies too)")
+      ->check(CLI::IsMember({"xml", "mscclpp"}));
+  cmd->add_option("-o,--output", args->output, "write the verified program's XML (or plan) here")
       ->check(writable_file());
   cmd->add_option("--dot", args->dot, "write the plan drawn by level (DOT) here")
       ->check(writable_file());

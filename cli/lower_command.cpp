@@ -8,7 +8,6 @@
 #include "lowering/compile.h"
 #include "lowering/from_algorithm.h"
 #include "model/algorithm.h"
-#include "mscclpp/mscclpp.h"
 
 #include <fmt/format.h>
 #include <memory>
@@ -116,25 +115,6 @@ Expected<lowering::DslProgram> dsl_program(const LowerArgs &a) {
 }
 
 // Prints the verdict and writes the XML of a verified program only.
-// A verified program as an MSCCL++ plan, written only when the plan verifies too.
-Expected<int> write_mscclpp_plan(const verifier::VerifiedProgram &verified,
-                                 const std::string &output) {
-  SYNCOLL_TRY(plan, mscclpp::plan_from_program(verified));
-  const mscclpp::PlanReport report = mscclpp::verify_plan(plan);
-  if (!report.all_hold()) {
-    fmt::print("{}not written: the MSCCL++ plan fails verification (a lowering bug: please "
-               "report)\n",
-               report.to_text());
-    return kCheckFailed;
-  }
-  fmt::print("MSCCL++ plan verified: structure, deadlock freedom, race freedom, postcondition "
-             "({} GPUs, {} thread blocks on GPU 0)\n",
-             plan.gpus.size(), plan.gpus.front().threadblocks.size());
-  if (!output.empty())
-    SYNCOLL_CHECK(write_output(output, mscclpp::execution_plan_json(plan)));
-  return kSuccess;
-}
-
 Expected<int> finish(const tl::expected<verifier::VerifiedProgram, verifier::Report> &verified,
                      const Program &program, const std::vector<std::string> &advice,
                      const std::string &output, const std::string &format) {
@@ -175,11 +155,7 @@ Expected<int> finish(const tl::expected<verifier::VerifiedProgram, verifier::Rep
   fmt::print("verified: structure, resources, deadlock freedom, race freedom, postcondition "
              "({})\n",
              program.in_place() ? "in place" : "out of place");
-  if (format == "mscclpp")
-    return write_mscclpp_plan(*verified, output);
-  if (!output.empty())
-    SYNCOLL_CHECK(write_output(output, lowering::write_deployment_xml(*verified)));
-  return kSuccess;
+  return write_verified_program(*verified, output, format);
 }
 
 // Sends from which lowering takes about a second: stages go to stderr from there.

@@ -123,6 +123,7 @@ const OptionRow kRows[] = {
     {"compose", "-c", "-c allgather --system dgx_h100 --nodes 2", "-c broadcast --system dgx_h100 --nodes 2", Expect::Changes},
     {"compose", "--file", "-c allreduce --system dgx_h100 --gpus 2", "--file examples/compositions/allreduce_2.json --system dgx_h100 --gpus 2", Expect::Changes},
     {"compose", "--system", "-c allgather --system dgx_h100 --nodes 2", "-c allgather --system dgx_a100 --nodes 2", Expect::Changes},
+    {"compose", "--format", "-c allgather --system dgx_h100 --nodes 2", "-c allgather --system dgx_h100 --nodes 2 --format mscclpp", Expect::Changes},
     {"compose", "--nodes", "-c allgather --system dgx_h100 --nodes 2", "-c allgather --system dgx_h100 --nodes 3", Expect::Changes},
     {"compose", "--nics", "-c allgather --system dgx_h100 --nodes 2 -s 64MiB", "-c allgather --system dgx_h100 --nodes 2 -s 64MiB --nics 1", Expect::Changes},
     {"compose", "--nics", "-c allgather --system dgx_h100", "-c allgather --system dgx_h100 --nics 1", Expect::Refused},

@@ -61,8 +61,9 @@ TEST(VerifyCliTest, MscclppPlansGetTheirVerdictsAndRefuseMscclIrOptions) {
       << option.err;
 }
 
-// Every DSL example of an MSCCL++ collective lowers to an MSCCL++ plan that verifies, written
-// by `lower --format mscclpp` and read back by `verify`; a custom collective is refused.
+// Every DSL example of an MSCCL++ collective, and a composed plan, lowers to an MSCCL++ plan
+// that verifies, written by `--format mscclpp` and read back by `verify`; a custom collective is
+// refused.
 TEST(VerifyCliTest, EveryDslExampleLowersToAnMscclppPlanThatVerifies) {
   for (const char *example :
        {"ring_allgather", "ring_allreduce", "allpairs_allreduce", "recursive_doubling_allgather",
@@ -75,6 +76,12 @@ TEST(VerifyCliTest, EveryDslExampleLowersToAnMscclppPlanThatVerifies) {
     CliRun verified = run_cli("verify " + plan);
     EXPECT_EQ(verified.exit_code, 0) << example << verified.out;
   }
+  // A composed plan across two DGX H100 nodes goes the same way.
+  const std::string composed = ::testing::TempDir() + "composed.plan.json";
+  CliRun compose =
+      run_cli("compose -c allreduce --system dgx_h100 --nodes 2 --format mscclpp -o " + composed);
+  ASSERT_EQ(compose.exit_code, 0) << compose.out << compose.err;
+  EXPECT_EQ(run_cli("verify " + composed).exit_code, 0);
   CliRun custom = run_cli("lower --example alltonext -n 4 --format mscclpp");
   EXPECT_EQ(custom.exit_code, 2);
   EXPECT_NE(custom.err.find("MSCCL++'s executor runs allreduce"), std::string::npos) << custom.err;
