@@ -1,6 +1,8 @@
 #include "tests/cli/run_cli.h"
 
+#include <algorithm>
 #include <fmt/format.h>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 namespace syncoll::testing {
@@ -54,6 +56,19 @@ TEST(VerifyCliTest, MscclppPlansGetTheirVerdictsAndRefuseMscclIrOptions) {
                          "signalled 1 time(s), this is wait 2"),
             std::string::npos)
       << bad.out;
+  // A malformed plan: one located line, exit 2, nothing on stdout.
+  std::ifstream in(std::string(SYNCOLL_SOURCE_DIR) +
+                   "/examples/mscclpp/allreduce_allpairs_4gpu.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text.replace(text.find("\"rre\""), 5, "\"rrx\"");
+  const std::string malformed = ::testing::TempDir() + "malformed_plan.json";
+  std::ofstream(malformed) << text;
+  CliRun bad_input = run_cli("verify " + malformed);
+  EXPECT_EQ(bad_input.exit_code, 2);
+  EXPECT_TRUE(bad_input.out.empty()) << bad_input.out;
+  EXPECT_EQ(std::count(bad_input.err.begin(), bad_input.err.end(), '\n'), 1) << bad_input.err;
+  EXPECT_NE(bad_input.err.find(malformed + ":"), std::string::npos) << bad_input.err;
+  EXPECT_NE(bad_input.err.find("unknown operation 'rrx'"), std::string::npos) << bad_input.err;
   CliRun option = run_cli("verify examples/mscclpp/allreduce_allpairs_4gpu.json --mode relaxed");
   EXPECT_EQ(option.exit_code, 2);
   EXPECT_TRUE(option.out.empty());
