@@ -94,32 +94,17 @@ std::vector<std::string> shape_issues(const ExecutionPlan &plan) {
   const int n = int(plan.gpus.size());
   for (const PlanGpu &g : plan.gpus) {
     const int in = g.input_chunks, o = g.output_chunks;
+    // The reader took one of MSCCL++'s five collectives (is_mscclpp_collective).
+    const CollectiveKind kind = plan.collective;
     std::string need;
-    switch (plan.collective) {
-    case CollectiveKind::Allgather:
-      if (o != n * in)
-        need = fmt::format("{} output chunks ({} GPUs x {} input chunks)", n * in, n, in);
-      break;
-    case CollectiveKind::ReduceScatter:
-      if (in != n * o)
-        need = fmt::format("{} input chunks ({} GPUs x {} output chunks)", n * o, n, o);
-      break;
-    case CollectiveKind::Alltoall:
-      if (in != o || o % n != 0)
-        need = fmt::format("as many input as output chunks, a multiple of {} GPUs", n);
-      break;
-    case CollectiveKind::Allreduce:
-    case CollectiveKind::Broadcast:
-      if (in != o)
-        need = "as many input as output chunks";
-      break;
-    case CollectiveKind::Gather:
-    case CollectiveKind::Scatter:
-    case CollectiveKind::Reduce:
-    case CollectiveKind::AllToNext:
-    case CollectiveKind::Custom:
-      SYNCOLL_UNREACHABLE("the reader takes MSCCL++'s five collectives only");
-    }
+    if (kind == CollectiveKind::Allgather && o != n * in)
+      need = fmt::format("{} output chunks ({} GPUs x {} input chunks)", n * in, n, in);
+    else if (kind == CollectiveKind::ReduceScatter && in != n * o)
+      need = fmt::format("{} input chunks ({} GPUs x {} output chunks)", n * o, n, o);
+    else if (kind == CollectiveKind::Alltoall && (in != o || o % n != 0))
+      need = fmt::format("as many input as output chunks, a multiple of {} GPUs", n);
+    else if ((kind == CollectiveKind::Allreduce || kind == CollectiveKind::Broadcast) && in != o)
+      need = "as many input as output chunks";
     if (!need.empty())
       out.push_back(fmt::format("GPU {} has {} input and {} output chunks; {} needs {}", g.id, in,
                                 o, collective_kind_name(plan.collective), need));
