@@ -6,6 +6,7 @@
 #include "model/collective_traits.h"
 #include "model/json_document.h"
 #include "model/mscclir.h"
+#include "mscclpp/mscclpp.h"
 #include "nccl/algorithms.h"
 #include "nccl/graph_xml.h"
 #include "nccl/nccl_tests.h"
@@ -129,6 +130,8 @@ struct Subject {
   std::optional<StreamedRing> streamed = std::nullopt;
   /// A graph file whose rings NCCL could not run on the topology: the verdict, nothing simulated.
   std::optional<Diagnostic> broken_graph = std::nullopt;
+  /// An MSCCL++ execution plan (mscclpp/simulate_plan.h times it).
+  std::optional<mscclpp::ExecutionPlan> plan = std::nullopt;
 };
 
 Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topology,
@@ -354,6 +357,14 @@ Expected<Subject> file_subject(const SimulateArgs &a) {
     SYNCOLL_TRY(parsed, JsonDocument::parse(text, a.input));
     doc = std::move(parsed);
   }
+  if (doc && mscclpp::is_execution_plan(text)) {
+    SYNCOLL_TRY(plan, mscclpp::read_execution_plan(text, a.input));
+    const std::string what =
+        fmt::format("MSCCL++ plan '{}' ({}; first-come links and ports, a pipeline's body run "
+                    "once over its chunks)",
+                    plan.name, collective_kind_name(plan.collective));
+    return Subject{std::nullopt, std::nullopt, what, std::nullopt, std::nullopt, std::move(plan)};
+  }
   if (doc && !is_program_json(doc->root())) {
     SYNCOLL_TRY(algorithm, algorithm_from_json(doc->root()));
     return Subject{std::nullopt, std::move(algorithm), a.input};
@@ -368,6 +379,15 @@ simulate_sizes(const Subject &subject, const SimulateArgs &a, const Topology &to
                const simulator::SystemModel *system, const simulator::CostModel &model,
                std::optional<Protocol> protocol, const std::vector<int64_t> &sizes) {
   std::vector<Row> rows;
+  if (subject.plan) {
+    if (!a.trace.empty())
+      return fail({}, "--trace needs a thread-block program or a baseline, not an MSCCL++ plan");
+    for (int64_t size : sizes) {
+      SYNCOLL_TRY(sim, mscclpp::simulate_plan(*subject.plan, topology, size, model));
+      rows.push_back({size, std::move(sim.result), sim.deadlocked, {}, {}});
+    }
+    return rows;
+  }
   if (subject.streamed) {
     if (!a.trace.empty())
       return fail({}, "--trace needs a baseline's thread-block program, not --streamed");

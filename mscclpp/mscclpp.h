@@ -9,6 +9,7 @@
 //                one located error for a malformed or inconsistent plan
 //   from_program.h plan_from_program: a verified MSCCL-IR program as a plan (syncoll lower
 //                --format mscclpp)
+//   simulate_plan.h simulate_plan: the plan timed under the cost model
 //   verify_plan.h verify_plan: the plan's structure, deadlock freedom, race freedom and its
 //                collective's postcondition, each a verdict with a readable counterexample
 //
@@ -19,4 +20,5 @@
 #include "mscclpp/from_program.h"
 #include "mscclpp/plan.h"
 #include "mscclpp/plan_json.h"
+#include "mscclpp/simulate_plan.h"
 #include "mscclpp/verify_plan.h"

@@ -62,6 +62,20 @@ bool Execution::step(int ti) {
       join(data, tbs_[size_t(a)].data);
       join(exec, tbs_[size_t(a)].exec);
     }
+    // Each arrival is an executed barrier that waited for every other one's arrival.
+    std::vector<int> arrivals;
+    for (int a : arrived)
+      arrivals.push_back(tbs_[size_t(a)].last_executed);
+    for (int a : arrived) {
+      Executed e;
+      e.tb = a;
+      e.op = tbs_[size_t(a)].steps[tbs_[size_t(a)].next].op;
+      for (int other : arrivals)
+        if (other >= 0)
+          e.after.push_back(other);
+      tbs_[size_t(a)].last_executed = int(executed_.size());
+      executed_.push_back(std::move(e));
+    }
     for (int a : arrived) {
       tbs_[size_t(a)].data = data;
       tbs_[size_t(a)].exec = exec;
@@ -78,12 +92,16 @@ bool Execution::step(int ti) {
   // The operation happens: its own event, then what it takes from others.
   const int event = ++t.data[size_t(ti)];
   t.exec[size_t(ti)] = event;
+  const int executed = int(executed_.size());
+  executed_.push_back({ti, &op, {}, {}, {}, {}, {}});
+  t.last_executed = executed;
   if (op.kind == OpKind::Wait || op.kind == OpKind::RelaxedWait) {
     for (int c : op.channels) {
       const auto ch = channel(t, op.channel_kind, c);
       const int k = ch ? ch->first : -1;
       const Signal &s =
           inbound_[{t.rank, op.channel_kind, k}][size_t(t.waits_done[{op.channel_kind, k}]++)];
+      executed_[size_t(executed)].after.push_back(s.op);
       join(t.exec, *s.exec);
       if (!s.relaxed && op.kind == OpKind::Wait)
         join(t.data, *s.data);
@@ -95,18 +113,25 @@ bool Execution::step(int ti) {
     // (a semaphore's fences), tokens taken in the order given; the initial ones carry nothing.
     for (int s : op.semaphores) {
       auto &tokens = semaphore_tokens_[{t.rank, s}];
+      auto &ops = token_ops_[{t.rank, s}];
       if (tokens.empty() && taken_initial_.insert({t.rank, s}).second)
-        for (int k = 0; k < plan_.gpus[size_t(t.rank)].semaphores[size_t(s)]; ++k)
+        for (int k = 0; k < plan_.gpus[size_t(t.rank)].semaphores[size_t(s)]; ++k) {
           tokens.emplace_back();
+          ops.push_back(-1);
+        }
       if (op.kind == OpKind::SemRelease) {
         tokens.emplace_back(t.data, t.exec);
+        ops.push_back(executed);
       } else {
         SYNCOLL_INVARIANT(!tokens.empty(), "an acquire goes on only with a token");
         if (!tokens.front().first.empty()) {
           join(t.data, tokens.front().first);
           join(t.exec, tokens.front().second);
         }
+        if (ops.front() >= 0)
+          executed_[size_t(executed)].after.push_back(ops.front());
         tokens.pop_front();
+        ops.pop_front();
       }
     }
   } else if (op.kind == OpKind::Flush) {
@@ -127,6 +152,15 @@ bool Execution::step(int ti) {
         for (const Slice &s : resolve(t, op, slice, slice.remote ? remote++ : 0))
           out->push_back(s);
     }
+    for (const auto &[slices, where, sizes] :
+         {std::tuple{&src, &executed_[size_t(executed)].src_where,
+                     &executed_[size_t(executed)].src_sizes},
+          std::tuple{&dst, &executed_[size_t(executed)].dst_where,
+                     &executed_[size_t(executed)].dst_sizes}})
+      for (const Slice &slice : *slices) {
+        where->emplace_back(slice.rank, slice.buffer);
+        sizes->push_back(slice.size);
+      }
     const bool reduces = traits.reduces;
     const bool port_put = op.channel_kind == ChannelKind::Port;
     std::vector<Value> result;
@@ -171,7 +205,7 @@ bool Execution::step(int ti) {
         continue;
       if (const auto k = partner(t.rank, op.channel_kind, ch->first, ch->second))
         inbound_[{ch->second, op.channel_kind, *k}].push_back(
-            {data, exec, op.kind == OpKind::RelaxedSignal});
+            {data, exec, op.kind == OpKind::RelaxedSignal, executed});
     }
   }
   ++t.next;

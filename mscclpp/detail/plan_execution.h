@@ -63,6 +63,7 @@ struct Access {
   int group_index = 0, group_size = 1;
   std::shared_ptr<const Clock> data, exec; ///< the thread block's clocks at the event
   std::string what;
+  int op = -1; ///< the executed operation (Executed), if any
 };
 
 // One thread block's operations in order, pipelines' bodies inlined once.
@@ -80,12 +81,26 @@ struct Tb {
   std::map<std::pair<ChannelKind, int>, int> waits_done; ///< per channel of the GPU
   std::vector<size_t> pending_reads;                     ///< accesses of port puts to flush
   bool at_barrier = false;
+  int last_executed = -1; ///< its last executed operation (Executed), -1 before any
   std::string blocked; ///< why it cannot go on, when it cannot
 };
 
 struct Signal {
   std::shared_ptr<const Clock> data, exec;
   bool relaxed = false;
+  int op = -1; ///< the executed operation that sent it (Executed)
+};
+
+/// One operation as it was executed, for timing it (mscclpp/simulate_plan.h): the slices it
+/// moved and the executed operations it waited for beyond its thread block's previous one (the
+/// signal a wait took, the release a semaphore token came from, a barrier's other arrivals, the
+/// packet writes a packet read waited for).
+struct Executed {
+  int tb = 0;
+  const PlanOp *op = nullptr;
+  std::vector<std::pair<int, PlanBuffer>> src_where, dst_where; ///< (GPU, buffer) per slice
+  std::vector<int> src_sizes, dst_sizes;                        ///< chunks per slice
+  std::vector<int> after;
 };
 
 class Execution {
@@ -182,9 +197,12 @@ public:
   /// (rank, semaphore): its tokens not yet taken, each with the clocks its release carried
   /// (data, execution; empty for an initial token).
   std::map<std::pair<int, int>, std::deque<std::pair<Clock, Clock>>> semaphore_tokens_;
+  /// The executed release of each token above, in the same order (-1: an initial token).
+  std::map<std::pair<int, int>, std::deque<int>> token_ops_;
   std::set<std::pair<int, int>> taken_initial_;
   std::vector<std::string> structure_;
   std::map<size_t, size_t> packet_writer_; ///< per scratch chunk: its last packet write's access
+  std::vector<Executed> executed_;         ///< every operation, in the order it ran
 
   // The physical chunk of a GPU's buffer: in place, the input and output share memory as
   // MSCCL++'s executor is called (Allgather: input = output chunk rank; ReduceScatter: output =
@@ -309,6 +327,8 @@ public:
       const size_t loc = location(s.rank, s.buffer, k);
       if (packet) {
         const Access &w = accesses_[loc][packet_writer_.at(loc)];
+        if (w.op >= 0)
+          executed_.back().after.push_back(w.op);
         Clock after = t.data;
         after[size_t(w.tb)] = std::max(after[size_t(w.tb)], w.event);
         data = std::make_shared<const Clock>(after);
@@ -319,7 +339,8 @@ public:
            exec,
            fmt::format("GPU {} tb {} {} ({}) {} GPU {}'s {} chunk {}", t.rank, t.tb->id, where(t),
                        op_traits(op.kind).name, writes ? "writes" : "reads", s.rank,
-                       plan_buffer_name(s.buffer), k)});
+                       plan_buffer_name(s.buffer), k),
+           int(executed_.size()) - 1});
       if (pending)
         t.pending_reads.push_back(loc * 1'000'000 + (accesses_[loc].size() - 1));
     }

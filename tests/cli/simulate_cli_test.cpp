@@ -610,4 +610,22 @@ TEST(CompareCliTest, PublishedRunsInTextAndJsonAreReadAndSimulatedAsSimulateDoes
 }
 
 } // namespace
+// An MSCCL++ plan simulates on a system (its heading says which model timed it), and a lowered
+// program's plan and the program itself both simulate, the plan without the program's pipelining.
+TEST(SimulateCliMscclppTest, APlanSimulatesOnASystemAndSaysHow) {
+  CliRun run = run_cli("simulate examples/mscclpp/allreduce_allpairs_4gpu.json --system dgx_h100 "
+                       "--gpus 4 -s 1MiB..4MiB");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("simulate MSCCL++ plan 'allreduce_allpairs' (allreduce; first-come "
+                         "links and ports, a pipeline's body run once over its chunks) on "
+                         "dgx_h100_4gpu (4 ranks)"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("4 MiB"), std::string::npos);
+  CliRun wrong = run_cli("simulate examples/mscclpp/allreduce_allpairs_4gpu.json --system "
+                         "dgx_h100 -s 1MiB");
+  EXPECT_EQ(wrong.exit_code, 2);
+  EXPECT_EQ(wrong.err, "syncoll: the plan runs on 4 GPUs and 'dgx_h100_8gpu' has 8 ranks\n");
+}
+
 } // namespace syncoll::testing

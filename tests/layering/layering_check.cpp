@@ -20,8 +20,9 @@ const std::map<std::string, std::set<std::string>> &allowed_layers() {
       // nccl/: NCCL as a model, above the engine and the system model it runs on.
       {"nccl", {"nccl", "simulator", "model"}},
       {"verifier", {"verifier", "model"}},
-      // mscclpp/: MSCCL++ execution plans, read and verified with verifier/'s verdicts.
-      {"mscclpp", {"mscclpp", "verifier", "model"}},
+      // mscclpp/: MSCCL++ execution plans, read, verified with verifier/'s verdicts and timed
+      // on simulator/'s network.
+      {"mscclpp", {"mscclpp", "simulator", "verifier", "model"}},
       {"synth", {"synth", "verifier", "model"}},
       {"lowering", {"lowering", "verifier", "model"}},
       // backend/: the executors; only verified programs reach them.
