@@ -26,9 +26,9 @@ struct Timed {
 
 class Timing {
 public:
-  Timing(const ExecutionPlan &plan, const Topology &topology, const simulator::CostModel &model,
-         int64_t chunk_bytes, const detail::Execution &ex)
-      : plan_(plan), model_(model), chunk_bytes_(chunk_bytes), ex_(ex),
+  Timing(const Topology &topology, const simulator::CostModel &model, int64_t chunk_bytes,
+         const detail::Execution &ex)
+      : model_(model), chunk_bytes_(chunk_bytes), ex_(ex),
         network_(topology, model.efficiency[simulator::CostModel::index(Protocol::Simple)]) {}
 
   Expected<Picoseconds> run() {
@@ -74,7 +74,6 @@ public:
   }
 
 private:
-  const ExecutionPlan &plan_;
   const simulator::CostModel &model_;
   int64_t chunk_bytes_;
   const detail::Execution &ex_;
@@ -195,7 +194,7 @@ Expected<PlanSimulation> simulate_plan(const ExecutionPlan &plan, const Topology
   PlanSimulation out;
   out.deadlocked = std::any_of(ex.tbs_.begin(), ex.tbs_.end(),
                                [](const detail::Tb &t) { return t.next < t.steps.size(); });
-  Timing timing(plan, topology, model, chunk_bytes, ex);
+  Timing timing(topology, model, chunk_bytes, ex);
   SYNCOLL_TRY(completion, timing.run());
   out.result.completion = completion;
   out.result.size_bytes = size_bytes;
