@@ -44,7 +44,8 @@ PathType path_type(const Topology &t, simulator::Routes &routes, RankId a, RankI
     const RankId v = t.link(l).dst;
     if (!t.is_switch(v))
       continue;
-    const std::string_view name = node_local_name(t.vertex_name(v));
+    const std::string vertex = t.vertex_name(v);
+    const std::string_view name = node_local_name(vertex);
     if (name == "nvswitch")
       return PathType::Nvl;
     (name.rfind("cpu", 0) == 0 ? sockets : bridges) += 1;
