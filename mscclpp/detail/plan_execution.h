@@ -82,7 +82,7 @@ struct Tb {
   std::vector<size_t> pending_reads;                     ///< accesses of port puts to flush
   bool at_barrier = false;
   int last_executed = -1; ///< its last executed operation (Executed), -1 before any
-  std::string blocked; ///< why it cannot go on, when it cannot
+  std::string blocked;    ///< why it cannot go on, when it cannot
 };
 
 struct Signal {
