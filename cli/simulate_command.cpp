@@ -173,9 +173,9 @@ std::string csv_of(const std::vector<Row> &rows) {
 // The sweep as nccl-tests reports it (--nccl-tests, --nccl-tests-json); a deadlocked size has no
 // row there (nccl-tests has no way to say it), and the command's exit code says so.
 nccl::NcclTestsRun nccl_tests_run(const SimulateArgs &a, const std::string &heading, int ranks,
-                                  const std::vector<Row> &rows) {
+                                  const std::vector<Row> &rows, CollectiveKind kind) {
   nccl::NcclTestsRun run;
-  run.kind = parse_collective_kind(a.collective).value_or(CollectiveKind::Custom);
+  run.kind = kind;
   run.ranks = ranks;
   if (collective_traits(run.kind).rooted)
     run.root = a.root.value_or(0);
@@ -293,6 +293,11 @@ Expected<bool> run_simulate(SimulateArgs &a) {
     SYNCOLL_TRY(subject, file_subject(a));
     from_file = std::move(subject);
   }
+  // The collective of nccl-tests' table: an MSCCL++ plan's own, else -c's.
+  const CollectiveKind table_kind =
+      from_file && from_file->plan
+          ? from_file->plan->collective
+          : parse_collective_kind(a.collective).value_or(CollectiveKind::Custom);
   const bool algorithm = from_file && from_file->algorithm;
   if (!algorithm && !a.mode.empty())
     return fail({}, "--mode times an algorithm (JSON); a program or baseline runs as its thread "
@@ -312,6 +317,19 @@ Expected<bool> run_simulate(SimulateArgs &a) {
   }
   if (from_file && a.channels > 0)
     return fail({}, "--channels applies to NCCL baselines; a file's channels are its own");
+  // An MSCCL++ plan names its collective and protocol, and is timed first come first served
+  // with cut-through hops (mscclpp/simulate_plan.h): nothing these options change.
+  if (from_file && from_file->plan)
+    for (const auto &[given, option] :
+         {std::pair{!a.collective.empty(), "-c"}, std::pair{!a.protocol.empty(), "--protocol"},
+          std::pair{!a.sharing.empty(), "--sharing"},
+          std::pair{a.sharing_window_us.has_value(), "--sharing-window"},
+          std::pair{!a.switching.empty(), "--switching"}})
+      if (given)
+        return fail({}, fmt::format("{} does not apply to an MSCCL++ plan: it names its "
+                                    "collective and protocol, and is timed with first-come "
+                                    "links and ports and cut-through hops",
+                                    option));
   std::optional<Topology> topology;
   if (system) {
     // A program runs on the machine as every command runs programs there, unless --sharing
@@ -416,7 +434,8 @@ Expected<bool> run_simulate(SimulateArgs &a) {
     if (!r.choice.empty())
       fmt::print("NCCL INFO {}\n", r.choice);
   if (a.nccl_tests || !a.nccl_tests_json.empty()) {
-    const nccl::NcclTestsRun run = nccl_tests_run(a, heading, topology->num_ranks(), rows);
+    const nccl::NcclTestsRun run =
+        nccl_tests_run(a, heading, topology->num_ranks(), rows, table_kind);
     if (a.nccl_tests)
       fmt::print("{}", nccl::nccl_tests_text(run));
     if (!a.nccl_tests_json.empty())

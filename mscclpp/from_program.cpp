@@ -77,6 +77,11 @@ Expected<ExecutionPlan> plan_from_program(const verifier::VerifiedProgram &verif
     return fail({}, fmt::format("MSCCL++'s executor runs allreduce, allgather, reducescatter, "
                                 "broadcast and alltoall plans; '{}' is {}",
                                 p.name(), collective_kind_name(kind)));
+  if (p.protocol() != Protocol::Simple)
+    return fail({},
+                fmt::format("'{}' runs {}; its MSCCL++ plan moves data with puts and "
+                            "signals (Simple), not {}'s flags: lower it with --protocol Simple",
+                            p.name(), protocol_name(p.protocol()), protocol_name(p.protocol())));
   if (kind == CollectiveKind::Broadcast && verified.collective().root() != RankId(0))
     return fail({}, "MSCCL++'s broadcast plans start at GPU 0");
   const Slots slots = count_messages(p);

@@ -14,7 +14,8 @@ namespace syncoll::mscclpp {
 /// use_double_scratch_buffer). A send puts its payload into the receiver's slot and signals; a
 /// receive waits, then copies or reduces from the slot; a dependency is a device semaphore the
 /// depended-on step releases and the dependent step acquires. Fails for a collective MSCCL++'s
-/// executor does not name (gather, scatter, reduce, custom).
+/// executor does not name (gather, scatter, reduce, custom) and for a program of another
+/// protocol than Simple (the plan's puts and signals are Simple's).
 [[nodiscard]] Expected<ExecutionPlan> plan_from_program(const verifier::VerifiedProgram &verified);
 
 } // namespace syncoll::mscclpp

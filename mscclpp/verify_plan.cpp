@@ -55,8 +55,8 @@ namespace {
 Value expected(const ExecutionPlan &plan, int rank, int k) {
   const int n = int(plan.gpus.size());
   const PlanGpu &g = plan.gpus[size_t(rank)];
-  auto chunk = [](int q, int j) { return uint32_t(q) * kChunkStride + uint32_t(j); };
-  std::vector<uint32_t> v;
+  auto chunk = [](int q, int j) { return uint64_t(q) * kChunkStride + uint64_t(j); };
+  std::vector<uint64_t> v;
   switch (plan.collective) {
   case CollectiveKind::Allgather:
     v.push_back(chunk(k / g.input_chunks, k % g.input_chunks));

@@ -21,15 +21,15 @@
 
 namespace syncoll::mscclpp::detail {
 
-// A chunk's value: the input chunks summed into it (rank x 65536 + chunk), sorted; none when
+// A chunk's value: the input chunks summed into it (rank x 2^32 + chunk), sorted; none when
 // nothing was ever written there.
-using Value = std::optional<std::vector<uint32_t>>;
-constexpr uint32_t kChunkStride = 1 << 16;
+using Value = std::optional<std::vector<uint64_t>>;
+constexpr uint64_t kChunkStride = uint64_t(1) << 32;
 
 inline Value sum(const Value &a, const Value &b) {
   if (!a || !b)
     return std::nullopt;
-  std::vector<uint32_t> out;
+  std::vector<uint64_t> out;
   std::merge(a->begin(), a->end(), b->begin(), b->end(), std::back_inserter(out));
   return out;
 }
@@ -38,7 +38,7 @@ inline std::string describe(const Value &v) {
   if (!v)
     return "nothing written";
   std::vector<std::string> parts;
-  for (uint32_t c : *v)
+  for (uint64_t c : *v)
     parts.push_back(fmt::format("GPU {} input chunk {}", c / kChunkStride, c % kChunkStride));
   return fmt::format("{}", fmt::join(parts, " + "));
 }
@@ -145,7 +145,7 @@ public:
           const size_t loc = location(g.id, b, k);
           const bool input = b == PlanBuffer::Input;
           if (input)
-            values_[loc] = std::vector<uint32_t>{uint32_t(g.id) * kChunkStride + uint32_t(k)};
+            values_[loc] = std::vector<uint64_t>{uint64_t(g.id) * kChunkStride + uint64_t(k)};
           accesses_[loc].push_back(
               {int(launch(g.id)), 1, 1, input, false, false, input, 0, 1, clock, clock,
                fmt::format("GPU {}'s {} before its kernel ({} {} chunk {})", g.id,

@@ -626,6 +626,20 @@ TEST(SimulateCliMscclppTest, APlanSimulatesOnASystemAndSaysHow) {
                          "dgx_h100 -s 1MiB");
   EXPECT_EQ(wrong.exit_code, 2);
   EXPECT_EQ(wrong.err, "syncoll: the plan runs on 4 GPUs and 'dgx_h100_8gpu' has 8 ranks\n");
+  // What the plan names itself, or the timing does not read, is refused rather than ignored.
+  for (const char *option : {"--protocol LL", "--sharing fair", "-c allgather"}) {
+    CliRun refused = run_cli(std::string("simulate examples/mscclpp/allreduce_allpairs_4gpu.json "
+                                         "--system dgx_h100 --gpus 4 -s 1MiB ") +
+                             option);
+    EXPECT_EQ(refused.exit_code, 2) << option;
+    EXPECT_NE(refused.err.find("does not apply to an MSCCL++ plan"), std::string::npos)
+        << refused.err;
+  }
+  // nccl-tests' table names the plan's collective.
+  CliRun table = run_cli("simulate examples/mscclpp/allreduce_allpairs_4gpu.json --system "
+                         "dgx_h100 --gpus 4 -s 1MiB --nccl-tests");
+  EXPECT_NE(table.out.find("# Collective test concluded: all_reduce_perf"), std::string::npos)
+      << table.out;
 }
 
 } // namespace syncoll::testing

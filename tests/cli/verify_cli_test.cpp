@@ -97,6 +97,9 @@ TEST(VerifyCliTest, EveryDslExampleLowersToAnMscclppPlanThatVerifies) {
       run_cli("compose -c allreduce --system dgx_h100 --nodes 2 --format mscclpp -o " + composed);
   ASSERT_EQ(compose.exit_code, 0) << compose.out << compose.err;
   EXPECT_EQ(run_cli("verify " + composed).exit_code, 0);
+  CliRun ll = run_cli("lower --example ring_allreduce -n 4 --protocol LL --format mscclpp");
+  EXPECT_EQ(ll.exit_code, 2);
+  EXPECT_NE(ll.err.find("lower it with --protocol Simple"), std::string::npos) << ll.err;
   CliRun custom = run_cli("lower --example alltonext -n 4 --format mscclpp");
   EXPECT_EQ(custom.exit_code, 2);
   EXPECT_NE(custom.err.find("MSCCL++'s executor runs allreduce"), std::string::npos) << custom.err;
