@@ -24,11 +24,13 @@ bool Execution::step(int ti) {
           }
   // Blocking operations first: nothing happens until they can go on.
   if (op.kind == OpKind::Wait || op.kind == OpKind::RelaxedWait) {
+    // A channel named twice waits for two signals.
+    std::map<int, int> needed;
     for (int c : op.channels) {
       const auto ch = channel(t, op.channel_kind, c);
       const int k = ch ? ch->first : -1;
       const auto &got = inbound_[{t.rank, op.channel_kind, k}];
-      if (int(got.size()) <= t.waits_done[{op.channel_kind, k}]) {
+      if (int(got.size()) < t.waits_done[{op.channel_kind, k}] + ++needed[k]) {
         t.blocked =
             fmt::format("{} ({}) on {} channel {} from GPU {}: signalled {} time(s), "
                         "this is wait {}",

@@ -68,6 +68,19 @@ TEST(MscclppVerifyTest, AMissingSignalDeadlocksAtTheWaitItLeavesUnanswered) {
   EXPECT_EQ(r.verdict(Property::Postcondition).kind, VerdictKind::Violated);
 }
 
+// Found by the plan campaign (plan_campaign_test.cpp): a wait naming one channel twice waits
+// for two of its signals, so the channel it no longer names leaves its peer's signal unused
+// and the wait short of one.
+TEST(MscclppVerifyTest, AWaitNamingAChannelTwiceWaitsForTwoSignals) {
+  nlohmann::json plan = plan_json("allreduce_allpairs_4gpu_memory.json");
+  plan["gpus"][2]["threadblocks"][0]["ops"][5]["channel_ids"] = {1, 1, 2};
+  const PlanReport r = verify_json(plan);
+  EXPECT_EQ(r.verdict(Property::DeadlockFreedom).kind, VerdictKind::Violated) << r.to_text();
+  EXPECT_NE(first_line(r, Property::DeadlockFreedom).find("GPU 2 tb 0 blocked at op 5 (wait)"),
+            std::string::npos)
+      << r.to_text();
+}
+
 TEST(MscclppVerifyTest, ARelaxedSignalAfterAPutLeavesTheWriteRacingTheKernelsEnd) {
   nlohmann::json plan = plan_json("allgather_2gpu_memory.json");
   ops(plan, 0)[3]["name"] = "rlxsignal"; // no fence: GPU 1 may finish before the data lands
