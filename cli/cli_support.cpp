@@ -441,8 +441,8 @@ namespace {
 
 // A verified program as an MSCCL++ plan, written only when the plan verifies too.
 Expected<int> write_mscclpp_plan(const verifier::VerifiedProgram &verified,
-                                 const std::string &output) {
-  SYNCOLL_TRY(plan, mscclpp::plan_from_program(verified));
+                                 const Topology &topology, const std::string &output) {
+  SYNCOLL_TRY(plan, mscclpp::plan_from_program(verified, topology.ranks_per_node()));
   const mscclpp::PlanReport report = mscclpp::verify_plan(plan);
   if (!report.all_hold()) {
     fmt::print("{}not written: the MSCCL++ plan fails verification (a lowering bug: please "
@@ -450,9 +450,15 @@ Expected<int> write_mscclpp_plan(const verifier::VerifiedProgram &verified,
                report.to_text());
     return kCheckFailed;
   }
+  int memory_channels = 0, port_channels = 0;
+  for (const mscclpp::PlanGpu &g : plan.gpus) {
+    memory_channels += g.channel_count(mscclpp::ChannelKind::Memory);
+    port_channels += g.channel_count(mscclpp::ChannelKind::Port);
+  }
   fmt::print("MSCCL++ plan verified: structure, deadlock freedom, race freedom, postcondition "
-             "({} GPUs, {} thread blocks on GPU 0)\n",
-             plan.gpus.size(), plan.gpus.front().threadblocks.size());
+             "({} GPUs, {} thread blocks on GPU 0, {} memory and {} port channels)\n",
+             plan.gpus.size(), plan.gpus.front().threadblocks.size(), memory_channels,
+             port_channels);
   if (!output.empty())
     SYNCOLL_CHECK(write_output(output, mscclpp::execution_plan_json(plan)));
   return kSuccess;
@@ -461,9 +467,10 @@ Expected<int> write_mscclpp_plan(const verifier::VerifiedProgram &verified,
 } // namespace
 
 Expected<int> write_verified_program(const verifier::VerifiedProgram &verified,
-                                     const std::string &output, const std::string &format) {
+                                     const Topology &topology, const std::string &output,
+                                     const std::string &format) {
   if (format == "mscclpp")
-    return write_mscclpp_plan(verified, output);
+    return write_mscclpp_plan(verified, topology, output);
   if (!output.empty())
     SYNCOLL_CHECK(write_output(output, lowering::write_deployment_xml(verified)));
   return int(kSuccess);

@@ -154,8 +154,10 @@ struct BuiltSystem {
 
 /// Writes a verified program to `output` (nothing for an empty one) as `format` asks: "xml"
 /// (MSCCL-IR) or "mscclpp" (an MSCCL++ execution plan, checked by verify_plan first: a plan that
-/// does not verify is reported and not written, exit 1, as a lowering bug).
+/// does not verify is reported and not written, exit 1, as a lowering bug). The plan reaches
+/// GPUs of other nodes of `topology` (the program's) through port channels.
 [[nodiscard]] Expected<int> write_verified_program(const verifier::VerifiedProgram &verified,
+                                                   const Topology &topology,
                                                    const std::string &output,
                                                    const std::string &format);
 

@@ -138,7 +138,7 @@ Expected<int> run_plan(const ComposeArgs &a, const Input &input, const compose::
   fmt::print("verified; simulated {:.1f} us, busbw {:.1f} GB/s{}\n",
              double(sim.result.completion) / 1e6, sim.result.busbw_gbps,
              whole_machine ? "" : " (on the machine less the links its transports leave unused)");
-  return write_verified_program(*lowered.verified, a.output, a.format);
+  return write_verified_program(*lowered.verified, system.topology, a.output, a.format);
 }
 
 Expected<int> run_compose(const ComposeArgs &a) {

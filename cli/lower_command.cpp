@@ -116,8 +116,9 @@ Expected<lowering::DslProgram> dsl_program(const LowerArgs &a) {
 
 // Prints the verdict and writes the XML of a verified program only.
 Expected<int> finish(const tl::expected<verifier::VerifiedProgram, verifier::Report> &verified,
-                     const Program &program, const std::vector<std::string> &advice,
-                     const std::string &output, const std::string &format) {
+                     const Program &program, const Topology &topology,
+                     const std::vector<std::string> &advice, const std::string &output,
+                     const std::string &format) {
   if (!verified) {
     const verifier::Report &report = verified.error();
     fmt::print("{}", report.to_text());
@@ -155,7 +156,7 @@ Expected<int> finish(const tl::expected<verifier::VerifiedProgram, verifier::Rep
   fmt::print("verified: structure, resources, deadlock freedom, race freedom, postcondition "
              "({})\n",
              program.in_place() ? "in place" : "out of place");
-  return write_verified_program(*verified, output, format);
+  return write_verified_program(*verified, topology, output, format);
 }
 
 // Sends from which lowering takes about a second: stages go to stderr from there.
@@ -183,7 +184,8 @@ Expected<int> run_lower_by_connection(const LowerArgs &a) {
              protocol_traits(lowered.program.protocol()).name, s.transfers, s.steps,
              lowered.program.num_channels(), s.max_thread_blocks, s.longest_thread_block,
              s.scratch_chunks);
-  return finish(lowered.verified, lowered.program, lowered.advice, a.output, a.format);
+  return finish(lowered.verified, lowered.program, input.topology, lowered.advice, a.output,
+                a.format);
 }
 
 // Lowers, prints the summary and the verdict, and writes the XML of a verified program only.
@@ -202,7 +204,7 @@ Expected<int> run_lower(const LowerArgs &a) {
   lower_options.instances = a.instances;
   SYNCOLL_TRY(lowered, lowering::lower(dsl, lower_options));
   summarize(lowered);
-  return finish(lowered.verified, lowered.program, {}, a.output, a.format);
+  return finish(lowered.verified, lowered.program, dsl.topology(), {}, a.output, a.format);
 }
 
 } // namespace

@@ -310,11 +310,6 @@ private:
 constexpr std::pair<Transport, std::string_view> kTransportNames[] = {
     {Transport::Auto, "auto"}, {Transport::P2p, "p2p"}, {Transport::Net, "net"}};
 
-// Ranks per node of the topology's own hierarchy (every rank when it has none).
-int node_size(const Topology &t) {
-  return t.hierarchy().empty() ? t.num_ranks() : t.num_ranks() / t.hierarchy().levels[0].size;
-}
-
 Transport transport_at(const Hierarchy &h, int level) {
   return h.transports.empty() ? Transport::Auto : h.transports[size_t(level)];
 }
@@ -324,7 +319,7 @@ Topology plan_topology(const Topology &topology, const Hierarchy &h) {
   if (std::find(h.transports.begin(), h.transports.end(), Transport::Net) == h.transports.end())
     return topology;
   const std::vector<int> sizes = group_sizes(h, topology.num_ranks());
-  const int node = node_size(topology);
+  const int node = topology.ranks_per_node();
   auto unused = [&](RankId a, RankId b) {
     if (topology.is_switch(a) || topology.is_switch(b) || a.value() / node != b.value() / node)
       return false;
@@ -529,7 +524,7 @@ Expected<Factorized> factorize(const Composition &composition, const CollectiveS
     if (busiest <= kStepsPerConnection || lanes >= most_lanes)
       break;
   }
-  const int node = node_size(used);
+  const int node = used.ranks_per_node();
   for (const Hop &hop : emitter->hops)
     if (hop.from != hop.to)
       SYNCOLL_CHECK(check_transport(hop, h, used, node));

@@ -190,6 +190,10 @@ void Topology::number_fabrics() {
   }
 }
 
+int Topology::ranks_per_node() const {
+  return hierarchy_.empty() ? num_ranks_ : num_ranks_ / hierarchy_.levels.front().size;
+}
+
 std::string Topology::vertex_name(RankId vertex) const {
   if (is_switch(vertex))
     return switches_.at(size_t(vertex.value() - num_ranks_));

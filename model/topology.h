@@ -114,6 +114,9 @@ public:
   std::optional<LinkId> find_link(RankId src, RankId dst) const;
   const std::vector<BandwidthRelation> &relations() const { return relations_; }
   const Hierarchy &hierarchy() const { return hierarchy_; }
+  /// The ranks of one unit of the outermost hierarchy level (a node: rank / ranks_per_node() is
+  /// its node), every rank without a hierarchy.
+  int ranks_per_node() const;
   /// Links out of and into a vertex (a rank or a switch).
   std::vector<LinkId> out_links(RankId vertex) const;
   std::vector<LinkId> in_links(RankId vertex) const;

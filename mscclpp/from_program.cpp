@@ -60,17 +60,18 @@ Slots count_messages(const Program &p) {
   return s;
 }
 
-PlanOp channel_op(OpKind kind, int channel) {
+PlanOp channel_op(OpKind kind, ChannelKind channel_kind, int channel) {
   PlanOp op;
   op.kind = kind;
-  op.channel_kind = ChannelKind::Memory;
+  op.channel_kind = channel_kind;
   op.channels = {channel};
   return op;
 }
 
 } // namespace
 
-Expected<ExecutionPlan> plan_from_program(const verifier::VerifiedProgram &verified) {
+Expected<ExecutionPlan> plan_from_program(const verifier::VerifiedProgram &verified,
+                                          int gpus_per_node) {
   const Program &p = verified.program();
   const CollectiveKind kind = verified.collective().kind();
   if (!is_mscclpp_collective(kind))
@@ -92,6 +93,11 @@ Expected<ExecutionPlan> plan_from_program(const verifier::VerifiedProgram &verif
   plan.double_scratch = true;
   const int n = p.num_ranks();
   plan.gpus.resize(static_cast<size_t>(n));
+  // GPUs of one node reach each other's memory; across nodes a proxy carries the data.
+  auto channel_kind = [gpus_per_node](int a, int b) {
+    return gpus_per_node > 0 && a / gpus_per_node != b / gpus_per_node ? ChannelKind::Port
+                                                                       : ChannelKind::Memory;
+  };
   // Channels between two GPUs: the sender's outgoing connections to the peer, then its incoming
   // ones, so that the m-th channel each way pairs a connection's two ends.
   using PeerChannel = std::map<std::pair<int, int>, int>; // (peer, channel) -> GPU channel
@@ -116,21 +122,24 @@ Expected<ExecutionPlan> plan_from_program(const verifier::VerifiedProgram &verif
         g.input_chunks = g.output_chunks;
     }
     g.scratch_chunks = rp.scratch_chunks;
-    PlanChannel memory;
+    PlanChannel memory, port;
     memory.kind = ChannelKind::Memory;
+    port.kind = ChannelKind::Port;
     for (int peer = 0; peer < n; ++peer) {
+      PlanChannel &list = channel_kind(r, peer) == ChannelKind::Port ? port : memory;
       // Both GPUs list the lower-numbered one's connections to the other first.
       for (const bool outgoing : {r<peer, r> peer})
         for (const auto &[c, count] : slots.messages)
           if (outgoing ? c.sender == r && c.receiver == peer
                        : c.receiver == r && c.sender == peer) {
             (outgoing ? out_channel : in_channel)[size_t(r)][{peer, c.channel}] =
-                int(memory.peers.size());
-            memory.peers.push_back(peer);
+                int(list.peers.size());
+            list.peers.push_back(peer);
           }
     }
-    if (!memory.peers.empty())
-      g.channels.push_back(memory);
+    for (PlanChannel *list : {&memory, &port})
+      if (!list->peers.empty())
+        g.channels.push_back(*list);
     for (const auto &[c, count] : slots.messages)
       if (c.receiver == r)
         g.scratch_chunks =
@@ -163,28 +172,38 @@ Expected<ExecutionPlan> plan_from_program(const verifier::VerifiedProgram &verif
     for (const auto &[c, count] : slots.messages)
       if (c.sender == r && !scratch_of.count(c.receiver)) {
         scratch_of[c.receiver] = int(g.remote_buffers.size());
-        g.remote_buffers.push_back({c.receiver, PlanBuffer::Scratch, {ChannelKind::Memory}, {}});
+        g.remote_buffers.push_back(
+            {c.receiver, PlanBuffer::Scratch, {channel_kind(r, c.receiver)}, {}});
       }
     for (const ThreadBlock &tb : rp.thread_blocks) {
       PlanThreadBlock t;
       t.id = tb.id.value();
-      ThreadBlockChannels channels{ChannelKind::Memory, {}};
+      // The thread block's channels of each kind; an op names one by its index among them.
+      ThreadBlockChannels memory{ChannelKind::Memory, {}}, port{ChannelKind::Port, {}};
+      auto add_channel = [&](int peer, int gpu_channel) {
+        ThreadBlockChannels &list = channel_kind(r, peer) == ChannelKind::Port ? port : memory;
+        list.ids.push_back(gpu_channel);
+        return int(list.ids.size()) - 1;
+      };
       int send_channel = -1, recv_channel = -1;
+      const ChannelKind send_kind =
+          tb.send_peer ? channel_kind(r, tb.send_peer->value()) : ChannelKind::Memory;
+      const ChannelKind recv_kind =
+          tb.recv_peer ? channel_kind(r, tb.recv_peer->value()) : ChannelKind::Memory;
       if (tb.send_peer &&
           out_channel[size_t(r)].count({tb.send_peer->value(), tb.channel.value()})) {
-        send_channel = int(channels.ids.size());
-        channels.ids.push_back(
-            out_channel[size_t(r)].at({tb.send_peer->value(), tb.channel.value()}));
-        t.remote_buffers.push_back({ChannelKind::Memory, {scratch_of.at(tb.send_peer->value())}});
+        send_channel =
+            add_channel(tb.send_peer->value(),
+                        out_channel[size_t(r)].at({tb.send_peer->value(), tb.channel.value()}));
+        t.remote_buffers.push_back({send_kind, {scratch_of.at(tb.send_peer->value())}});
       }
-      if (tb.recv_peer &&
-          in_channel[size_t(r)].count({tb.recv_peer->value(), tb.channel.value()})) {
-        recv_channel = int(channels.ids.size());
-        channels.ids.push_back(
-            in_channel[size_t(r)].at({tb.recv_peer->value(), tb.channel.value()}));
-      }
-      if (!channels.ids.empty())
-        t.channels.push_back(channels);
+      if (tb.recv_peer && in_channel[size_t(r)].count({tb.recv_peer->value(), tb.channel.value()}))
+        recv_channel =
+            add_channel(tb.recv_peer->value(),
+                        in_channel[size_t(r)].at({tb.recv_peer->value(), tb.channel.value()}));
+      for (ThreadBlockChannels *list : {&memory, &port})
+        if (!list->ids.empty())
+          t.channels.push_back(*list);
       int k = 0;
       for (const Instruction &in : tb.steps) {
         const syncoll::OpTraits &traits = syncoll::op_traits(in.op);
@@ -200,7 +219,7 @@ Expected<ExecutionPlan> plan_from_program(const verifier::VerifiedProgram &verif
           const Connection c{tb.recv_peer->value(), r, tb.channel.value()};
           const BufferSlice slot =
               scratch(slots.base.at(c) + received[c]++ * slots.largest.at(c), in.count);
-          t.ops.push_back(channel_op(OpKind::Wait, recv_channel));
+          t.ops.push_back(channel_op(OpKind::Wait, recv_kind, recv_channel));
           PlanOp local_op;
           if (traits.reduces) {
             local_op.kind = OpKind::Reduce;
@@ -226,7 +245,11 @@ Expected<ExecutionPlan> plan_from_program(const verifier::VerifiedProgram &verif
         }
         if (traits.sends) {
           const Connection c{r, tb.send_peer->value(), tb.channel.value()};
-          PlanOp put = channel_op(OpKind::Put, send_channel);
+          // Across nodes the proxy puts, signals after the data, and the thread block waits
+          // until it has read the source (which a later step may overwrite).
+          PlanOp put = send_kind == ChannelKind::Port
+                           ? channel_op(OpKind::PutWithSignalAndFlush, send_kind, send_channel)
+                           : channel_op(OpKind::Put, send_kind, send_channel);
           put.src = {*payload};
           put.dst = {{std::nullopt,
                       0,
@@ -235,7 +258,8 @@ Expected<ExecutionPlan> plan_from_program(const verifier::VerifiedProgram &verif
                       in.count,
                       {}}};
           t.ops.push_back(put);
-          t.ops.push_back(channel_op(OpKind::Signal, send_channel));
+          if (send_kind == ChannelKind::Memory)
+            t.ops.push_back(channel_op(OpKind::Signal, send_kind, send_channel));
         }
         if (auto rel = releases[size_t(r)].find({t.id, k}); rel != releases[size_t(r)].end()) {
           PlanOp release;

@@ -15,7 +15,11 @@ namespace syncoll::mscclpp {
 /// receive waits, then copies or reduces from the slot; a dependency is a device semaphore the
 /// depended-on step releases and the dependent step acquires. Fails for a collective MSCCL++'s
 /// executor does not name (gather, scatter, reduce, custom) and for a program of another
-/// protocol than Simple (the plan's puts and signals are Simple's).
-[[nodiscard]] Expected<ExecutionPlan> plan_from_program(const verifier::VerifiedProgram &verified);
+/// protocol than Simple (the plan's puts and signals are Simple's). With `gpus_per_node` (ranks
+/// numbered node by node, as a topology's hierarchy numbers them), a connection between nodes is
+/// a port channel instead: the proxy puts and signals (`pwsf`, which also waits until the source
+/// is read, since a later step may overwrite it); 0 puts every GPU on one node.
+[[nodiscard]] Expected<ExecutionPlan> plan_from_program(const verifier::VerifiedProgram &verified,
+                                                        int gpus_per_node = 0);
 
 } // namespace syncoll::mscclpp

@@ -88,6 +88,18 @@ TEST(VerifyCliTest, EveryDslExampleLowersToAnMscclppPlanThatVerifies) {
         run_cli(fmt::format("lower --example {} -n 8 --format mscclpp -o {}", example, plan));
     ASSERT_EQ(lowered.exit_code, 0) << example << lowered.out << lowered.err;
     EXPECT_NE(lowered.out.find("MSCCL++ plan verified"), std::string::npos) << lowered.out;
+    // The hierarchical examples' two nodes reach each other through port channels (a proxy's
+    // put, signal and flush), GPUs of a node through memory channels.
+    const bool across_nodes = std::string(example) == "hierarchical_allreduce" ||
+                              std::string(example) == "two_step_alltoall";
+    EXPECT_EQ(lowered.out.find(" 0 port channels") == std::string::npos, across_nodes)
+        << example << lowered.out;
+    if (across_nodes) {
+      std::ifstream in(plan);
+      const std::string text((std::istreambuf_iterator<char>(in)), {});
+      EXPECT_NE(text.find("\"pwsf\""), std::string::npos) << example;
+      EXPECT_NE(text.find("\"port\""), std::string::npos) << example;
+    }
     CliRun verified = run_cli("verify " + plan);
     EXPECT_EQ(verified.exit_code, 0) << example << verified.out;
   }

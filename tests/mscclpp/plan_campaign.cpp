@@ -1,5 +1,7 @@
 #include "tests/mscclpp/plan_campaign.h"
 
+#include "examples/programs/programs.h"
+#include "lowering/compile.h"
 #include "model/collective_traits.h"
 #include "mscclpp/mscclpp.h"
 #include "testing/programs.h"
@@ -214,6 +216,20 @@ std::vector<PlanSubject> plan_subjects(const std::string &source_dir) {
   lowered("lowered all-pairs allreduce (3)", allpairs_allreduce_program(3));
   lowered("lowered recursive doubling allgather (4)", recursive_doubling_allgather_program(4));
   lowered("lowered two-step alltoall (2x2)", two_step_alltoall_program(2, 2));
+  // DSL examples across two nodes: port channels (pwsf, wait) between them.
+  for (const char *name : {"hierarchical_allreduce", "two_step_alltoall"}) {
+    examples::ExampleParams params;
+    params.ranks = 4;
+    params.nodes = 2;
+    const examples::ProgramExample *example = examples::find_program_example(name);
+    auto dsl = example->build(params);
+    auto program = dsl ? lowering::lower(*dsl) : tl::unexpected(dsl.error());
+    if (!program || !program->verified)
+      continue;
+    auto plan = plan_from_program(*program->verified, dsl->topology().ranks_per_node());
+    if (plan)
+      out.push_back({fmt::format("lowered {} (2 nodes x 2, port)", name), std::move(*plan)});
+  }
   return out;
 }
 

@@ -19,7 +19,8 @@ struct PlanSubject {
 };
 
 /// The correct plans mutated: every plan of `source_dir`'s tests/data/mscclpp and
-/// examples/mscclpp, and the mutation campaign's MSCCL-IR programs lowered to plans.
+/// examples/mscclpp, the mutation campaign's MSCCL-IR programs lowered to plans, and the
+/// hierarchical DSL examples lowered across two nodes (port channels).
 [[nodiscard]] std::vector<PlanSubject> plan_subjects(const std::string &source_dir);
 
 struct PlanMutant {
