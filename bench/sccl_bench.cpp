@@ -6,7 +6,9 @@
 // generated kernel (one launch, a flag per pushed chunk, combines taking turns) and one
 // cudaMemcpy per send issued step by step (copy engines; copying collectives only). A third row
 // runs the same algorithm lowered to MSCCL-IR under the MSCCL executor's costs (its best of 1, 2
-// and 4 instances): what the algorithm costs in today's runtime, shown beside and not counted.
+// and 4 instances): what the algorithm costs in today's runtime, shown beside and not counted; a
+// fourth the same programs as MSCCL++ execution plans (mscclpp/from_program.h, each verified),
+// timed as `syncoll simulate plan.json --system dgx1` times them, also beside.
 // Prints the speedup per size, then the paper's figures beside ours: the best speedup of the
 // paper's lowerings at small sizes (1 KiB to 64 KiB) and at the largest size (1 GiB).
 //
@@ -18,6 +20,7 @@
 #include "model/hardware.h"
 #include "model/text.h"
 #include "model/topology_library.h"
+#include "mscclpp/mscclpp.h"
 #include "nccl/run.h"
 #include "simulator/algorithm_sim.h"
 #include "simulator/program_sim.h"
@@ -93,20 +96,20 @@ std::optional<Synthesized> synthesize(const Topology &topology, const synth::Tar
 
 // The algorithm lowered and verified, replicated 1, 2 or 4 times (GC3's instances); empty when
 // any stage fails (the message printed).
-std::vector<Program> msccl_programs(const Topology &topology, const Synthesized &s,
-                                    const Instance &inst) {
+std::vector<verifier::VerifiedProgram> msccl_programs(const Topology &topology,
+                                                      const Synthesized &s, const Instance &inst) {
   auto dsl = lowering::algorithm_to_dsl(s.algorithm, topology, s.collective);
   if (!dsl) {
     std::printf("%s: no MSCCL-IR program: %s\n", inst.name.c_str(),
                 dsl.error().to_string().c_str());
     return {};
   }
-  std::vector<Program> programs;
+  std::vector<verifier::VerifiedProgram> programs;
   std::string why;
   for (int instances : {1, 2, 4}) {
     auto lowered = lowering::lower(*dsl, {instances, 0, 0});
     if (lowered && lowered->verified)
-      programs.push_back(lowered->program);
+      programs.push_back(*lowered->verified);
     else if (why.empty())
       why = lowered ? "not verified" : lowered.error().to_string();
   }
@@ -117,10 +120,11 @@ std::vector<Program> msccl_programs(const Topology &topology, const Synthesized 
 
 // The fastest of the programs at `size`, in Simple, as the MSCCL executor runs them; none when
 // a simulation fails. On the machine as every command runs programs there.
-std::optional<double> fastest_program_us(const std::vector<Program> &programs, int64_t size,
-                                         const simulator::SystemModel &system) {
+std::optional<double> fastest_program_us(const std::vector<verifier::VerifiedProgram> &programs,
+                                         int64_t size, const simulator::SystemModel &system) {
   double fastest = 1e300;
-  for (const Program &program : programs) {
+  for (const verifier::VerifiedProgram &verified : programs) {
+    const Program &program = verified.program();
     simulator::ProgramSimOptions o;
     o.size_bytes = size;
     o.model = system.interpreted();
@@ -128,6 +132,38 @@ std::optional<double> fastest_program_us(const std::vector<Program> &programs, i
     auto sim = simulator::simulate_program(program, system.program_topology(), o);
     if (!sim || sim->deadlocked) {
       std::printf("  simulation failed\n");
+      return std::nullopt;
+    }
+    fastest = std::min(fastest, double(sim->result.completion) / 1e6);
+  }
+  return fastest;
+}
+
+// The programs as verified MSCCL++ plans; empty when one does not lower or verify (printed).
+std::vector<mscclpp::ExecutionPlan>
+mscclpp_plans(const std::vector<verifier::VerifiedProgram> &programs) {
+  std::vector<mscclpp::ExecutionPlan> plans;
+  for (const verifier::VerifiedProgram &verified : programs) {
+    auto plan = mscclpp::plan_from_program(verified);
+    if (!plan || !mscclpp::verify_plan(*plan).all_hold()) {
+      std::printf("  no verified MSCCL++ plan: %s\n",
+                  plan ? "the plan does not verify" : plan.error().to_string().c_str());
+      return {};
+    }
+    plans.push_back(std::move(*plan));
+  }
+  return plans;
+}
+
+// The fastest of the plans at `size` on the machine (its topology and interpreted model, as
+// `syncoll simulate plan.json --system` runs plans).
+std::optional<double> fastest_plan_us(const std::vector<mscclpp::ExecutionPlan> &plans,
+                                      int64_t size, const simulator::SystemModel &system) {
+  double fastest = 1e300;
+  for (const mscclpp::ExecutionPlan &plan : plans) {
+    auto sim = mscclpp::simulate_plan(plan, system.topology, size, system.interpreted());
+    if (!sim || sim->deadlocked) {
+      std::printf("  plan simulation failed\n");
       return std::nullopt;
     }
     fastest = std::min(fastest, double(sim->result.completion) / 1e6);
@@ -213,12 +249,15 @@ int main(int argc, char **argv) {
       const auto synthesized = synthesize(sccl_dgx1, target, inst);
       if (!synthesized)
         return 1;
-      const std::vector<Program> programs = msccl_programs(sccl_dgx1, *synthesized, inst);
-      // The paper's lowerings, counted; the MSCCL executor's row is shown beside.
+      const std::vector<verifier::VerifiedProgram> programs =
+          msccl_programs(sccl_dgx1, *synthesized, inst);
+      const std::vector<mscclpp::ExecutionPlan> plans = mscclpp_plans(programs);
+      // The paper's lowerings, counted; the MSCCL and MSCCL++ executors' rows are shown beside.
       struct Row {
         std::string name;
-        std::optional<simulator::AlgorithmExecutor> executor; ///< none: the MSCCL programs
+        std::optional<simulator::AlgorithmExecutor> executor; ///< none: programs or plans
         bool counted;
+        bool plans = false;
       };
       std::vector<Row> rows = {{inst.name + " kernel", system->sccl_kernel(), true}};
       if (auto copy = system->copy_engine(synthesized->algorithm))
@@ -227,10 +266,13 @@ int main(int argc, char **argv) {
              *copy, c.paper_plots_copy_engine});
       if (!programs.empty())
         rows.push_back({inst.name + " MSCCL (beside)", std::nullopt, false});
+      if (!plans.empty())
+        rows.push_back({inst.name + " MSCCL++ plan (beside)", std::nullopt, false, true});
       for (const Row &row : rows) {
         std::printf("%-10s %-32s", "", row.name.c_str());
         for (size_t i = 0; i < sizes.size(); ++i) {
           const auto us = row.executor ? lowered_algorithm_us(*synthesized, sizes[i], *row.executor)
+                          : row.plans  ? fastest_plan_us(plans, sizes[i], *system)
                                        : fastest_program_us(programs, sizes[i], *system);
           if (!us)
             return 1;
