@@ -141,6 +141,9 @@ public:
     deliver_weight_ = kWeights[pick(rng_)];
     proxy_weight_ = kWeights[pick(rng_)];
     hoist_ = 0.5 * pick(rng_);
+    // Thread blocks run at speeds of their own: a slow one lets the others race ahead of it.
+    for (size_t i = 0; i < tbs_.size(); ++i)
+      speed_.push_back(kWeights[pick(rng_)]);
   }
 
   std::optional<std::string> go() {
@@ -166,6 +169,7 @@ private:
   int lanes_;
   std::mt19937_64 rng_;
   double launch_weight_ = 1, deliver_weight_ = 1, proxy_weight_ = 1, hoist_ = 0;
+  std::vector<double> speed_; ///< per thread block: how likely it moves next
   std::vector<std::vector<Cell>> memory_;
   std::vector<std::vector<int>> semaphores_;
   std::vector<Tb> tbs_;
@@ -619,9 +623,13 @@ private:
     std::discrete_distribution<int> kind(std::begin(weights), std::end(weights));
     auto any = [&](size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng_); };
     switch (kind(rng_)) {
-    case 0:
-      step(tbs_[size_t(runnable[any(runnable.size())])]);
-      break;
+    case 0: {
+      std::vector<double> speeds;
+      for (int t : runnable)
+        speeds.push_back(speed_[size_t(t)]);
+      std::discrete_distribution<size_t> which(speeds.begin(), speeds.end());
+      step(tbs_[size_t(runnable[which(rng_)])]);
+    } break;
     case 1:
       launch(waiting_launch[any(waiting_launch.size())]);
       break;

@@ -68,6 +68,33 @@ TEST(MscclppVerifyTest, AMissingSignalDeadlocksAtTheWaitItLeavesUnanswered) {
   EXPECT_EQ(r.verdict(Property::Postcondition).kind, VerdictKind::Violated);
 }
 
+// The known-bad plans of examples/mscclpp/faulty/, each flagged for its own reason.
+TEST(MscclppVerifyTest, EachKnownBadPlanIsFlaggedForItsOwnReason) {
+  const struct {
+    const char *file;
+    Property property;
+    const char *first_line;
+  } cases[] = {
+      {"missing_signal.json", Property::DeadlockFreedom,
+       "GPU 0 tb 0 blocked at op 5 (wait) on memory channel 1 from GPU 2"},
+      {"put_racing_local_read.json", Property::RaceFreedom,
+       "GPU 0 tb 0 op 3 (put) writes GPU 1's o chunk 0 and GPU 1 tb 0 op 5 (put) reads GPU 1's o "
+       "chunk 0"},
+      {"scratch_reuse.json", Property::RaceFreedom,
+       "GPU 0 tb 3 op 1 (copy) reads GPU 0's s chunk 4 and GPU 1 tb 0 op 4 (put) writes GPU 0's s "
+       "chunk 4"},
+      {"wrong_chunk.json", Property::Postcondition, "GPU 0 output chunk 2: expected"},
+  };
+  for (const auto &c : cases) {
+    auto plan = read_execution_plan_file(std::string(SYNCOLL_SOURCE_DIR) +
+                                         "/examples/mscclpp/faulty/" + c.file);
+    ASSERT_TRUE(plan) << plan.error().to_string();
+    const PlanReport r = verify_plan(*plan);
+    EXPECT_EQ(r.verdict(c.property).kind, VerdictKind::Violated) << c.file << r.to_text();
+    EXPECT_EQ(first_line(r, c.property).rfind(c.first_line, 0), 0u) << c.file << r.to_text();
+  }
+}
+
 // Found by the plan campaign (plan_campaign_test.cpp): a wait naming one channel twice waits
 // for two of its signals, so the channel it no longer names leaves its peer's signal unused
 // and the wait short of one.
