@@ -3,6 +3,7 @@
 #include "lowering/compile.h"
 #include "model/collective_traits.h"
 #include "model/json_document.h"
+#include "model/mscclir.h"
 #include "model/topology_json.h"
 #include "mscclpp/mscclpp.h"
 #include "nccl/topo_xml.h"
@@ -465,6 +466,11 @@ Expected<int> write_mscclpp_plan(const verifier::VerifiedProgram &verified,
 }
 
 } // namespace
+
+Expected<bool> names_mscclpp_plan(const std::string &file) {
+  SYNCOLL_TRY(text, read_text_file(file));
+  return sniff_program_format(text) == ProgramFormat::Json && mscclpp::is_execution_plan(text);
+}
 
 Expected<int> write_verified_program(const verifier::VerifiedProgram &verified,
                                      const Topology &topology, const std::string &output,

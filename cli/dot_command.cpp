@@ -9,10 +9,12 @@
 #include "model/algorithm.h"
 #include "model/invariant.h"
 #include "model/mscclir.h"
+#include "mscclpp/mscclpp.h"
 #include "simulator/program_sim.h"
 #include "verifier/verify.h"
 #include "viz/charts.h"
 #include "viz/dot.h"
+#include "viz/plan_dot.h"
 #include "viz/render.h"
 
 #include <fmt/format.h>
@@ -72,6 +74,16 @@ Expected<std::optional<std::string>> dot_of(DotArgs &a) {
     SYNCOLL_TRY(l, lowering::lower(dsl));
     return a.level != "instruction" ? lowering::chunk_dag_dot(l.chunk_dag, dsl.name())
                                     : lowering::instruction_dag_dot(l.instruction_dag, dsl.name());
+  }
+  // An MSCCL++ plan: its counterexample, verified as `syncoll verify` verifies it.
+  SYNCOLL_TRY(is_plan, names_mscclpp_plan(a.input));
+  if (is_plan) {
+    if (kind != "counterexample")
+      return fail({}, fmt::format("{} is an MSCCL++ plan: dot draws a plan's counterexample, not "
+                                  "its {}",
+                                  a.input, kind));
+    SYNCOLL_TRY(plan, mscclpp::read_execution_plan_file(a.input));
+    return viz::plan_counterexample_dot(plan, mscclpp::verify_plan(plan));
   }
   SYNCOLL_TRY(p, program_for(a.input));
   if (kind == "program")
@@ -152,7 +164,8 @@ void add_dot_command(CLI::App &app, RunResult &result) {
       ->check(CLI::IsMember({"topo", "algo", "program", "dag", "counterexample", "timeline"}));
   cmd->add_option("input", args->input,
                   "topo: a library name or topology JSON; algo: algorithm JSON; program, "
-                  "counterexample, timeline: MSCCL-IR XML; dag: algorithm JSON or example:NAME")
+                  "timeline: MSCCL-IR XML; counterexample: MSCCL-IR XML or an MSCCL++ plan; dag: "
+                  "algorithm JSON or example:NAME")
       ->required();
   cmd->add_option("--format", args->format, "dot, svg or png (timeline: svg)")
       ->check(CLI::IsMember({"dot", "svg", "png"}))

@@ -92,12 +92,6 @@ int exit_code_of(const verifier::Report &report) {
   return violated ? kCheckFailed : unknown ? kUnknown : kSuccess;
 }
 
-// Whether the file is an MSCCL++ execution plan (JSON naming its "collective").
-Expected<bool> names_mscclpp_plan(const std::string &file) {
-  SYNCOLL_TRY(text, read_text_file(file));
-  return sniff_program_format(text) == ProgramFormat::Json && mscclpp::is_execution_plan(text);
-}
-
 // An MSCCL++ plan: its verdicts under docs/semantics.md's MSCCL++ rules. The MSCCL-IR options
 // have no meaning for it and are refused.
 Expected<int> verify_mscclpp_plan(const VerifyArgs &a) {

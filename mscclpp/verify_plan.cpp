@@ -113,7 +113,15 @@ std::vector<std::string> shape_issues(const ExecutionPlan &plan) {
 }
 
 PlanVerdict unknown(Property p, const std::string &why) {
-  return {p, VerdictKind::Unknown, "unknown: " + why, {}};
+  return {p, VerdictKind::Unknown, "unknown: " + why, {}, {}, {}};
+}
+
+// The operation an access belongs to (a GPU's user for the accesses around its kernel).
+PlanStepRef step_of(const Execution &ex, const Access &a) {
+  if (size_t(a.tb) >= ex.tbs_.size())
+    return {int(size_t(a.tb) - ex.tbs_.size()), -1, a.event == 1 ? "before" : "after"};
+  const Tb &t = ex.tbs_[size_t(a.tb)];
+  return {t.rank, t.tb->id, t.steps[size_t(a.step)].where};
 }
 
 } // namespace
@@ -131,8 +139,12 @@ PlanReport verify_plan(const ExecutionPlan &plan) {
                                            : std::to_string(plan.max_message_bytes));
   std::vector<std::string> structure = shape_issues(plan);
   if (!structure.empty()) {
-    report.verdicts.push_back({Property::Structure, VerdictKind::Violated,
-                               fmt::format("violated: {} issue(s)", structure.size()), structure});
+    report.verdicts.push_back({Property::Structure,
+                               VerdictKind::Violated,
+                               fmt::format("violated: {} issue(s)", structure.size()),
+                               structure,
+                               {},
+                               {}});
     for (Property p : {Property::DeadlockFreedom, Property::RaceFreedom, Property::Postcondition})
       report.verdicts.push_back(unknown(p, "the buffers do not fit the collective"));
     return report;
@@ -143,32 +155,48 @@ PlanReport verify_plan(const ExecutionPlan &plan) {
                   [](const Tb &t) { return t.next == t.steps.size(); }))
     ex.finish();
   if (ex.structure_.empty())
-    report.verdicts.push_back({Property::Structure, VerdictKind::Holds, "holds", {}});
+    report.verdicts.push_back({Property::Structure, VerdictKind::Holds, "holds", {}, {}, {}});
   else
-    report.verdicts.push_back({Property::Structure, VerdictKind::Violated,
+    report.verdicts.push_back({Property::Structure,
+                               VerdictKind::Violated,
                                fmt::format("violated: {} issue(s)", ex.structure_.size()),
-                               ex.structure_});
+                               ex.structure_,
+                               {},
+                               {}});
   // Deadlock: a thread block that cannot finish, and where every other one got to.
   std::vector<std::string> stuck;
+  std::vector<PlanStepRef> blocked;
   for (const Tb &t : ex.tbs_)
-    if (t.next < t.steps.size())
+    if (t.next < t.steps.size()) {
       stuck.push_back(fmt::format("GPU {} tb {} blocked at {}", t.rank, t.tb->id, t.blocked));
+      blocked.push_back({t.rank, t.tb->id, t.steps[t.next].where});
+    }
   if (!stuck.empty()) {
     std::vector<std::string> lines = stuck;
     for (const Tb &t : ex.tbs_)
       if (t.next == t.steps.size())
         lines.push_back(fmt::format("GPU {} tb {} finished", t.rank, t.tb->id));
     report.verdicts.push_back(
-        {Property::DeadlockFreedom, VerdictKind::Violated,
-         fmt::format("violated: {} thread block(s) never finish", stuck.size()), lines});
+        {Property::DeadlockFreedom,
+         VerdictKind::Violated,
+         fmt::format("violated: {} thread block(s) never finish", stuck.size()),
+         lines,
+         blocked,
+         {}});
     report.verdicts.push_back(unknown(Property::RaceFreedom, "the plan deadlocks"));
-    report.verdicts.push_back(
-        {Property::Postcondition, VerdictKind::Violated, "violated: the plan never finishes", {}});
+    report.verdicts.push_back({Property::Postcondition,
+                               VerdictKind::Violated,
+                               "violated: the plan never finishes",
+                               {},
+                               {},
+                               {}});
     return report;
   }
-  report.verdicts.push_back({Property::DeadlockFreedom, VerdictKind::Holds, "holds", {}});
+  report.verdicts.push_back({Property::DeadlockFreedom, VerdictKind::Holds, "holds", {}, {}, {}});
   // Races: two accesses to one chunk, one a write, neither ordered before the other.
   std::vector<std::string> races;
+  std::vector<PlanStepRef> racing;
+  std::vector<std::pair<size_t, size_t>> pairs;
   size_t count = 0;
   for (const std::vector<Access> &at : ex.accesses_)
     for (size_t i = 0; i < at.size(); ++i)
@@ -176,7 +204,10 @@ PlanReport verify_plan(const ExecutionPlan &plan) {
         const Access &a = at[i], &b = at[j];
         if (!(a.writes || b.writes) || !overlap(a, b) || ordered(a, b))
           continue;
-        if (++count <= 5)
+        if (++count <= 5) {
+          racing.push_back(step_of(ex, a));
+          racing.push_back(step_of(ex, b));
+          pairs.emplace_back(racing.size() - 2, racing.size() - 1);
           races.push_back(fmt::format(
               "{} and {}: {}", a.what, b.what,
               a.by_proxy ? "the proxy may still be reading the put's source (no flush between)"
@@ -184,16 +215,18 @@ PlanReport verify_plan(const ExecutionPlan &plan) {
               : a.writes
                   ? "no signal and wait (or barrier, semaphore) makes the write visible first"
                   : "nothing orders the read before the write"));
+        }
       }
   if (count == 0)
-    report.verdicts.push_back({Property::RaceFreedom, VerdictKind::Holds, "holds", {}});
+    report.verdicts.push_back({Property::RaceFreedom, VerdictKind::Holds, "holds", {}, {}, {}});
   else
     report.verdicts.push_back({Property::RaceFreedom, VerdictKind::Violated,
                                fmt::format("violated: {} racing pair(s){}", count,
                                            count > 5 ? ", the first 5 shown" : ""),
-                               races});
+                               races, racing, pairs});
   // Postcondition: every output chunk what the collective puts there.
   std::vector<std::string> wrong;
+  std::vector<PlanStepRef> writers;
   size_t wrong_count = 0;
   for (const PlanGpu &g : plan.gpus)
     for (int k = 0; k < g.output_chunks; ++k) {
@@ -201,21 +234,35 @@ PlanReport verify_plan(const ExecutionPlan &plan) {
       const Value &got = ex.values_[ex.location(g.id, PlanBuffer::Output, k)];
       if (got == want)
         continue;
-      if (++wrong_count <= 5)
-        wrong.push_back(fmt::format("GPU {} output chunk {}: expected {}, found {}", g.id, k,
-                                    describe(want), describe(got)));
+      if (++wrong_count > 5)
+        continue;
+      wrong.push_back(fmt::format("GPU {} output chunk {}: expected {}, found {}", g.id, k,
+                                  describe(want), describe(got)));
+      // Who wrote what is there (none: only the user's input).
+      const auto &at = ex.accesses_[ex.location(g.id, PlanBuffer::Output, k)];
+      const auto last = std::find_if(at.rbegin(), at.rend(), [&](const Access &a) {
+        return a.writes && size_t(a.tb) < ex.tbs_.size();
+      });
+      if (last != at.rend() &&
+          std::find(writers.begin(), writers.end(), step_of(ex, *last)) == writers.end())
+        writers.push_back(step_of(ex, *last));
     }
   if (wrong_count == 0)
     report.verdicts.push_back(
         {Property::Postcondition,
          VerdictKind::Holds,
          count == 0 ? "holds" : "holds on the interleaving run (the plan races)",
+         {},
+         {},
          {}});
   else
-    report.verdicts.push_back({Property::Postcondition, VerdictKind::Violated,
+    report.verdicts.push_back({Property::Postcondition,
+                               VerdictKind::Violated,
                                fmt::format("violated: {} output chunk(s) wrong{}", wrong_count,
                                            wrong_count > 5 ? ", the first 5 shown" : ""),
-                               wrong});
+                               wrong,
+                               writers,
+                               {}});
   return report;
 }
 

@@ -14,11 +14,24 @@
 
 namespace syncoll::mscclpp {
 
+/// An operation a counterexample names: its GPU, thread block and place ("op 3", "op 2.1" in a
+/// pipeline's body); thread block -1 is the GPU's user, before or after its kernel.
+struct PlanStepRef {
+  int gpu = 0;
+  int tb = -1;
+  std::string op;
+  friend bool operator==(const PlanStepRef &, const PlanStepRef &) = default;
+};
+
 struct PlanVerdict {
   verifier::Property property = verifier::Property::Structure;
   verifier::VerdictKind kind = verifier::VerdictKind::Holds;
   std::string summary;                     ///< one line
   std::vector<std::string> counterexample; ///< lines a person reads, in order
+  /// The operations the counterexample names, for drawing it: the blocked ones of a deadlock,
+  /// both sides of each race shown (`races` pairs them), the last writers of wrong output.
+  std::vector<PlanStepRef> steps;
+  std::vector<std::pair<size_t, size_t>> races; ///< indices into steps
 };
 
 struct PlanReport {

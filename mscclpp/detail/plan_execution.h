@@ -63,7 +63,8 @@ struct Access {
   int group_index = 0, group_size = 1;
   std::shared_ptr<const Clock> data, exec; ///< the thread block's clocks at the event
   std::string what;
-  int op = -1; ///< the executed operation (Executed), if any
+  int op = -1;   ///< the executed operation (Executed), if any
+  int step = -1; ///< its place in its thread block's steps (none for a GPU's user)
 };
 
 // One thread block's operations in order, pipelines' bodies inlined once.
@@ -340,7 +341,7 @@ public:
            fmt::format("GPU {} tb {} {} ({}) {} GPU {}'s {} chunk {}", t.rank, t.tb->id, where(t),
                        op_traits(op.kind).name, writes ? "writes" : "reads", s.rank,
                        plan_buffer_name(s.buffer), k),
-           int(executed_.size()) - 1});
+           int(executed_.size()) - 1, int(t.next)});
       if (pending)
         t.pending_reads.push_back(loc * 1'000'000 + (accesses_[loc].size() - 1));
     }

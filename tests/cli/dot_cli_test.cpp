@@ -22,6 +22,7 @@ TEST(DotCliTest, EveryKindDraws) {
       {"dag example:ring_allreduce -n 3 --level instruction", "dot", "rrcs"},
       {"dag examples/algorithms/dgx1_allgather_ring.json", "dot", "copy: r0 i[0] -> r1 o[0]"},
       {"counterexample examples/ir/faulty/d1_head_to_head.xml", "dot", "waits for"},
+      {"counterexample examples/mscclpp/faulty/put_racing_local_read.json", "svg", "races with"},
       {"timeline examples/ir/ring_allreduce_4.xml -t ring -n 4 -s 64KiB", "svg", "<rect"},
   };
   for (const Case &c : cases) {
@@ -45,7 +46,8 @@ TEST(DotCliTest, BadRequestsExitTwoWithOneLine) {
   for (const std::string args :
        {"dot topo nosuch", "dot algo examples/ir/ring_allreduce_4.xml",
         "dot timeline examples/ir/ring_allreduce_4.xml -t ring -n 4 --format dot",
-        "dot timeline examples/ir/ring_allreduce_4.xml --format svg", "dot dag example:nope"}) {
+        "dot timeline examples/ir/ring_allreduce_4.xml --format svg", "dot dag example:nope",
+        "dot program examples/mscclpp/allreduce_allpairs_4gpu.json"}) {
     SCOPED_TRACE(args);
     const auto out = temp_file("bad.out");
     CliRun run = run_cli(args + " -o " + out.string());

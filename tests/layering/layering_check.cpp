@@ -31,7 +31,7 @@ const std::map<std::string, std::set<std::string>> &allowed_layers() {
       {"study",
        {"study", "examples", "viz", "compose", "lowering", "synth", "nccl", "simulator", "verifier",
         "model"}},
-      {"viz", {"viz", "simulator", "verifier", "model"}},
+      {"viz", {"viz", "mscclpp", "simulator", "verifier", "model"}},
       // testing/ (generators and laws for property tests) may exercise every library below cli/.
       {"testing",
        {"testing", "compose", "backend", "lowering", "synth", "nccl", "simulator", "verifier",

@@ -7,12 +7,14 @@
 #include "model/invariant.h"
 #include "model/mscclir.h"
 #include "model/topology_library.h"
+#include "mscclpp/mscclpp.h"
 #include "simulator/program_sim.h"
 #include "tests/support/golden.h"
 #include "tests/viz/shared_renderer.h"
 #include "verifier/verify.h"
 #include "viz/charts.h"
 #include "viz/dot.h"
+#include "viz/plan_dot.h"
 #include "viz/render.h"
 
 #include <cstdlib>
@@ -53,6 +55,12 @@ TEST(VizGoldenTest, SmallCasesAsDot) {
   auto cex = counterexample_dot(d1, verifier::verify(d1, {}));
   ASSERT_TRUE(cex);
   expect_golden(*cex, "viz_counterexample_d1.dot");
+  auto plan =
+      mscclpp::read_execution_plan_file(kRoot + "/examples/mscclpp/faulty/scratch_reuse.json");
+  ASSERT_TRUE(plan);
+  auto plan_cex = plan_counterexample_dot(*plan, mscclpp::verify_plan(*plan));
+  ASSERT_TRUE(plan_cex);
+  expect_golden(*plan_cex, "viz_plan_counterexample_scratch_reuse.dot");
   const auto *example = examples::find_program_example("ring_allreduce");
   examples::ExampleParams params;
   params.ranks = 3;
@@ -109,6 +117,25 @@ TEST(VizTest, RaceCounterexampleMarksBothSteps) {
   EXPECT_NE(dot->find("color=red"), std::string::npos);
   const Program good = program_file("examples/ir/ring_allreduce_4.xml");
   EXPECT_FALSE(counterexample_dot(good, verifier::verify(good, {})));
+}
+
+// An MSCCL++ plan's counterexample marks what verify_plan found: the blocked waits of a
+// deadlock, the last writers of wrong output; a plan that holds has nothing to draw.
+TEST(VizTest, PlanCounterexamplesMarkTheOperationsTheVerdictNames) {
+  auto draw = [](const std::string &file) {
+    auto plan = mscclpp::read_execution_plan_file(kRoot + "/examples/mscclpp/" + file);
+    SYNCOLL_INVARIANT(plan.has_value(), "example plan");
+    return plan_counterexample_dot(*plan, mscclpp::verify_plan(*plan));
+  };
+  const auto deadlock = draw("faulty/missing_signal.json");
+  ASSERT_TRUE(deadlock);
+  EXPECT_NE(deadlock->find("g0_t0_op_5 [label=\"op 5: wait\", color=red"), std::string::npos)
+      << *deadlock;
+  EXPECT_NE(deadlock->find("deadlock freedom violated"), std::string::npos);
+  const auto wrong = draw("faulty/wrong_chunk.json");
+  ASSERT_TRUE(wrong);
+  EXPECT_NE(wrong->find("races with"), std::string::npos); // race freedom is the first violated
+  EXPECT_FALSE(draw("allreduce_allpairs_4gpu.json").has_value());
 }
 
 TEST(VizTest, EverySvgIsWellFormed) {
