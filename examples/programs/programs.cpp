@@ -47,14 +47,17 @@ Expected<DslProgram> ring_allreduce(const ExampleParams &p) {
   o.in_place = true;
   SYNCOLL_TRY(prog, make("ring_allreduce", ring(P), CollectiveKind::Allreduce, P, P, o));
   for (int i = 0; i < P; ++i) {
+    CopyOptions on;
+    if (p.channels > 1)
+      on.channel = i % p.channels;
     SYNCOLL_TRY(c, prog.chunk(i, Buffer::input(), i));
     for (int k = 1; k < P; ++k) {
       SYNCOLL_TRY(dst, prog.chunk((i + k) % P, Buffer::input(), i));
-      SYNCOLL_TRY(sum, prog.reduce(dst, c));
+      SYNCOLL_TRY(sum, prog.reduce(dst, c, on));
       c = sum;
     }
     for (int k = 0; k + 1 < P; ++k) {
-      SYNCOLL_TRY(next, prog.copy(c, (i + k) % P, Buffer::input(), i));
+      SYNCOLL_TRY(next, prog.copy(c, (i + k) % P, Buffer::input(), i, on));
       c = next;
     }
   }
@@ -212,6 +215,42 @@ Expected<DslProgram> two_step_alltoall(const ExampleParams &p) {
   return prog;
 }
 
+// AllToNext as GC3 wrote it (gc3 7.4) on nodes x GPUs: inside a node each GPU copies its
+// buffer (G chunks) to the next directly; the last GPU of a node splits its buffer over its
+// node's GPUs, each of which sends its part across to the GPU of the same index on the next
+// node (over its own NIC), which hands it to that node's first GPU.
+Expected<DslProgram> alltonext_spread(const ExampleParams &p) {
+  SYNCOLL_TRY(topology, cluster(p, /*intra_ring=*/false));
+  const int N = p.nodes, G = p.ranks / p.nodes;
+  SYNCOLL_TRY(prog, make("alltonext_spread", std::move(topology), CollectiveKind::AllToNext,
+                         p.ranks, G, p.options));
+  auto rank = [G](int node, int gpu) { return node * G + gpu; };
+  for (int n = 0; n < N; ++n)
+    for (int g = 0; g < G; ++g) {
+      if (g + 1 < G) {
+        SYNCOLL_TRY(c, prog.chunk(rank(n, g), Buffer::input(), 0, G));
+        SYNCOLL_CHECK(prog.copy(c, rank(n, g + 1), Buffer::output(), 0));
+        continue;
+      }
+      if (n + 1 == N)
+        continue; // the last GPU sends nothing
+      for (int j = 0; j < G; ++j) {
+        SYNCOLL_TRY(part, prog.chunk(rank(n, g), Buffer::input(), j));
+        if (j != g) {
+          SYNCOLL_TRY(spread, prog.copy(part, rank(n, j), Buffer::named("relay"), 0));
+          part = spread;
+        }
+        if (j == 0) {
+          SYNCOLL_CHECK(prog.copy(part, rank(n + 1, 0), Buffer::output(), j));
+          continue;
+        }
+        SYNCOLL_TRY(across, prog.copy(part, rank(n + 1, j), Buffer::named("relay"), 1));
+        SYNCOLL_CHECK(prog.copy(across, rank(n + 1, 0), Buffer::output(), j));
+      }
+    }
+  return prog;
+}
+
 } // namespace
 
 const std::vector<ProgramExample> &program_examples() {
@@ -247,6 +286,11 @@ const std::vector<ProgramExample> &program_examples() {
        true,
        two_step_alltoall},
       {"alltonext", "AllToNext along a line (gc3 7.4)", {false}, false, alltonext},
+      {"alltonext_spread",
+       "AllToNext on nodes x GPUs, each crossing spread over the node's NICs (gc3 7.4)",
+       {false},
+       true,
+       alltonext_spread},
   };
   return examples;
 }

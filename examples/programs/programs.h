@@ -15,6 +15,9 @@ namespace syncoll::examples {
 struct ExampleParams {
   int ranks = 8;
   int nodes = 2; ///< hierarchical ones: nodes x (ranks / nodes) GPUs
+  /// The ring Allreduce spreads its one logical ring over this many channels, chunk i on
+  /// channel i mod channels (gc3 7.1.1); the other examples let the scheduler choose.
+  int channels = 1;
   lowering::DslOptions options;
 };
 
