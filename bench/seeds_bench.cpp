@@ -198,6 +198,25 @@ void gc3_rows(std::vector<Row> &rows, bool quick) {
       rows.push_back({"GC3", "hierarchical AllReduce, best above 1 GB", "2x8 A100", 1.11,
                       max_speedup(sizes, 1 * GiB, 4 * GiB, nccl, gc3), note});
   }
+  // Two-step AllToAll on 16 nodes against NCCL's (the figure says 16 nodes and 256 A100s; type A
+  // nodes hold 8, so 16 nodes are 128).
+  if (!quick) {
+    std::fprintf(stderr, "seeds_bench: GC3 two-step AllToAll on 16 nodes...\n");
+    const auto sixteen = a100_nodes(16);
+    // Simple, as GC3 tuned it above 512 MB (LL's flags halve its bandwidth there).
+    auto configs = tuned("two_step_alltoall", 128, 16, {1}, {1});
+    std::erase_if(configs,
+                  [](const Config &c) { return c.params.options.protocol != Protocol::Simple; });
+    const auto programs = verified_programs(configs);
+    const auto sizes = powers_of_two(512 * MiB, 2 * GiB);
+    if (sixteen)
+      rows.push_back({"GC3", "two-step AllToAll vs NCCL, best above 512 MB", "16x8 A100", 1.2,
+                      max_speedup(
+                          sizes, 512 * MiB, 2 * GiB,
+                          [&](int64_t s) { return nccl_us(*sixteen, CollectiveKind::Alltoall, s); },
+                          [&](int64_t s) { return best_us(programs, *sixteen, s); }),
+                      verified_note(programs, configs.size()) + " (1 instance, as GC3 ran it)"});
+  }
   // AllToNext on three nodes against each GPU sending its whole buffer to the next.
   {
     std::fprintf(stderr, "seeds_bench: GC3 AllToNext...\n");
