@@ -215,8 +215,14 @@ const FabricTraits kFabrics[] = {
      25.0, 12.5, "",
      "Google Cloud A3 Mega documentation (line rate); the latencies and share are estimates of a "
      "TCP offload path, no measurement here"},
+    {Fabric::Slingshot11, "slingshot11",
+     "HPE Slingshot-11, 200 Gb/s per NIC (Cassini; NCCL through the aws-ofi-nccl plugin)", 0.93,
+     2.0, 8.0, 20.0, "",
+     "HPE Slingshot and Cassini NIC product briefs (line rate); the share, latencies and "
+     "connection rate are estimates carried from roce (an Ethernet-based RDMA NIC behind a "
+     "libfabric provider), no measurement here"},
 };
-static_assert(std::size(kFabrics) == size_t(Fabric::GcpTcpxo) + 1, "one row per fabric");
+static_assert(std::size(kFabrics) == size_t(Fabric::Slingshot11) + 1, "one row per fabric");
 
 const SystemPreset kSystems[] = {
     {"dgx1", "DGX-1: 8 V100 SXM2 in the NVLink2 hybrid cube-mesh, 4 EDR 100 Gb/s NICs",
@@ -288,6 +294,16 @@ const SystemPreset kSystems[] = {
     {"oci_bm_gpu4_8", "OCI BM.GPU4.8: 8 A100 40GB, NVSwitch, 16 x 100 Gb/s RoCE (8 x 200 per GPU)",
      GpuGeneration::Ampere, "dgx_a100", 8, 8, 25, Fabric::Roce, 8, 0, 0,
      "Oracle Cloud bare metal GPU shapes (BM.GPU4.8)"},
+    {"perlmutter",
+     "NERSC Perlmutter GPU node: 4 A100 SXM4 40GB, 4 NVLinks between every pair, 4 HPE "
+     "Slingshot-11 200 Gb/s NICs (one per GPU)",
+     GpuGeneration::Ampere, "hgx_a100_4", 4, 4, 25, Fabric::Slingshot11, 8, 0, 0,
+     "NERSC Perlmutter architecture documentation"},
+    {"delta",
+     "NCSA Delta A100x4 node: 4 A100 SXM4 40GB, 4 NVLinks between every pair, one HPE "
+     "Slingshot-11 200 Gb/s NIC",
+     GpuGeneration::Ampere, "hgx_a100_4", 4, 1, 25, Fabric::Slingshot11, 8, 0, 0,
+     "NCSA Delta user documentation (A100x4 nodes)"},
     // Machines as measured (docs/cost-model.md, "Calibration"): the same hardware rows, and
     // the host-side floor of the harness that measured them, fitted to its smallest message.
     {"azure_nd_a100_v4",

@@ -108,6 +108,7 @@ enum class Fabric {
   EfaV3,
   EfaV4,
   GcpTcpxo,
+  Slingshot11,
 };
 
 struct FabricTraits {

@@ -298,6 +298,16 @@ Topology xgmi_mesh(std::string name, double link_gbps) {
 }
 } // namespace
 
+// HGX A100 4-GPU (Perlmutter's and Delta's GPU nodes): 4 A100 SXM4, each pair joined by 4 of
+// their 12 NVLink3 links (100 GB/s per direction), no NVSwitch.
+Topology hgx_a100_4() {
+  std::array<std::array<int, 4>, 4> links{};
+  for (size_t a = 0; a < 4; ++a)
+    for (size_t b = 0; b < 4; ++b)
+      links[a][b] = a == b ? 0 : 4;
+  return from_matrix("hgx_a100_4", links, kNvlinkAlpha, kNvlinkGbps);
+}
+
 Topology mi300x() {
   return xgmi_mesh("mi300x", 64);
 }
@@ -598,6 +608,7 @@ std::vector<TopologyLibraryEntry> topology_library() {
       {"amd4", "", "4 MI50 in the ring 0-1-3-2 (SCCL's AMD4)"},
       {"amd8", "", "Gigabyte Z52 with 8 MI50 (SCCL's AMD8 weights)"},
       {"dgx_a100", "", "8 A100 behind NVSwitch, 12 NVLinks per GPU"},
+      {"hgx_a100_4", "", "4 A100 SXM4, 4 NVLinks between every pair (HGX A100 4-GPU)"},
       {"dgx_h100", "", "8 H100 behind NVSwitch, 18 NVLinks per GPU"},
       {"dgx_b200", "", "8 B200 behind NVSwitch, 18 NVLinks of 50 GB/s per GPU"},
       {"gb200_nvl72", "", "GB200 NVL72: 72 B200 (18 trays of 4) in one NVLink domain"},
@@ -644,6 +655,7 @@ Expected<Topology> make_library_topology(std::string_view name, const TopologyPa
       {"amd4", {}},
       {"amd8", {}},
       {"dgxa100", {}},
+      {"hgxa1004", {}},
       {"dgxh100", {}},
       {"dgxb200", {}},
       {"gb200nvl72", {}},
@@ -775,6 +787,8 @@ Expected<Topology> make_library_topology(std::string_view name, const TopologyPa
     return amd8();
   if (key == "dgxa100")
     return dgx_a100();
+  if (key == "hgxa1004")
+    return hgx_a100_4();
   if (key == "dgxh100")
     return dgx_h100();
   if (key == "dgxb200")
