@@ -2,6 +2,8 @@
 // apart from the verifier, from docs/semantics.md alone.
 #include "tests/mscclpp/plan_oracle.h"
 
+#include "tests/mscclpp/oracle_values.h"
+
 #include <algorithm>
 #include <deque>
 #include <fmt/format.h>
@@ -16,32 +18,6 @@ namespace syncoll::testing {
 namespace {
 
 using namespace mscclpp;
-
-// A lane's value: the (GPU, input chunk, lane) terms summed into it, sorted; none for garbage
-// (never written in this call, or the user's next data).
-using Value = std::optional<std::vector<uint64_t>>;
-
-uint64_t term(int gpu, int chunk, int lane) {
-  return (uint64_t(gpu) << 40) | (uint64_t(chunk) << 16) | uint64_t(lane);
-}
-
-Value add(const Value &a, const Value &b) {
-  if (!a || !b)
-    return std::nullopt;
-  std::vector<uint64_t> out(a->size() + b->size());
-  std::merge(a->begin(), a->end(), b->begin(), b->end(), out.begin());
-  return out;
-}
-
-std::string show(const Value &v) {
-  if (!v)
-    return "garbage";
-  std::string out;
-  for (uint64_t t : *v)
-    out += fmt::format("{}GPU{}.in{}.lane{}", out.empty() ? "" : "+", t >> 40, (t >> 16) & 0xffffff,
-                       t & 0xffff);
-  return out.empty() ? "zero" : out;
-}
 
 struct Cell {
   Value value;
@@ -298,39 +274,6 @@ private:
   }
 
   // ---- kernels ---------------------------------------------------------------------------
-  Value expected(int gpu, int chunk, int lane) const {
-    const int n = int(plan_.gpus.size());
-    const PlanGpu &g = plan_.gpus[size_t(gpu)];
-    Value sum = std::vector<uint64_t>{};
-    switch (plan_.collective) {
-    case CollectiveKind::Allreduce:
-      for (int r = 0; r < n; ++r)
-        sum = add(sum, std::vector<uint64_t>{term(r, chunk, lane)});
-      return sum;
-    case CollectiveKind::ReduceScatter:
-      for (int r = 0; r < n; ++r)
-        sum = add(sum, std::vector<uint64_t>{term(r, gpu * g.output_chunks + chunk, lane)});
-      return sum;
-    case CollectiveKind::Allgather: {
-      const int per = plan_.gpus[0].input_chunks;
-      return std::vector<uint64_t>{term(chunk / per, chunk % per, lane)};
-    }
-    case CollectiveKind::Alltoall: {
-      const int per = g.output_chunks / n;
-      return std::vector<uint64_t>{term(chunk / per, gpu * per + chunk % per, lane)};
-    }
-    case CollectiveKind::Broadcast:
-      return std::vector<uint64_t>{term(0, chunk, lane)};
-    case CollectiveKind::Reduce:
-    case CollectiveKind::Gather:
-    case CollectiveKind::Scatter:
-    case CollectiveKind::Custom:
-    case CollectiveKind::AllToNext:
-      break;
-    }
-    fail("the plan's collective is not one MSCCL++'s executor runs");
-  }
-
   void launch(int gpu) {
     launched_[size_t(gpu)] = true;
     const PlanGpu &g = plan_.gpus[size_t(gpu)];
@@ -350,7 +293,9 @@ private:
     for (int k = 0; k < g.output_chunks; ++k)
       for (int l = 0; l < lanes_; ++l) {
         const Value got = memory_[size_t(gpu)][cell({gpu, PlanBuffer::Output, k, l})].value;
-        const Value want = expected(gpu, k, l);
+        const Value want = oracle_expected(plan_, gpu, k, l);
+        if (!want)
+          fail("the plan's collective is not one MSCCL++'s executor runs");
         if (got != want)
           fail(fmt::format("GPU {}'s output chunk {} lane {} when its kernel ended: {}, not {}",
                            gpu, k, l, show(got), show(want)));
