@@ -8,6 +8,7 @@
 //   ./build/ci/bench/compose_bench [--quick] [--nodes 4,16,64] [--nics 1,2,4,8]
 //                                  [--systems dgx_h100,aws_p4de] [--collectives allreduce,...]
 #include "compose/search.h"
+#include "model/collective.h"
 #include "model/hardware.h"
 
 #include <cstdio>
@@ -161,7 +162,7 @@ int main(int argc, char **argv) {
             if (kind == CollectiveKind::Allreduce)
               for (factor = ranks;
                    factor > 1 &&
-                   int64_t(ranks) * ranks * factor * h.stripes * h.pipeline > (int64_t(1) << 24);)
+                   int64_t(ranks) * ranks * factor * h.stripes * h.pipeline > kMaxChunkCopies;)
                 factor /= 2;
             by_factor[factor].push_back(h);
           }

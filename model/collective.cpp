@@ -201,7 +201,7 @@ Expected<CollectiveSpec> make_collective(CollectiveKind kind, int P, int C,
   const std::string name(collective_kind_name(kind));
   if (P < 1 || P > kMaxRanks)
     return fail({}, fmt::format("{}: rank count {} is out of range [1, {}]", name, P, kMaxRanks));
-  if (C < 1 || int64_t(P) * P * C > (int64_t(1) << 24))
+  if (C < 1 || int64_t(P) * P * C > kMaxChunkCopies)
     return fail({}, fmt::format("{}: chunk factor {} is out of range for {} ranks", name, C, P));
   if (is_rooted(kind) && !root)
     return fail({}, fmt::format("{} needs a root rank", name));
