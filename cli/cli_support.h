@@ -152,13 +152,13 @@ struct BuiltSystem {
   [[nodiscard]] std::string label() const { return std::string(preset->name) + origin; }
 };
 
+/// Whether the file is an MSCCL++ execution plan (JSON naming its "collective").
+[[nodiscard]] Expected<bool> names_mscclpp_plan(const std::string &file);
+
 /// Writes a verified program to `output` (nothing for an empty one) as `format` asks: "xml"
 /// (MSCCL-IR) or "mscclpp" (an MSCCL++ execution plan, checked by verify_plan first: a plan that
 /// does not verify is reported and not written, exit 1, as a lowering bug). The plan reaches
 /// GPUs of other nodes of `topology` (the program's) through port channels.
-/// Whether the file is an MSCCL++ execution plan (JSON naming its "collective").
-[[nodiscard]] Expected<bool> names_mscclpp_plan(const std::string &file);
-
 [[nodiscard]] Expected<int> write_verified_program(const verifier::VerifiedProgram &verified,
                                                    const Topology &topology,
                                                    const std::string &output,

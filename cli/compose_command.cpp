@@ -135,9 +135,14 @@ Expected<int> run_plan(const ComposeArgs &a, const Input &input, const compose::
   // A plan whose transports leave links unused runs on the machine less those links: simulate
   // on the --system routes over all of them.
   const bool whole_machine = plan.topology.links().size() == system.topology.links().size();
-  fmt::print("verified; simulated {:.1f} us, busbw {:.1f} GB/s{}\n",
+  // A plan written for MSCCL++ is another program than the one timed here: say which ran.
+  fmt::print("verified; simulated {:.1f} us, busbw {:.1f} GB/s{}{}\n",
              double(sim.result.completion) / 1e6, sim.result.busbw_gbps,
-             whole_machine ? "" : " (on the machine less the links its transports leave unused)");
+             whole_machine ? "" : " (on the machine less the links its transports leave unused)",
+             a.format == "mscclpp"
+                 ? " as an MSCCL-IR program (`syncoll simulate` times the MSCCL++ "
+                   "plan written)"
+                 : "");
   return write_verified_program(*lowered.verified, system.topology, a.output, a.format);
 }
 

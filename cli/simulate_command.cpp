@@ -20,6 +20,7 @@
 #include "simulator/system_model.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -60,6 +61,32 @@ simulator::CostModel cost_model_for(const SimulateArgs &a) {
   return model;
 }
 
+// The sizes outside a program's or plan's message-size window (MSCCL-IR's minBytes and
+// maxBytes, an MSCCL++ plan's min and max message size), where its runtime would pick another
+// program: said, not refused, since a what-if may ask; empty when every size is inside.
+std::string outside_window(const Subject &subject, const std::vector<Row> &rows) {
+  uint64_t low = 0, high = UINT64_MAX;
+  std::string whose;
+  if (subject.plan) {
+    low = subject.plan->min_message_bytes, high = subject.plan->max_message_bytes;
+    whose = "the plan's";
+  } else if (subject.program) {
+    const ProgramDraft &d = subject.program->draft();
+    low = uint64_t(d.min_bytes), high = d.max_bytes > 0 ? uint64_t(d.max_bytes) : UINT64_MAX;
+    whose = "the program's (minBytes, maxBytes)";
+  }
+  std::vector<std::string> outside;
+  for (const Row &r : rows)
+    if (uint64_t(r.size) < low || uint64_t(r.size) > high)
+      outside.push_back(format_size(r.size));
+  if (outside.empty())
+    return {};
+  return fmt::format("{} lie outside {} message-size window ({} B to {}): its runtime would run "
+                     "another program there",
+                     fmt::join(outside, ", "), whose, low,
+                     high == UINT64_MAX ? std::string("any") : fmt::format("{} B", high));
+}
+
 // A program in either form, or an algorithm JSON.
 Expected<Subject> file_subject(const SimulateArgs &a) {
   SYNCOLL_TRY(text, read_text_file(a.input));
@@ -68,7 +95,7 @@ Expected<Subject> file_subject(const SimulateArgs &a) {
     SYNCOLL_TRY(parsed, JsonDocument::parse(text, a.input));
     doc = std::move(parsed);
   }
-  if (doc && mscclpp::is_execution_plan(text)) {
+  if (doc && mscclpp::is_execution_plan(doc->root())) {
     SYNCOLL_TRY(plan, mscclpp::read_execution_plan(text, a.input));
     const std::string what =
         fmt::format("MSCCL++ plan '{}' ({}; first-come links and ports, a pipeline's body run "
@@ -348,7 +375,7 @@ Expected<bool> run_simulate(SimulateArgs &a) {
     topology = std::move(shared);
   }
   std::vector<Row> rows;
-  std::string what;
+  std::string what, outside;
   if (system && !a.baseline.empty()) {
     if (a.collective.empty())
       return fail({}, "--baseline needs --collective");
@@ -402,6 +429,7 @@ Expected<bool> run_simulate(SimulateArgs &a) {
                       "mode");
     SYNCOLL_TRY(r, simulate_sizes(subject, a, *topology, system, model, protocol, sizes));
     rows = std::move(r);
+    outside = outside_window(subject, rows);
     what = subject.what;
   }
   // The model that ran, where it is not the default: a what-if's sharing and window.
@@ -445,6 +473,8 @@ Expected<bool> run_simulate(SimulateArgs &a) {
   for (const Row &r : rows)
     if (!r.faster_forced.empty())
       fmt::print("{}note: {}\n", a.nccl_tests ? "# " : "", r.faster_forced);
+  if (!outside.empty())
+    fmt::print("{}note: {}\n", a.nccl_tests ? "# " : "", outside);
   if (!a.csv.empty())
     SYNCOLL_CHECK(write_output(a.csv, csv));
   if (!a.trace.empty())
@@ -460,7 +490,8 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
   CLI::App *cmd = app.add_subcommand(
       "simulate", "time an algorithm (JSON), a thread-block program (MSCCL-IR XML) or an NCCL "
                   "baseline on a topology under the alpha-beta model (docs/cost-model.md)");
-  cmd->add_option("input", args->input, "algorithm JSON or MSCCL-IR XML");
+  cmd->add_option("input", args->input,
+                  "algorithm JSON, MSCCL-IR XML or JSON, or an MSCCL++ execution plan (JSON)");
   cmd->add_option("--baseline", args->baseline,
                   "simulate NCCL instead: nccl (its own choice per size, needs --system), or "
                   "force nccl-ring, nccl-tree (allreduce), nccl-nvls, nccl-nvlstree (allreduce "

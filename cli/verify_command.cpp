@@ -83,7 +83,9 @@ Expected<verifier::VerifyOptions> options_for(const VerifyArgs &a, const Program
   return options;
 }
 
-int exit_code_of(const verifier::Report &report) {
+// 1 when a property is violated, else 3 when one is unknown, else 0: for an MSCCL-IR
+// program's report and an MSCCL++ plan's alike.
+template <typename Report> int exit_code_of(const Report &report) {
   bool violated = false, unknown = false;
   for (const auto &v : report.verdicts) {
     violated = violated || v.kind == verifier::VerdictKind::Violated;
@@ -116,12 +118,7 @@ Expected<int> verify_mscclpp_plan(const VerifyArgs &a) {
                            plan.gpus.size(),
                            report.all_hold() ? "every property holds" : "not every property holds")
             << report.to_text();
-  bool violated = false, unknown = false;
-  for (const mscclpp::PlanVerdict &v : report.verdicts) {
-    violated = violated || v.kind == verifier::VerdictKind::Violated;
-    unknown = unknown || v.kind == verifier::VerdictKind::Unknown;
-  }
-  return violated ? kCheckFailed : unknown ? kUnknown : kSuccess;
+  return exit_code_of(report);
 }
 
 Expected<int> run_verify(const VerifyArgs &a) {

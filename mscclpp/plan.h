@@ -71,6 +71,8 @@ struct OpTraits {
   /// Whether it sums its sources into its destinations (else destination i takes source i, or
   /// every destination the one source).
   bool reduces;
+  /// Whether it raises its peers' semaphores (after its data, for a put with a signal).
+  bool signals;
 };
 [[nodiscard]] std::span<const OpTraits> all_op_traits();
 [[nodiscard]] const OpTraits &op_traits(OpKind kind);

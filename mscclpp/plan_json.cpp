@@ -435,7 +435,11 @@ Expected<ExecutionPlan> read_execution_plan(std::string_view text, const std::st
 
 bool is_execution_plan(std::string_view text) {
   auto doc = JsonDocument::parse(text, "");
-  return doc && doc->root().has("gpus") && doc->root().has("collective");
+  return doc && is_execution_plan(doc->root());
+}
+
+bool is_execution_plan(const JsonView &root) {
+  return root.has("gpus") && root.has("collective");
 }
 
 Expected<ExecutionPlan> read_execution_plan_file(const std::string &path) {
@@ -443,9 +447,6 @@ Expected<ExecutionPlan> read_execution_plan_file(const std::string &path) {
   return read_execution_plan(text, path);
 }
 
-} // namespace syncoll::mscclpp
-
-namespace syncoll::mscclpp {
 namespace {
 
 using nlohmann::ordered_json;

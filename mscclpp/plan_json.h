@@ -2,6 +2,7 @@
 #pragma once
 
 #include "model/diagnostics.h"
+#include "model/json_document.h"
 #include "mscclpp/plan.h"
 
 #include <string>
@@ -19,12 +20,10 @@ namespace syncoll::mscclpp {
 /// Whether JSON text is an MSCCL++ plan rather than an MSCCL-IR program: both list "gpus", a
 /// plan names its "collective" (MSCCL-IR its "coll").
 [[nodiscard]] bool is_execution_plan(std::string_view text);
+/// The same of JSON already parsed.
+[[nodiscard]] bool is_execution_plan(const JsonView &root);
 /// The same from a file.
 [[nodiscard]] Expected<ExecutionPlan> read_execution_plan_file(const std::string &path);
-
-} // namespace syncoll::mscclpp
-
-namespace syncoll::mscclpp {
 
 /// The plan as MSCCL++'s executor reads it (the fields read_execution_plan reads, in the
 /// executor's spelling), canonical JSON: writing what was read gives the same plan back.

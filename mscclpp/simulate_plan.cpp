@@ -3,6 +3,7 @@
 #include "model/collective_traits.h"
 #include "model/invariant.h"
 #include "mscclpp/detail/plan_execution.h"
+#include "simulator/link_booking.h"
 #include "simulator/network.h"
 
 #include <algorithm>
@@ -13,10 +14,7 @@ namespace syncoll::mscclpp {
 namespace {
 
 using simulator::Picoseconds;
-
-Picoseconds ps(double ns) {
-  return std::llround(ns * 1000.0);
-}
+using simulator::to_ps;
 
 // The timing of one executed operation: when it may start, when it ends, and when what it sent
 // lands (a signal's arrival, a port put's data).
@@ -29,7 +27,8 @@ public:
   Timing(const Topology &topology, const simulator::CostModel &model, int64_t chunk_bytes,
          const detail::Execution &ex)
       : model_(model), chunk_bytes_(chunk_bytes), ex_(ex),
-        network_(topology, model.efficiency[simulator::CostModel::index(Protocol::Simple)]) {}
+        network_(topology, model.efficiency[simulator::CostModel::index(Protocol::Simple)]),
+        port_data_(ex.tbs_.size(), 0) {}
 
   Expected<Picoseconds> run() {
     const std::vector<detail::Executed> &ops = ex_.executed_;
@@ -86,10 +85,7 @@ private:
   // What operation `to` takes from `from` lands: a signal's arrival (through its route to the
   // waiting GPU), a packet's data, else nothing beyond `from`'s end.
   Picoseconds lands_for(size_t from, size_t to) {
-    const OpKind kind = ex_.executed_[from].op->kind;
-    const bool signal = kind == OpKind::Signal || kind == OpKind::RelaxedSignal ||
-                        kind == OpKind::PutWithSignal || kind == OpKind::PutWithSignalAndFlush;
-    if (!signal || rank_of(from) == rank_of(to))
+    if (!op_traits(ex_.executed_[from].op->kind).signals || rank_of(from) == rank_of(to))
       return timed_[from].end;
     return timed_[from].lands + latency(rank_of(from), rank_of(to));
   }
@@ -97,7 +93,7 @@ private:
   Picoseconds latency(int a, int b) {
     Picoseconds sum = model_.message_latency[simulator::CostModel::index(Protocol::Simple)];
     for (LinkId l : network_.route(RankId(a), RankId(b)))
-      sum += ps(network_.topology().link(l).alpha.count);
+      sum += to_ps(network_.topology().link(l).alpha);
     return sum;
   }
 
@@ -112,7 +108,7 @@ private:
     Picoseconds hop_ready = at, lands = at;
     for (LinkId l : route) {
       const simulator::TransferTimes t = network_.reserve(l, bytes, hop_ready);
-      hop_ready = t.start + ps(network_.topology().link(l).alpha.count);
+      hop_ready = t.start + to_ps(network_.topology().link(l).alpha);
       lands = t.arrival;
     }
     return lands;
@@ -120,7 +116,7 @@ private:
 
   Picoseconds copy_time(int64_t bytes, Picoseconds at) const {
     const double rate = model_.thread_block_gbps[simulator::CostModel::index(Protocol::Simple)];
-    return at + (rate > 0 ? ps(double(bytes) / rate) : 0);
+    return at + (rate > 0 ? simulator::transfer_ps(bytes, rate) : 0);
   }
 
   Expected<Picoseconds> time_op(size_t i, Picoseconds at) {
@@ -133,8 +129,6 @@ private:
     const int64_t scale = traits.packets ? 2 : 1;
     auto bytes = [&](int chunks) { return int64_t(chunks) * chunk_bytes_ * scale; };
     const bool port = op.channel_kind == ChannelKind::Port;
-    if (port_data_.empty())
-      port_data_.assign(ex_.tbs_.size(), 0);
     Picoseconds lands = now;
     if (op.channel_kind == ChannelKind::Switch) {
       // NVLS: the chunk crosses the GPU's switch port once, to the first other member.

@@ -197,8 +197,7 @@ bool Execution::step(int ti) {
     }
   }
   // Signals last: they carry what the operation did.
-  if (op.kind == OpKind::Signal || op.kind == OpKind::RelaxedSignal ||
-      op.kind == OpKind::PutWithSignal || op.kind == OpKind::PutWithSignalAndFlush) {
+  if (traits.signals) {
     auto data = std::make_shared<const Clock>(t.data);
     auto exec = std::make_shared<const Clock>(t.exec);
     for (int c : op.channels) {

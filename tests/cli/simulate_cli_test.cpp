@@ -622,6 +622,14 @@ TEST(SimulateCliMscclppTest, APlanSimulatesOnASystemAndSaysHow) {
             std::string::npos)
       << run.out;
   EXPECT_NE(run.out.find("4 MiB"), std::string::npos);
+  // Sizes past the plan's window (up to 1 MiB) are timed and said to be outside it.
+  EXPECT_NE(run.out.find("note: 2 MiB, 4 MiB lie outside the plan's message-size window (0 B "
+                         "to 1048576 B)"),
+            std::string::npos)
+      << run.out;
+  CliRun inside = run_cli("simulate examples/mscclpp/allreduce_allpairs_4gpu.json --system "
+                          "dgx_h100 --gpus 4 -s 64KiB..1MiB");
+  EXPECT_EQ(inside.out.find("note:"), std::string::npos) << inside.out;
   CliRun wrong = run_cli("simulate examples/mscclpp/allreduce_allpairs_4gpu.json --system "
                          "dgx_h100 -s 1MiB");
   EXPECT_EQ(wrong.exit_code, 2);

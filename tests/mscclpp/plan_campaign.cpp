@@ -3,6 +3,7 @@
 #include "examples/programs/programs.h"
 #include "lowering/compile.h"
 #include "model/collective_traits.h"
+#include "model/invariant.h"
 #include "mscclpp/mscclpp.h"
 #include "testing/programs.h"
 #include "tests/mscclpp/plan_oracle.h"
@@ -187,6 +188,8 @@ std::vector<PlanMutant> plan_mutants(const ExecutionPlan &plan) {
   return out;
 }
 
+// Every subject is the project's own and correct: one that does not read, verify or lower is
+// our bug, stopped here rather than left out of the campaign.
 std::vector<PlanSubject> plan_subjects(const std::string &source_dir) {
   std::vector<PlanSubject> out;
   for (const char *dir : {"/tests/data/mscclpp", "/examples/mscclpp"}) {
@@ -197,38 +200,40 @@ std::vector<PlanSubject> plan_subjects(const std::string &source_dir) {
     std::sort(files.begin(), files.end());
     for (const auto &f : files) {
       auto plan = read_execution_plan_file(f.string());
-      if (plan)
-        out.push_back({f.filename().string(), std::move(*plan)});
+      SYNCOLL_INVARIANT(plan.has_value(), "a plan of the correct corpus reads");
+      out.push_back({f.filename().string(), std::move(*plan)});
     }
   }
-  auto lowered = [&](std::string name, const Program &program) {
+  auto lowered = [&](std::string name, const verifier::VerifiedProgram &verified,
+                     int gpus_per_node) {
+    auto plan = plan_from_program(verified, gpus_per_node);
+    SYNCOLL_INVARIANT(plan.has_value(), "a campaign program lowers to a plan");
+    out.push_back({std::move(name), std::move(*plan)});
+  };
+  for (const auto &[name, program] :
+       {std::pair{"lowered ring allgather (4)", ring_allgather_program(4, 1)},
+        std::pair{"lowered ring allreduce (4)", ring_allreduce_program(4, 1)},
+        std::pair{"lowered all-pairs allreduce (3)", allpairs_allreduce_program(3)},
+        std::pair{"lowered recursive doubling allgather (4)",
+                  recursive_doubling_allgather_program(4)},
+        std::pair{"lowered two-step alltoall (2x2)", two_step_alltoall_program(2, 2)}}) {
     verifier::VerifyOptions options;
     options.collective = *collective_for_program(program, std::nullopt);
     auto verified = verifier::certify(program, options);
-    if (!verified)
-      return;
-    auto plan = plan_from_program(*verified);
-    if (plan)
-      out.push_back({std::move(name), std::move(*plan)});
-  };
-  lowered("lowered ring allgather (4)", ring_allgather_program(4, 1));
-  lowered("lowered ring allreduce (4)", ring_allreduce_program(4, 1));
-  lowered("lowered all-pairs allreduce (3)", allpairs_allreduce_program(3));
-  lowered("lowered recursive doubling allgather (4)", recursive_doubling_allgather_program(4));
-  lowered("lowered two-step alltoall (2x2)", two_step_alltoall_program(2, 2));
+    SYNCOLL_INVARIANT(verified.has_value(), "a campaign program verifies");
+    lowered(name, *verified, 0);
+  }
   // DSL examples across two nodes: port channels (pwsf, wait) between them.
   for (const char *name : {"hierarchical_allreduce", "two_step_alltoall"}) {
     examples::ExampleParams params;
     params.ranks = 4;
     params.nodes = 2;
-    const examples::ProgramExample *example = examples::find_program_example(name);
-    auto dsl = example->build(params);
-    auto program = dsl ? lowering::lower(*dsl) : tl::unexpected(dsl.error());
-    if (!program || !program->verified)
-      continue;
-    auto plan = plan_from_program(*program->verified, dsl->topology().ranks_per_node());
-    if (plan)
-      out.push_back({fmt::format("lowered {} (2 nodes x 2, port)", name), std::move(*plan)});
+    auto dsl = examples::find_program_example(name)->build(params);
+    SYNCOLL_INVARIANT(dsl.has_value(), "a DSL example builds");
+    auto program = lowering::lower(*dsl);
+    SYNCOLL_INVARIANT(program && program->verified, "a DSL example lowers and verifies");
+    lowered(fmt::format("lowered {} (2 nodes x 2, port)", name), *program->verified,
+            dsl->topology().ranks_per_node());
   }
   return out;
 }
