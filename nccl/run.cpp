@@ -286,6 +286,8 @@ collnet_chain_closed_form(int64_t bytes, const simulator::SystemModel &s, int ch
   return closed_form_result(CollectiveKind::Allreduce, bytes, ns, s.topology.num_ranks());
 }
 
+} // namespace
+
 Expected<Program> nccl_program(CollectiveKind kind, const NcclEstimate &choice,
                                const simulator::SystemModel &s, const NcclMachine &m) {
   const int ranks = s.topology.num_ranks();
@@ -325,6 +327,8 @@ Expected<Program> nccl_program(CollectiveKind kind, const NcclEstimate &choice,
   }
   SYNCOLL_UNREACHABLE("an NCCL algorithm without a program");
 }
+
+namespace {
 
 // The closed form of an algorithm that has no thread-block program; none for the others.
 std::optional<simulator::SimulationResult> closed_form(CollectiveKind kind, int64_t bytes,

@@ -99,6 +99,12 @@ struct NcclMachine {
 [[nodiscard]] std::vector<NcclTreeChain> nccl_tree_chains(const simulator::SystemModel &system,
                                                           const NcclMachine &machine, int channels);
 
+/// The program of NCCL's ring, tree, PAT or point-to-point algorithm for `choice` on the machine,
+/// as simulate_nccl runs it. NVLS, NVLS tree and CollNet have none (their closed forms run):
+/// asking for theirs is a bug.
+[[nodiscard]] Expected<Program> nccl_program(CollectiveKind kind, const NcclEstimate &choice,
+                                             const simulator::SystemModel &system,
+                                             const NcclMachine &machine);
 /// What NCCL chooses among for `kind` at `bytes` on the machine with `options` (its release,
 /// NVLS, CollNet; not what they force): every algorithm and protocol its tuning model costs
 /// there, with that estimate. A failure where the options cannot hold on the machine.

@@ -3,6 +3,7 @@
 #include "model/collective_traits.h"
 #include "model/invariant.h"
 #include "simulator/network.h"
+#include "simulator/rank_symmetry.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -68,11 +69,18 @@ struct Fifo {
 
 enum EventKind : uint32_t { kWake = 0 };
 
+// A link's timeline is thread kLinkThread + its id under its source rank's process; thread
+// blocks are threads of their ids.
+constexpr int kLinkThread = 1000;
+
 class ProgramSimulator {
 public:
-  ProgramSimulator(const Program &p, const Topology &t, const ProgramSimOptions &o)
-      : p_(p), t_(t), o_(o), proto_(o.protocol.value_or(p.protocol())),
-        network_(t, o.model.efficiency[CostModel::index(proto_)]) {
+  /// With `symmetry`, only the ranks below its shift run, on its quotient machine.
+  ProgramSimulator(const Program &p, const Topology &t, const ProgramSimOptions &o,
+                   const RankSymmetry *symmetry)
+      : p_(p), t_(t), o_(o), symmetry_(symmetry), proto_(o.protocol.value_or(p.protocol())),
+        network_(symmetry ? symmetry->quotient() : t,
+                 o.model.efficiency[CostModel::index(proto_)]) {
     network_.set_sharing_window(o.model.sharing_window, o.model.sharing_window_hop_ratio,
                                 o.model.sharing_window_from_hops);
   }
@@ -141,14 +149,18 @@ public:
       r.busbw_gbps = r.algbw_gbps * (kind ? bus_bandwidth_factor(*kind, p_.num_ranks()) : 1.0);
     }
     for (size_t l = 0; l < t_.links().size(); ++l) {
-      const auto &u = network_.usage()[l];
+      const auto &u =
+          network_.usage()[symmetry_ ? symmetry_->quotient_link(LinkId(int32_t(l))).index() : l];
       r.links.push_back({t_.links()[l].src, t_.links()[l].dst, u.bytes,
                          r.completion > 0 ? double(u.busy) / double(r.completion) : 0.0});
     }
     r.rank_idle.assign(size_t(p_.num_ranks()), r.completion);
     for (const Tb &tb : tbs_)
       r.rank_idle[tb.rank.index()] = std::min(r.rank_idle[tb.rank.index()], r.completion - tb.busy);
-    r.trace = std::move(trace_);
+    for (size_t rank = size_t(simulated_ranks()); rank < r.rank_idle.size(); ++rank)
+      r.rank_idle[rank] = r.rank_idle[rank % size_t(simulated_ranks())];
+    r.simulated_ranks = simulated_ranks();
+    r.trace = symmetry_ ? symmetry_->spread(std::move(trace_), t_, kLinkThread) : std::move(trace_);
     if (o_.collective)
       for (const RankProgram &rp : p_.ranks()) {
         sim.outputs.emplace_back();
@@ -186,6 +198,7 @@ private:
   const Program &p_;
   const Topology &t_;
   const ProgramSimOptions &o_;
+  const RankSymmetry *symmetry_;
   Protocol proto_;
   Network network_;
   EventQueue queue_;
@@ -206,10 +219,13 @@ private:
   Expected<void> build() {
     std::map<std::tuple<int, int, int>, int> fifo_index;
     auto fifo = [&](RankId s, RankId r, ChannelId c) -> Expected<int> {
+      if (symmetry_)
+        std::tie(s, r) = symmetry_->canonical(s, r);
       auto [it, inserted] =
           fifo_index.emplace(std::make_tuple(s.value(), r.value(), c.value()), int(fifos_.size()));
       if (inserted) {
-        const std::span<const LinkId> route = network_.route(s, r);
+        const std::span<const LinkId> route =
+            symmetry_ ? symmetry_->route(s, r) : network_.route(s, r);
         if (route.empty())
           return fail({}, fmt::format("rank {} sends to rank {} on channel {}, but topology '{}' "
                                       "has no route {}->{}",
@@ -220,6 +236,8 @@ private:
       return it->second;
     };
     for (const RankProgram &rp : p_.ranks()) {
+      if (rp.rank.value() >= simulated_ranks())
+        break;
       tb_base_.push_back(int(tbs_.size()));
       for (const ThreadBlock &tb : rp.thread_blocks) {
         Tb s;
@@ -256,6 +274,8 @@ private:
     }
     return {};
   }
+
+  int simulated_ranks() const { return symmetry_ ? symmetry_->shift() : p_.num_ranks(); }
 
   // --- symbolic memory (iteration 0 only; other iterations touch other elements) ---
   // The memory a slot names: in place, the home slot of the collective's alias (a buffer the
@@ -426,13 +446,15 @@ private:
     complete(g, now, end, n);
   }
 
-  // A transfer on the timeline of its first link, under its sending rank.
+  // A transfer on the timeline of its first link (a link of the network's machine, the quotient
+  // under a symmetry), under its sending rank.
   void trace_transfer(std::string name, LinkId link, Picoseconds start, Picoseconds arrival) {
-    if (o_.trace)
-      trace_.push_back(
-          {std::move(name), t_.link(link).src.value(), 1000 + link.value(),
-           fmt::format("link {}->{}", t_.link(link).src.value(), t_.link(link).dst.value()), start,
-           arrival - start});
+    if (!o_.trace)
+      return;
+    const Link &l = network_.topology().link(link);
+    trace_.push_back(
+        {std::move(name), l.src.value(), kLinkThread + t_.find_link(l.src, l.dst)->value(),
+         fmt::format("link {}->{}", l.src.value(), l.dst.value()), start, arrival - start});
   }
 
   // A network-run (fair-shared or multi-hop) transfer of connection `d.tag` has arrived: its
@@ -597,7 +619,12 @@ private:
 
 Expected<ProgramSimulation> simulate_program(const Program &program, const Topology &topology,
                                              const ProgramSimOptions &options) {
-  return ProgramSimulator(program, topology, options).run();
+  // Symbolic contents are per rank: those runs simulate every rank. A trace is spread from the
+  // simulated ranks to all, so that a traced run takes the same time as one without.
+  std::optional<RankSymmetry> symmetry;
+  if (options.use_symmetry && !options.collective)
+    symmetry = RankSymmetry::find(program, topology, options.model);
+  return ProgramSimulator(program, topology, options, symmetry ? &*symmetry : nullptr).run();
 }
 
 } // namespace syncoll::simulator

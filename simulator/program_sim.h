@@ -27,6 +27,10 @@ struct ProgramSimOptions {
   /// With a collective, also compute symbolic buffer contents (iteration 0) in this aliasing.
   const CollectiveSpec *collective = nullptr;
   bool in_place = false;
+  /// Where the program and the machine look alike from every rank (or node), simulate one and
+  /// read the rest off it (rank_symmetry.h): the same times, ranks times fewer events. False:
+  /// every rank (the property tests hold both equal).
+  bool use_symmetry = true;
 };
 
 /// Contents of one output slot after the run, for comparison with another executor.

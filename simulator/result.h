@@ -38,7 +38,10 @@ struct SimulationResult {
   double busbw_gbps = 0;  ///< algbw x the collective's bus factor (nccl-tests' definition)
   std::vector<LinkReport> links;
   std::vector<Picoseconds> rank_idle;
-  uint64_t events = 0;
+  uint64_t events = 0; ///< simulation work: the events processed
+  /// Of a program's run: the ranks whose thread blocks ran, the others read off them by symmetry
+  /// (simulator/rank_symmetry.h); 0 for other runs.
+  int simulated_ranks = 0;
   std::vector<TraceSpan> trace;
 
   int64_t total_link_bytes() const;

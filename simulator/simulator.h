@@ -11,6 +11,7 @@
 //   network.h         links, switches and bandwidth relations as resources (first-come or max-min
 //                     fair), routes through switch fabrics
 //   event_queue.h     the deterministic discrete-event queue
+//   rank_symmetry.h   a program and machine alike from every rank (or node): one simulated
 //
 // NCCL as a model (its search, tuning, algorithms and runs) is nccl/, above this engine.
 //
