@@ -107,6 +107,97 @@ private:
   int k_, n_;
 };
 
+// The orbits of the links under the shift, numbered from the lowest link id, whose link stands
+// for its orbit in the quotient; none when an orbit has fewer than n / k members (a link the shift
+// keeps in place, which every rank would share).
+struct LinkOrbits {
+  std::vector<int32_t> orbit;         ///< per link
+  std::vector<LinkId> representative; ///< per orbit
+};
+
+std::optional<LinkOrbits> link_orbits(const std::vector<LinkId> &image_of, int members) {
+  LinkOrbits o;
+  o.orbit.assign(image_of.size(), -1);
+  for (size_t l = 0; l < image_of.size(); ++l) {
+    if (o.orbit[l] >= 0)
+      continue;
+    int count = 0;
+    size_t m = l;
+    do {
+      o.orbit[m] = int32_t(o.representative.size());
+      m = image_of[m].index();
+      ++count;
+    } while (m != l);
+    if (count != members)
+      return std::nullopt;
+    o.representative.push_back(LinkId(int32_t(l)));
+  }
+  return o;
+}
+
+// One relation of each orbit of the relations; none unless each maps onto a relation alike and
+// holds links of different orbits.
+std::optional<std::vector<size_t>> relation_representatives(const Topology &topology,
+                                                            const std::vector<LinkId> &image_of,
+                                                            const LinkOrbits &links) {
+  const auto &relations = topology.relations();
+  std::map<std::vector<LinkId>, size_t> relation_by_links;
+  for (size_t r = 0; r < relations.size(); ++r)
+    relation_by_links.emplace(relations[r].links, r);
+  std::vector<size_t> image(relations.size());
+  for (size_t r = 0; r < relations.size(); ++r) {
+    std::vector<int32_t> orbits;
+    std::vector<LinkId> moved;
+    for (LinkId l : relations[r].links) {
+      orbits.push_back(links.orbit[l.index()]);
+      moved.push_back(image_of[l.index()]);
+    }
+    std::sort(orbits.begin(), orbits.end());
+    std::sort(moved.begin(), moved.end());
+    const auto to = relation_by_links.find(moved);
+    if (std::adjacent_find(orbits.begin(), orbits.end()) != orbits.end() ||
+        to == relation_by_links.end() || relations[to->second].capacity != relations[r].capacity ||
+        relations[to->second].sharing != relations[r].sharing)
+      return std::nullopt;
+    image[r] = to->second;
+  }
+  std::vector<bool> seen(relations.size(), false);
+  std::vector<size_t> representatives;
+  for (size_t r = 0; r < relations.size(); ++r) {
+    if (seen[r])
+      continue;
+    for (size_t m = r; !seen[m]; m = image[m])
+      seen[m] = true;
+    representatives.push_back(r);
+  }
+  return representatives;
+}
+
+// The quotient machine: every vertex, the representative links and relations (a relation's links
+// by their orbits' representatives).
+Topology quotient_machine(const Topology &topology, const LinkOrbits &links,
+                          const std::vector<size_t> &relations) {
+  TopologyDraft draft;
+  draft.name = topology.name();
+  draft.num_ranks = topology.num_ranks();
+  draft.switches = topology.switches();
+  draft.hierarchy = topology.hierarchy();
+  for (LinkId l : links.representative)
+    draft.links.push_back(topology.link(l));
+  for (size_t r : relations) {
+    const BandwidthRelation &rel = topology.relations()[r];
+    TopologyDraft::Relation q{rel.name, {}, rel.capacity, rel.sharing};
+    for (LinkId l : rel.links) {
+      const Link &rep = topology.link(links.representative[size_t(links.orbit[l.index()])]);
+      q.links.emplace_back(rep.src, rep.dst);
+    }
+    draft.relations.push_back(std::move(q));
+  }
+  auto quotient = Topology::create(std::move(draft));
+  SYNCOLL_INVARIANT(quotient.has_value(), "the quotient of a valid topology is valid");
+  return std::move(*quotient);
+}
+
 } // namespace
 
 std::optional<RankSymmetry> RankSymmetry::find(const Program &program, const Topology &topology,
@@ -126,137 +217,58 @@ std::optional<RankSymmetry> RankSymmetry::find(const Program &program, const Top
     std::vector<LinkId> image_of;
     if (!check.links_alike(image_of))
       continue;
-
-    // Orbits of links: each must have all n / k members. Numbered from the lowest link id, whose
-    // link stands for the orbit in the quotient.
-    const size_t links = topology.links().size();
-    std::vector<int32_t> orbit(links, -1);
-    std::vector<LinkId> representative;
-    bool free = true;
-    for (size_t l = 0; l < links && free; ++l) {
-      if (orbit[l] >= 0)
-        continue;
-      int members = 0;
-      size_t m = l;
-      do {
-        orbit[m] = int32_t(representative.size());
-        m = image_of[m].index();
-        ++members;
-      } while (m != l);
-      representative.push_back(LinkId(int32_t(l)));
-      free = members == n / k;
-    }
-    if (!free)
+    const auto links = link_orbits(image_of, n / k);
+    if (!links)
       continue;
-
-    // Relations: each maps onto a relation alike, and holds links of different orbits.
-    const auto &relations = topology.relations();
-    std::map<std::vector<LinkId>, size_t> relation_by_links;
-    for (size_t r = 0; r < relations.size(); ++r)
-      relation_by_links.emplace(relations[r].links, r);
-    std::vector<size_t> relation_image;
-    std::vector<bool> fair(links, false);
-    bool relations_alike = true;
-    for (size_t r = 0; r < relations.size() && relations_alike; ++r) {
-      std::vector<int32_t> orbits;
-      std::vector<LinkId> moved;
-      for (LinkId l : relations[r].links) {
-        orbits.push_back(orbit[l.index()]);
-        moved.push_back(image_of[l.index()]);
-        fair[l.index()] = fair[l.index()] || relations[r].sharing == RelationSharing::Fair;
-      }
-      std::sort(orbits.begin(), orbits.end());
-      std::sort(moved.begin(), moved.end());
-      const auto to = relation_by_links.find(moved);
-      relations_alike = std::adjacent_find(orbits.begin(), orbits.end()) == orbits.end() &&
-                        to != relation_by_links.end() &&
-                        relations[to->second].capacity == relations[r].capacity &&
-                        relations[to->second].sharing == relations[r].sharing;
-      relation_image.push_back(relations_alike ? to->second : r);
-    }
-    std::vector<bool> relation_seen(relations.size(), false);
-    std::vector<size_t> relation_representative;
-    for (size_t r = 0; r < relations.size() && relations_alike; ++r) {
-      if (relation_seen[r])
-        continue;
-      for (size_t m = r; !relation_seen[m]; m = relation_image[m])
-        relation_seen[m] = true;
-      relation_representative.push_back(r);
-    }
-    if (!relations_alike)
+    const auto relations = relation_representatives(topology, image_of, *links);
+    if (!relations)
       continue;
-
-    // The quotient machine: every vertex, the representative links and relations.
-    TopologyDraft draft;
-    draft.name = topology.name();
-    draft.num_ranks = n;
-    draft.switches = topology.switches();
-    draft.hierarchy = topology.hierarchy();
-    for (LinkId l : representative)
-      draft.links.push_back(topology.link(l));
-    for (size_t r : relation_representative) {
-      const BandwidthRelation &rel = relations[r];
-      TopologyDraft::Relation q{rel.name, {}, rel.capacity, rel.sharing};
-      for (LinkId l : rel.links) {
-        const Link &rep = topology.link(representative[size_t(orbit[l.index()])]);
-        q.links.emplace_back(rep.src, rep.dst);
-      }
-      draft.relations.push_back(std::move(q));
-    }
-    auto quotient = Topology::create(std::move(draft));
-    SYNCOLL_INVARIANT(quotient.has_value(), "the quotient of a valid topology is valid");
-
     RankSymmetry s;
     s.shift_ = k;
     s.ranks_ = n;
-    s.quotient_ = std::move(*quotient);
-    for (size_t l = 0; l < links; ++l) {
-      const Link &rep = topology.link(representative[size_t(orbit[l])]);
+    s.quotient_ = quotient_machine(topology, *links, *relations);
+    for (size_t l = 0; l < image_of.size(); ++l) {
+      const Link &rep = topology.link(links->representative[size_t(links->orbit[l])]);
       s.link_of_.push_back(*s.quotient_->find_link(rep.src, rep.dst));
     }
-
-    // Routes: every connection's route is its canonical connection's, moved; within one route
-    // every hop lies in a different orbit.
-    Routes routes(topology);
-    bool routes_alike = true, fluid = false;
-    const auto connection = [&](RankId src, RankId dst) {
-      const std::span<const LinkId> full = routes.route(src, dst);
-      const auto key = s.canonical(src, dst);
-      auto it = s.routes_.find({key.first.value(), key.second.value()});
-      if (it == s.routes_.end()) {
-        std::vector<LinkId> mapped;
-        for (LinkId l : routes.route(key.first, key.second)) {
-          mapped.push_back(s.link_of_[l.index()]);
-          fluid = fluid || fair[l.index()];
-        }
-        fluid = fluid || mapped.size() > 1;
-        std::vector<LinkId> sorted = mapped;
-        std::sort(sorted.begin(), sorted.end());
-        routes_alike = routes_alike && !mapped.empty() &&
-                       std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
-        it = s.routes_.emplace(std::make_pair(key.first.value(), key.second.value()), mapped).first;
-      }
-      routes_alike = routes_alike && full.size() == it->second.size() &&
-                     std::equal(full.begin(), full.end(), it->second.begin(),
-                                [&](LinkId f, LinkId q) { return s.link_of_[f.index()] == q; });
-    };
-    for (const RankProgram &rp : program.ranks())
-      for (const ThreadBlock &tb : rp.thread_blocks) {
-        if (tb.send_peer)
-          connection(rp.rank, *tb.send_peer);
-        if (tb.recv_peer)
-          connection(*tb.recv_peer, rp.rank);
-        if (!routes_alike)
-          break;
-      }
-    // The fluid engine's rates follow the order in which it meets hops that start at one
-    // moment, and that order runs over every rank: in a full run of NCCL's Alltoall on four nodes
-    // the first node's links are busy half as long as the others'. So only booked transfers.
-    if (!routes_alike || fluid)
-      continue;
-    return s;
+    if (s.take_routes(program, topology))
+      return s;
   }
   return std::nullopt;
+}
+
+bool RankSymmetry::take_routes(const Program &program, const Topology &topology) {
+  std::vector<bool> fair(topology.links().size(), false);
+  for (const BandwidthRelation &rel : topology.relations())
+    if (rel.sharing == RelationSharing::Fair)
+      for (LinkId l : rel.links)
+        fair[l.index()] = true;
+  Routes routes(topology);
+  // Every connection's route is its canonical connection's, moved, over one booked link: the
+  // fluid engine's rates follow the order in which it meets hops that start in one picosecond,
+  // an order over every rank (in a run over every rank of NCCL's Alltoall on four nodes the first
+  // node's links are busy half as long as the others').
+  const auto alike = [&](RankId src, RankId dst) {
+    const std::span<const LinkId> full = routes.route(src, dst);
+    const auto key = canonical(src, dst);
+    auto it = routes_.find({key.first.value(), key.second.value()});
+    if (it == routes_.end()) {
+      const std::span<const LinkId> route = routes.route(key.first, key.second);
+      if (route.size() != 1 || fair[route.front().index()])
+        return false;
+      it = routes_
+               .emplace(std::make_pair(key.first.value(), key.second.value()),
+                        std::vector<LinkId>{link_of_[route.front().index()]})
+               .first;
+    }
+    return full.size() == 1 && link_of_[full.front().index()] == it->second.front();
+  };
+  for (const RankProgram &rp : program.ranks())
+    for (const ThreadBlock &tb : rp.thread_blocks)
+      if ((tb.send_peer && !alike(rp.rank, *tb.send_peer)) ||
+          (tb.recv_peer && !alike(*tb.recv_peer, rp.rank)))
+        return false;
+  return true;
 }
 
 std::pair<RankId, RankId> RankSymmetry::canonical(RankId src, RankId dst) const {

@@ -11,14 +11,17 @@
 // the program onto itself (each rank's thread blocks those of the rank k below, with peers shifted,
 // the same operations, counts and dependencies; buffer offsets may differ, they take no time) and
 // the machine onto itself (every link to a link alike, every bandwidth relation to one alike,
-// switches in place, routes onto routes, start times alike). Then the simulation of ranks below k
-// is the whole simulation: a connection's messages are those of its image whose sender is below k,
-// and a link's traffic is that of its image in the quotient machine (one link and one relation per
-// orbit of the shift). This holds only where each link of a route and of a relation lies in a
-// different orbit, every link's orbit has all n / k members (no link a switch shares among every
-// rank), and the fluid engine shares rates exactly (a sharing window counts hops carried, which the
-// quotient has fewer of). `find` checks all of that and answers nullopt otherwise; the property
-// tests hold the two simulations equal, picosecond for picosecond.
+// switches in place, start times alike). Then the simulation of the ranks below k is the whole
+// simulation: a connection's messages are those of its image whose sender is below k, and a
+// link's traffic is that of its orbit's link in the quotient machine (one link and one relation per
+// orbit of the shift). This holds where every link's orbit has all n / k members (no link the shift
+// keeps in place, which every rank would share), each relation holds links of different orbits,
+// and every connection runs over one booked link, its image's: the fluid engine's rates follow the
+// order in which it meets hops that start in one picosecond, an order over every rank, which no
+// quotient keeps. `find` checks all of that and answers nullopt otherwise. A run over every rank
+// orders events of one picosecond globally, which can treat ranks alike differently; the property
+// tests (tests/nccl/rank_symmetry_test.cpp) hold the two within 0.1% (docs/cost-model.md, "Rank
+// symmetry").
 #pragma once
 
 #include "model/program.h"
@@ -59,6 +62,9 @@ public:
 
 private:
   RankSymmetry() = default;
+  /// Takes each connection's route, moved to its canonical connection; false unless every one is
+  /// its canonical connection's and one booked link.
+  bool take_routes(const Program &program, const Topology &topology);
 
   int shift_ = 0;
   int ranks_ = 0;
