@@ -60,10 +60,11 @@ public:
   }
 
   // A connection between ranks of different nodes has the fabric's rate cap: a shift must keep
-  // nodes whole.
+  // nodes whole (on one node it cannot break one).
   bool nodes_kept() const {
     const auto &levels = t_.hierarchy().levels;
-    return m_.connection_gbps <= 0 || levels.size() < 2 || k_ % levels.back().size == 0;
+    return m_.connection_gbps <= 0 || levels.size() < 2 || levels.back().size >= n_ ||
+           k_ % levels.back().size == 0;
   }
 
   bool program_alike() const {
