@@ -101,11 +101,11 @@ RC_GTEST_PROP(RankSymmetryProperty, NcclRingsOnPlainTopologiesTimeAsEveryRankDoe
 
 RC_GTEST_PROP(RankSymmetryProperty, NcclProgramsOnSystemsTimeAsEveryRankDoes, ()) {
   // NCCL's search of each machine once (the search, not the run, would take the test's time).
-  struct Machine {
+  struct SearchedMachine {
     simulator::SystemModel system;
     NcclMachine nccl;
   };
-  static std::map<std::pair<std::string, int>, std::optional<Machine>> machines;
+  static std::map<std::pair<std::string, int>, std::optional<SearchedMachine>> machines;
   const std::string preset = *rc::gen::element<std::string>(
       "dgx_h100", "dgx_a100", "dgx1", "aws_p5", "gb200_nvl72", "azure_nd_mi300x_v5");
   const int nodes = *rc::gen::element(1, 2, 4);
@@ -115,7 +115,7 @@ RC_GTEST_PROP(RankSymmetryProperty, NcclProgramsOnSystemsTimeAsEveryRankDoes, ()
     RC_ASSERT(made.has_value());
     auto searched = nccl_machine(*made);
     RC_ASSERT(searched.has_value());
-    at->second = Machine{std::move(*made), std::move(*searched)};
+    at->second = SearchedMachine{std::move(*made), std::move(*searched)};
   }
   const simulator::SystemModel *system = &at->second->system;
   const NcclMachine *machine = &at->second->nccl;
@@ -173,9 +173,10 @@ TEST(RankSymmetryTest, ARingRunsOneRankAndATreeEveryRank) {
   std::set<int> processes;
   for (const simulator::TraceSpan &span : traced->result.trace) {
     processes.insert(span.process);
-    if (span.thread_name.starts_with("link "))
+    if (span.thread_name.starts_with("link ")) {
       EXPECT_EQ(span.thread_name.substr(5, span.thread_name.find('-') - 5),
                 std::to_string(span.process));
+    }
   }
   EXPECT_EQ(processes.size(), 64u);
   o.trace = false;
