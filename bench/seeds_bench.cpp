@@ -156,6 +156,27 @@ std::vector<int64_t> powers_of_two(int64_t lo, int64_t hi) {
   return out;
 }
 
+// A claim over a band of sizes: the paper's best speedup there.
+struct Band {
+  std::string claim;
+  double paper = 0;
+  int64_t lo = 0, hi = 0;
+};
+
+// A GC3 AllReduce example in its tuned configurations against NCCL's AllReduce on `m`: one row per
+// band, the best speedup over the sizes in it.
+void allreduce_rows(std::vector<Row> &rows, const std::string &machine, const Machine &m,
+                    const std::vector<Config> &configs, const std::vector<int64_t> &sizes,
+                    const std::vector<Band> &bands) {
+  const auto programs = verified_programs(configs);
+  const std::string note = verified_note(programs, configs.size());
+  auto nccl = [&](int64_t s) { return nccl_us(m, CollectiveKind::Allreduce, s); };
+  auto gc3 = [&](int64_t s) { return best_us(programs, m, s); };
+  for (const Band &b : bands)
+    rows.push_back(
+        {"GC3", b.claim, machine, b.paper, max_speedup(sizes, b.lo, b.hi, nccl, gc3), note});
+}
+
 void gc3_rows(std::vector<Row> &rows, bool quick) {
   const auto one = a100_nodes(1);
   const auto two = a100_nodes(2);
@@ -167,48 +188,26 @@ void gc3_rows(std::vector<Row> &rows, bool quick) {
   const std::vector<int> many =
       quick ? std::vector<int>{1, 4} : std::vector<int>{1, 2, 4, 8, 16, 24};
   // Ring AllReduce on one node: GC3's ring spread over channels, with instances.
-  {
-    std::fprintf(stderr, "seeds_bench: GC3 ring AllReduce...\n");
-    const auto configs = tuned("ring_allreduce", 8, 1, quick ? std::vector<int>{1, 2} : few, many);
-    const auto programs = verified_programs(configs);
-    const std::string note = verified_note(programs, configs.size());
-    const auto sizes = powers_of_two(32 * KiB, quick ? 4 * MiB : 1 * GiB);
-    auto nccl = [&](int64_t s) { return nccl_us(*one, CollectiveKind::Allreduce, s); };
-    auto gc3 = [&](int64_t s) { return best_us(programs, *one, s); };
-    rows.push_back({"GC3", "ring AllReduce, best 32 KB-3 MB", "1x8 A100", 1.9,
-                    max_speedup(sizes, 32 * KiB, 3 * MiB, nccl, gc3), note});
-    if (!quick)
-      rows.push_back({"GC3", "ring AllReduce, above 32 MB (matches)", "1x8 A100", 1.0,
-                      max_speedup(sizes, 64 * MiB, 1 * GiB, nccl, gc3), note});
-  }
+  std::fprintf(stderr, "seeds_bench: GC3 ring AllReduce...\n");
+  std::vector<Band> ring = {{"ring AllReduce, best 32 KB-3 MB", 1.9, 32 * KiB, 3 * MiB}};
+  if (!quick)
+    ring.push_back({"ring AllReduce, above 32 MB (matches)", 1.0, 64 * MiB, 1 * GiB});
+  allreduce_rows(rows, "1x8 A100", *one,
+                 tuned("ring_allreduce", 8, 1, quick ? std::vector<int>{1, 2} : few, many),
+                 powers_of_two(32 * KiB, quick ? 4 * MiB : 1 * GiB), ring);
   // All Pairs AllReduce on one node.
-  {
-    std::fprintf(stderr, "seeds_bench: GC3 all-pairs AllReduce...\n");
-    const auto configs = tuned("allpairs_allreduce", 8, 1, {1}, many);
-    const auto programs = verified_programs(configs);
-    const auto sizes = powers_of_two(1 * KiB, 1 * MiB);
-    rows.push_back({"GC3", "All Pairs AllReduce, best 1 KB-1 MB", "1x8 A100", 1.8,
-                    max_speedup(
-                        sizes, 1 * KiB, 1 * MiB,
-                        [&](int64_t s) { return nccl_us(*one, CollectiveKind::Allreduce, s); },
-                        [&](int64_t s) { return best_us(programs, *one, s); }),
-                    verified_note(programs, configs.size())});
-  }
+  std::fprintf(stderr, "seeds_bench: GC3 all-pairs AllReduce...\n");
+  allreduce_rows(rows, "1x8 A100", *one, tuned("allpairs_allreduce", 8, 1, {1}, many),
+                 powers_of_two(1 * KiB, 1 * MiB),
+                 {{"All Pairs AllReduce, best 1 KB-1 MB", 1.8, 1 * KiB, 1 * MiB}});
   // Hierarchical AllReduce on two nodes.
-  {
-    std::fprintf(stderr, "seeds_bench: GC3 hierarchical AllReduce...\n");
-    const auto configs = tuned("hierarchical_allreduce", 16, 2, {1}, many);
-    const auto programs = verified_programs(configs);
-    const std::string note = verified_note(programs, configs.size());
-    const auto sizes = powers_of_two(1 * KiB, quick ? 1 * MiB : 4 * GiB);
-    auto nccl = [&](int64_t s) { return nccl_us(*two, CollectiveKind::Allreduce, s); };
-    auto gc3 = [&](int64_t s) { return best_us(programs, *two, s); };
-    rows.push_back({"GC3", "hierarchical AllReduce, best at 1 KB-1 MB", "2x8 A100", 1.4,
-                    max_speedup(sizes, 1 * KiB, 1 * MiB, nccl, gc3), note});
-    if (!quick)
-      rows.push_back({"GC3", "hierarchical AllReduce, best above 1 GB", "2x8 A100", 1.11,
-                      max_speedup(sizes, 1 * GiB, 4 * GiB, nccl, gc3), note});
-  }
+  std::fprintf(stderr, "seeds_bench: GC3 hierarchical AllReduce...\n");
+  std::vector<Band> hierarchical = {
+      {"hierarchical AllReduce, best at 1 KB-1 MB", 1.4, 1 * KiB, 1 * MiB}};
+  if (!quick)
+    hierarchical.push_back({"hierarchical AllReduce, best above 1 GB", 1.11, 1 * GiB, 4 * GiB});
+  allreduce_rows(rows, "2x8 A100", *two, tuned("hierarchical_allreduce", 16, 2, {1}, many),
+                 powers_of_two(1 * KiB, quick ? 1 * MiB : 4 * GiB), hierarchical);
   // Two-step AllToAll on 16 nodes against NCCL's (the figure says 16 nodes and 256 A100s; type A
   // nodes hold 8, so 16 nodes are 128).
   if (!quick) {

@@ -323,7 +323,9 @@ Expected<Program> nccl_program(CollectiveKind kind, const NcclEstimate &choice,
   case NcclAlgorithm::NvlsTree:
   case NcclAlgorithm::CollNetDirect:
   case NcclAlgorithm::CollNetChain:
-    SYNCOLL_UNREACHABLE("NVLS and CollNet have no program; they run as their closed forms");
+    return fail({}, fmt::format("NCCL's {} reduces in a switch and has no thread-block program; "
+                                "it runs as its closed form",
+                                nccl_algorithm_name(choice.algorithm)));
   }
   SYNCOLL_UNREACHABLE("an NCCL algorithm without a program");
 }

@@ -100,8 +100,8 @@ struct NcclMachine {
                                                           const NcclMachine &machine, int channels);
 
 /// The program of NCCL's ring, tree, PAT or point-to-point algorithm for `choice` on the machine,
-/// as simulate_nccl runs it. NVLS, NVLS tree and CollNet have none (their closed forms run):
-/// asking for theirs is a bug.
+/// as simulate_nccl runs it; a failure for NVLS, NVLS tree and CollNet, which have none (their
+/// closed forms run).
 [[nodiscard]] Expected<Program> nccl_program(CollectiveKind kind, const NcclEstimate &choice,
                                              const simulator::SystemModel &system,
                                              const NcclMachine &machine);

@@ -67,4 +67,15 @@ struct CostModel {
   static size_t index(Protocol p) { return static_cast<size_t>(p); }
 };
 
+/// Whether a connection from rank s to rank r is one `CostModel::connection_gbps` caps: its ends
+/// in different nodes, units of the topology's innermost hierarchy level (its GPUs). A topology
+/// without two levels has no such connections.
+inline bool crosses_nodes(const Topology &topology, RankId s, RankId r) {
+  const auto &levels = topology.hierarchy().levels;
+  if (levels.size() < 2)
+    return false;
+  const int per_node = levels.back().size;
+  return s.value() / per_node != r.value() / per_node;
+}
+
 } // namespace syncoll::simulator

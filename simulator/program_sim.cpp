@@ -318,16 +318,11 @@ private:
   }
   int chunks_in_message(const Instruction &in, int n) const { return n <= 1 ? in.count : 1; }
   double block_gbps() const { return o_.model.thread_block_gbps[CostModel::index(proto_)]; }
-  // The rate cap of a connection s -> r: the thread block's, and the fabric's where s and r are
-  // in different nodes (units of the topology's innermost hierarchy level, its GPUs).
+  // The rate cap of a connection s -> r: the thread block's, and the fabric's across nodes.
   double connection_cap(RankId s, RankId r) const {
     double cap = block_gbps();
-    const auto &levels = t_.hierarchy().levels;
-    if (o_.model.connection_gbps > 0 && levels.size() >= 2) {
-      const int per_node = levels.back().size;
-      if (s.value() / per_node != r.value() / per_node)
-        cap = cap > 0 ? std::min(cap, o_.model.connection_gbps) : o_.model.connection_gbps;
-    }
+    if (o_.model.connection_gbps > 0 && crosses_nodes(t_, s, r))
+      cap = cap > 0 ? std::min(cap, o_.model.connection_gbps) : o_.model.connection_gbps;
     return cap;
   }
   Picoseconds copy_time(int64_t bytes) const {

@@ -59,14 +59,6 @@ public:
     return true;
   }
 
-  // A connection between ranks of different nodes has the fabric's rate cap: a shift must keep
-  // nodes whole (on one node it cannot break one).
-  bool nodes_kept() const {
-    const auto &levels = t_.hierarchy().levels;
-    return m_.connection_gbps <= 0 || levels.size() < 2 || levels.back().size >= n_ ||
-           k_ % levels.back().size == 0;
-  }
-
   bool program_alike() const {
     for (int r = k_; r < n_; ++r) {
       const RankProgram &from = p_.rank(RankId(r - k_)), &to = p_.rank(RankId(r));
@@ -213,7 +205,7 @@ std::optional<RankSymmetry> RankSymmetry::find(const Program &program, const Top
     if (k >= n || n % k != 0)
       continue;
     const ShiftCheck check(program, topology, model, k);
-    if (!check.start_times_alike() || !check.nodes_kept() || !check.program_alike())
+    if (!check.start_times_alike() || !check.program_alike())
       continue;
     std::vector<LinkId> image_of;
     if (!check.links_alike(image_of))
@@ -232,26 +224,31 @@ std::optional<RankSymmetry> RankSymmetry::find(const Program &program, const Top
       const Link &rep = topology.link(links->representative[size_t(links->orbit[l])]);
       s.link_of_.push_back(*s.quotient_->find_link(rep.src, rep.dst));
     }
-    if (s.take_routes(program, topology))
+    if (s.take_routes(program, topology, model))
       return s;
   }
   return std::nullopt;
 }
 
-bool RankSymmetry::take_routes(const Program &program, const Topology &topology) {
+bool RankSymmetry::take_routes(const Program &program, const Topology &topology,
+                               const CostModel &model) {
   std::vector<bool> fair(topology.links().size(), false);
   for (const BandwidthRelation &rel : topology.relations())
     if (rel.sharing == RelationSharing::Fair)
       for (LinkId l : rel.links)
         fair[l.index()] = true;
   Routes routes(topology);
-  // Every connection's route is its canonical connection's, moved, over one booked link: the
+  // Every connection's route is its canonical connection's, moved, over one booked link (the
   // fluid engine's rates follow the order in which it meets hops that start in one picosecond,
-  // an order over every rank (in a run over every rank of NCCL's Alltoall on four nodes the first
-  // node's links are busy half as long as the others').
+  // an order over every rank: in a run over every rank of NCCL's Alltoall on four nodes the first
+  // node's links are busy half as long as the others'), and capped as it is: across nodes where
+  // it is.
   const auto alike = [&](RankId src, RankId dst) {
     const std::span<const LinkId> full = routes.route(src, dst);
     const auto key = canonical(src, dst);
+    if (model.connection_gbps > 0 &&
+        crosses_nodes(topology, src, dst) != crosses_nodes(topology, key.first, key.second))
+      return false;
     auto it = routes_.find({key.first.value(), key.second.value()});
     if (it == routes_.end()) {
       const std::span<const LinkId> route = routes.route(key.first, key.second);
@@ -259,10 +256,10 @@ bool RankSymmetry::take_routes(const Program &program, const Topology &topology)
         return false;
       it = routes_
                .emplace(std::make_pair(key.first.value(), key.second.value()),
-                        std::vector<LinkId>{link_of_[route.front().index()]})
+                        link_of_[route.front().index()])
                .first;
     }
-    return full.size() == 1 && link_of_[full.front().index()] == it->second.front();
+    return full.size() == 1 && link_of_[full.front().index()] == it->second;
   };
   for (const RankProgram &rp : program.ranks())
     for (const ThreadBlock &tb : rp.thread_blocks)
@@ -280,7 +277,7 @@ std::pair<RankId, RankId> RankSymmetry::canonical(RankId src, RankId dst) const 
 std::span<const LinkId> RankSymmetry::route(RankId src, RankId dst) const {
   const auto it = routes_.find({src.value(), dst.value()});
   SYNCOLL_INVARIANT(it != routes_.end(), "a route asked of a connection the program lacks");
-  return it->second;
+  return {&it->second, 1};
 }
 
 std::vector<TraceSpan> RankSymmetry::spread(std::vector<TraceSpan> spans, const Topology &machine,

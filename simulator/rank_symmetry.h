@@ -11,7 +11,8 @@
 // the program onto itself (each rank's thread blocks those of the rank k below, with peers shifted,
 // the same operations, counts and dependencies; buffer offsets may differ, they take no time) and
 // the machine onto itself (every link to a link alike, every bandwidth relation to one alike,
-// switches in place, start times alike). Then the simulation of the ranks below k is the whole
+// switches in place, start times alike, connections across nodes onto connections across
+// nodes where the fabric caps them). Then the simulation of the ranks below k is the whole
 // simulation: a connection's messages are those of its image whose sender is below k, and a
 // link's traffic is that of its orbit's link in the quotient machine (one link and one relation per
 // orbit of the shift). This holds where every link's orbit has all n / k members (no link the shift
@@ -63,14 +64,15 @@ public:
 private:
   RankSymmetry() = default;
   /// Takes each connection's route, moved to its canonical connection; false unless every one is
-  /// its canonical connection's and one booked link.
-  bool take_routes(const Program &program, const Topology &topology);
+  /// its canonical connection's, one booked link, and capped as it is.
+  bool take_routes(const Program &program, const Topology &topology, const CostModel &model);
 
   int shift_ = 0;
   int ranks_ = 0;
   std::optional<Topology> quotient_;
   std::vector<LinkId> link_of_;
-  std::map<std::pair<int, int>, std::vector<LinkId>> routes_; ///< by canonical (src, dst)
+  /// The quotient's link of each canonical connection (src, dst): every route is one link.
+  std::map<std::pair<int, int>, LinkId> routes_;
 };
 
 } // namespace syncoll::simulator

@@ -412,6 +412,25 @@ TEST(NcclRunTest, TwoNvSwitchNodesRunNvlsTreeAboveTheirNicsRate) {
                              forced(NcclAlgorithm::NvlsTree)));
 }
 
+TEST(NcclRunTest, SwitchReductionsHaveNoProgramAndSayWhy) {
+  // NVLS and CollNet reduce in a switch: asked for their program, NCCL's model says so instead of
+  // failing an invariant; the ring it runs beside them has one.
+  auto system = simulator::make_system_model(*find_system_preset("dgx_h100"), 2);
+  ASSERT_TRUE(system);
+  auto machine = nccl_machine(*system);
+  ASSERT_TRUE(machine);
+  auto run = simulate_nccl(CollectiveKind::Allreduce, int64_t(1) << 30, *system, *machine);
+  ASSERT_TRUE(run);
+  ASSERT_EQ(run->choice.algorithm, NcclAlgorithm::NvlsTree);
+  auto none = nccl_program(CollectiveKind::Allreduce, run->choice, *system, *machine);
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.error().to_string().find("closed form"), std::string::npos)
+      << none.error().to_string();
+  NcclEstimate ring = run->choice;
+  ring.algorithm = NcclAlgorithm::Ring;
+  EXPECT_TRUE(nccl_program(CollectiveKind::Allreduce, ring, *system, *machine));
+}
+
 TEST(NcclRunTest, AGb200Nvl72RackIsOneNvlinkDomainAndRacksJoinOverTheNetwork) {
   // One rack: 72 GPUs in one NVLink domain, NVLS across it; no network. Two racks: the same
   // domains joined by their trays' NICs (4 per tray).
