@@ -194,16 +194,31 @@ Expected<SystemMachine> system_machine(const SimulateArgs &a,
       out.broken = std::move(graphs.broken);
       return out;
     }
-    out.from_file = fmt::format(", {}{}{} of graph file {}", graphs.rings ? "rings" : "",
-                                graphs.rings && graphs.trees ? " and " : "",
-                                graphs.trees ? "trees" : "", a.nccl_graph);
+    if (graphs.nvls && !system.nvls) {
+      out.notes.push_back("the NVLS graph (id 3) is not used: the machine has no NVLS");
+      graphs.nvls.reset();
+    }
+    if (graphs.nvls && system.nodes > 1)
+      out.notes.push_back("across nodes the NVLS graph's heads are checked but its speeds do not "
+                          "move NCCL's choice: the model costs NVLS tree and NVLS on the ring "
+                          "graph there (docs/nccl.md, \"The NVLS graph\")");
+    std::vector<std::string> read;
+    for (auto [held, name] :
+         {std::pair{bool(graphs.rings), "rings"}, std::pair{bool(graphs.trees), "trees"},
+          std::pair{bool(graphs.nvls), "NVLS heads"}})
+      if (held)
+        read.emplace_back(name);
+    std::string listed;
+    for (size_t i = 0; i < read.size(); ++i)
+      listed += (i == 0 ? "" : i + 1 == read.size() ? " and " : ", ") + read[i];
+    out.from_file = fmt::format(", {} of graph file {}", listed, a.nccl_graph);
     for (const std::string &graph : file.unread)
       out.notes.push_back(fmt::format("graph {} steers an algorithm whose graph syncoll does not "
-                                      "read (CollNet, NVLS); NCCL's model searches it",
+                                      "read (CollNet); NCCL's model searches it",
                                       graph));
     out.notes.insert(out.notes.end(), graphs.notes.begin(), graphs.notes.end());
     out.machine = nccl::with_graphs(system, std::move(out.machine), std::move(graphs.rings),
-                                    std::move(graphs.trees));
+                                    std::move(graphs.trees), std::move(graphs.nvls));
   }
   if (!a.write_nccl_graph.empty())
     SYNCOLL_CHECK(
@@ -211,7 +226,8 @@ Expected<SystemMachine> system_machine(const SimulateArgs &a,
                      nccl::system_graphs_xml(
                          out.machine.ring,
                          nccl::nccl_tree_chains(system, out.machine, out.machine.ring.channels()),
-                         shape, system.line_topology)));
+                         out.machine.nvls_graph ? &*out.machine.nvls_graph : nullptr, shape,
+                         system.line_topology)));
   return out;
 }
 

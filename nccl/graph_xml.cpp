@@ -16,6 +16,8 @@ namespace {
 using detail::XmlReader;
 
 constexpr int64_t kRingPattern = 4; // NCCL_TOPO_PATTERN_RING
+constexpr int64_t kNvlsPattern = 5; // NCCL_TOPO_PATTERN_NVLS
+constexpr int kNvlsGraphId = 3;
 
 // NCCL's path type of one hop, by what the route crosses; higher is farther.
 enum class PathType { Nvl, Pix, Pxb, Phb, Sys };
@@ -150,8 +152,10 @@ Expected<GraphFileGraph> read_graph(const XmlReader &x, const pugi::xml_node &g,
     out.channels.push_back(std::move(channel));
   }
   if (out.channels.empty())
-    return fail(out.where, fmt::format("the {} graph has no <channel>",
-                                       pattern == kRingPattern ? "ring" : "tree"));
+    return fail(out.where,
+                fmt::format("the {} graph has no <channel>", pattern == kRingPattern   ? "ring"
+                                                             : pattern == kNvlsPattern ? "NVLS"
+                                                                                       : "tree"));
   return out;
 }
 
@@ -175,7 +179,8 @@ std::string ring_graph_xml(const NcclRingGraph &graph, const Topology &topology,
 }
 
 std::string system_graphs_xml(const NcclRingGraph &rings, const std::vector<NcclTreeChain> &trees,
-                              const SystemGraphShape &shape, const Topology &system) {
+                              const NcclNvlsGraph *nvls, const SystemGraphShape &shape,
+                              const Topology &system) {
   const int gpus = shape.gpus_per_node;
   const bool nets = shape.nodes > 1;
   auto dev = [&](int gpu) { return shape.dev_of_gpu.at(size_t(gpu)); };
@@ -207,7 +212,17 @@ std::string system_graphs_xml(const NcclRingGraph &rings, const std::vector<Nccl
       channel.nets = {shape.nic_of(t.chain.front()), shape.nic_of(t.chain.front())};
     tree.channels.push_back(std::move(channel));
   }
-  return graphs_xml({ring, tree});
+  if (!nvls)
+    return graphs_xml({ring, tree});
+  GraphXml heads{kNvlsGraphId, kNvlsPattern, {}, nvls->intra_gbps, nvls->inter_gbps, PathType::Nvl};
+  for (int c = 0; c < nvls->channels(); ++c) {
+    GraphFileChannel channel;
+    channel.devs = {dev(nvls->heads[size_t(c)].value())};
+    if (nets)
+      channel.nets = {nvls->nics[size_t(c)], nvls->nics[size_t(c)]};
+    heads.channels.push_back(std::move(channel));
+  }
+  return graphs_xml({ring, tree, heads});
 }
 
 Expected<GraphFile> read_nccl_graph_xml(std::string_view text, const std::string &file) {
@@ -229,17 +244,18 @@ Expected<GraphFile> read_nccl_graph_xml(std::string_view text, const std::string
     }
     const bool ring = pattern == kRingPattern && !out.ring;
     const bool tree = id == 1 && pattern >= 1 && pattern <= 3 && !out.tree;
-    if (!ring && !tree) {
+    const bool nvls = id == kNvlsGraphId && pattern == kNvlsPattern && !out.nvls;
+    if (!ring && !tree && !nvls) {
       out.unread.push_back(fmt::format("id {} (pattern {})", id, pattern));
       continue;
     }
     SYNCOLL_TRY(read, read_graph(x, g, int(id), int(pattern)));
-    (ring ? out.ring : out.tree) = std::move(read);
+    (ring ? out.ring : tree ? out.tree : out.nvls) = std::move(read);
   }
-  if (!out.ring && !out.tree)
+  if (!out.ring && !out.tree && !out.nvls)
     return fail(out.where,
-                "no ring graph (a <graph> with pattern=\"4\") and no tree graph (id=\"1\" "
-                "with pattern 1, 2 or 3)");
+                "no ring graph (a <graph> with pattern=\"4\"), tree graph (id=\"1\" with "
+                "pattern 1, 2 or 3) or NVLS graph (id=\"3\" with pattern 5)");
   return out;
 }
 
@@ -286,6 +302,61 @@ std::map<int, int> ranks_of_devs(const std::vector<int> &dev_of_rank) {
   for (size_t r = 0; r < dev_of_rank.size(); ++r)
     rank_of_dev[dev_of_rank[r]] = int(r);
   return rank_of_dev;
+}
+
+// The NVLS graph's heads on node 0 (a channel's first GPU; NCCL reads no other), or the verdict
+// on the first channel NCCL could not run: a head the node lacks or that heads two channels,
+// across nodes a channel without its NIC or naming one the node lacks.
+tl::expected<NcclNvlsGraph, Diagnostic>
+nvls_heads(const GraphFileGraph &file, const Topology &system, const SystemGraphShape &shape,
+           const std::map<int, int> &rank_of_dev, std::vector<std::string> &notes) {
+  NcclNvlsGraph out;
+  out.intra_gbps = file.speed_intra;
+  out.inter_gbps = file.speed_inter;
+  int listed_more = 0;
+  int other_nic = 0;
+  for (size_t index = 0; index < file.channels.size(); ++index) {
+    const GraphFileChannel &c = file.channels[index];
+    auto verdict = [&](std::string what) {
+      return tl::unexpected(Diagnostic{Severity::Error, c.where, std::move(what), {}});
+    };
+    const int dev = c.devs.front();
+    auto rank = rank_of_dev.find(dev);
+    if (rank == rank_of_dev.end())
+      return verdict(fmt::format("NVLS channel {} is headed by GPU {}, which '{}' does not have",
+                                 index, dev, system.name()));
+    const RankId head(rank->second);
+    if (auto earlier = std::find(out.heads.begin(), out.heads.end(), head);
+        earlier != out.heads.end())
+      return verdict(fmt::format("NVLS channel {} is headed by GPU {}, which heads channel {} "
+                                 "too (a GPU heads one NVLS channel)",
+                                 index, dev, earlier - out.heads.begin()));
+    if (shape.nodes > 1) {
+      if (c.nets.empty())
+        return verdict(fmt::format("NVLS channel {} names no network device: across nodes a "
+                                   "head meets the network through a NIC",
+                                   index));
+      if (c.nets.front() >= shape.nics_per_node)
+        return verdict(fmt::format("NVLS channel {} names network device {}, which a node of "
+                                   "{} NIC(s) does not have",
+                                   index, c.nets.front(), shape.nics_per_node));
+      other_nic += c.nets.front() != shape.nic_of(head.value());
+      out.nics.push_back(c.nets.front());
+    }
+    listed_more += c.devs.size() > 1;
+    out.heads.push_back(head);
+  }
+  if (listed_more > 0)
+    notes.push_back(
+        fmt::format("the NVLS graph's {} of {} channel(s) list GPUs after their head "
+                    "; NCCL reads a channel's first GPU as its head and nothing after it",
+                    listed_more, file.channels.size()));
+  if (other_nic > 0)
+    notes.push_back(fmt::format("the NVLS graph's {} of {} channel(s) meet the network at a NIC "
+                                "other than their head's own; syncoll sends every GPU's traffic "
+                                "through its own NIC",
+                                other_nic, file.channels.size()));
+  return out;
 }
 
 } // namespace
@@ -398,6 +469,14 @@ SystemGraphs graphs_on_system(const GraphFile &file, const Topology &system,
     }
     note_other_nics("tree", file.tree->channels.size());
     out.trees = std::move(trees);
+  }
+  if (file.nvls) {
+    auto nvls = nvls_heads(*file.nvls, system, shape, rank_of_dev, out.notes);
+    if (!nvls) {
+      out.broken = std::move(nvls.error());
+      return out;
+    }
+    out.nvls = std::move(*nvls);
   }
   return out;
 }

@@ -10,11 +10,12 @@
 //   </graphs>
 //
 // NCCL finds a graph by its id: 0 the ring graph (pattern 4), 1 the tree graph (pattern 1, 2 or
-// 3), 2 and 4 CollNet's, 3 NVLS's. A graph lists one node: every node runs the same channels. A
-// channel lists the node's GPUs (CUDA devices) in order: a ring's order, or a tree's chain from
-// the GPU that meets the other nodes down. Across nodes a channel begins and ends with the
-// network devices (NICs) it enters and leaves the node by; on one node NCCL has no network and
-// writes none.
+// 3), 2 and 4 CollNet's, 3 NVLS's (pattern 5). A graph lists one node: every node runs the same
+// channels. A channel lists the node's GPUs (CUDA devices) in order: a ring's order, or a tree's
+// chain from the GPU that meets the other nodes down; an NVLS channel lists its head alone (NCCL
+// reads a channel's first GPU as its head and nothing after it). Across nodes a
+// channel begins and ends with the network devices (NICs) it enters and leaves the node by; on
+// one node NCCL has no network and writes none.
 #pragma once
 
 #include "model/diagnostics.h"
@@ -45,14 +46,15 @@ struct GraphFileGraph {
 struct GraphFile {
   std::optional<GraphFileGraph> ring; ///< pattern 4
   std::optional<GraphFileGraph> tree; ///< id 1, pattern 1, 2 or 3
-  /// Graphs the file holds that steer what syncoll does not read from it (CollNet's, NVLS's),
-  /// as "id 3 (pattern 5)".
+  std::optional<GraphFileGraph> nvls; ///< id 3, pattern 5
+  /// Graphs the file holds that steer what syncoll does not read from it (CollNet's), as
+  /// "id 2 (pattern 6)".
   std::vector<std::string> unread;
   SourceLocation where; ///< the <graphs> element
 };
 
-/// The graphs of `text` (malformed XML, neither a ring nor a tree graph, a channel without GPUs,
-/// an attribute that is not a number: one located error).
+/// The graphs of `text` (malformed XML, no ring, tree or NVLS graph, a channel without GPUs, an
+/// attribute that is not a number: one located error).
 [[nodiscard]] Expected<GraphFile> read_nccl_graph_xml(std::string_view text,
                                                       const std::string &file);
 
@@ -73,13 +75,15 @@ struct SystemGraphShape {
   int nic_of(int gpu) const { return gpu * nics_per_node / gpus_per_node; }
 };
 
-/// The ring graph (id 0) and tree graph (id 1) of a machine's NCCL model as NCCL writes them:
-/// each ring's stretch through the first node, entering at its first GPU's NIC and leaving at
-/// its last's; each tree channel's chain, its head's NIC both ways (pattern 3, NCCL_TOPO_
-/// PATTERN_TREE: every network hop at the head, as syncoll's tree runs).
+/// The ring graph (id 0), tree graph (id 1) and, where the machine has NVLS, the NVLS graph (id
+/// 3) of a machine's NCCL model as NCCL writes them: each ring's stretch through the first node,
+/// entering at its first GPU's NIC and leaving at its last's; each tree channel's chain, its
+/// head's NIC both ways (pattern 3, NCCL_TOPO_PATTERN_TREE: every network hop at the head, as
+/// syncoll's tree runs); each NVLS head, across nodes with its NIC both ways.
 /// `system` is the machine's links (its first node's hops give the path types).
 [[nodiscard]] std::string system_graphs_xml(const NcclRingGraph &rings,
                                             const std::vector<NcclTreeChain> &trees,
+                                            const NcclNvlsGraph *nvls,
                                             const SystemGraphShape &shape, const Topology &system);
 
 /// The graph's rings on `topology` (one node), or why NCCL could not run them there (a verdict,
@@ -92,16 +96,18 @@ struct GraphRings {
 [[nodiscard]] GraphRings rings_of_graph(const GraphFileGraph &ring, const Topology &topology,
                                         const std::vector<int> &dev_of_rank);
 
-/// The file's rings and trees run on every node of a machine (`system`, node-major), or why
-/// NCCL could not run them there (a verdict at the channel): a channel that misses or repeats a
-/// GPU, a hop the node does not join, across nodes a channel without its network devices or one
-/// naming a NIC the node lacks. Rings cross from node n's last GPU to node n + 1's first; trees
+/// The file's rings, trees and NVLS heads run on every node of a machine (`system`, node-major),
+/// or why NCCL could not run them there (a verdict at the channel): a channel that misses or
+/// repeats a GPU, a hop the node does not join, an NVLS head the node lacks or that heads two
+/// channels, across nodes a channel without its network devices or one naming a NIC the node
+/// lacks. Rings cross from node n's last GPU to node n + 1's first; trees
 /// join the nodes' chains as the tree's pattern says. A channel meeting the network at a NIC
 /// other than the GPU's own (NCCL reaches it through PCIe or an NVLink peer) runs through the
 /// GPU's own NIC, and `notes` says so: syncoll's machines send a GPU's traffic through its NIC.
 struct SystemGraphs {
   std::optional<NcclRingGraph> rings;
   std::optional<std::vector<NcclTreeChain>> trees;
+  std::optional<NcclNvlsGraph> nvls;
   std::optional<Diagnostic> broken;
   std::vector<std::string> notes;
 };

@@ -361,8 +361,11 @@ Expected<NcclMachine> nccl_machine(const simulator::SystemModel &s) {
   auto ring = nccl_search_rings(s.line_topology, *s.generation);
   if (!ring)
     return fail({}, fmt::format("NCCL's search finds no ring on '{}'", s.topology.name()));
-  NcclMachine m{std::move(*ring), {}, std::nullopt};
-  m.tuning = {s.generation, nullptr, s.topology.num_ranks(), s.nodes, s.nvls, kNewestNcclVersion};
+  NcclMachine m{std::move(*ring), {}, std::nullopt, std::nullopt};
+  if (s.nvls)
+    m.nvls_graph = nccl_search_nvls(s.line_topology, *s.generation);
+  m.tuning = {s.generation, nullptr, nullptr,           s.topology.num_ranks(),
+              s.nodes,      s.nvls,  kNewestNcclVersion};
   m.tuning.nvswitch = s.nvswitch;
   m.tuning.nics_per_node = s.topology.hierarchy().nics_per_node;
   m.tuning.collnet_gbps =
@@ -370,15 +373,25 @@ Expected<NcclMachine> nccl_machine(const simulator::SystemModel &s) {
   return m;
 }
 
+NcclTuningInput NcclMachine::tuning_input() const {
+  NcclTuningInput in = tuning;
+  in.ring = &ring;
+  in.nvls_graph = nvls_graph ? &*nvls_graph : nullptr;
+  return in;
+}
+
 NcclMachine with_graphs(const simulator::SystemModel &s, NcclMachine machine,
                         std::optional<NcclRingGraph> rings,
-                        std::optional<std::vector<NcclTreeChain>> trees) {
+                        std::optional<std::vector<NcclTreeChain>> trees,
+                        std::optional<NcclNvlsGraph> nvls) {
   if (rings && !trees)
     trees = nccl_tree_chains(s, machine, kNcclMaxChannels);
   if (rings)
     machine.ring = std::move(*rings);
   if (trees)
     machine.tree_graph = std::move(trees);
+  if (nvls && s.nvls)
+    machine.nvls_graph = std::move(nvls);
   return machine;
 }
 
@@ -398,8 +411,7 @@ std::vector<NcclTreeChain> nccl_tree_chains(const simulator::SystemModel &s, con
 Expected<std::vector<NcclEstimate>> nccl_candidates(CollectiveKind kind, int64_t bytes,
                                                     const simulator::SystemModel &s,
                                                     const NcclMachine &m, const NcclRunOptions &o) {
-  NcclTuningInput in = m.tuning;
-  in.ring = &m.ring;
+  NcclTuningInput in = m.tuning_input();
   in.nvls = in.nvls && o.nvls;
   in.version = o.version;
   if (o.collnet && s.fabric->in_network_reduction.empty())

@@ -83,14 +83,20 @@ struct NcclMachine {
   /// A graph file's tree graph, one chain per graph channel (channel c runs c mod their
   /// number); none: the trees NCCL's model builds (nccl_tree_chains).
   std::optional<std::vector<NcclTreeChain>> tree_graph;
+  /// NVLS's graph (its heads and speeds), searched or a graph file's; none without NVLS.
+  std::optional<NcclNvlsGraph> nvls_graph;
+
+  /// `tuning` on this machine's graphs (they stay this machine's: copy it, not them).
+  NcclTuningInput tuning_input() const;
 };
 [[nodiscard]] Expected<NcclMachine> nccl_machine(const simulator::SystemModel &system);
-/// The machine with a graph file's rings and trees in place of its search's, where the file has
-/// them: the rings' speeds become what its tuning sees, as NCCL_GRAPH_FILE's do. Rings without
-/// trees keep the trees of the search (NCCL searches a graph the file does not hold).
+/// The machine with a graph file's rings, trees and NVLS graph in place of its search's, where
+/// the file has them: their speeds become what its tuning sees, as NCCL_GRAPH_FILE's do. Rings
+/// without trees keep the trees of the search (NCCL searches a graph the file does not hold).
 [[nodiscard]] NcclMachine with_graphs(const simulator::SystemModel &system, NcclMachine machine,
                                       std::optional<NcclRingGraph> rings,
-                                      std::optional<std::vector<NcclTreeChain>> trees);
+                                      std::optional<std::vector<NcclTreeChain>> trees,
+                                      std::optional<NcclNvlsGraph> nvls = std::nullopt);
 
 /// The tree chain of each of `channels` channels that NCCL's tree runs on the machine: a graph
 /// file's, else channel c's chain from a GPU of NIC c, or, where the search walked chains across

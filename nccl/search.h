@@ -74,6 +74,33 @@ struct NcclSearchHost {
   std::vector<RankId> amd_sockets;
 };
 
+/// The most NVLS heads NCCL's graph holds (NCCL_MAX_NVLS_ARITY).
+inline constexpr int kNcclMaxNvlsHeads = 32;
+
+/// NCCL's NVLS graph (graph id 3, NCCL_TOPO_PATTERN_NVLS). Its channels are not compute channels
+/// but NVLS heads: channel c's one GPU of a node takes channel c's share of the buffer to and from
+/// the other nodes (across nodes, through the NIC it names). NCCL's tuning costs NVLS and NVLS
+/// tree from these channels and speeds; NVLS itself runs on NCCL_NVLS_NCHANNELS channels.
+struct NcclNvlsGraph {
+  std::vector<RankId> heads; ///< channel c's head: a GPU of node 0
+  std::vector<int> nics;     ///< across nodes: channel c's NIC (of its head's node); else empty
+  double intra_gbps = 0;     ///< bwIntra: per channel through the switch
+  double inter_gbps = 0;     ///< bwInter: per channel through the network (one node: none used)
+
+  int channels() const { return static_cast<int>(heads.size()); }
+};
+
+/// The NVLS graph NCCL's search builds on a machine whose GPUs share an NVSwitch (the caller
+/// knows; the generation has NVLS when its nccl_nvls_efficiency is not 0): each head takes twice
+/// the channel's speed through its switch port both ways and every other GPU once. On one node
+/// every GPU heads one channel, channel c GPU c, at the highest intra-node speed all of them fit
+/// at; across nodes each NIC's nearest GPU heads a channel, as many as fit at the inter-node
+/// speed the NIC carries, more channels preferred to faster ones. The inter-node speed is then
+/// raised while it fits and stays under twice the intra-node one (search.cc, pass 2). None where
+/// no channel fits.
+std::optional<NcclNvlsGraph> nccl_search_nvls(const Topology &topology,
+                                              const GenerationTraits &generation);
+
 /// The ring graph NCCL would build; none when the topology has no ring through every rank.
 std::optional<NcclRingGraph> nccl_search_rings(const Topology &topology,
                                                const GenerationTraits &generation,

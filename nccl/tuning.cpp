@@ -97,9 +97,13 @@ std::optional<NcclEstimate> tree(CollectiveKind kind, double bytes, Protocol p,
       lat + bytes / (1000 * alg)};
 }
 
-// NVLS: inside one node, AllReduce, AllGather and ReduceScatter in the switch; across nodes
-// (AllReduce only, with CollNet enabled) NVLS inside each node and the network's switches
-// reducing between them, an NVLS head's channel per NIC, each at the network speed at most.
+// NVLS: inside one node, AllReduce, AllGather and ReduceScatter in the switch, costed on NVLS's
+// graph: a channel per head at its switch speed (one head's channel of the reduction idle).
+// NCCL's formula also caps a head at the graph's inter-node speed; on one node no network is
+// crossed and the model leaves that cap out (docs/nccl.md, "The NVLS graph", says what it
+// matches). Across nodes (AllReduce only, with CollNet enabled) NVLS inside each node and the
+// network's switches reducing between them, an NVLS head's channel per NIC at the network speed
+// at most, costed on the ring graph's channels and speed (so is NVLS tree; below).
 std::optional<NcclEstimate> nvls(CollectiveKind kind, double bytes, Protocol p,
                                  const NcclTuningInput &in) {
   const bool ar = kind == CollectiveKind::Allreduce;
@@ -107,12 +111,15 @@ std::optional<NcclEstimate> nvls(CollectiveKind kind, double bytes, Protocol p,
   if (!in.nvls || p != Protocol::Simple || (across && !(in.collnet && ar)) ||
       !(ar || kind == CollectiveKind::Allgather || kind == CollectiveKind::ReduceScatter))
     return std::nullopt;
+  if (!across && (!in.nvls_graph || in.nvls_graph->channels() < 2))
+    return std::nullopt;
   const GenerationTraits &g = *in.generation;
   const int n = in.ranks;
-  const int channels = in.ring->channels();
   const int local = n / in.nodes;
-  const double per_channel = in.ring->intra_gbps * g.nccl_nvls_efficiency * (channels - 1.0) /
-                             channels * (ar ? 2.0 : (local - 1.0) / local);
+  const int channels = across ? in.ring->channels() : in.nvls_graph->channels();
+  const double speed = across ? in.ring->intra_gbps : in.nvls_graph->intra_gbps;
+  const double per_channel = speed * g.nccl_nvls_efficiency * (channels - 1.0) / channels *
+                             (ar ? 2.0 : (local - 1.0) / local);
   double bus = channels * per_channel;
   if (across)
     bus = std::min(bus, in.nics_per_node * std::min(per_channel, in.collnet_gbps));
@@ -193,7 +200,9 @@ std::optional<NcclEstimate> collnet_chain(CollectiveKind kind, double bytes, Pro
 // NVLS tree (NCCL 2.18 and later): AllReduce across nodes with NVLS inside each node and a
 // double binary tree between nodes. Its channel is capped by NVLS's rate inside the node, by the
 // network's (doubled on two nodes, where each node is the root of one tree) and by
-// perChMaxNVLSTreeBw.
+// perChMaxNVLSTreeBw. NCCL costs it on NVLS's graph; the model, on the ring graph's channels and
+// speeds, against which its rings and trees across nodes are costed too (docs/nccl.md, "The NVLS
+// graph", says why).
 std::optional<NcclEstimate> nvls_tree(CollectiveKind kind, double bytes, Protocol p,
                                       const NcclTuningInput &in) {
   if (!in.nvls || in.nodes < 2 || p != Protocol::Simple || kind != CollectiveKind::Allreduce)

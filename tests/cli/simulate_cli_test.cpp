@@ -449,9 +449,10 @@ TEST(SimulateCliNcclGraphTest, AWrittenGraphSimulatesAsTheSearchAndABrokenOneIsA
                              "join\n");
 }
 
-// Across nodes the file holds a node's rings and trees with the NICs they enter and leave by:
-// written from NCCL's model of two DGX H100 nodes and read back, it runs as the model did, for
-// the ring, the tree and NCCL's choice; a tree that repeats a GPU is a verdict (exit 1).
+// Across nodes the file holds a node's rings, trees and NVLS heads with the NICs they enter and
+// leave by: written from NCCL's model of two DGX H100 nodes and read back, it runs as the model
+// did, for the ring, the tree and NCCL's choice (NVLS tree from its heads' speeds); a tree that
+// repeats a GPU is a verdict (exit 1).
 TEST(SimulateCliNcclGraphTest, AcrossNodesTheWrittenRingsAndTreesRunAsTheModelsDid) {
   const std::string graph = ::testing::TempDir() + "h100x2_graph.xml";
   const std::string system = "simulate -c allreduce --system dgx_h100 --nodes 2 -s 1MiB..256MiB";
@@ -461,16 +462,32 @@ TEST(SimulateCliNcclGraphTest, AcrossNodesTheWrittenRingsAndTreesRunAsTheModelsD
   const std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(xml.find("<graph id=\"0\" pattern=\"4\""), std::string::npos) << xml;
   EXPECT_NE(xml.find("<graph id=\"1\" pattern=\"3\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<graph id=\"3\" pattern=\"5\""), std::string::npos) << xml;
   EXPECT_NE(xml.find("<net dev=\"0\"/>\n      <gpu dev=\"0\"/>"), std::string::npos) << xml;
-  auto table = [](const std::string &out) { return out.substr(out.find('\n')); };
+  // The choices and the table, after the header and any notes on the graph file.
+  auto table = [](const std::string &out) { return out.substr(out.find("NCCL's choice as")); };
   for (const char *baseline : {"nccl", "nccl-ring", "nccl-tree"}) {
     CliRun searched = run_cli(system + " --baseline " + baseline);
     CliRun injected = run_cli(system + " --baseline " + baseline + " --nccl-graph " + graph);
     ASSERT_EQ(injected.exit_code, 0) << injected.err;
     EXPECT_EQ(table(injected.out), table(searched.out)) << baseline;
-    EXPECT_NE(injected.out.find("rings and trees of graph file " + graph), std::string::npos)
+    EXPECT_NE(injected.out.find("rings, trees and NVLS heads of graph file " + graph),
+              std::string::npos)
+        << injected.out;
+    EXPECT_NE(injected.out.find("across nodes the NVLS graph's heads are checked but its speeds "
+                                "do not move NCCL's choice"),
+              std::string::npos)
         << injected.out;
   }
+  // A machine without NVLS (A100) runs the file's rings and trees and says why not its heads.
+  CliRun a100 = run_cli("simulate -c allreduce --system dgx_a100 --nodes 2 -s 1MiB --baseline "
+                        "nccl --nccl-graph " +
+                        graph);
+  ASSERT_EQ(a100.exit_code, 0) << a100.err;
+  EXPECT_NE(a100.out.find(": the NVLS graph (id 3) is not used: the machine has no NVLS"),
+            std::string::npos)
+      << a100.out;
+  EXPECT_NE(a100.out.find("rings and trees of graph file " + graph), std::string::npos) << a100.out;
   std::string repeated = xml;
   const size_t tree = repeated.find("<graph id=\"1\"");
   const size_t second = repeated.find("<gpu dev=\"1\"/>", tree);

@@ -32,8 +32,7 @@ Expected<NcclRun> run(const Machine &m, CollectiveKind kind, int64_t bytes,
 
 bool listed(const Machine &m, CollectiveKind kind, NcclAlgorithm algorithm, bool collnet,
             NcclVersion version = kNewestNcclVersion) {
-  NcclTuningInput in = m.nccl.tuning;
-  in.ring = &m.nccl.ring;
+  NcclTuningInput in = m.nccl.tuning_input();
   in.collnet = collnet;
   in.version = version;
   for (const NcclEstimate &e : nccl_estimates(kind, double(int64_t(1) << 30), in))

@@ -72,8 +72,8 @@ TEST(NcclGraphXmlTest, MalformedGraphFilesAreLocatedErrors) {
   EXPECT_EQ(error("<graphs>\n<graph pattern=\"x\"/></graphs>"),
             "g.xml:2:8: attribute 'pattern' must be an integer, found 'x'\n");
   EXPECT_EQ(error("<graphs><graph pattern=\"1\"/></graphs>"),
-            "g.xml:1:1: no ring graph (a <graph> with pattern=\"4\") and no tree graph "
-            "(id=\"1\" with pattern 1, 2 or 3)\n");
+            "g.xml:1:1: no ring graph (a <graph> with pattern=\"4\"), tree graph (id=\"1\" "
+            "with pattern 1, 2 or 3) or NVLS graph (id=\"3\" with pattern 5)\n");
   EXPECT_EQ(error("<graphs><graph pattern=\"4\">\n<channel><net dev=\"0\"/><gpu dev=\"0\"/>"
                   "<net dev=\"0\"/><net dev=\"1\"/></channel></graph></graphs>"),
             "g.xml:2:52: a third <net> in one <channel> (a channel enters and leaves its node "
@@ -121,7 +121,8 @@ TEST(NcclGraphXmlTest, ANodesRingsAndTreesRoundTripAcrossNodesWithTheirNics) {
   const TwoNodes h = two_h100_nodes();
   const std::vector<NcclTreeChain> trees =
       nccl_tree_chains(h.system, h.machine, h.machine.ring.channels());
-  const std::string xml = system_graphs_xml(h.machine.ring, trees, h.shape, h.system.line_topology);
+  const std::string xml =
+      system_graphs_xml(h.machine.ring, trees, nullptr, h.shape, h.system.line_topology);
   auto file = read_nccl_graph_xml(xml, "g.xml");
   ASSERT_TRUE(file) << file.error().to_string();
   ASSERT_TRUE(file->ring && file->tree);
@@ -174,6 +175,69 @@ TEST(NcclGraphXmlTest, AcrossNodesAChannelWithoutItsNicsOrWithOneTheNodeLacksIsA
   EXPECT_FALSE(other.broken);
   ASSERT_EQ(other.notes.size(), 1u);
   EXPECT_NE(other.notes.front().find("1 of 1 channel(s)"), std::string::npos) << other.notes[0];
+}
+
+TEST(NcclGraphXmlTest, TheNvlsGraphsHeadsRoundTripAcrossNodesWithTheirNics) {
+  const TwoNodes h = two_h100_nodes();
+  ASSERT_TRUE(h.machine.nvls_graph);
+  const std::string xml =
+      system_graphs_xml(h.machine.ring, nccl_tree_chains(h.system, h.machine, 1),
+                        &*h.machine.nvls_graph, h.shape, h.system.line_topology);
+  // NCCL writes an NVLS channel as its head between its NIC twice.
+  EXPECT_NE(xml.find("<graph id=\"3\" pattern=\"5\" crossnic=\"0\" nchannels=\"8\" "
+                     "speedintra=\"40\" speedinter=\"48\""),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("<channel>\n      <net dev=\"5\"/>\n      <gpu dev=\"5\"/>\n      <net "
+                     "dev=\"5\"/>\n    </channel>"),
+            std::string::npos);
+  auto file = read_nccl_graph_xml(xml, "g.xml");
+  ASSERT_TRUE(file) << file.error().to_string();
+  ASSERT_TRUE(file->nvls);
+  EXPECT_TRUE(file->unread.empty());
+  const SystemGraphs read = graphs_on_system(*file, h.system.line_topology, h.shape);
+  ASSERT_FALSE(read.broken) << read.broken->to_string();
+  ASSERT_TRUE(read.nvls);
+  EXPECT_EQ(read.nvls->heads, h.machine.nvls_graph->heads);
+  EXPECT_EQ(read.nvls->nics, h.machine.nvls_graph->nics);
+  EXPECT_DOUBLE_EQ(read.nvls->intra_gbps, 40);
+  EXPECT_DOUBLE_EQ(read.nvls->inter_gbps, 48);
+}
+
+// An NVLS graph of two channels, each a head and the nets given.
+std::string nvls_file(const std::string &first, const std::string &second) {
+  return "<graphs version=\"1\">\n<graph id=\"3\" pattern=\"5\" speedintra=\"40\" "
+         "speedinter=\"48\">\n<channel>" +
+         first + "</channel>\n<channel>" + second + "</channel>\n</graph>\n</graphs>\n";
+}
+
+TEST(NcclGraphXmlTest, AnNvlsHeadTheNodeLacksOrThatHeadsTwiceIsAVerdict) {
+  auto verdict = [](const SystemGraphs &g) {
+    return g.broken ? g.broken->to_string() : std::string();
+  };
+  const std::string net = "<net dev=\"0\"/>";
+  EXPECT_FALSE(on_two_nodes(nvls_file(net + "<gpu dev=\"0\"/>" + net,
+                                      "<net dev=\"1\"/><gpu dev=\"1\"/><net dev=\"1\"/>"))
+                   .broken);
+  EXPECT_EQ(verdict(on_two_nodes(
+                nvls_file(net + "<gpu dev=\"0\"/>" + net, net + "<gpu dev=\"9\"/>" + net))),
+            "g.xml:4:1: NVLS channel 1 is headed by GPU 9, which '2x8_dgx_h100' does not have");
+  EXPECT_EQ(verdict(on_two_nodes(
+                nvls_file(net + "<gpu dev=\"2\"/>" + net, net + "<gpu dev=\"2\"/>" + net))),
+            "g.xml:4:1: NVLS channel 1 is headed by GPU 2, which heads channel 0 too (a GPU "
+            "heads one NVLS channel)");
+  EXPECT_EQ(verdict(on_two_nodes(nvls_file("<gpu dev=\"0\"/>", "<gpu dev=\"1\"/>"))),
+            "g.xml:3:1: NVLS channel 0 names no network device: across nodes a head meets the "
+            "network through a NIC");
+  // A channel listing GPUs after its head (all NCCL reads is the head) runs, and says so.
+  const SystemGraphs listed =
+      on_two_nodes(nvls_file(net + "<gpu dev=\"0\"/><gpu dev=\"1\"/>" + net,
+                             "<net dev=\"1\"/><gpu dev=\"1\"/><net dev=\"1\"/>"));
+  ASSERT_FALSE(listed.broken);
+  ASSERT_EQ(listed.notes.size(), 1u);
+  EXPECT_NE(listed.notes.front().find("1 of 2 channel(s) list GPUs after their head"),
+            std::string::npos)
+      << listed.notes.front();
 }
 
 } // namespace

@@ -178,8 +178,7 @@ TEST(NcclTuningTest, ChoosesAsNcclDoesOnOneNode) {
   ASSERT_TRUE(system);
   auto machine = nccl_machine(*system);
   ASSERT_TRUE(machine);
-  NcclTuningInput in = machine->tuning;
-  in.ring = &machine->ring;
+  NcclTuningInput in = machine->tuning_input();
   // Small AllReduce: ring LL; large: NVLS (Simple), as NCCL 2.27 picks on 8 H200.
   auto small = nccl_choose(CollectiveKind::Allreduce, 64 << 10, in);
   ASSERT_TRUE(small);
@@ -192,8 +191,7 @@ TEST(NcclTuningTest, ChoosesAsNcclDoesOnOneNode) {
   // NVLS off (A100 has none): Simple ring at large sizes.
   auto a100 = simulator::make_system_model(*find_system_preset("dgx_a100"));
   auto a100_machine = nccl_machine(*a100);
-  NcclTuningInput ain = a100_machine->tuning;
-  ain.ring = &a100_machine->ring;
+  NcclTuningInput ain = a100_machine->tuning_input();
   auto ring = nccl_choose(CollectiveKind::Allreduce, double(int64_t(1) << 30), ain);
   EXPECT_EQ(ring->algorithm, NcclAlgorithm::Ring);
   EXPECT_EQ(ring->protocol, Protocol::Simple);
@@ -206,8 +204,7 @@ TEST(NcclTuningTest, SmallCallsRunOnFewerChannelsLargeOnesOnAll) {
   auto system = simulator::make_system_model(*find_system_preset("dgx_a100"));
   auto machine = nccl_machine(*system);
   ASSERT_TRUE(machine);
-  NcclTuningInput in = machine->tuning;
-  in.ring = &machine->ring;
+  NcclTuningInput in = machine->tuning_input();
   const int all = machine->ring.runtime_channels();
   auto channels = [&](double bytes, NcclAlgorithm a, Protocol p) {
     for (const NcclEstimate &e : nccl_estimates(CollectiveKind::Allreduce, bytes, in))
@@ -229,8 +226,7 @@ TEST(NcclTuningTest, RingLatencyIsNcclsFormula) {
   // One node, 8 ranks, ring AllReduce: 14 hops; LL 6.6 + 14 x 0.6 = 15.0 us before bytes.
   auto system = simulator::make_system_model(*find_system_preset("dgx_a100"));
   auto machine = nccl_machine(*system);
-  NcclTuningInput in = machine->tuning;
-  in.ring = &machine->ring;
+  NcclTuningInput in = machine->tuning_input();
   int checked = 0;
   for (const NcclEstimate &e : nccl_estimates(CollectiveKind::Allreduce, 1024, in)) {
     if (e.algorithm != NcclAlgorithm::Ring || e.protocol != Protocol::LL)
