@@ -199,9 +199,9 @@ Expected<SystemMachine> system_machine(const SimulateArgs &a,
       graphs.nvls.reset();
     }
     if (graphs.nvls && system.nodes > 1)
-      out.notes.push_back("across nodes the NVLS graph's heads are checked but its speeds do not "
-                          "move NCCL's choice: the model costs NVLS tree and NVLS on the ring "
-                          "graph there (docs/nccl.md, \"The NVLS graph\")");
+      out.notes.push_back("across nodes the NVLS graph's heads and their NICs carry NVLS tree and "
+                          "NVLS, but its speeds do not move NCCL's choice: the model costs them on "
+                          "the ring graph there (docs/nccl.md, \"The NVLS graph\")");
     std::vector<std::string> read;
     for (auto [held, name] :
          {std::pair{bool(graphs.rings), "rings"}, std::pair{bool(graphs.trees), "trees"},

@@ -6,6 +6,7 @@
 #include "nccl/algorithms.h"
 #include "simulator/program_sim.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -120,7 +121,7 @@ simulator::SimulationResult nvls_closed_form(CollectiveKind kind, int64_t bytes,
 
 // NVLS tree's pipeline chunk, as NCCL's enqueue sizes it: NCCL_NVLS_CHUNKSIZE (128 KiB), at most
 // 64 KiB on 4 nodes or more, then 64 KiB while the call holds fewer than 4 chunks for each of its
-// concurrent operations (a channel's NVLS heads, one per GPU of the node) and 32 KiB under 1.
+// concurrent operations (a channel's NVLS heads, those of NVLS's graph) and 32 KiB under 1.
 // (NCCL's rules for chunks above 128 KiB never apply to the default.)
 double nvls_tree_chunk_bytes(double bytes, int nodes, double operations) {
   double chunk = double(nodes >= 4 ? kNcclNvlsTreeChunkBytes / 2 : kNcclNvlsTreeChunkBytes);
@@ -131,19 +132,38 @@ double nvls_tree_chunk_bytes(double bytes, int nodes, double operations) {
   return chunk;
 }
 
+// NVLS across nodes runs through the heads of NVLS's graph and their NICs: a machine without a
+// graph (none found) runs a head per GPU on all of the node's NICs.
+struct NvlsHeads {
+  int heads = 1;
+  int nics = 1;
+};
+NvlsHeads nvls_heads(const simulator::SystemModel &s, const NcclMachine &m) {
+  const int nics = s.topology.hierarchy().nics_per_node;
+  if (!m.nvls_graph)
+    return {s.gpus_per_node, nics};
+  std::vector<int> used = m.nvls_graph->nics;
+  std::sort(used.begin(), used.end());
+  used.erase(std::unique(used.begin(), used.end()), used.end());
+  return {m.nvls_graph->channels(), used.empty() ? nics : int(used.size())};
+}
+
 // The steps of NVLS's pipeline across nodes: a step is one chunk from each channel's NVLS heads.
-double nvls_chunk_steps(double bytes, const simulator::SystemModel &s, int channels) {
-  const double operations = double(std::min(kNcclMaxChannels, channels)) * s.gpus_per_node;
+double nvls_chunk_steps(double bytes, const simulator::SystemModel &s, int channels,
+                        const NvlsHeads &h) {
+  const double operations = double(std::min(kNcclMaxChannels, channels)) * h.heads;
   return std::max(
       1.0, std::ceil(bytes / (operations * nvls_tree_chunk_bytes(bytes, s.nodes, operations))));
 }
 
-// What a node's network moves, bytes/ns, on `channels` channels: its NICs at the fabric's
-// payload share, each channel's connection at most the fabric's connection rate.
-double network_rate(const simulator::SystemModel &s, int channels) {
-  const Hierarchy &node = s.topology.hierarchy();
-  return std::min(node.nics_per_node * node.nic_bandwidth.value,
+// What `nics` of a node's NICs move, bytes/ns, on `channels` channels: at the fabric's payload
+// share, each channel's connection at most the fabric's connection rate.
+double network_rate(const simulator::SystemModel &s, int channels, int nics) {
+  return std::min(nics * s.topology.hierarchy().nic_bandwidth.value,
                   std::min(kNcclMaxChannels, channels) * s.fabric->connection_gbps);
+}
+double network_rate(const simulator::SystemModel &s, int channels) {
+  return network_rate(s, channels, s.topology.hierarchy().nics_per_node);
 }
 // One message across the network, ns: the fabric's latency and the host's cost.
 double network_message_ns(const simulator::SystemModel &s) {
@@ -154,22 +174,22 @@ double network_message_ns(const simulator::SystemModel &s) {
 // binary tree carries the node's reduced data; the two stages pipeline, so the slower sets the
 // rate. Per node and direction the trees move the buffer once on two nodes (each node the root
 // of one tree and a leaf of the other) and twice on more (an inner node of one tree, a leaf of
-// the other), over the node's NICs at the fabric's payload share, each channel's connection at
-// most the fabric's connection rate. The latency is NVLS's and a message per tree level up and
-// down. A step (every channel's heads one chunk each) passes the reduction in the node, each
-// level up and down, and the multicast: the pipeline fills with one step of each stage but the
-// slowest.
+// the other), over the NICs of the node's NVLS heads at the fabric's payload share, each
+// channel's connection at most the fabric's connection rate. The latency is NVLS's and a message
+// per tree level up and down. A step (every channel's heads one chunk each) passes the reduction in
+// the node, each level up and down, and the multicast: the pipeline fills with one step of each
+// stage but the slowest.
 simulator::SimulationResult nvls_tree_closed_form(int64_t bytes, const simulator::SystemModel &s,
-                                                  int channels) {
+                                                  int channels, const NvlsHeads &h) {
   const GenerationTraits &g = *s.generation;
   const double port_bytes =
       nvls_port_bytes(CollectiveKind::Allreduce, double(bytes), s.gpus_per_node);
   const double net_bytes = double(bytes) * (s.nodes <= 2 ? 1 : 2);
-  const double net_rate = network_rate(s, channels);
+  const double net_rate = network_rate(s, channels, h.nics);
   const double port_rate = nvls_port_rate(s);
   const double busiest = std::max(port_bytes / port_rate, net_bytes / net_rate);
   const double levels = std::ceil(std::log2(double(s.nodes)));
-  const double steps = nvls_chunk_steps(double(bytes), s, channels);
+  const double steps = nvls_chunk_steps(double(bytes), s, channels, h);
   const double node_step = port_bytes / steps / port_rate;
   const double net_step = double(bytes) / steps / net_rate;
   const double fill = 2 * node_step + 2 * levels * net_step - std::max(node_step, net_step);
@@ -212,16 +232,16 @@ double pipeline_fill_ns(std::initializer_list<double> stage_ns) {
 }
 
 // NVLS across nodes (CollNet enabled): NVLS reduces inside the node as on one node, the node's
-// NVLS heads send the node's sum through the network's switches and multicast what returns, in
-// NVLS tree's chunks; the busier of the switch port and the NICs sets the rate.
+// NVLS heads send the node's sum through their NICs and the network's switches and multicast
+// what returns, in NVLS tree's chunks; the busier of the switch port and the NICs sets the rate.
 simulator::SimulationResult nvls_sharp_closed_form(int64_t bytes, const simulator::SystemModel &s,
-                                                   int channels) {
+                                                   int channels, const NvlsHeads &h) {
   const GenerationTraits &g = *s.generation;
   const double port_bytes =
       nvls_port_bytes(CollectiveKind::Allreduce, double(bytes), s.gpus_per_node);
   const double port_rate = nvls_port_rate(s);
-  const double net_rate = network_rate(s, channels);
-  const double steps = nvls_chunk_steps(double(bytes), s, channels);
+  const double net_rate = network_rate(s, channels, h.nics);
+  const double steps = nvls_chunk_steps(double(bytes), s, channels, h);
   const double node_step = port_bytes / steps / port_rate;
   const double net_step = double(bytes) / steps / net_rate;
   const double ns = s.model.launch / 1000.0 + g.nvls_latency_us * 1000 + sharp_round_trip_ns(s) +
@@ -335,13 +355,14 @@ namespace {
 // The closed form of an algorithm that has no thread-block program; none for the others.
 std::optional<simulator::SimulationResult> closed_form(CollectiveKind kind, int64_t bytes,
                                                        const simulator::SystemModel &s,
+                                                       const NcclMachine &m,
                                                        const NcclEstimate &choice) {
   switch (choice.algorithm) {
   case NcclAlgorithm::Nvls:
-    return s.nodes > 1 ? nvls_sharp_closed_form(bytes, s, choice.channels)
+    return s.nodes > 1 ? nvls_sharp_closed_form(bytes, s, choice.channels, nvls_heads(s, m))
                        : nvls_closed_form(kind, bytes, s, choice.channels);
   case NcclAlgorithm::NvlsTree:
-    return nvls_tree_closed_form(bytes, s, choice.channels);
+    return nvls_tree_closed_form(bytes, s, choice.channels, nvls_heads(s, m));
   case NcclAlgorithm::CollNetDirect:
     return collnet_direct_closed_form(kind, bytes, s, choice.channels);
   case NcclAlgorithm::CollNetChain:
@@ -452,7 +473,7 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const simula
   if (o.min_channels)
     choice->channels = std::min(kNcclMaxChannels, std::max(choice->channels, *o.min_channels));
   NcclRun run{*choice, nccl_info_line(kind, double(bytes), *choice), {}, false};
-  if (auto closed = closed_form(kind, bytes, s, *choice)) {
+  if (auto closed = closed_form(kind, bytes, s, m, *choice)) {
     run.result = std::move(*closed);
     run.closed_form = true;
     return run;

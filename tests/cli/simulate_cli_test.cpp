@@ -474,8 +474,8 @@ TEST(SimulateCliNcclGraphTest, AcrossNodesTheWrittenRingsAndTreesRunAsTheModelsD
     EXPECT_NE(injected.out.find("rings, trees and NVLS heads of graph file " + graph),
               std::string::npos)
         << injected.out;
-    EXPECT_NE(injected.out.find("across nodes the NVLS graph's heads are checked but its speeds "
-                                "do not move NCCL's choice"),
+    EXPECT_NE(injected.out.find("across nodes the NVLS graph's heads and their NICs carry NVLS "
+                                "tree and NVLS, but its speeds do not move NCCL's choice"),
               std::string::npos)
         << injected.out;
   }

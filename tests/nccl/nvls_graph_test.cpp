@@ -145,5 +145,26 @@ TEST(NcclNvlsGraphTest, AGraphFilesNvlsSpeedsAreWhatTheTuningCosts) {
   EXPECT_EQ(after->algorithm, NcclAlgorithm::Ring);
 }
 
+TEST(NcclNvlsGraphTest, AcrossNodesNvlsTreeRunsThroughTheHeadsNics) {
+  // Two DGX H100 nodes, NVLS tree at 1 GiB: the network stage runs on the heads' NICs. With the
+  // searched eight the switch port sets the pace; four heads on four NICs halve the network's
+  // rate, which then does.
+  auto system = simulator::make_system_model(*find_system_preset("dgx_h100"), 2);
+  ASSERT_TRUE(system);
+  auto machine = nccl_machine(*system);
+  ASSERT_TRUE(machine);
+  NcclNvlsGraph four = *machine->nvls_graph;
+  four.heads = {RankId(0), RankId(2), RankId(4), RankId(6)};
+  four.nics = {0, 2, 4, 6};
+  const NcclMachine halved = with_graphs(*system, *machine, std::nullopt, std::nullopt, four);
+  NcclRunOptions o;
+  o.algorithm = NcclAlgorithm::NvlsTree;
+  const int64_t gib = int64_t(1) << 30;
+  auto searched = simulate_nccl(CollectiveKind::Allreduce, gib, *system, *machine, o);
+  auto fewer = simulate_nccl(CollectiveKind::Allreduce, gib, *system, halved, o);
+  ASSERT_TRUE(searched && fewer);
+  EXPECT_GT(double(fewer->result.completion), 1.25 * double(searched->result.completion));
+}
+
 } // namespace
 } // namespace syncoll::nccl
