@@ -218,8 +218,11 @@ std::string system_graphs_xml(const NcclRingGraph &rings, const std::vector<Nccl
   for (int c = 0; c < nvls->channels(); ++c) {
     GraphFileChannel channel;
     channel.devs = {dev(nvls->heads[size_t(c)].value())};
-    if (nets)
+    if (nets) {
+      SYNCOLL_INVARIANT(nvls->nics.size() == nvls->heads.size(),
+                        "an NVLS graph across nodes names a NIC per head");
       channel.nets = {nvls->nics[size_t(c)], nvls->nics[size_t(c)]};
+    }
     heads.channels.push_back(std::move(channel));
   }
   return graphs_xml({ring, tree, heads});
@@ -314,7 +317,6 @@ nvls_heads(const GraphFileGraph &file, const Topology &system, const SystemGraph
   out.intra_gbps = file.speed_intra;
   out.inter_gbps = file.speed_inter;
   int listed_more = 0;
-  int other_nic = 0;
   for (size_t index = 0; index < file.channels.size(); ++index) {
     const GraphFileChannel &c = file.channels[index];
     auto verdict = [&](std::string what) {
@@ -340,7 +342,6 @@ nvls_heads(const GraphFileGraph &file, const Topology &system, const SystemGraph
         return verdict(fmt::format("NVLS channel {} names network device {}, which a node of "
                                    "{} NIC(s) does not have",
                                    index, c.nets.front(), shape.nics_per_node));
-      other_nic += c.nets.front() != shape.nic_of(head.value());
       out.nics.push_back(c.nets.front());
     }
     listed_more += c.devs.size() > 1;
@@ -349,13 +350,8 @@ nvls_heads(const GraphFileGraph &file, const Topology &system, const SystemGraph
   if (listed_more > 0)
     notes.push_back(
         fmt::format("the NVLS graph's {} of {} channel(s) list GPUs after their head "
-                    "; NCCL reads a channel's first GPU as its head and nothing after it",
+                    "(NCCL reads a channel's first GPU as its head and nothing after it)",
                     listed_more, file.channels.size()));
-  if (other_nic > 0)
-    notes.push_back(fmt::format("the NVLS graph's {} of {} channel(s) meet the network at a NIC "
-                                "other than their head's own; syncoll sends every GPU's traffic "
-                                "through its own NIC",
-                                other_nic, file.channels.size()));
   return out;
 }
 
