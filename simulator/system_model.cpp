@@ -255,8 +255,11 @@ Expected<SystemModel> make_system_model(const SystemPreset &preset, const Topolo
     return fail({}, fmt::format("a system needs at least one node, got {}", nodes));
   if (nodes == 1 && node.num_ranks() == 1)
     return fail({}, "a collective needs at least two GPUs");
+  // A dump whose GPUs all hang off the NVSwitch reads as the switch's ports (bandwidth relations,
+  // as the library's NVSwitch nodes); one with PCIe or sockets keeps the NVSwitch as a vertex.
   const bool nvswitch = std::any_of(node.switches().begin(), node.switches().end(),
-                                    [](const std::string &v) { return v == "nvswitch"; });
+                                    [](const std::string &v) { return v == "nvswitch"; }) ||
+                        (node.num_switches() == 0 && !node.relations().empty());
   return assemble(preset, nodes, node, nvswitch, generation_traits(preset.generation),
                   fabric_traits(preset.fabric));
 }

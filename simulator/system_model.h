@@ -106,7 +106,8 @@ inline constexpr size_t kSharingWindowFromHops = 4096;
 /// `nodes` nodes of `node`: a node read from NCCL's topology dump that is none of the presets'
 /// (GPUs behind PCIe switches and CPU sockets; its links at their line rates, its switches as
 /// vertices). `preset` gives the generation, the NICs, the fabric and the host's costs; its node
-/// topology is not read. NVLS needs an NVSwitch vertex in the node.
+/// topology is not read. NVLS needs an NVSwitch: a vertex of that name in the node, or, where the
+/// dump's GPUs all hang off one, its ports as bandwidth relations over a node without switches.
 [[nodiscard]] Expected<SystemModel> make_system_model(const SystemPreset &preset,
                                                       const Topology &node, int nodes);
 /// The same with other rows for the preset's generation and fabric (a calibration trying

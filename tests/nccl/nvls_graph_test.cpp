@@ -4,6 +4,7 @@
 #include "nccl/graph_xml.h"
 #include "nccl/run.h"
 #include "nccl/search.h"
+#include "nccl/topo_xml.h"
 #include "simulator/system_model.h"
 
 #include <gtest/gtest.h>
@@ -164,6 +165,24 @@ TEST(NcclNvlsGraphTest, AcrossNodesNvlsTreeRunsThroughTheHeadsNics) {
   auto fewer = simulate_nccl(CollectiveKind::Allreduce, gib, *system, halved, o);
   ASSERT_TRUE(searched && fewer);
   EXPECT_GT(double(fewer->result.completion), 1.25 * double(searched->result.completion));
+}
+
+TEST(NcclNvlsGraphTest, ADumpedNvSwitchNodeOfItsOwnHasNvls) {
+  // NCCL's dump of a GB200 tray (4 GPUs, 18 NVLinks each to the NVSwitch) is no preset's node:
+  // it reads as the switch's ports, and its NVLS graph heads every GPU at Blackwell's 90 GB/s.
+  auto dump = read_nccl_topology_file(std::string(SYNCOLL_SOURCE_DIR) +
+                                      "/examples/nccl_topo/gb200_tray.xml");
+  ASSERT_TRUE(dump) << dump.error().to_string();
+  auto dumped = system_of_dump(*dump, "gb200_tray.xml");
+  ASSERT_TRUE(dumped) << dumped.error().to_string();
+  ASSERT_TRUE(dumped->node);
+  auto system = simulator::make_system_model(dumped->preset, *dumped->node, 1);
+  ASSERT_TRUE(system) << system.error().to_string();
+  EXPECT_TRUE(system->nvls);
+  auto machine = nccl_machine(*system);
+  ASSERT_TRUE(machine && machine->nvls_graph);
+  EXPECT_EQ(machine->nvls_graph->heads, first_ranks(4));
+  EXPECT_DOUBLE_EQ(machine->nvls_graph->intra_gbps, 90);
 }
 
 } // namespace
