@@ -91,7 +91,8 @@ struct NcclMachine {
 };
 [[nodiscard]] Expected<NcclMachine> nccl_machine(const simulator::SystemModel &system);
 /// The machine with a graph file's rings, trees and NVLS graph in place of its search's, where
-/// the file has them: their speeds become what its tuning sees, as NCCL_GRAPH_FILE's do. Rings
+/// the file has them (an NVLS graph only where the machine has NVLS): their speeds become what
+/// its tuning sees, as NCCL_GRAPH_FILE's do (NVLS's on one node: tuning.cpp says why). Rings
 /// without trees keep the trees of the search (NCCL searches a graph the file does not hold).
 [[nodiscard]] NcclMachine with_graphs(const simulator::SystemModel &system, NcclMachine machine,
                                       std::optional<NcclRingGraph> rings,

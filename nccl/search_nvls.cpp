@@ -70,33 +70,27 @@ int local_gpu(int nic, int nics, int gpus) {
   return nics <= gpus ? (nic * gpus + nics - 1) / nics : nic * gpus / nics;
 }
 
-struct Placement {
-  std::vector<RankId> heads;
-  std::vector<int> nics;
-};
-
 // Channels placed one by one at `intra` through the switch ports: a channel's head takes twice
 // `intra` through its port both ways, every other GPU once. On one node channel c's head is GPU
 // c; across nodes channel c tries NIC c, c + 1, ... and takes the first whose GPU is no head yet
 // and whose port carries it (each NIC carries one channel at `inter`, which it must hold).
-Placement place(const SwitchPorts &ports, int gpus, int nics, bool across, int max_channels,
-                double intra, double inter, double nic_gbps) {
-  Placement out;
+NcclNvlsGraph place(const SwitchPorts &ports, int gpus, int nics, bool across, int max_channels,
+                    double intra, double inter, double nic_gbps) {
+  NcclNvlsGraph out{{}, {}, intra, inter};
   if (across && inter > nic_gbps + 1e-9)
     return out;
   SwitchPorts left = ports;
+  auto need = [&](int d, int head) { return intra * (d == head ? 2 : 1); };
   auto fits = [&](int head) {
-    for (int d = 0; d < gpus; ++d) {
-      const double need = intra * (d == head ? 2 : 1);
-      if (left.out[size_t(d)] + 1e-9 < need || left.in[size_t(d)] + 1e-9 < need)
+    for (int d = 0; d < gpus; ++d)
+      if (left.out[size_t(d)] + 1e-9 < need(d, head) || left.in[size_t(d)] + 1e-9 < need(d, head))
         return false;
-    }
     return true;
   };
   auto take = [&](int head) {
     for (int d = 0; d < gpus; ++d) {
-      left.out[size_t(d)] -= intra * (d == head ? 2 : 1);
-      left.in[size_t(d)] -= intra * (d == head ? 2 : 1);
+      left.out[size_t(d)] -= need(d, head);
+      left.in[size_t(d)] -= need(d, head);
     }
   };
   const int limit = across ? std::min(max_channels, nics) : max_channels;
@@ -154,20 +148,15 @@ std::optional<NcclNvlsGraph> nccl_search_nvls(const Topology &t, const Generatio
          (speeds[i] > max_path || speeds[i] * min_channels > port_gbps * gpus / (gpus - 1.0)))
     ++i;
   NcclNvlsGraph best;
-  auto keep = [&](Placement found, double intra, double inter) {
-    const int n = int(found.heads.size());
-    if (n < min_channels || n == 0)
-      return false;
-    // More heads are better (each pulls its share from the switch), then more total speed.
-    if (n > best.channels() || n * inter > best.channels() * best.inter_gbps) {
-      best = {std::move(found.heads), std::move(found.nics), intra, inter};
-      return true;
-    }
-    return false;
+  // More heads are better (each pulls its share from the switch), then more total speed.
+  auto keep = [&](NcclNvlsGraph found) {
+    const int n = found.channels();
+    if (n >= min_channels &&
+        (n > best.channels() || n * found.inter_gbps > best.channels() * best.inter_gbps))
+      best = std::move(found);
   };
   for (;;) {
-    keep(place(ports, gpus, nics, across, max_channels, speeds[i], speeds[i], nic_gbps), speeds[i],
-         speeds[i]);
+    keep(place(ports, gpus, nics, across, max_channels, speeds[i], speeds[i], nic_gbps));
     if (best.channels() == max_channels || best.channels() * best.inter_gbps >= port_gbps)
       break;
     // Slower speeds while they are not under half the best one found.
@@ -187,10 +176,10 @@ std::optional<NcclNvlsGraph> nccl_search_nvls(const Topology &t, const Generatio
   double tried = speeds[i];
   while (i > 0 && tried == best.inter_gbps && tried < 2 * best.intra_gbps) {
     tried = speeds[--i];
-    Placement found =
+    NcclNvlsGraph found =
         place(ports, gpus, nics, across, best.channels(), best.intra_gbps, tried, nic_gbps);
-    if (found.heads.size() == best.heads.size())
-      keep(std::move(found), best.intra_gbps, tried);
+    if (found.channels() == best.channels())
+      keep(std::move(found));
   }
   return best;
 }

@@ -40,7 +40,7 @@ struct NcclEstimate {
 struct NcclTuningInput {
   const GenerationTraits *generation = nullptr;
   const NcclRingGraph *ring = nullptr; ///< also stands for the tree graph (same channels)
-  /// NVLS's graph, which costs NVLS and NVLS tree; none where the machine has no NVLS.
+  /// NVLS's graph, which costs NVLS on one node; none where the machine has no NVLS.
   const NcclNvlsGraph *nvls_graph = nullptr;
   int ranks = 0;
   int nodes = 1;

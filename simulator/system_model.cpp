@@ -156,6 +156,15 @@ Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, i
 
 namespace {
 
+// Whether a node's GPUs meet in an NVSwitch. Its ports are bandwidth relations over a node of
+// GPUs alone (the library's switched nodes, and a dump whose GPUs all hang off the switch); a
+// dump with PCIe or sockets keeps it as a vertex named so. A fixed mesh's links have no relation.
+bool behind_nvswitch(const Topology &node) {
+  return std::any_of(node.switches().begin(), node.switches().end(),
+                     [](const std::string &v) { return v == "nvswitch"; }) ||
+         (node.num_switches() == 0 && !node.relations().empty());
+}
+
 // `nodes` nodes of `node` on the preset's NICs and fabric, with the generation's protocol shares
 // and latencies: the one assembly of every system model.
 Expected<SystemModel> assemble(const SystemPreset &preset, int nodes, const Topology &node,
@@ -237,9 +246,8 @@ Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, i
     return fail({}, fmt::format("a system needs at least one node, got {}", nodes));
   if (nodes == 1 && gpus == 1)
     return fail({}, "a collective needs at least two GPUs");
-  // A switch's ports are bandwidth relations; a fixed mesh's links have none.
   SYNCOLL_TRY(whole_node, make_library_topology(preset.node_topology, {}));
-  const bool nvswitch = !whole_node.relations().empty();
+  const bool nvswitch = behind_nvswitch(whole_node);
   if (gpus == 1) {
     // One GPU per node: a node of one rank and no links.
     SYNCOLL_TRY(one, Topology::create({"single_gpu", 1, {}, {}, {}, {}}));
@@ -255,12 +263,7 @@ Expected<SystemModel> make_system_model(const SystemPreset &preset, const Topolo
     return fail({}, fmt::format("a system needs at least one node, got {}", nodes));
   if (nodes == 1 && node.num_ranks() == 1)
     return fail({}, "a collective needs at least two GPUs");
-  // A dump whose GPUs all hang off the NVSwitch reads as the switch's ports (bandwidth relations,
-  // as the library's NVSwitch nodes); one with PCIe or sockets keeps the NVSwitch as a vertex.
-  const bool nvswitch = std::any_of(node.switches().begin(), node.switches().end(),
-                                    [](const std::string &v) { return v == "nvswitch"; }) ||
-                        (node.num_switches() == 0 && !node.relations().empty());
-  return assemble(preset, nodes, node, nvswitch, generation_traits(preset.generation),
+  return assemble(preset, nodes, node, behind_nvswitch(node), generation_traits(preset.generation),
                   fabric_traits(preset.fabric));
 }
 

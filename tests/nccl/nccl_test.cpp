@@ -380,6 +380,15 @@ TEST(NcclRunTest, TwoNvSwitchNodesRunNvlsTreeAboveTheirNicsRate) {
   EXPECT_NE(run->info.find("Algo NVLSTREE proto Simple"), std::string::npos) << run->info;
   const double nics = system->preset->nics_per_node * system->preset->nic_gbps;
   EXPECT_GT(run->result.busbw_gbps, nics);
+  // It reduces in the switch: asked for its program, NCCL's model says it has none; the ring
+  // beside it has one.
+  auto none = nccl_program(CollectiveKind::Allreduce, run->choice, *system, *machine);
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.error().to_string().find("closed form"), std::string::npos)
+      << none.error().to_string();
+  NcclEstimate ring = run->choice;
+  ring.algorithm = NcclAlgorithm::Ring;
+  EXPECT_TRUE(nccl_program(CollectiveKind::Allreduce, ring, *system, *machine));
   // On more nodes every node is an inner node of one tree: twice the bytes per NIC, and below
   // the NICs' rate.
   auto eight = simulator::make_system_model(*find_system_preset("dgx_h100"), 8);
@@ -406,25 +415,6 @@ TEST(NcclRunTest, TwoNvSwitchNodesRunNvlsTreeAboveTheirNicsRate) {
   ASSERT_TRUE(a100_machine);
   EXPECT_FALSE(simulate_nccl(CollectiveKind::Allreduce, 1 << 20, *a100, *a100_machine,
                              forced(NcclAlgorithm::NvlsTree)));
-}
-
-TEST(NcclRunTest, SwitchReductionsHaveNoProgramAndSayWhy) {
-  // NVLS and CollNet reduce in a switch: asked for their program, NCCL's model says so instead of
-  // failing an invariant; the ring it runs beside them has one.
-  auto system = simulator::make_system_model(*find_system_preset("dgx_h100"), 2);
-  ASSERT_TRUE(system);
-  auto machine = nccl_machine(*system);
-  ASSERT_TRUE(machine);
-  auto run = simulate_nccl(CollectiveKind::Allreduce, int64_t(1) << 30, *system, *machine);
-  ASSERT_TRUE(run);
-  ASSERT_EQ(run->choice.algorithm, NcclAlgorithm::NvlsTree);
-  auto none = nccl_program(CollectiveKind::Allreduce, run->choice, *system, *machine);
-  ASSERT_FALSE(none);
-  EXPECT_NE(none.error().to_string().find("closed form"), std::string::npos)
-      << none.error().to_string();
-  NcclEstimate ring = run->choice;
-  ring.algorithm = NcclAlgorithm::Ring;
-  EXPECT_TRUE(nccl_program(CollectiveKind::Allreduce, ring, *system, *machine));
 }
 
 TEST(NcclRunTest, AGb200Nvl72RackIsOneNvlinkDomainAndRacksJoinOverTheNetwork) {
