@@ -248,8 +248,14 @@ Expected<std::vector<Row>> simulate_nccl_sizes(const SimulateArgs &a,
   options.collnet = a.collnet;
   if (a.channels > 0)
     options.channels = a.channels;
+  options.trace = !a.trace.empty();
   for (int64_t size : sizes) {
     SYNCOLL_TRY(run, nccl::simulate_nccl(kind, size, system, machine, options));
+    if (options.trace && run.closed_form)
+      return fail({}, fmt::format("--trace: NCCL runs {} at {} as {}, a closed form without a "
+                                  "timeline; force a ring or tree with --baseline",
+                                  collective_kind_name(kind), format_size(size),
+                                  nccl::nccl_algorithm_name(run.choice.algorithm)));
     std::string faster;
     if (a.baseline == "nccl" && !protocol && a.channels == 0) {
       SYNCOLL_TRY(

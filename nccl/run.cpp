@@ -483,6 +483,7 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const simula
   // The executor's nBytes is nccl-tests' size for every collective NCCL runs as a ring or tree.
   po.size_bytes = bytes;
   po.model = s.model;
+  po.trace = o.trace;
   if (choice->algorithm == NcclAlgorithm::P2p) {
     // The program sim tiles every connection alike, so a machine with peers across the network
     // tiles by the network's chunk everywhere; its NVLink transfers are not what limits it.

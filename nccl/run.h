@@ -67,6 +67,8 @@ struct NcclRunOptions {
   bool collnet = false;
   /// The release whose algorithms NCCL chooses among.
   NcclVersion version = kNewestNcclVersion;
+  /// Record the program's timeline (SimulationResult's trace); a closed form has none.
+  bool trace = false;
 };
 
 struct NcclRun {

@@ -85,6 +85,25 @@ TEST(SimulateCliTest, AlgorithmWithTraceOpensAsChromeTrace) {
   std::filesystem::remove(trace);
 }
 
+// NCCL's run on a system has its program's timeline too; a closed form (NVLS here) has none,
+// and says so instead of writing an empty trace.
+TEST(SimulateCliTest, NcclOnASystemWritesItsTrace) {
+  const auto trace = std::filesystem::temp_directory_path() / "syncoll-system-trace.json";
+  std::filesystem::remove(trace);
+  CliRun ring = run_cli("simulate --system dgx_h100 --nodes 2 --baseline nccl-ring -c allreduce "
+                        "-s 4MiB --trace " +
+                        trace.string());
+  ASSERT_EQ(ring.exit_code, 0) << ring.err;
+  auto j = nlohmann::json::parse(read_all(trace));
+  EXPECT_GT(j["traceEvents"].size(), 16u * 2 * 15); // 16 channels, 2(n-1) steps
+  std::filesystem::remove(trace);
+  CliRun nvls = run_cli("simulate --system dgx_h100 --baseline nccl -c allreduce -s 1GiB --trace " +
+                        trace.string());
+  EXPECT_EQ(nvls.exit_code, 2);
+  EXPECT_NE(nvls.err.find("closed form"), std::string::npos) << nvls.err;
+  EXPECT_FALSE(std::filesystem::exists(trace));
+}
+
 TEST(SimulateCliTest, ProgramDeadlockExitsOne) {
   CliRun ok = run_cli("simulate examples/ir/ring_allreduce_4.xml -t ring -n 4 -s 1MiB");
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
