@@ -13,6 +13,8 @@
 //   ./build/ci/bench/fidelity_bench ... --only SET   # every mode: the sets starting with SET
 //   ./build/ci/bench/fidelity_bench --multinode --loso   # leave one set out: NDR's per-message
 //                                                         # host cost fitted without each set
+//   ./build/ci/bench/fidelity_bench --multinode --choices   # NCCL's choice per size, as the logs
+//       # show it (a forced run of the same set within 5% of the default) beside the model's
 //   ./build/ci/bench/fidelity_bench --fit [Ampere [SET]]   # the calibration (model/hardware.cpp);
 //                                                          # SET: sets held out, then predicted
 #include "model/collective.h"
@@ -23,9 +25,11 @@
 #include "simulator/system_model.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fmt/format.h>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -41,6 +45,7 @@ struct Point {
   int nodes = 1, gpus = 8;
   int64_t size = 0;
   double time_us = 0;
+  std::string as_run; ///< the run's NCCL environment as its log gives it (multi-node data)
 };
 
 // The CSV's own quoting: fields with commas are in double quotes.
@@ -68,7 +73,7 @@ std::vector<Point> read_points(const std::string &path) {
     if (f.size() < 8)
       continue;
     points.push_back({f[0], f[1], f[4], f[5], std::stoi(f[2]), std::stoi(f[3]), std::stoll(f[6]),
-                      std::stod(f[7])});
+                      std::stod(f[7]), f.size() > 11 ? f[11] : std::string()});
   }
   return points;
 }
@@ -327,6 +332,66 @@ void leave_one_set_out(const std::vector<Point> &points) {
   }
 }
 
+// --choices: what NCCL ran at each point of its own choice, read off the logs where the same set
+// measured forced algorithms at the same size under the same NVLS setting: the forced run whose
+// time is within 5% of the default's (the closest), or none; beside the model's choice there.
+void print_choices(const std::vector<Point> &points) {
+  auto nvls_on = [](const Point &p) {
+    return p.as_run.find("NCCL_NVLS_ENABLE=0") == std::string::npos &&
+           !p.algorithm.ends_with("nvls-off");
+  };
+  auto same_run = [&](const Point &a, const Point &b) {
+    return a.set == b.set && a.nodes == b.nodes && a.gpus == b.gpus &&
+           a.collective == b.collective && a.size == b.size && nvls_on(a) == nvls_on(b);
+  };
+  std::printf("%-20s %5s %-13s %8s %4s %10s  %-34s %-9s %s\n", "set", "gpus", "collective", "size",
+              "NVLS", "default us", "forced runs (us, vs default)", "logs say", "model chose");
+  int settled = 0, agree = 0;
+  for (const Point &p : points) {
+    if (!p.algorithm.starts_with("default"))
+      continue;
+    std::string forced_runs, ran = "none";
+    double closest = 0.05;
+    bool any = false;
+    for (const Point &f : points) {
+      if (f.algorithm.starts_with("default") || !same_run(p, f))
+        continue;
+      any = true;
+      const double off = f.time_us / p.time_us - 1;
+      forced_runs += fmt::format("{}{} {:.0f} ({:+.0f}%)", forced_runs.empty() ? "" : ", ",
+                                 f.algorithm, f.time_us, 100 * off);
+      if (std::fabs(off) <= closest) {
+        closest = std::fabs(off);
+        ran = f.algorithm;
+      }
+    }
+    if (!any)
+      continue;
+    // The model's choice, from its NCCL_DEBUG=INFO line: "... -> Algo RING proto ...".
+    const Outcome o = simulate_point(p);
+    std::string chose = "-";
+    if (const size_t at = o.note.find("Algo "); at != std::string::npos)
+      chose = o.note.substr(at + 5, o.note.find(' ', at + 5) - at - 5);
+    std::string chose_lower = chose;
+    for (char &c : chose_lower)
+      c = char(std::tolower(static_cast<unsigned char>(c)));
+    std::string verdict;
+    if (ran != "none") {
+      ++settled;
+      const bool same = ran.starts_with(chose_lower);
+      agree += same;
+      verdict = same ? "  agrees" : "  differs";
+    }
+    const std::string gpus = std::to_string(p.nodes) + "x" + std::to_string(p.gpus);
+    std::printf("%-20s %5s %-13s %8s %4s %10.0f  %-34s %-9s %s%s\n", p.set.c_str(), gpus.c_str(),
+                p.collective.c_str(), format_size(p.size).c_str(), nvls_on(p) ? "on" : "off",
+                p.time_us, forced_runs.c_str(), ran.c_str(), chose.c_str(), verdict.c_str());
+  }
+  std::printf("\nthe model's choice agrees with the logs at %d of the %d points they settle (a "
+              "forced run within 5%% of the default)\n",
+              agree, settled);
+}
+
 struct Summary {
   double log_error_sum = 0;
   int points = 0;
@@ -337,8 +402,8 @@ struct Summary {
 } // namespace
 
 constexpr const char *kUsage =
-    "usage: fidelity_bench [--multinode] [--summary | --quick | --loso | --fit [GENERATION [SET]]] "
-    "[--only SET]";
+    "usage: fidelity_bench [--multinode] [--summary | --quick | --loso | --choices | --fit "
+    "[GENERATION [SET]]] [--only SET]";
 
 int main(int argc, char **argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -366,9 +431,10 @@ int main(int argc, char **argv) {
   const bool quick = mode == "--quick";
   const bool fitting = mode == "--fit";
   const bool loso = mode == "--loso";
+  const bool choices = mode == "--choices";
   const size_t most_args = fitting ? 3 : 1;
-  if ((!mode.empty() && !summary_only && !quick && !fitting && !loso) || args.size() > most_args ||
-      (loso && !multinode)) {
+  if ((!mode.empty() && !summary_only && !quick && !fitting && !loso && !choices) ||
+      args.size() > most_args || ((loso || choices) && !multinode)) {
     std::fprintf(stderr, "fidelity_bench: '%s' is not an option here; %s\n",
                  (args.size() > most_args ? args[most_args] : mode).c_str(), kUsage);
     return 2;
@@ -395,6 +461,10 @@ int main(int argc, char **argv) {
   }
   if (loso) {
     leave_one_set_out(points);
+    return 0;
+  }
+  if (choices) {
+    print_choices(points);
     return 0;
   }
   std::map<std::string, Summary> by_group; // "set collective"
