@@ -379,6 +379,9 @@ Expected<bool> run_simulate(SimulateArgs &a) {
   if (system && !a.baseline.empty()) {
     if (a.collective.empty())
       return fail({}, "--baseline needs --collective");
+    if (!a.lowering.empty())
+      return fail({}, "--lowering times an algorithm (JSON) on a --system; NCCL runs its own "
+                      "kernels");
     SYNCOLL_TRY(kind, standard_collective_kind(a.collective));
     (void)kind; // checked before a graph file is written
     SYNCOLL_TRY(machine, system_machine(a, *system));

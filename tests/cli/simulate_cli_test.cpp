@@ -117,6 +117,11 @@ TEST(SimulateCliTest, BadArgumentsExitTwo) {
   EXPECT_EQ(run_cli("simulate --baseline nccl-ring -t dgx1").exit_code, 2); // no collective
   EXPECT_EQ(run_cli("simulate --baseline nccl-ring -c allreduce -t star -n 4").exit_code, 2);
   EXPECT_EQ(run_cli("simulate --baseline nccl-ring -c allreduce -t dgx1 -s 12XB").exit_code, 2);
+  // SCCL's lowerings time algorithms; NCCL's kernels are its own (the option is not ignored).
+  CliRun lowered = run_cli("simulate --system dgx_h100 --baseline nccl-ring -c allreduce "
+                           "--lowering copy-engine");
+  EXPECT_EQ(lowered.exit_code, 2);
+  EXPECT_NE(lowered.err.find("--lowering"), std::string::npos) << lowered.err;
   // A line of 4 has no link 3->0: that send is routed through ranks 2 and 1, and costs more.
   CliRun ring = run_cli("simulate examples/algorithms/ring4_allreduce.json -t ring -n 4 --csv -");
   CliRun line = run_cli("simulate examples/algorithms/ring4_allreduce.json -t line -n 4 --csv -");
