@@ -11,8 +11,8 @@
 //       # docs/cost-model.md); a machine or an algorithm the model cannot run yet is listed as
 //       # missing, with why, and does not fail the run
 //   ./build/ci/bench/fidelity_bench ... --only SET   # every mode: the sets starting with SET
-//   ./build/ci/bench/fidelity_bench --multinode --loso   # leave one set out: NDR's per-message
-//                                                         # host cost fitted without each set
+//   ./build/ci/bench/fidelity_bench --multinode --loso   # leave one set out: each fabric's
+//       # per-message host cost and NIC share fitted without each set (about 15 minutes)
 //   ./build/ci/bench/fidelity_bench --multinode --choices   # NCCL's choice per size, as the logs
 //       # show it (a forced run of the same set within 5% of the default) beside the model's
 //   ./build/ci/bench/fidelity_bench --fit [Ampere [SET]]   # the calibration (model/hardware.cpp);
@@ -277,58 +277,87 @@ void fit(const std::vector<Point> &points, const std::string &only, const std::s
   }
 }
 
-// Leave one set out, for the one fabric figure the multi-node sets pin down at small sizes: the
-// NDR per-message host cost. Each multi-node set on NDR is simulated at every value of a grid
-// (points up to 16 MiB, where the per-message cost matters); for each set, the value that fits
-// the other sets best (the least mean of their mean |ln(simulated / measured)|) and that set's
-// geomean error there.
+// Leave one set out, for the fabric figures the multi-node sets pin down: each fabric's
+// per-message host cost (points up to 16 MiB, where it matters) and its NICs' payload share
+// (points of 256 MiB and up). Every multi-node set on the fabric is simulated at each value of a
+// grid around the table's; for each set, the value that fits the fabric's other sets best (the
+// least mean of their mean |ln(simulated / measured)|) and that set's geomean error there. A set
+// alone on its fabric has nothing to be fitted without: it shows the table's value.
+struct LosoKnob {
+  const char *what;
+  double FabricTraits::*field;
+  int64_t min_size, max_size;
+  std::vector<double> offsets; ///< added to the table's value
+  double most = 1e300;         ///< clamp (a share is at most 1)
+};
+
 void leave_one_set_out(const std::vector<Point> &points) {
-  // The grid steps 3 us either way of the table's value, which sits in its middle.
-  const double table_value = fabric_traits(Fabric::InfinibandNdr).host_cost_us;
-  const double grid[] = {table_value - 6, table_value - 3, table_value, table_value + 3,
-                         table_value + 6};
-  const size_t table = 2;
-  std::map<std::string, std::vector<double>> mean_log; // by set, one per grid value
-  for (double host_cost : grid) {
-    Trial trial;
-    FabricTraits ndr = fabric_traits(Fabric::InfinibandNdr);
-    ndr.host_cost_us = host_cost;
-    trial.fabrics.emplace(ndr.fabric, ndr);
-    std::map<std::string, std::pair<double, int>> sums;
-    for (const Point &p : points) {
-      const SystemPreset *preset = find_system_preset(p.system);
-      if (!preset || preset->fabric != Fabric::InfinibandNdr || p.nodes < 2 ||
-          p.size > (int64_t(16) << 20))
-        continue;
-      if (const Outcome o = simulate_point(p, trial); o.us) {
-        sums[p.set].first += std::fabs(std::log(*o.us / p.time_us));
-        ++sums[p.set].second;
-      }
-    }
-    for (const auto &[set, sum] : sums)
-      mean_log[set].push_back(sum.first / sum.second);
-    std::fprintf(stderr, "leave one set out: host cost %.0f us simulated\n", host_cost);
-  }
-  std::printf("%-28s %14s %12s %14s\n", "held-out set (NDR, <= 16 MiB)", "fitted host us",
-              "its geomean", "at table value");
-  for (const auto &[held, errors] : mean_log) {
-    size_t best = 0;
-    double best_score = 1e300;
-    for (size_t i = 0; i < std::size(grid); ++i) {
-      double score = 0;
-      int sets = 0;
-      for (const auto &[set, e] : mean_log)
-        if (set != held) {
-          score += e[i];
-          ++sets;
+  const LosoKnob knobs[] = {
+      {"host cost us", &FabricTraits::host_cost_us, 0, int64_t(16) << 20, {-6, -3, 0, 3, 6}},
+      {"NIC share",
+       &FabricTraits::nic_payload_share,
+       int64_t(256) << 20,
+       INT64_MAX,
+       {-0.10, -0.05, 0, 0.05},
+       1.0},
+  };
+  std::map<Fabric, std::vector<const Point *>> by_fabric;
+  for (const Point &p : points)
+    if (const SystemPreset *preset = find_system_preset(p.system); preset && p.nodes > 1)
+      by_fabric[preset->fabric].push_back(&p);
+  std::printf("each set's geomean error over the points where the figure matters (host cost: up "
+              "to 16 MiB; NIC share: 256 MiB and up)\n");
+  std::printf("%-26s %-8s %-13s %16s %12s %14s\n", "held-out set", "fabric", "figure",
+              "fitted without", "its geomean", "at the table's");
+  for (const auto &[fabric, mine] : by_fabric) {
+    const FabricTraits &row = fabric_traits(fabric);
+    for (const LosoKnob &knob : knobs) {
+      const double table = row.*knob.field;
+      std::vector<double> grid;
+      for (double offset : knob.offsets)
+        grid.push_back(std::clamp(table + offset, 0.0, knob.most));
+      grid.erase(std::unique(grid.begin(), grid.end()), grid.end());
+      const size_t at_table = size_t(std::find(grid.begin(), grid.end(), table) - grid.begin());
+      std::map<std::string, std::vector<double>> mean_log; // by set, one per grid value
+      for (double value : grid) {
+        Trial trial;
+        FabricTraits tried = row;
+        tried.*knob.field = value;
+        trial.fabrics.emplace(fabric, tried);
+        std::map<std::string, std::pair<double, int>> sums;
+        for (const Point *p : mine) {
+          if (p->size < knob.min_size || p->size > knob.max_size)
+            continue;
+          if (const Outcome o = simulate_point(*p, trial); o.us) {
+            sums[p->set].first += std::fabs(std::log(*o.us / p->time_us));
+            ++sums[p->set].second;
+          }
         }
-      if (sets > 0 && score / sets < best_score) {
-        best_score = score / sets;
-        best = i;
+        for (const auto &[set, sum] : sums)
+          mean_log[set].push_back(sum.first / sum.second);
+        std::fprintf(stderr, "leave one set out: %s %s %.2f simulated\n",
+                     std::string(row.name).c_str(), knob.what, value);
+      }
+      for (const auto &[held, errors] : mean_log) {
+        std::optional<size_t> best;
+        double best_score = 1e300;
+        for (size_t i = 0; i < grid.size(); ++i) {
+          double score = 0;
+          int sets = 0;
+          for (const auto &[set, e] : mean_log)
+            if (set != held)
+              score += e[i], ++sets;
+          if (sets > 0 && score / sets < best_score)
+            best_score = score / sets, best = i;
+        }
+        const std::string fitted =
+            best ? fmt::format("{:.2f}", grid[*best]) : std::string("(no other set)");
+        std::printf("%-26s %-8s %-13s %16s %11.1f%% %13.1f%%\n", held.c_str(),
+                    std::string(row.name).c_str(), knob.what, fitted.c_str(),
+                    100 * (std::exp(errors[best.value_or(at_table)]) - 1),
+                    100 * (std::exp(errors[at_table]) - 1));
       }
     }
-    std::printf("%-28s %14.0f %11.1f%% %13.1f%%\n", held.c_str(), grid[best],
-                100 * (std::exp(errors[best]) - 1), 100 * (std::exp(errors[table]) - 1));
   }
 }
 
@@ -451,8 +480,8 @@ int main(int argc, char **argv) {
   }
   if (fitting && multinode) {
     std::fprintf(stderr, "fidelity_bench: --fit fits on the calibration data only (a descent over "
-                         "the multi-node points would take hours); --multinode --loso fits NDR's "
-                         "per-message cost\n");
+                         "the multi-node points would take hours); --multinode --loso fits each "
+                         "fabric's per-message cost and NIC share without each set\n");
     return 2;
   }
   if (fitting) {
