@@ -45,22 +45,14 @@ struct Row {
 };
 
 // One machine of the GC3 figures: N ND A100 v4 nodes and NCCL's model of it.
-struct Machine {
-  simulator::SystemModel system;
-  nccl::NcclMachine nccl;
-};
-
-std::optional<Machine> a100_nodes(int nodes) {
-  auto system = simulator::make_system_model(*find_system_preset("azure_nd_a100_v4"), nodes);
-  if (!system)
+std::optional<nccl::NcclSystem> a100_nodes(int nodes) {
+  auto made = nccl::nccl_system(*find_system_preset("azure_nd_a100_v4"), nodes);
+  if (!made)
     return std::nullopt;
-  auto machine = nccl::nccl_machine(*system);
-  if (!machine)
-    return std::nullopt;
-  return Machine{std::move(*system), std::move(*machine)};
+  return *std::move(made);
 }
 
-double nccl_us(const Machine &m, CollectiveKind kind, int64_t size) {
+double nccl_us(const nccl::NcclSystem &m, CollectiveKind kind, int64_t size) {
   nccl::NcclRunOptions o;
   o.version = *nccl::find_nccl_version("2.18.1");
   auto run = nccl::simulate_nccl(kind, size, m.system, m.nccl, o);
@@ -95,7 +87,7 @@ std::vector<Program> verified_programs(const std::vector<Config> &configs) {
 }
 
 // The fastest program at `size` on the machine (NAN when none runs).
-double best_us(const std::vector<Program> &programs, const Machine &m, int64_t size) {
+double best_us(const std::vector<Program> &programs, const nccl::NcclSystem &m, int64_t size) {
   double best = NAN;
   const Topology topology = m.system.program_topology();
   for (const Program &p : programs) {
@@ -165,7 +157,7 @@ struct Band {
 
 // A GC3 AllReduce example in its tuned configurations against NCCL's AllReduce on `m`: one row per
 // band, the best speedup over the sizes in it.
-void allreduce_rows(std::vector<Row> &rows, const std::string &machine, const Machine &m,
+void allreduce_rows(std::vector<Row> &rows, const std::string &machine, const nccl::NcclSystem &m,
                     const std::vector<Config> &configs, const std::vector<int64_t> &sizes,
                     const std::vector<Band> &bands) {
   const auto programs = verified_programs(configs);

@@ -394,6 +394,16 @@ Expected<NcclMachine> nccl_machine(const simulator::SystemModel &s) {
   return m;
 }
 
+Expected<NcclSystem> nccl_system(const SystemPreset &preset, int nodes, int gpus_per_node) {
+  auto system = simulator::make_system_model(preset, nodes, gpus_per_node);
+  if (!system)
+    return tl::unexpected(system.error());
+  auto machine = nccl_machine(*system);
+  if (!machine)
+    return tl::unexpected(machine.error());
+  return NcclSystem{std::move(*system), std::move(*machine)};
+}
+
 NcclTuningInput NcclMachine::tuning_input() const {
   NcclTuningInput in = tuning;
   in.ring = &ring;

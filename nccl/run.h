@@ -92,6 +92,14 @@ struct NcclMachine {
   NcclTuningInput tuning_input() const;
 };
 [[nodiscard]] Expected<NcclMachine> nccl_machine(const simulator::SystemModel &system);
+/// A calibrated system and NCCL's machine on it, what a run of NCCL on a preset starts from:
+/// `nodes` nodes of the preset with `gpus_per_node` GPUs each (make_system_model's meaning).
+struct NcclSystem {
+  simulator::SystemModel system;
+  NcclMachine nccl;
+};
+[[nodiscard]] Expected<NcclSystem> nccl_system(const SystemPreset &preset, int nodes = 1,
+                                               int gpus_per_node = 0);
 /// The machine with a graph file's rings, trees and NVLS graph in place of its search's, where
 /// the file has them (an NVLS graph only where the machine has NVLS): their speeds become what
 /// its tuning sees, as NCCL_GRAPH_FILE's do (NVLS's on one node: tuning.cpp says why). Rings

@@ -9,20 +9,13 @@
 namespace syncoll::nccl {
 namespace {
 
-struct Machine {
-  simulator::SystemModel system;
-  NcclMachine nccl;
-};
-
-Machine machine(std::string_view preset, int nodes, int gpus = 0) {
-  auto system = simulator::make_system_model(*find_system_preset(preset), nodes, gpus);
-  EXPECT_TRUE(system) << system.error().to_string();
-  auto nccl = nccl_machine(*system);
-  EXPECT_TRUE(nccl) << nccl.error().to_string();
-  return {std::move(*system), std::move(*nccl)};
+NcclSystem machine(std::string_view preset, int nodes, int gpus = 0) {
+  auto made = nccl_system(*find_system_preset(preset), nodes, gpus);
+  EXPECT_TRUE(made) << made.error().to_string();
+  return *std::move(made);
 }
 
-Expected<NcclRun> run(const Machine &m, CollectiveKind kind, int64_t bytes,
+Expected<NcclRun> run(const NcclSystem &m, CollectiveKind kind, int64_t bytes,
                       std::optional<NcclAlgorithm> algorithm, bool collnet) {
   NcclRunOptions o;
   o.algorithm = algorithm;
@@ -30,7 +23,7 @@ Expected<NcclRun> run(const Machine &m, CollectiveKind kind, int64_t bytes,
   return simulate_nccl(kind, bytes, m.system, m.nccl, o);
 }
 
-bool listed(const Machine &m, CollectiveKind kind, NcclAlgorithm algorithm, bool collnet,
+bool listed(const NcclSystem &m, CollectiveKind kind, NcclAlgorithm algorithm, bool collnet,
             NcclVersion version = kNewestNcclVersion) {
   NcclTuningInput in = m.nccl.tuning_input();
   in.collnet = collnet;
@@ -46,7 +39,7 @@ constexpr int64_t kGiB = int64_t(1) << 30;
 TEST(NcclCollNetTest, OffUnlessEnabledAndOnlyWhereTheNetworkReduces) {
   // NCCL_COLLNET_ENABLE is 0 by default: NCCL's choice never takes CollNet, nor NVLS across
   // nodes, which reduces through CollNet.
-  const Machine h100 = machine("dgx_h100", 4);
+  const NcclSystem h100 = machine("dgx_h100", 4);
   for (NcclAlgorithm a :
        {NcclAlgorithm::CollNetDirect, NcclAlgorithm::CollNetChain, NcclAlgorithm::Nvls})
     EXPECT_FALSE(listed(h100, CollectiveKind::Allreduce, a, false)) << nccl_algorithm_name(a);
@@ -57,22 +50,22 @@ TEST(NcclCollNetTest, OffUnlessEnabledAndOnlyWhereTheNetworkReduces) {
   ASSERT_FALSE(forced);
   EXPECT_NE(forced.error().to_string().find("NCCL_COLLNET_ENABLE=1"), std::string::npos);
   // EFA's switches reduce nothing: CollNet is refused, naming the fabric.
-  const Machine p5 = machine("aws_p5", 2);
+  const NcclSystem p5 = machine("aws_p5", 2);
   auto efa = run(p5, CollectiveKind::Allreduce, kGiB, std::nullopt, true);
   ASSERT_FALSE(efa);
   EXPECT_NE(efa.error().to_string().find("efa_v2"), std::string::npos);
   // One node has no network to reduce in.
-  const Machine one = machine("dgx_h100", 1);
+  const NcclSystem one = machine("dgx_h100", 1);
   EXPECT_FALSE(listed(one, CollectiveKind::Allreduce, NcclAlgorithm::CollNetDirect, true));
 }
 
 TEST(NcclCollNetTest, DirectNeedsAnNvSwitchAndAtMostEightGpusANode) {
   // DGX-1's fixed NVLink mesh: no CollNet Direct, CollNet Chain yes. A GB200 NVL72 rack is one
   // node of 72 GPUs: neither (NCCL_MAX_DIRECT_ARITY + 1 = 8 local ranks at most).
-  const Machine dgx1 = machine("dgx1", 2);
+  const NcclSystem dgx1 = machine("dgx1", 2);
   EXPECT_FALSE(listed(dgx1, CollectiveKind::Allreduce, NcclAlgorithm::CollNetDirect, true));
   EXPECT_TRUE(listed(dgx1, CollectiveKind::Allreduce, NcclAlgorithm::CollNetChain, true));
-  const Machine racks = machine("gb200_nvl72", 2);
+  const NcclSystem racks = machine("gb200_nvl72", 2);
   EXPECT_FALSE(listed(racks, CollectiveKind::Allreduce, NcclAlgorithm::CollNetDirect, true));
   EXPECT_FALSE(listed(racks, CollectiveKind::Allreduce, NcclAlgorithm::CollNetChain, true));
 }
@@ -80,18 +73,18 @@ TEST(NcclCollNetTest, DirectNeedsAnNvSwitchAndAtMostEightGpusANode) {
 TEST(NcclCollNetTest, GatherAndScatterInTheNetworkFrom220WithANicPerGpu) {
   // SHARP reduces AllGather and ReduceScatter with NCCL 2.20 or newer, each GPU through its own
   // NIC: DGX H100 (8 NICs for 8 GPUs) from 2.20 on; DGX-1 (4 NICs for 8 GPUs) never.
-  const Machine h100 = machine("dgx_h100", 2);
+  const NcclSystem h100 = machine("dgx_h100", 2);
   for (CollectiveKind kind : {CollectiveKind::Allgather, CollectiveKind::ReduceScatter}) {
     EXPECT_TRUE(listed(h100, kind, NcclAlgorithm::CollNetDirect, true, {20, 3}));
     EXPECT_FALSE(listed(h100, kind, NcclAlgorithm::CollNetDirect, true, {19, 3}));
     EXPECT_FALSE(listed(h100, kind, NcclAlgorithm::CollNetChain, true));
   }
-  const Machine dgx1 = machine("dgx1", 2);
+  const NcclSystem dgx1 = machine("dgx1", 2);
   EXPECT_FALSE(listed(dgx1, CollectiveKind::Allgather, NcclAlgorithm::CollNetDirect, true));
   // It only crosses the network: a node's NICs receive the other nodes' share of the buffer,
   // (N - 1) / N of it, so at 4 GiB 8 nodes take 7/8 / 1/2 = 1.75 times as long as 2 do.
-  const Machine two = machine("dgx_h100", 2);
-  const Machine eight = machine("dgx_h100", 8);
+  const NcclSystem two = machine("dgx_h100", 2);
+  const NcclSystem eight = machine("dgx_h100", 8);
   auto on_two = run(two, CollectiveKind::Allgather, 4 * kGiB, NcclAlgorithm::CollNetDirect, true);
   auto on_eight =
       run(eight, CollectiveKind::Allgather, 4 * kGiB, NcclAlgorithm::CollNetDirect, true);
@@ -106,7 +99,7 @@ TEST(NcclCollNetTest, TheNetworkCarriesTheBufferOncePerNodeWhateverTheNodeCount)
   // by more than the ring's two crossings per node leave it: 1.3x or more of bus bandwidth.
   std::vector<double> direct_us;
   for (int nodes : {2, 8, 64}) {
-    const Machine a100 = machine("dgx_a100", nodes);
+    const NcclSystem a100 = machine("dgx_a100", nodes);
     auto direct =
         run(a100, CollectiveKind::Allreduce, 4 * kGiB, NcclAlgorithm::CollNetDirect, true);
     ASSERT_TRUE(direct) << direct.error().to_string();
@@ -126,7 +119,7 @@ TEST(NcclCollNetTest, TheChainPaysItsDepthWhereTheDirectFanOutDoesNot) {
   // Chain pipelines through the node's 8 GPUs one after another; at 64 MiB its fill is a large
   // share of the time and Direct is faster, while at 8 GiB both are limited by their busiest
   // stage (the chain's ports carry the buffer up and down) and the fill has vanished.
-  const Machine a100 = machine("dgx_a100", 4);
+  const NcclSystem a100 = machine("dgx_a100", 4);
   auto chain_mid =
       run(a100, CollectiveKind::Allreduce, int64_t(64) << 20, NcclAlgorithm::CollNetChain, true);
   auto direct_mid =
@@ -142,12 +135,12 @@ TEST(NcclCollNetTest, NcclTakesNvlsAcrossNodesOnHopperAndDirectWithoutNvls) {
   // With CollNet enabled NCCL's tuning prices Direct on Hopper at 0.85 of its rate and NVLS
   // reduces in both switches: on 8 DGX H100 nodes at 1 GiB it takes NVLS; on 8 DGX A100 nodes,
   // which have no NVLS, CollNet Direct. Both run as closed forms.
-  const Machine h100 = machine("dgx_h100", 8);
+  const NcclSystem h100 = machine("dgx_h100", 8);
   auto hopper = run(h100, CollectiveKind::Allreduce, kGiB, std::nullopt, true);
   ASSERT_TRUE(hopper);
   EXPECT_EQ(hopper->choice.algorithm, NcclAlgorithm::Nvls);
   EXPECT_TRUE(hopper->closed_form);
-  const Machine a100 = machine("dgx_a100", 8);
+  const NcclSystem a100 = machine("dgx_a100", 8);
   auto ampere = run(a100, CollectiveKind::Allreduce, kGiB, std::nullopt, true);
   ASSERT_TRUE(ampere);
   EXPECT_EQ(ampere->choice.algorithm, NcclAlgorithm::CollNetDirect);

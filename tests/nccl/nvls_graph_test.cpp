@@ -13,11 +13,9 @@ namespace syncoll::nccl {
 namespace {
 
 NcclMachine nvls_machine(const char *preset, int nodes = 1, int gpus = 0) {
-  auto system = simulator::make_system_model(*find_system_preset(preset), nodes, gpus);
-  EXPECT_TRUE(system) << system.error().to_string();
-  auto machine = nccl_machine(*system);
-  EXPECT_TRUE(machine) << machine.error().to_string();
-  return *std::move(machine);
+  auto made = nccl_system(*find_system_preset(preset), nodes, gpus);
+  EXPECT_TRUE(made) << made.error().to_string();
+  return std::move(made->nccl);
 }
 
 std::vector<RankId> first_ranks(int n) {

@@ -101,21 +101,15 @@ RC_GTEST_PROP(RankSymmetryProperty, NcclRingsOnPlainTopologiesTimeAsEveryRankDoe
 
 RC_GTEST_PROP(RankSymmetryProperty, NcclProgramsOnSystemsTimeAsEveryRankDoes, ()) {
   // NCCL's search of each machine once (the search, not the run, would take the test's time).
-  struct SearchedMachine {
-    simulator::SystemModel system;
-    NcclMachine nccl;
-  };
-  static std::map<std::pair<std::string, int>, std::optional<SearchedMachine>> machines;
+  static std::map<std::pair<std::string, int>, std::optional<NcclSystem>> machines;
   const std::string preset = *rc::gen::element<std::string>(
       "dgx_h100", "dgx_a100", "dgx1", "aws_p5", "gb200_nvl72", "azure_nd_mi300x_v5");
   const int nodes = *rc::gen::element(1, 2, 4);
   auto [at, first] = machines.try_emplace({preset, nodes});
   if (first) {
-    auto made = simulator::make_system_model(*find_system_preset(preset), nodes);
+    auto made = nccl_system(*find_system_preset(preset), nodes);
     RC_ASSERT(made.has_value());
-    auto searched = nccl_machine(*made);
-    RC_ASSERT(searched.has_value());
-    at->second = SearchedMachine{std::move(*made), std::move(*searched)};
+    at->second = *std::move(made);
   }
   const simulator::SystemModel *system = &at->second->system;
   const NcclMachine *machine = &at->second->nccl;

@@ -10,17 +10,10 @@
 namespace syncoll::nccl {
 namespace {
 
-struct Machine {
-  simulator::SystemModel system;
-  NcclMachine nccl;
-};
-
-Machine machine(const char *preset, int nodes) {
-  auto system = simulator::make_system_model(*find_system_preset(preset), nodes);
-  EXPECT_TRUE(system.has_value());
-  auto nccl = nccl_machine(*system);
-  EXPECT_TRUE(nccl.has_value());
-  return {std::move(*system), std::move(*nccl)};
+NcclSystem machine(const char *preset, int nodes) {
+  auto made = nccl_system(*find_system_preset(preset), nodes);
+  EXPECT_TRUE(made) << made.error().to_string();
+  return *std::move(made);
 }
 
 TunerSweep sweep(std::vector<CollectiveKind> kinds) {
@@ -32,7 +25,7 @@ TunerSweep sweep(std::vector<CollectiveKind> kinds) {
 }
 
 TEST(TunerTableTest, BandsCoverEverySizeAndChangeOnlyWhereTheChoiceDoes) {
-  const Machine m = machine("dgx_h100", 2);
+  const NcclSystem m = machine("dgx_h100", 2);
   const auto table =
       tune_nccl(m.system, m.nccl, sweep({CollectiveKind::Allreduce, CollectiveKind::Allgather}));
   ASSERT_TRUE(table.has_value());
@@ -73,7 +66,7 @@ TEST(TunerTableTest, BandsCoverEverySizeAndChangeOnlyWhereTheChoiceDoes) {
 }
 
 TEST(TunerTableTest, TheFastestIsNeverSlowerThanNcclsOwnChoiceAndIsOneNcclCanRun) {
-  const Machine m = machine("dgx_h100", 1);
+  const NcclSystem m = machine("dgx_h100", 1);
   const auto table = tune_nccl(m.system, m.nccl, sweep({CollectiveKind::Allreduce}));
   ASSERT_TRUE(table.has_value());
   bool somewhere_faster = false;
@@ -93,7 +86,7 @@ TEST(TunerTableTest, TheFastestIsNeverSlowerThanNcclsOwnChoiceAndIsOneNcclCanRun
 }
 
 TEST(TunerTableTest, RefusesWhatNcclNeverAsksItsTunerAndForcedChoices) {
-  const Machine m = machine("dgx_h100", 1);
+  const NcclSystem m = machine("dgx_h100", 1);
   EXPECT_FALSE(tune_nccl(m.system, m.nccl, sweep({CollectiveKind::Alltoall})).has_value());
   TunerSweep forced = sweep({CollectiveKind::Allreduce});
   forced.options.protocol = Protocol::LL;
