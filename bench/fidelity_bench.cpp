@@ -12,7 +12,7 @@
 //       # missing, with why, and does not fail the run
 //   ./build/ci/bench/fidelity_bench ... --only SET   # every mode: the sets starting with SET
 //   ./build/ci/bench/fidelity_bench --multinode --loso   # leave one set out: each fabric's
-//       # per-message host cost and NIC share fitted without each set (about 15 minutes)
+//       # per-message host cost and NIC share fitted without each set (about 10 minutes)
 //   ./build/ci/bench/fidelity_bench --multinode --choices   # NCCL's choice per size, as the logs
 //       # show it (a forced run of the same set within 5% of the default) beside the model's
 //   ./build/ci/bench/fidelity_bench --fit [Ampere [SET]]   # the calibration (model/hardware.cpp);
@@ -25,7 +25,6 @@
 #include "simulator/system_model.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -82,7 +81,27 @@ std::vector<Point> read_points(const std::string &path) {
 struct Outcome {
   std::optional<double> us;
   std::string note;
+  std::optional<nccl::NcclAlgorithm> ran; ///< the algorithm NCCL's model ran
 };
+
+// The algorithm a point's run forced (NCCL_ALGO), from the data's algorithm column ("ring ...",
+// "tree", "nvls", "nvlstree"); none for NCCL's own choice ("default ..."). `known` is false for
+// a name this bench does not read.
+struct Forced {
+  bool known = true;
+  std::optional<nccl::NcclAlgorithm> algorithm;
+};
+Forced forced_algorithm(const std::string &column) {
+  if (column.starts_with("ring"))
+    return {true, nccl::NcclAlgorithm::Ring};
+  if (column == "tree")
+    return {true, nccl::NcclAlgorithm::Tree};
+  if (column == "nvls")
+    return {true, nccl::NcclAlgorithm::Nvls};
+  if (column == "nvlstree")
+    return {true, nccl::NcclAlgorithm::NvlsTree};
+  return {column.starts_with("default"), std::nullopt};
+}
 
 // Constants a calibration tries instead of the tables' rows.
 struct Trial {
@@ -95,9 +114,9 @@ Outcome simulate_point(const Point &p, const Trial &trial = {}) {
   const SystemPreset *found = find_system_preset(p.system);
   auto kind = parse_collective_kind(p.collective);
   if (!found)
-    return {std::nullopt, "no system preset '" + p.system + "' yet"};
+    return {std::nullopt, "no system preset '" + p.system + "' yet", std::nullopt};
   if (!kind)
-    return {std::nullopt, "unknown collective '" + p.collective + "'"};
+    return {std::nullopt, "unknown collective '" + p.collective + "'", std::nullopt};
   SystemPreset preset = *found;
   if (auto it = trial.launch_us.find(p.system); it != trial.launch_us.end())
     preset.launch_us = it->second;
@@ -108,22 +127,16 @@ Outcome simulate_point(const Point &p, const Trial &trial = {}) {
       preset, p.nodes, p.gpus,
       trial.generation ? *trial.generation : generation_traits(preset.generation), fabric);
   if (!system)
-    return {std::nullopt, system.error().to_string()};
+    return {std::nullopt, system.error().to_string(), std::nullopt};
   auto machine = nccl::nccl_machine(*system);
   if (!machine)
-    return {std::nullopt, machine.error().to_string()};
+    return {std::nullopt, machine.error().to_string(), std::nullopt};
   // What the run forced, as the measurement's NCCL environment set it.
   nccl::NcclRunOptions o;
-  if (p.algorithm.starts_with("ring"))
-    o.algorithm = nccl::NcclAlgorithm::Ring;
-  else if (p.algorithm == "tree")
-    o.algorithm = nccl::NcclAlgorithm::Tree;
-  else if (p.algorithm == "nvls")
-    o.algorithm = nccl::NcclAlgorithm::Nvls;
-  else if (p.algorithm == "nvlstree")
-    o.algorithm = nccl::NcclAlgorithm::NvlsTree;
-  else if (!p.algorithm.starts_with("default"))
-    return {std::nullopt, "unknown algorithm '" + p.algorithm + "'"};
+  const Forced forced = forced_algorithm(p.algorithm);
+  if (!forced.known)
+    return {std::nullopt, "unknown algorithm '" + p.algorithm + "'", std::nullopt};
+  o.algorithm = forced.algorithm;
   if (p.algorithm.ends_with("nvls-off"))
     o.nvls = false;
   // "... min-ctas-N": NCCL_MIN_CTAS=N, at least N channels.
@@ -131,9 +144,9 @@ Outcome simulate_point(const Point &p, const Trial &trial = {}) {
     o.min_channels = std::stoi(p.algorithm.substr(at + std::strlen("min-ctas-")));
   auto run = nccl::simulate_nccl(*kind, p.size, *system, *machine, o);
   if (!run)
-    return {std::nullopt, "not simulated: " + run.error().to_string()};
+    return {std::nullopt, "not simulated: " + run.error().to_string(), std::nullopt};
   return {double(run->result.completion) / 1e6,
-          run->info + (run->closed_form ? " (closed form)" : "")};
+          run->info + (run->closed_form ? " (closed form)" : ""), run->choice.algorithm};
 }
 
 // The calibration's objective for one generation, shaped like what the fit must achieve: the mean
@@ -291,6 +304,50 @@ struct LosoKnob {
   double most = 1e300;         ///< clamp (a share is at most 1)
 };
 
+// Each set's mean |ln(simulated / measured)| over the knob's sizes at every value of `grid` of
+// the fabric's row.
+std::map<std::string, std::vector<double>> mean_log_errors(const std::vector<const Point *> &mine,
+                                                           const FabricTraits &row,
+                                                           const LosoKnob &knob,
+                                                           const std::vector<double> &grid) {
+  std::map<std::string, std::vector<double>> mean_log; // by set, one per grid value
+  for (double value : grid) {
+    Trial trial;
+    FabricTraits tried = row;
+    tried.*knob.field = value;
+    trial.fabrics.emplace(row.fabric, tried);
+    std::map<std::string, std::pair<double, int>> sums;
+    for (const Point *p : mine)
+      if (p->size >= knob.min_size && p->size <= knob.max_size)
+        if (const Outcome o = simulate_point(*p, trial); o.us) {
+          sums[p->set].first += std::fabs(std::log(*o.us / p->time_us));
+          ++sums[p->set].second;
+        }
+    for (const auto &[set, sum] : sums)
+      mean_log[set].push_back(sum.first / sum.second);
+    std::fprintf(stderr, "leave one set out: %s %s %.2f simulated\n", std::string(row.name).c_str(),
+                 knob.what, value);
+  }
+  return mean_log;
+}
+
+// The grid value that fits every set but `held` best, none when no other set has points there.
+std::optional<size_t> fitted_without(const std::map<std::string, std::vector<double>> &mean_log,
+                                     const std::string &held, size_t values) {
+  std::optional<size_t> best;
+  double best_score = 1e300;
+  for (size_t i = 0; i < values; ++i) {
+    double score = 0;
+    int sets = 0;
+    for (const auto &[set, e] : mean_log)
+      if (set != held)
+        score += e[i], ++sets;
+    if (sets > 0 && score / sets < best_score)
+      best_score = score / sets, best = i;
+  }
+  return best;
+}
+
 void leave_one_set_out(const std::vector<Point> &points) {
   const LosoKnob knobs[] = {
       {"host cost us", &FabricTraits::host_cost_us, 0, int64_t(16) << 20, {-6, -3, 0, 3, 6}},
@@ -318,38 +375,9 @@ void leave_one_set_out(const std::vector<Point> &points) {
         grid.push_back(std::clamp(table + offset, 0.0, knob.most));
       grid.erase(std::unique(grid.begin(), grid.end()), grid.end());
       const size_t at_table = size_t(std::find(grid.begin(), grid.end(), table) - grid.begin());
-      std::map<std::string, std::vector<double>> mean_log; // by set, one per grid value
-      for (double value : grid) {
-        Trial trial;
-        FabricTraits tried = row;
-        tried.*knob.field = value;
-        trial.fabrics.emplace(fabric, tried);
-        std::map<std::string, std::pair<double, int>> sums;
-        for (const Point *p : mine) {
-          if (p->size < knob.min_size || p->size > knob.max_size)
-            continue;
-          if (const Outcome o = simulate_point(*p, trial); o.us) {
-            sums[p->set].first += std::fabs(std::log(*o.us / p->time_us));
-            ++sums[p->set].second;
-          }
-        }
-        for (const auto &[set, sum] : sums)
-          mean_log[set].push_back(sum.first / sum.second);
-        std::fprintf(stderr, "leave one set out: %s %s %.2f simulated\n",
-                     std::string(row.name).c_str(), knob.what, value);
-      }
+      const auto mean_log = mean_log_errors(mine, row, knob, grid);
       for (const auto &[held, errors] : mean_log) {
-        std::optional<size_t> best;
-        double best_score = 1e300;
-        for (size_t i = 0; i < grid.size(); ++i) {
-          double score = 0;
-          int sets = 0;
-          for (const auto &[set, e] : mean_log)
-            if (set != held)
-              score += e[i], ++sets;
-          if (sets > 0 && score / sets < best_score)
-            best_score = score / sets, best = i;
-        }
+        const std::optional<size_t> best = fitted_without(mean_log, held, grid.size());
         const std::string fitted =
             best ? fmt::format("{:.2f}", grid[*best]) : std::string("(no other set)");
         std::printf("%-26s %-8s %-13s %16s %11.1f%% %13.1f%%\n", held.c_str(),
@@ -379,7 +407,8 @@ void print_choices(const std::vector<Point> &points) {
   for (const Point &p : points) {
     if (!p.algorithm.starts_with("default"))
       continue;
-    std::string forced_runs, ran = "none";
+    std::string forced_runs;
+    std::optional<std::string> ran; // the forced run the default matches
     double closest = 0.05;
     bool any = false;
     for (const Point &f : points) {
@@ -396,25 +425,20 @@ void print_choices(const std::vector<Point> &points) {
     }
     if (!any)
       continue;
-    // The model's choice, from its NCCL_DEBUG=INFO line: "... -> Algo RING proto ...".
     const Outcome o = simulate_point(p);
-    std::string chose = "-";
-    if (const size_t at = o.note.find("Algo "); at != std::string::npos)
-      chose = o.note.substr(at + 5, o.note.find(' ', at + 5) - at - 5);
-    std::string chose_lower = chose;
-    for (char &c : chose_lower)
-      c = char(std::tolower(static_cast<unsigned char>(c)));
+    const std::string chose = o.ran ? std::string(nccl::nccl_algorithm_name(*o.ran)) : "-";
     std::string verdict;
-    if (ran != "none") {
+    if (ran) {
       ++settled;
-      const bool same = ran.starts_with(chose_lower);
+      const bool same = forced_algorithm(*ran).algorithm == o.ran;
       agree += same;
       verdict = same ? "  agrees" : "  differs";
     }
     const std::string gpus = std::to_string(p.nodes) + "x" + std::to_string(p.gpus);
     std::printf("%-20s %5s %-13s %8s %4s %10.0f  %-34s %-9s %s%s\n", p.set.c_str(), gpus.c_str(),
                 p.collective.c_str(), format_size(p.size).c_str(), nvls_on(p) ? "on" : "off",
-                p.time_us, forced_runs.c_str(), ran.c_str(), chose.c_str(), verdict.c_str());
+                p.time_us, forced_runs.c_str(), ran.value_or("none").c_str(), chose.c_str(),
+                verdict.c_str());
   }
   std::printf("\nthe model's choice agrees with the logs at %d of the %d points they settle (a "
               "forced run within 5%% of the default)\n",
