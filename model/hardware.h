@@ -56,6 +56,12 @@ struct GenerationTraits {
   /// Latency of one hop of a pipelined step over NVLink beyond the wire's, per protocol, in
   /// microseconds: the flag round trip of a FIFO slot.
   std::array<double, 3> nvlink_hop_us;
+  /// The same latency in NCCL's tree kernel, per protocol, in microseconds. NCCL's own tuning
+  /// model gives its tree a hop of its own (LL128: 1.25 us over NVLink against the ring's 1.9),
+  /// and the measurements agree on every generation that has both: a ring of hundreds of
+  /// pipelined hops takes the ring's hop (Hopper and Blackwell rings across 2-64 nodes, A100's
+  /// on one node), a chain up and down a tree far less.
+  std::array<double, 3> nccl_tree_hop_us;
   /// Bandwidth one CUDA block copies at per protocol (Simple, LL, LL128), GB/s: the cap of one
   /// channel or thread block. LL and LL128 store a flag with every line and the receiver polls
   /// them, so a block moves less in them than in Simple's bulk copies.
