@@ -101,6 +101,9 @@ const GenerationTraits kGenerations[] = {
      .nccl_nvls_channels = 16,
      .nccl_nvls_tree_channel_gbps = {57.7, 45.5},
      .nvlink_payload_share = {0.82, 0.295, 0.77},
+     // LL128's hop: one node's sets run NVLS and LL, never an LL128 ring; it is fitted on a
+     // forced ring of 2 nodes (NT309-AION-H100x2N-RING at 1-16 MiB, 30 hops in series), where
+     // NCCL's 1.9 us left it 25% fast. Trees of 2-8 nodes keep 1.9.
      .nvlink_hop_us = {3.4, 0.475, 3.6},
      .nccl_tree_hop_us = {3.4, 0.475, 1.9},
      .thread_block_gbps = {75.6, 68.0, 75.6},
@@ -123,6 +126,9 @@ const GenerationTraits kGenerations[] = {
      .nccl_nvls_channels = 24,
      .nccl_nvls_tree_channel_gbps = {96.0, 80.0},
      .nvlink_payload_share = {0.80, 0.40, 0.75},
+     // LL128's hop: fitted on 64 nodes' forced rings at 16-32 MiB (511 and 1,022 hops in
+     // series, TOG-B200-64N-0416), where NCCL's 1.9 us left them 43% fast; their trees at 1-8
+     // MiB keep 1.9.
      .nvlink_hop_us = {6.43, 0.6, 4.5},
      .nccl_tree_hop_us = {6.43, 0.6, 1.9},
      .thread_block_gbps = {31.1, 31.1, 31.1},

@@ -54,13 +54,15 @@ struct GenerationTraits {
   /// LL128): the wire format's overhead together with the copy loop's.
   std::array<double, 3> nvlink_payload_share;
   /// Latency of one hop of a pipelined step over NVLink beyond the wire's, per protocol, in
-  /// microseconds: the flag round trip of a FIFO slot.
+  /// microseconds: the flag round trip of a FIFO slot. NCCL's ring and every other program pay
+  /// it; NCCL's tree pays the next column's.
   std::array<double, 3> nvlink_hop_us;
   /// The same latency in NCCL's tree kernel, per protocol, in microseconds. NCCL's own tuning
-  /// model gives its tree a hop of its own (LL128: 1.25 us over NVLink against the ring's 1.9),
-  /// and the measurements agree on every generation that has both: a ring of hundreds of
-  /// pipelined hops takes the ring's hop (Hopper and Blackwell rings across 2-64 nodes, A100's
-  /// on one node), a chain up and down a tree far less.
+  /// model gives its tree a hop of its own (LL128: 1.25 us over NVLink against the ring's 1.9).
+  /// Where both are measured apart they differ: Hopper's and Blackwell's LL128 rings of 30 to
+  /// 1,022 hops in series take about twice the hop their trees of 2-64 nodes do. Elsewhere the
+  /// column repeats the ring's (A100's trees pull two ways: OCI's RoCE pair wants a shorter hop,
+  /// AWS's EFA pair, whose choices an AWS tuner plugin makes, a longer one).
   std::array<double, 3> nccl_tree_hop_us;
   /// Bandwidth one CUDA block copies at per protocol (Simple, LL, LL128), GB/s: the cap of one
   /// channel or thread block. LL and LL128 store a flag with every line and the receiver polls

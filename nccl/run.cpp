@@ -503,9 +503,8 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const simula
   po.model = nccl_chunked(po.model, kind);
   if (choice->algorithm == NcclAlgorithm::Tree)
     for (const ProtocolTraits &t : all_protocol_traits())
-      po.model.message_latency[simulator::CostModel::index(t.protocol)] =
-          std::llround(s.generation->nccl_tree_hop_us[simulator::CostModel::index(t.protocol)] *
-                       1e6);
+      po.model.message_latency[simulator::CostModel::index(t.protocol)] = std::llround(
+          s.generation->nccl_tree_hop_us[simulator::CostModel::index(t.protocol)] * 1e6);
   // The protocol's payload rates are in the links: its NVLink share differs from its wire
   // format's share across the network.
   Topology topology = s.protocol_topology(choice->protocol);

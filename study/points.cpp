@@ -25,7 +25,8 @@ std::string calibration_key(const SystemPreset &p) {
                      fmt::join(g.nvlink_hop_us, "/"), fmt::join(g.thread_block_gbps, "/"),
                      g.nvls_payload_share, g.nvls_latency_us, g.nvls_step_kib, g.executor_step_us,
                      g.nccl_ll_max_gbps, g.nccl_tree_channel_gbps);
-  key += fmt::format(";nvls_tree={}", fmt::join(g.nccl_nvls_tree_channel_gbps, "/"));
+  key += fmt::format(";nvls_tree={};tree_hop={}", fmt::join(g.nccl_nvls_tree_channel_gbps, "/"),
+                     fmt::join(g.nccl_tree_hop_us, "/"));
   return key;
 }
 

@@ -123,15 +123,15 @@ TEST(OneAnswerCliTest, AnOutputThatCannotBeWrittenIsRefusedBeforeAnyWork) {
 }
 
 TEST(OneAnswerCliTest, NcclLinesLabelTheTunersEstimateAndAFasterForcedAlgorithm) {
-  CliRun run =
-      run_cli("simulate --system dgx_h100 --nodes 2 --baseline nccl -c allreduce -s 32MiB");
+  CliRun run = run_cli("simulate --system dgx_h100 --nodes 2 --baseline nccl -c allreduce -s 1MiB");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("\"time\": its tuner's estimate in us, not the simulated time"),
             std::string::npos)
       << run.out;
-  // Two DGX H100 nodes at 32 MiB: the model's ring beats NCCL's pick, NVLS tree
+  // Two DGX H100 nodes at 1 MiB: the model's NVLS tree beats NCCL's pick, its tree
   // (docs/cost-model.md says why this one is the model's).
-  EXPECT_NE(run.out.find("note: at 32 MiB NCCL_ALGO=RING (LL128) simulates 1."), std::string::npos)
+  EXPECT_NE(run.out.find("note: at 1 MiB NCCL_ALGO=NVLSTREE (Simple) simulates 1."),
+            std::string::npos)
       << run.out;
   // A forced algorithm is what was asked: no comparison.
   CliRun forced =

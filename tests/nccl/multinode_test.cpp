@@ -93,5 +93,39 @@ TEST(NcclRunTest, BroadcastAndReduceRingsPipelineOneFifoSlotUnderSimple) {
   }
 }
 
+TEST(NcclRunTest, RingsPayTheRingsHopAndTreesTheTreesHop) {
+  // The generation row holds two LL128 hops: a ring's (every step in series) and NCCL's tree's.
+  // Lengthening one moves the algorithm that pays it, by about the hops on its critical path,
+  // and leaves the other alone: a ring on 2 DGX H100 nodes has 30 steps, a tree far fewer.
+  const SystemPreset &preset = *find_system_preset("dgx_h100");
+  const GenerationTraits &row = generation_traits(preset.generation);
+  const FabricTraits &fabric = fabric_traits(preset.fabric);
+  auto time_us = [&](const GenerationTraits &g, NcclAlgorithm algorithm) {
+    auto system = simulator::make_system_model(preset, 2, 0, g, fabric);
+    EXPECT_TRUE(system);
+    auto machine = nccl_machine(*system);
+    EXPECT_TRUE(machine);
+    NcclRunOptions forced;
+    forced.algorithm = algorithm;
+    forced.protocol = Protocol::LL128;
+    auto run =
+        simulate_nccl(CollectiveKind::Allreduce, int64_t(1) << 20, *system, *machine, forced);
+    EXPECT_TRUE(run) << run.error().to_string();
+    return double(run->result.completion) / 1e6;
+  };
+  const double extra_us = 2.0;
+  GenerationTraits ring_hop = row, tree_hop = row;
+  ring_hop.nvlink_hop_us[2] += extra_us;
+  tree_hop.nccl_tree_hop_us[2] += extra_us;
+  const double ring = time_us(row, NcclAlgorithm::Ring);
+  const double tree = time_us(row, NcclAlgorithm::Tree);
+  EXPECT_NEAR(time_us(ring_hop, NcclAlgorithm::Ring) - ring, 30 * extra_us, 4 * extra_us);
+  EXPECT_DOUBLE_EQ(time_us(tree_hop, NcclAlgorithm::Ring), ring);
+  const double tree_longer = time_us(tree_hop, NcclAlgorithm::Tree) - tree;
+  EXPECT_GT(tree_longer, 2 * extra_us);
+  EXPECT_LT(tree_longer, 30 * extra_us);
+  EXPECT_DOUBLE_EQ(time_us(ring_hop, NcclAlgorithm::Tree), tree);
+}
+
 } // namespace
 } // namespace syncoll::nccl
