@@ -126,13 +126,13 @@ void add_topo_commands(CLI::App &app, RunResult &result) {
       fmt::print("{:<18} {:<20} {}\n{:<39} fabric: {}; source: {}\n", s.name,
                  generation_traits(s.generation).name, s.description, "",
                  fabric_traits(s.fabric).name, s.source);
-    fmt::print("\n{:<10} {:>7} {:>10} {:>9} {:>10}  {}\n", "fabric", "payload", "latency us",
-               "host us", "conn GB/s", "description");
+    fmt::print("\n{:<10} {:>7} {:>10} {:>9} {:>10} {:>6}  {}\n", "fabric", "payload", "latency us",
+               "host us", "conn GB/s", "LL128", "description");
     for (const FabricTraits &f : all_fabrics())
-      fmt::print("{:<10} {:>7.3f} {:>10.2f} {:>9.2f} {:>10.1f}  {}\n{:<51}in-network reduction: "
-                 "{}\n{:<51}source: {}\n",
+      fmt::print("{:<10} {:>7.3f} {:>10.2f} {:>9.2f} {:>10.1f} {:>6.2f}  {}\n{:<58}in-network "
+                 "reduction: {}\n{:<58}source: {}\n",
                  f.name, f.nic_payload_share, f.message_latency_us, f.host_cost_us,
-                 f.connection_gbps, f.description, "",
+                 f.connection_gbps, f.ll128_connection_share, f.description, "",
                  f.in_network_reduction.empty() ? "none (no --collnet)" : f.in_network_reduction,
                  "", f.source);
     result.exit_code = kSuccess;

@@ -194,42 +194,44 @@ static_assert(std::size(kGenerations) == size_t(GpuGeneration::Cdna4) + 1,
 // (docs/cost-model.md, "The fabric") and carried from the nearest fitted row where not.
 const FabricTraits kFabrics[] = {
     {Fabric::InfinibandEdr, "ib_edr", "InfiniBand EDR, 100 Gb/s per port (ConnectX-4/5)", 0.926,
-     2.0, 5.12, 12.5, "",
+     2.0, 5.12, 12.5, 0.66, "",
      "InfiniBand Trade Association roadmap; shares and latencies as ib_hdr; SHARP v1 on EDR "
      "switches reduces small messages only, NCCL's CollNet plugin needs HDR or newer"},
     {Fabric::InfinibandHdr, "ib_hdr", "InfiniBand HDR, 200 Gb/s per port (ConnectX-6)", 0.926, 2.0,
-     5.12, 25, "SHARPv2 (Quantum)",
+     5.12, 25, 0.66, "SHARPv2 (Quantum)",
      "ConnectX-6 product brief; fitted with the A100 generation on 2 NDv4 nodes (MSCCLPP-NDV4)"},
     {Fabric::InfinibandNdr, "ib_ndr", "InfiniBand NDR, 400 Gb/s per port (ConnectX-7)", 0.98, 2.0,
-     11.0, 20.3, "SHARPv3 (Quantum-2)",
+     11.0, 20.3, 0.66, "SHARPv3 (Quantum-2)",
      "ConnectX-7 product brief; fitted on an H100 cluster of 2-8 nodes (16 channels plateau at "
-     "321 GB/s, 24 at 392) and a 64-node B200 forced ring"},
+     "321 GB/s, 24 at 392) and a 64-node B200 forced ring; the LL128 share on that ring's "
+     "plateau at 2-4 GiB and the H100 pair's forced ring at 64-128 MiB"},
     {Fabric::InfinibandXdr, "ib_xdr", "InfiniBand XDR, 800 Gb/s per port (ConnectX-8)", 0.98, 2.0,
-     11.0, 20.3, "SHARPv4 (Quantum-X800)",
+     11.0, 20.3, 0.66, "SHARPv4 (Quantum-X800)",
      "ConnectX-8 SuperNIC product brief; shares and latencies as ib_ndr (no measurement)"},
     {Fabric::Roce, "roce", "RoCE v2 over 100-400 Gb/s Ethernet (ConnectX, lossless fabric)", 0.95,
-     2.0, 8.0, 25, "",
+     2.0, 8.0, 25, 0.66, "",
      "fitted on 2 A100 nodes of 16 x 100 Gb/s RoCE (OCI BM.GPU4.8, 8 B to 4 KiB)"},
     {Fabric::EfaV1, "efa_v1", "AWS Elastic Fabric Adapter, 100 Gb/s per NIC (p4d, p4de)", 0.926,
-     2.0, 5.12, 12.5, "",
+     2.0, 5.12, 12.5, 0.66, "",
      "AWS p4d instance page; fitted with the A100 generation on 2 p4de nodes (AWS-P4DE), whose "
      "nccl-tests floor holds the rest of EFA's per-call cost"},
-    {Fabric::EfaV2, "efa_v2", "AWS EFA v2, 32 x 100 Gb/s per node (p5)", 0.95, 2.0, 18.0, 12.5, "",
+    {Fabric::EfaV2, "efa_v2", "AWS EFA v2, 32 x 100 Gb/s per node (p5)", 0.95, 2.0, 18.0, 12.5,
+     0.66, "",
      "AWS p5 instance page; shares and latencies as efa_v4, one 100 Gb/s device per connection"},
     {Fabric::EfaV3, "efa_v3", "AWS EFA v3, 16 x 200 Gb/s per node (p5en)", 0.95, 2.0, 18.0, 20.3,
-     "", "AWS p5en instance page; shares and latencies as efa_v4"},
+     0.66, "", "AWS p5en instance page; shares and latencies as efa_v4"},
     {Fabric::EfaV4, "efa_v4", "AWS EFA v4, 8 x 400 Gb/s per node (p6-b200)", 0.95, 2.0, 18.0, 20.3,
-     "",
+     0.66, "",
      "AWS p6-b200 instance page; share fitted on 4 p6-b200 nodes at 512 MiB-16 GiB "
      "(STAS-B200x4N-PT); the latency is an estimate, that run's PyTorch floor hides it; the "
      "connection rate as ib_ndr's"},
     {Fabric::GcpTcpxo, "tcpxo", "GCP GPUDirect-TCPXO, 8 x 200 Gb/s per node (a3-mega)", 0.90, 5.0,
-     25.0, 12.5, "",
+     25.0, 12.5, 0.66, "",
      "Google Cloud A3 Mega documentation (line rate); the latencies and share are estimates of a "
      "TCP offload path, no measurement here"},
     {Fabric::Slingshot11, "slingshot11",
      "HPE Slingshot-11, 200 Gb/s per NIC (Cassini; NCCL through the aws-ofi-nccl plugin)", 0.93,
-     2.0, 8.0, 20.0, "",
+     2.0, 8.0, 20.0, 0.66, "",
      "HPE Slingshot and Cassini NIC product briefs (line rate); the share, latencies and "
      "connection rate are estimates carried from roce (an Ethernet-based RDMA NIC behind a "
      "libfabric provider), no measurement here"},

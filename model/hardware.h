@@ -134,6 +134,11 @@ struct FabricTraits {
   /// The most one NCCL connection (one channel to one peer: its proxy's pipeline of 8 slots over
   /// one queue pair) moves, GB/s; a node reaches its NICs' line rate only with enough channels.
   double connection_gbps;
+  /// The share of that rate an LL128 connection moves. Forced rings across NDR on two
+  /// generations plateau at 0.66 of what Simple's connections move (13.4 against 20.3 GB/s a
+  /// channel), far below the wire format's 120/128; which part of NCCL's LL128 path across the
+  /// network costs the rest is not pinned down. Carried to fabrics without a measurement.
+  double ll128_connection_share;
   /// The in-network reduction its switches offer NCCL's CollNet (IB SHARP through the
   /// NCCL-SHARP plugin: streaming aggregation, one flow per NIC rail), by name; empty where the
   /// switches reduce nothing. It needs ConnectX-6 and Quantum HDR switches or newer.

@@ -39,6 +39,9 @@ struct CostModel {
   /// fabric's `connection_gbps`; 0: unlimited). A node is a unit of the topology's innermost
   /// hierarchy level (its GPUs); a topology without a hierarchy has no such connections.
   double connection_gbps = 0;
+  /// The share of `connection_gbps` a connection moves in each protocol (the fabric's LL128
+  /// share; Simple and LL move all of it).
+  std::array<double, 3> connection_share{1, 1, 1};
   /// Memory bandwidth a reduction uses, reading two operands and writing one (0: free).
   double memory_gbps = 0;
   /// How transfers cross intermediate ranks when two ranks have no direct link.

@@ -321,8 +321,11 @@ private:
   // The rate cap of a connection s -> r: the thread block's, and the fabric's across nodes.
   double connection_cap(RankId s, RankId r) const {
     double cap = block_gbps();
-    if (o_.model.connection_gbps > 0 && crosses_nodes(t_, s, r))
-      cap = cap > 0 ? std::min(cap, o_.model.connection_gbps) : o_.model.connection_gbps;
+    if (o_.model.connection_gbps > 0 && crosses_nodes(t_, s, r)) {
+      const double connection =
+          o_.model.connection_gbps * o_.model.connection_share[CostModel::index(proto_)];
+      cap = cap > 0 ? std::min(cap, connection) : connection;
+    }
     return cap;
   }
   Picoseconds copy_time(int64_t bytes) const {

@@ -199,6 +199,8 @@ TEST(FabricTraitsTest, EveryFabricHasItsRowNameAndSource) {
     EXPECT_LE(f.nic_payload_share, 1) << f.name;
     EXPECT_GT(f.message_latency_us + f.host_cost_us, 0) << f.name;
     EXPECT_GT(f.connection_gbps, 0) << f.name;
+    EXPECT_GT(f.ll128_connection_share, 0) << f.name;
+    EXPECT_LE(f.ll128_connection_share, 1) << f.name;
   }
   EXPECT_EQ(find_fabric("IB-NDR"), &fabric_traits(Fabric::InfinibandNdr));
   EXPECT_EQ(find_fabric("ib_qdr"), nullptr);
