@@ -62,7 +62,7 @@ struct GenerationTraits {
   /// Where both are measured apart they differ: Hopper's and Blackwell's LL128 rings of 30 to
   /// 1,022 hops in series take about twice the hop their trees of 2-64 nodes do. Elsewhere the
   /// column repeats the ring's (A100's trees pull two ways: OCI's RoCE pair wants a shorter hop,
-  /// AWS's EFA pair, whose choices an AWS tuner plugin makes, a longer one).
+  /// AWS's EFA pair a longer one).
   std::array<double, 3> nccl_tree_hop_us;
   /// Bandwidth one CUDA block copies at per protocol (Simple, LL, LL128), GB/s: the cap of one
   /// channel or thread block. LL and LL128 store a flag with every line and the receiver polls
