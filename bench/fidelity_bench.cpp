@@ -12,7 +12,8 @@
 //       # missing, with why, and does not fail the run
 //   ./build/ci/bench/fidelity_bench ... --only SET   # every mode: the sets starting with SET
 //   ./build/ci/bench/fidelity_bench --multinode --loso   # leave one set out: each fabric's
-//       # per-message host cost and NIC share fitted without each set (about 10 minutes)
+//       # per-message host cost, NIC share and LL128 share fitted without each set (about 20
+//       minutes)
 //   ./build/ci/bench/fidelity_bench --multinode --choices   # NCCL's choice per size, as the logs
 //       # show it (a forced run of the same set within 5% of the default) beside the model's
 //   ./build/ci/bench/fidelity_bench --fit [Ampere [SET]]   # the calibration (model/hardware.cpp);
@@ -294,11 +295,12 @@ void fit(const std::vector<Point> &points, const std::string &only, const std::s
 }
 
 // Leave one set out, for the fabric figures the multi-node sets pin down: each fabric's
-// per-message host cost (points up to 16 MiB, where it matters) and its NICs' payload share
-// (points of 256 MiB and up). Every multi-node set on the fabric is simulated at each value of a
-// grid around the table's; for each set, the value that fits the fabric's other sets best (the
-// least mean of their mean |ln(simulated / measured)|) and that set's geomean error there. A set
-// alone on its fabric has nothing to be fitted without: it shows the table's value.
+// per-message host cost (points up to 16 MiB, where it matters), its NICs' payload share (points
+// of 256 MiB and up) and its LL128 connections' share of a connection's rate (32 MiB and up). Every
+// multi-node set on the fabric is simulated at each value of a grid around the table's; for each
+// set, the value that fits the fabric's other sets best (the least mean of their mean |ln(simulated
+// / measured)|) and that set's geomean error there. A set alone on its fabric has nothing to be
+// fitted without: it shows the table's value.
 struct LosoKnob {
   const char *what;
   double FabricTraits::*field;
@@ -360,13 +362,19 @@ void leave_one_set_out(const std::vector<Point> &points) {
        INT64_MAX,
        {-0.10, -0.05, 0, 0.05},
        1.0},
+      {"LL128 share",
+       &FabricTraits::ll128_connection_share,
+       int64_t(32) << 20,
+       INT64_MAX,
+       {-0.06, 0, 0.06},
+       1.0},
   };
   std::map<Fabric, std::vector<const Point *>> by_fabric;
   for (const Point &p : points)
     if (const SystemPreset *preset = find_system_preset(p.system); preset && p.nodes > 1)
       by_fabric[preset->fabric].push_back(&p);
   std::printf("each set's geomean error over the points where the figure matters (host cost: up "
-              "to 16 MiB; NIC share: 256 MiB and up)\n");
+              "to 16 MiB; NIC share: 256 MiB and up; LL128 share: 32 MiB and up)\n");
   std::printf("%-26s %-8s %-13s %16s %12s %14s\n", "held-out set", "fabric", "figure",
               "fitted without", "its geomean", "at the table's");
   for (const auto &[fabric, mine] : by_fabric) {
