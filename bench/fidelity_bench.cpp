@@ -12,8 +12,7 @@
 //       # missing, with why, and does not fail the run
 //   ./build/ci/bench/fidelity_bench ... --only SET   # every mode: the sets starting with SET
 //   ./build/ci/bench/fidelity_bench --multinode --loso   # leave one set out: each fabric's
-//       # per-message host cost, NIC share and LL128 share fitted without each set (about 20
-//       minutes)
+//       # host cost, NIC share and LL128 share fitted without each set (about 17 minutes)
 //   ./build/ci/bench/fidelity_bench --multinode --choices   # NCCL's choice per size, as the logs
 //       # show it (a forced run of the same set within 5% of the default) beside the model's
 //   ./build/ci/bench/fidelity_bench --fit [Ampere [SET]]   # the calibration (model/hardware.cpp);
@@ -230,13 +229,14 @@ void fit(const std::vector<Point> &points, const std::string &only, const std::s
     // The fabrics' knobs: those of every fabric the generation's multi-node points cross.
     std::vector<std::string> fabric_names;
     for (auto &[id, f] : trial.fabrics)
-      for (const char *what : {"share", "host cost", "connection"})
+      for (const char *what : {"share", "host cost", "connection", "LL128 share"})
         fabric_names.push_back(std::string(f.name) + " " + what);
     size_t fk = 0;
     for (auto &[id, f] : trial.fabrics) {
       knobs.emplace_back(fabric_names[fk++].c_str(), &f.nic_payload_share);
       knobs.emplace_back(fabric_names[fk++].c_str(), &f.host_cost_us);
       knobs.emplace_back(fabric_names[fk++].c_str(), &f.connection_gbps);
+      knobs.emplace_back(fabric_names[fk++].c_str(), &f.ll128_connection_share);
     }
     // The launch knobs' names outlive the descent (as the fabrics' do).
     std::vector<std::string> names;
@@ -257,7 +257,8 @@ void fit(const std::vector<Point> &points, const std::string &only, const std::s
           // Shares stay at most 1, and LL and LL128 at most Simple's (they carry flags).
           bool shares_valid = true;
           for (const auto &[id, f] : trial.fabrics)
-            shares_valid = shares_valid && f.nic_payload_share <= 1;
+            shares_valid =
+                shares_valid && f.nic_payload_share <= 1 && f.ll128_connection_share <= 1;
           const bool valid = g.nvlink_payload_share[0] <= 1 && shares_valid &&
                              g.nvls_payload_share <= 1 &&
                              g.nvlink_payload_share[1] <= g.nvlink_payload_share[0] &&

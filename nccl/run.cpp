@@ -492,7 +492,7 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const simula
   simulator::ProgramSimOptions po;
   // The executor's nBytes is nccl-tests' size for every collective NCCL runs as a ring or tree.
   po.size_bytes = bytes;
-  po.model = s.model;
+  po.model = choice->algorithm == NcclAlgorithm::Tree ? s.nccl_tree() : s.model;
   po.trace = o.trace;
   if (choice->algorithm == NcclAlgorithm::P2p) {
     // The program sim tiles every connection alike, so a machine with peers across the network
@@ -501,10 +501,6 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const simula
         s.nodes > 1 ? kNcclP2pNetChunkBytes : kNcclP2pNvlinkChunkBytes;
   }
   po.model = nccl_chunked(po.model, kind);
-  if (choice->algorithm == NcclAlgorithm::Tree)
-    for (const ProtocolTraits &t : all_protocol_traits())
-      po.model.message_latency[simulator::CostModel::index(t.protocol)] = std::llround(
-          s.generation->nccl_tree_hop_us[simulator::CostModel::index(t.protocol)] * 1e6);
   // The protocol's payload rates are in the links: its NVLink share differs from its wire
   // format's share across the network.
   Topology topology = s.protocol_topology(choice->protocol);

@@ -82,6 +82,13 @@ CostModel SystemModel::interpreted() const {
   return m;
 }
 
+CostModel SystemModel::nccl_tree() const {
+  CostModel m = model;
+  for (size_t i = 0; i < m.message_latency.size(); ++i)
+    m.message_latency[i] = us_to_ps(generation->nccl_tree_hop_us[i]);
+  return m;
+}
+
 Topology SystemModel::scaled_topology(double inside, double across) const {
   TopologyDraft draft = topology.to_draft();
   for (Link &l : draft.links) {

@@ -43,6 +43,9 @@ struct SystemModel {
   /// The cost model for a program run by an interpreting executor (MSCCL), which pays the
   /// generation's per-step overhead that NCCL's compiled kernels do not.
   CostModel interpreted() const;
+  /// The cost model for NCCL's tree kernel, whose per-hop latencies are the generation's tree
+  /// hop (`nccl_tree_hop_us`) in place of the ring's.
+  CostModel nccl_tree() const;
 
   /// The machine as a program from a file, a composed plan or a DSL example runs on it: every
   /// switch port and NIC shared max-min fairly among its transfers (`with_fair_ports`), since such

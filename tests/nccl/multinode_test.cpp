@@ -131,21 +131,18 @@ TEST(NcclRunTest, LL128ConnectionsAcrossNodesMoveTheFabricsLL128Share) {
   // A forced 4 GiB ring on four DGX B200 nodes (16 channels beside NVLS): under Simple each
   // connection across the network moves the fabric's connection rate, under LL128 its LL128
   // share of it (the 64-node B200 rings measure 208-215 GB/s at 2-4 GiB under LL128).
-  auto system = simulator::make_system_model(*find_system_preset("dgx_b200"), 4);
-  ASSERT_TRUE(system);
-  auto machine = nccl_machine(*system);
-  ASSERT_TRUE(machine);
-  const double connection = system->fabric->connection_gbps;
+  auto b200 = nccl_system(*find_system_preset("dgx_b200"), 4);
+  ASSERT_TRUE(b200) << b200.error().to_string();
+  const FabricTraits &fabric = *b200->system.fabric;
   for (Protocol protocol : {Protocol::Simple, Protocol::LL128}) {
     NcclRunOptions forced;
     forced.algorithm = NcclAlgorithm::Ring;
     forced.protocol = protocol;
-    auto run =
-        simulate_nccl(CollectiveKind::Allgather, int64_t(4) << 30, *system, *machine, forced);
+    auto run = simulate_nccl(CollectiveKind::Allgather, int64_t(4) << 30, b200->system, b200->nccl,
+                             forced);
     ASSERT_TRUE(run) << run.error().to_string();
-    const double expected =
-        kNcclRingChannelsBesideNvls * connection *
-        (protocol == Protocol::LL128 ? system->fabric->ll128_connection_share : 1.0);
+    const double expected = kNcclRingChannelsBesideNvls * fabric.connection_gbps *
+                            (protocol == Protocol::LL128 ? fabric.ll128_connection_share : 1.0);
     EXPECT_NEAR(run->result.busbw_gbps, expected, 0.06 * expected)
         << protocol_traits(protocol).name;
   }
