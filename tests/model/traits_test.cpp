@@ -226,5 +226,27 @@ TEST(FabricTraitsTest, EverySystemNamesAFabricAndASource) {
   EXPECT_EQ(find_system_preset("gb300_nvl72")->fabric, Fabric::InfinibandXdr);
 }
 
+TEST(FabricTraitsTest, MachinesAsMeasuredOnEfaPayEfaNotTheirHarness) {
+  // nccl-tests adds the same few microseconds on every machine; what a p4de pair adds beyond
+  // an InfiniBand pair at small sizes is EFA's own per-message cost, so its measured row keeps
+  // nccl-tests' floor and every EFA generation carries the cost.
+  EXPECT_DOUBLE_EQ(find_system_preset("aws_p4de")->launch_us,
+                   find_system_preset("aws_p5")->launch_us);
+  const FabricTraits &ib = fabric_traits(Fabric::InfinibandNdr);
+  for (Fabric efa : {Fabric::EfaV1, Fabric::EfaV2, Fabric::EfaV3, Fabric::EfaV4}) {
+    const FabricTraits &f = fabric_traits(efa);
+    EXPECT_GT(f.message_latency_us + f.host_cost_us, 2 * (ib.message_latency_us + ib.host_cost_us))
+        << f.name;
+  }
+}
+
+TEST(GenerationTraitsTest, ABlackwellThreadBlockCopiesAsFastAsAHoppers) {
+  // Same SM copy loop, a newer SM: a B200 thread block is no slower than an H100's.
+  const GenerationTraits &hopper = generation_traits(GpuGeneration::Hopper);
+  const GenerationTraits &blackwell = generation_traits(GpuGeneration::Blackwell);
+  for (size_t p = 0; p < hopper.thread_block_gbps.size(); ++p)
+    EXPECT_GE(blackwell.thread_block_gbps[p], hopper.thread_block_gbps[p]) << p;
+}
+
 } // namespace
 } // namespace syncoll

@@ -4,7 +4,9 @@
 #include "nccl/run.h"
 #include "simulator/system_model.h"
 
+#include <cmath>
 #include <gtest/gtest.h>
+#include <string_view>
 
 namespace syncoll::nccl {
 namespace {
@@ -146,6 +148,51 @@ TEST(NcclRunTest, LL128ConnectionsAcrossNodesMoveTheFabricsLL128Share) {
     EXPECT_NEAR(run->result.busbw_gbps, expected, 0.06 * expected)
         << protocol_traits(protocol).name;
   }
+}
+
+TEST(NcclRunTest, SmallMessagesPayTheFabricsMessageCostOncePerTreeLevel) {
+  // An 8-byte Allreduce is NCCL's LL tree: one network message per level up and one down. The
+  // same DGX H100 nodes on EFA instead of InfiniBand take the difference of the two fabrics'
+  // per-message costs that many times longer, and nothing more: 2 messages on 2 nodes, 4 on 4.
+  const SystemPreset &preset = *find_system_preset("dgx_h100");
+  const GenerationTraits &row = generation_traits(preset.generation);
+  auto time_us = [&](int nodes, Fabric fabric) {
+    auto system = simulator::make_system_model(preset, nodes, 0, row, fabric_traits(fabric));
+    EXPECT_TRUE(system);
+    auto machine = nccl_machine(*system);
+    EXPECT_TRUE(machine);
+    auto run = simulate_nccl(CollectiveKind::Allreduce, 8, *system, *machine, {});
+    EXPECT_TRUE(run) << run.error().to_string();
+    EXPECT_EQ(run->choice.algorithm, NcclAlgorithm::Tree);
+    return double(run->result.completion) / 1e6;
+  };
+  auto message_us = [](Fabric fabric) {
+    const FabricTraits &f = fabric_traits(fabric);
+    return f.message_latency_us + f.host_cost_us;
+  };
+  const double apart = message_us(Fabric::EfaV2) - message_us(Fabric::InfinibandNdr);
+  ASSERT_GT(apart, 0);
+  for (int nodes : {2, 4}) {
+    const double levels = 2 * std::log2(double(nodes));
+    EXPECT_NEAR(time_us(nodes, Fabric::EfaV2) - time_us(nodes, Fabric::InfinibandNdr),
+                levels * apart, 0.05 * levels * apart)
+        << nodes << " nodes";
+  }
+}
+
+TEST(NcclRunTest, EfaStripesAConnectionOverItsGpusDevices) {
+  // A p5 gives each GPU four 100 Gb/s EFA devices, a p5en two of 200, and aws-ofi-nccl shows
+  // NCCL one 400 Gb/s NIC per GPU either way, a connection striped over its devices: the same
+  // H100 nodes move a large Allreduce across 4 nodes in the same time on both.
+  auto time_us = [](std::string_view name) {
+    auto machine = nccl_system(*find_system_preset(name), 4);
+    EXPECT_TRUE(machine) << machine.error().to_string();
+    auto run = simulate_nccl(CollectiveKind::Allreduce, int64_t(4) << 30, machine->system,
+                             machine->nccl, {});
+    EXPECT_TRUE(run) << run.error().to_string();
+    return double(run->result.completion) / 1e6;
+  };
+  EXPECT_DOUBLE_EQ(time_us("aws_p5"), time_us("aws_p5en"));
 }
 
 } // namespace
