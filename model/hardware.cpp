@@ -237,9 +237,10 @@ const FabricTraits kFabrics[] = {
      "(STAS-B200x4N-PT), whose 256 KiB-4 MiB agree with efa_v1's per-message cost within 10%; "
      "the connection rate as ib_ndr's"},
     {Fabric::GcpTcpxo, "tcpxo", "GCP GPUDirect-TCPXO, 8 x 200 Gb/s per node (a3-mega)", 0.90, 5.0,
-     25.0, 12.5, 0.66, "",
-     "Google Cloud A3 Mega documentation (line rate); the latencies and share are estimates of a "
-     "TCP offload path, no measurement here"},
+     58.0, 12.5, 0.66, "",
+     "Google Cloud A3 Mega documentation (line rate); the per-message cost placed where published "
+     "2-node a3-mega logs put the smallest AllReduce (123-160 us: two messages of an LL tree), "
+     "the share and connection rate estimates of a TCP offload path, no measurement here"},
     {Fabric::Slingshot11, "slingshot11",
      "HPE Slingshot-11, 200 Gb/s per NIC (Cassini; NCCL through the aws-ofi-nccl plugin)", 0.93,
      2.0, 8.0, 20.0, 0.66, "",
