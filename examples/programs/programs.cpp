@@ -143,7 +143,9 @@ Expected<Topology> cluster(const ExampleParams &p, bool intra_ring) {
 // Hierarchical Allreduce (gc3 figure 3), in place: a reduce-scatter around each node's ring
 // leaves GPU g with block g (N chunks, moved as one aggregated reference) summed over its node;
 // GPUs g of all nodes allreduce block g across nodes (a ring reduce-scatter and allgather over
-// the N chunks); an allgather around each node's ring spreads the blocks again.
+// the N chunks); an allgather around each node's ring spreads the blocks again. The two rings
+// inside the node use the same connections; on channels of their own they get thread blocks of
+// their own, so one piece's allgather runs beside the next piece's reduce-scatter.
 Expected<DslProgram> hierarchical_allreduce(const ExampleParams &p) {
   SYNCOLL_TRY(topology, cluster(p, /*intra_ring=*/true));
   const int N = p.nodes, G = p.ranks / p.nodes;
@@ -152,12 +154,15 @@ Expected<DslProgram> hierarchical_allreduce(const ExampleParams &p) {
   SYNCOLL_TRY(prog, make("hierarchical_allreduce", std::move(topology), CollectiveKind::Allreduce,
                          p.ranks, G * N, o));
   auto rank = [G](int node, int gpu) { return node * G + gpu; };
+  lowering::CopyOptions intra_reduce, intra_gather;
+  intra_reduce.channel = 0;
+  intra_gather.channel = 1;
   for (int n = 0; n < N; ++n)
     for (int g = 0; g < G; ++g) {
       SYNCOLL_TRY(c, prog.chunk(rank(n, (g + 1) % G), Buffer::input(), g * N, N));
       for (int k = 2; k <= G; ++k) {
         SYNCOLL_TRY(dst, prog.chunk(rank(n, (g + k) % G), Buffer::input(), g * N, N));
-        SYNCOLL_TRY(sum, prog.reduce(dst, c));
+        SYNCOLL_TRY(sum, prog.reduce(dst, c, intra_reduce));
         c = sum;
       }
     }
@@ -178,7 +183,7 @@ Expected<DslProgram> hierarchical_allreduce(const ExampleParams &p) {
     for (int g = 0; g < G; ++g) {
       SYNCOLL_TRY(c, prog.chunk(rank(n, g), Buffer::input(), g * N, N));
       for (int k = 1; k < G; ++k) {
-        SYNCOLL_TRY(next, prog.copy(c, rank(n, (g + k) % G), Buffer::input(), g * N));
+        SYNCOLL_TRY(next, prog.copy(c, rank(n, (g + k) % G), Buffer::input(), g * N, intra_gather));
         c = next;
       }
     }
