@@ -227,8 +227,8 @@ const FabricTraits kFabrics[] = {
      "(AWS-P4DE), whose 8 B-1 KiB calls the per-message cost is fitted on"},
     {Fabric::EfaV2, "efa_v2", "AWS EFA v2, 32 x 100 Gb/s per node (p5)", 0.85, 2.0, kEfaHostCostUs,
      20.3, 0.66, "",
-     "AWS p5 instance page; the payload share fitted on 2-32 p5 nodes (SMHP-P5-EFA: each of "
-     "its two sets, held out, asks 0.85 of the other), the rest as efa_v4; aws-ofi-nccl "
+     "AWS p5 instance page; the payload share fitted on 2-32 p5 nodes (SMHP-P5-EFA: at 0.95 "
+     "each of its two sets, held out, asked 0.85 of the other), the rest as efa_v4; aws-ofi-nccl "
      "stripes a connection over a GPU's four devices, so it moves what one 400 Gb/s device's "
      "does"},
     {Fabric::EfaV3, "efa_v3", "AWS EFA v3, 16 x 200 Gb/s per node (p5en)", 0.95, 2.0,
