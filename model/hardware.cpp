@@ -192,12 +192,12 @@ const GenerationTraits kGenerations[] = {
 static_assert(std::size(kGenerations) == size_t(GpuGeneration::Cdna4) + 1,
               "one row per generation");
 
-// EFA's cost per message beyond its latency (the SRD stack, aws-ofi-nccl's proxy): fitted on
-// 2 p4de nodes' smallest calls under nccl-tests' own floor (161-165 us at 8 B-1 KiB, two
-// messages of an LL tree), and carried to every EFA generation: 4 p6-b200 nodes (another GPU,
-// EFA generation and harness) then land within 10% at 256 KiB-4 MiB, where the 18 us estimate
-// left them 38-61% fast.
-constexpr double kEfaHostCostUs = 71.6;
+// EFA's cost per message beyond its latency (the SRD stack, aws-ofi-nccl's proxy), two
+// generations of its software apart. A p4de pair under nccl-tests' own floor takes 161-165 us at
+// 8 B-1 KiB, two messages of an LL tree: 71.6 us each. A p6-b200 pair of today's stack takes
+// 51-57 us at 8-256 B: 17 us each, carried to p5 and p5en, whose EFA runs the same software.
+constexpr double kEfaV1HostCostUs = 71.6;
+constexpr double kEfaHostCostUs = 17.0;
 
 // The fabrics. Line rates are the NICs' (the system rows carry them); the latencies, shares and
 // connection rates are fitted by `bench/fidelity_bench --fit` where measurements exist
@@ -222,7 +222,7 @@ const FabricTraits kFabrics[] = {
      2.0, 8.0, 25, 0.66, "",
      "fitted on 2 A100 nodes of 16 x 100 Gb/s RoCE (OCI BM.GPU4.8, 8 B to 4 KiB)"},
     {Fabric::EfaV1, "efa_v1", "AWS Elastic Fabric Adapter, 100 Gb/s per NIC (p4d, p4de)", 0.926,
-     2.0, kEfaHostCostUs, 12.5, 0.66, "",
+     2.0, kEfaV1HostCostUs, 12.5, 0.66, "",
      "AWS p4d instance page; the share fitted with the A100 generation on 2 p4de nodes "
      "(AWS-P4DE), whose 8 B-1 KiB calls the per-message cost is fitted on"},
     {Fabric::EfaV2, "efa_v2", "AWS EFA v2, 32 x 100 Gb/s per node (p5)", 0.85, 2.0, kEfaHostCostUs,
@@ -236,7 +236,7 @@ const FabricTraits kFabrics[] = {
     {Fabric::EfaV4, "efa_v4", "AWS EFA v4, 8 x 400 Gb/s per node (p6-b200)", 0.95, 2.0,
      kEfaHostCostUs, 20.3, 0.66, "",
      "AWS p6-b200 instance page; share fitted on 4 p6-b200 nodes at 512 MiB-16 GiB "
-     "(STAS-B200x4N-PT), whose 256 KiB-4 MiB agree with efa_v1's per-message cost within 10%; "
+     "(STAS-B200x4N-PT), the per-message cost on 2 p6-b200 nodes at 8-256 B (DSTACK-P6-2N); "
      "the connection rate as ib_ndr's"},
     {Fabric::GcpTcpxo, "tcpxo", "GCP GPUDirect-TCPXO, 8 x 200 Gb/s per node (a3-mega)", 0.90, 5.0,
      58.0, 12.5, 0.66, "",

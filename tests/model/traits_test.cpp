@@ -227,15 +227,15 @@ TEST(FabricTraitsTest, EverySystemNamesAFabricAndASource) {
 }
 
 TEST(FabricTraitsTest, MachinesAsMeasuredOnEfaPayEfaNotTheirHarness) {
-  // nccl-tests adds the same few microseconds on every machine; what a p4de pair adds beyond
-  // an InfiniBand pair at small sizes is EFA's own per-message cost, so its measured row keeps
-  // nccl-tests' floor and every EFA generation carries the cost.
+  // nccl-tests adds the same few microseconds on every machine; what an EFA pair adds beyond an
+  // InfiniBand pair at small sizes is EFA's own per-message cost, so the p4de row keeps
+  // nccl-tests' floor and every EFA generation carries a cost above InfiniBand's.
   EXPECT_DOUBLE_EQ(find_system_preset("aws_p4de")->launch_us,
                    find_system_preset("aws_p5")->launch_us);
   const FabricTraits &ib = fabric_traits(Fabric::InfinibandNdr);
   for (Fabric efa : {Fabric::EfaV1, Fabric::EfaV2, Fabric::EfaV3, Fabric::EfaV4}) {
     const FabricTraits &f = fabric_traits(efa);
-    EXPECT_GT(f.message_latency_us + f.host_cost_us, 2 * (ib.message_latency_us + ib.host_cost_us))
+    EXPECT_GT(f.message_latency_us + f.host_cost_us, ib.message_latency_us + ib.host_cost_us)
         << f.name;
   }
 }
