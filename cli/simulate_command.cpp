@@ -296,6 +296,14 @@ Expected<bool> run_simulate(SimulateArgs &a) {
                                   a.nccl_version, nccl::known_nccl_versions()));
     a.nccl_release = *release;
   }
+  if (a.no_tuner_plugin) {
+    if (a.baseline.empty() || a.system.empty())
+      return fail({}, "--no-tuner-plugin applies to an NCCL baseline on a --system");
+    const SystemPreset *preset = find_system_preset(a.system);
+    if (preset && preset->platform_tuner == PlatformTuner::None)
+      return fail({},
+                  fmt::format("--no-tuner-plugin: system '{}' loads no tuner plugin", a.system));
+  }
   if (const auto forced = forced_algorithm(a.baseline); forced && nccl::nccl_is_collnet(*forced))
     a.collnet = true; // NCCL_ALGO=CollNet* runs only with NCCL_COLLNET_ENABLE=1
   std::optional<BuiltSystem> built;
@@ -558,6 +566,10 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
                   "the NCCL release whose algorithms a baseline on a --system chooses among, "
                   "2.18 to 2.29 (2.21 or 2.21.5; default: the newest, 2.29.7): NVLS tree came "
                   "in 2.18, PAT in 2.23");
+  cmd->add_flag("--no-tuner-plugin", args->no_tuner_plugin,
+                "NCCL's own choice of algorithm and protocol where the --system's images load a "
+                "tuner plugin that picks (aws_p5, aws_p5en, aws_p6_b200: aws-ofi-nccl's region "
+                "tuner, 3 nodes or more), as OFI_NCCL_TUNER_TYPE=Internal");
   cmd->add_flag("--collnet", args->collnet,
                 "as NCCL_COLLNET_ENABLE=1 with the SHARP plugin: the network's switches reduce "
                 "(CollNet Direct and Chain, NVLS across nodes); a --system of several nodes on "

@@ -35,6 +35,7 @@ struct SimulateArgs {
   int channels = 0;                        ///< 0: the channels NCCL's search gives
   std::string nccl_version;                ///< empty: the newest release modelled
   bool collnet = false;                    ///< NCCL_COLLNET_ENABLE=1 (forced CollNet implies it)
+  bool no_tuner_plugin = false; ///< NCCL's own choice where the system's plugin would pick
   nccl::NcclVersion nccl_release = nccl::kNewestNcclVersion; ///< nccl_version, found
   bool streamed = false;
   std::string trace;

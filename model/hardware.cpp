@@ -232,12 +232,14 @@ const FabricTraits kFabrics[] = {
      "stripes a connection over a GPU's four devices, so it moves what one 400 Gb/s device's "
      "does"},
     {Fabric::EfaV3, "efa_v3", "AWS EFA v3, 16 x 200 Gb/s per node (p5en)", 0.95, 2.0,
-     kEfaHostCostUs, 20.3, 0.66, "", "AWS p5en instance page; shares and latencies as efa_v4"},
-    {Fabric::EfaV4, "efa_v4", "AWS EFA v4, 8 x 400 Gb/s per node (p6-b200)", 0.95, 2.0,
      kEfaHostCostUs, 20.3, 0.66, "",
-     "AWS p6-b200 instance page; share fitted on 4 p6-b200 nodes at 512 MiB-16 GiB "
-     "(STAS-B200x4N-PT), the per-message cost on 2 p6-b200 nodes at 8-256 B (DSTACK-P6-2N); "
-     "the connection rate as ib_ndr's"},
+     "AWS p5en instance page; shares and latencies as efa_v4, the connection rate as efa_v2's "
+     "(a GPU's two devices striped)"},
+    {Fabric::EfaV4, "efa_v4", "AWS EFA v4, 8 x 400 Gb/s per node (p6-b200)", 0.95, 2.0,
+     kEfaHostCostUs, 24.0, 0.66, "",
+     "AWS p6-b200 instance page; the share and the connection rate fitted on 4 p6-b200 nodes at "
+     "512 MiB-16 GiB (STAS-B200x4N-PT, rings there by aws-ofi-nccl's tuner: 16 channels reach the "
+     "NICs' 380 GB/s), the per-message cost on 2 p6-b200 nodes at 8-256 B (DSTACK-P6-2N)"},
     {Fabric::GcpTcpxo, "tcpxo", "GCP GPUDirect-TCPXO, 8 x 200 Gb/s per node (a3-mega)", 0.90, 5.0,
      58.0, 12.5, 0.66, "",
      "Google Cloud A3 Mega documentation (line rate); the per-message cost placed where published "
@@ -283,14 +285,14 @@ const SystemPreset kSystems[] = {
     {"aws_p5",
      "AWS p5.48xlarge: 8 H100 80GB, NVSwitch, 32 x 100 Gb/s EFA v2 (8 x 400 per GPU rail)",
      GpuGeneration::Hopper, "dgx_h100", 8, 8, 50, Fabric::EfaV2, 8, 0, 0,
-     "AWS EC2 P5 instance types page"},
+     "AWS EC2 P5 instance types page", PlatformTuner::AwsP5},
     {"aws_p5en",
      "AWS p5en.48xlarge: 8 H200 141GB, NVSwitch, 16 x 200 Gb/s EFA v3 (8 x 400 per GPU rail)",
      GpuGeneration::Hopper, "dgx_h100", 8, 8, 50, Fabric::EfaV3, 8, 0, 0,
-     "AWS EC2 P5en instance types page"},
+     "AWS EC2 P5en instance types page", PlatformTuner::AwsP5en},
     {"aws_p6_b200", "AWS p6-b200.48xlarge: 8 B200, NVSwitch, 8 x 400 Gb/s EFA v4",
      GpuGeneration::Blackwell, "dgx_b200", 8, 8, 50, Fabric::EfaV4, 8, 0, 0,
-     "AWS EC2 P6-B200 instance types page"},
+     "AWS EC2 P6-B200 instance types page", PlatformTuner::AwsP6B200},
     {"gcp_a3_mega", "GCP a3-megagpu-8g: 8 H100 80GB, NVSwitch, 8 x 200 Gb/s GPUDirect-TCPXO",
      GpuGeneration::Hopper, "dgx_h100", 8, 8, 25, Fabric::GcpTcpxo, 8, 0, 0,
      "Google Cloud GPU machine types (A3 Mega)"},
@@ -355,7 +357,8 @@ const SystemPreset kSystems[] = {
      GpuGeneration::Hopper, "dgx_h100", 8, 8, 50, Fabric::InfinibandNdr, 31.6, 0, 0,
      "stas00/ml-engineering all-reduce-8xH200.md"},
     {"b200_nccl_tests", "8 B200 (AWS p6-b200), nccl-tests, NCCL 2.27.7", GpuGeneration::Blackwell,
-     "dgx_b200", 8, 8, 50, Fabric::EfaV4, 7.92, 0, 0, "stas00/ml-engineering network/README.md"},
+     "dgx_b200", 8, 8, 50, Fabric::EfaV4, 7.92, 0, 0, "stas00/ml-engineering network/README.md",
+     PlatformTuner::AwsP6B200},
     // nccl-tests' floor like the machines users rent: the rest of its small calls is EFA's.
     {"aws_p4de", "AWS p4de.24xlarge: 8 A100 80GB, NVSwitch, 4 x 100 Gb/s EFA; nccl-tests",
      GpuGeneration::Ampere, "dgx_a100", 8, 4, 12.5, Fabric::EfaV1, 8, 0, 0,

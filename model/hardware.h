@@ -153,6 +153,11 @@ struct FabricTraits {
 /// The fabric of that name (case-insensitive, '-' and '_' ignored); none when unknown.
 [[nodiscard]] const FabricTraits *find_fabric(std::string_view name);
 
+/// A tuner plugin a machine's images load beside NCCL, which then picks the algorithm and
+/// protocol where its tables say so (nccl/platform_tuner.h): aws-ofi-nccl's region tuner on
+/// AWS's p5 (and p5e), p5en and p6-b200, on by default since aws-ofi-nccl 1.16.
+enum class PlatformTuner { None, AwsP5, AwsP5en, AwsP6B200 };
+
 /// A machine as it was measured: which GPUs, how they are joined, and the host side.
 struct SystemPreset {
   std::string_view name;
@@ -178,6 +183,7 @@ struct SystemPreset {
   int socket_links;
   /// Where the description's numbers come from.
   std::string_view source;
+  PlatformTuner platform_tuner = PlatformTuner::None;
 };
 
 [[nodiscard]] std::span<const SystemPreset> all_system_presets();

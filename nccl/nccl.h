@@ -8,6 +8,7 @@
 //   search.h      NCCL's topology search: rings per channel, speeds, channels (over NVLink, and
 //                 through PCIe switches and sockets where NVLink does not join every pair)
 //   tuning.h      NCCL's tuning model: every algorithm and protocol's time, its choice per size
+//   platform_tuner.h a tuner plugin's choice in its place (aws-ofi-nccl's on AWS's p5-p6)
 //   algorithms.h  the programs of NCCL's ring, tree, PAT and point-to-point algorithms, and its
 //                 ring formula
 //   run.h         NCCL as NCCL runs it on a system: search, choice, simulated run
@@ -21,6 +22,7 @@
 #include "nccl/algorithms.h"
 #include "nccl/graph_xml.h"
 #include "nccl/nccl_tests.h"
+#include "nccl/platform_tuner.h"
 #include "nccl/preset.h"
 #include "nccl/run.h"
 #include "nccl/search.h"

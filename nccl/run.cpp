@@ -4,6 +4,7 @@
 #include "model/invariant.h"
 #include "model/runtime_constants.h"
 #include "nccl/algorithms.h"
+#include "nccl/platform_tuner.h"
 #include "simulator/program_sim.h"
 
 #include <algorithm>
@@ -469,6 +470,16 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const simula
     if ((!o.algorithm || e.algorithm == *o.algorithm) &&
         (!o.protocol || e.protocol == *o.protocol) && (!choice || e.time_us < choice->time_us))
       choice = e;
+  // The plugin's pick, where it has one and NCCL can run it (NCCL keeps its own otherwise).
+  bool plugin_chose = false;
+  if (o.tuner_plugin && !o.algorithm && !o.protocol)
+    if (auto picked =
+            platform_tuner_choice(s.preset->platform_tuner, kind, s.nodes, s.gpus_per_node, bytes))
+      for (const NcclEstimate &e : candidates)
+        if (e.algorithm == picked->algorithm && e.protocol == picked->protocol) {
+          choice = e;
+          plugin_chose = true;
+        }
   if (!choice)
     return fail({}, fmt::format("NCCL has no {}{}{} for {} on '{}'",
                                 o.algorithm ? nccl_algorithm_name(*o.algorithm) : "algorithm",
@@ -483,6 +494,8 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const simula
   if (o.min_channels)
     choice->channels = std::min(kNcclMaxChannels, std::max(choice->channels, *o.min_channels));
   NcclRun run{*choice, nccl_info_line(kind, double(bytes), *choice), {}, false};
+  if (plugin_chose)
+    run.info += fmt::format(" ({})", platform_tuner_name(s.preset->platform_tuner));
   if (auto closed = closed_form(kind, bytes, s, m, *choice)) {
     run.result = std::move(*closed);
     run.closed_form = true;

@@ -67,6 +67,10 @@ struct NcclRunOptions {
   bool collnet = false;
   /// The release whose algorithms NCCL chooses among.
   NcclVersion version = kNewestNcclVersion;
+  /// The system's tuner plugin picks where it has a choice (platform_tuner.h), as on the images
+  /// that load it; false: NCCL's own model everywhere (OFI_NCCL_TUNER_TYPE=Internal). A forced
+  /// algorithm or protocol leaves it out, as aws-ofi-nccl refuses to load beside NCCL_ALGO.
+  bool tuner_plugin = true;
   /// Record the program's timeline (SimulationResult's trace); a closed form has none.
   bool trace = false;
 };

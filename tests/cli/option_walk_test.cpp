@@ -88,6 +88,8 @@ const OptionRow kRows[] = {
     {"simulate", "--collnet", "--system dgx_a100 --nodes 8 --baseline nccl -c allreduce -s 1GiB", "--system dgx_a100 --nodes 8 --baseline nccl -c allreduce -s 1GiB --collnet", Expect::Shows, "COLLNET_DIRECT"},
     {"simulate", "--collnet", "--system aws_p5 --nodes 2 --baseline nccl -c allreduce -s 1GiB", "--system aws_p5 --nodes 2 --baseline nccl -c allreduce -s 1GiB --collnet", Expect::Refused},
     {"simulate", "--collnet", kRing4, "--baseline nccl-ring -c allreduce -t ring -n 4 -s 1MiB --collnet", Expect::Refused},
+    {"simulate", "--no-tuner-plugin", "--system aws_p5 --nodes 16 --baseline nccl -c allreduce -s 128MiB", "--system aws_p5 --nodes 16 --baseline nccl -c allreduce -s 128MiB --no-tuner-plugin", Expect::Shows, "Algo NVLSTREE proto Simple"},
+    {"simulate", "--no-tuner-plugin", "--system dgx_h100 --nodes 4 --baseline nccl -c allreduce -s 1MiB", "--system dgx_h100 --nodes 4 --baseline nccl -c allreduce -s 1MiB --no-tuner-plugin", Expect::Refused},
     {"simulate", "--channels", kRing4, "--baseline nccl-ring -c allreduce -t ring -n 4 -s 1MiB --channels 1", Expect::Changes},
     {"simulate", "--channels", "examples/ir/ring_allreduce_4.xml -t ring -n 4", "examples/ir/ring_allreduce_4.xml -t ring -n 4 --channels 2", Expect::Refused},
     {"simulate", "--trace", kRing4, "--baseline nccl-ring -c allreduce -t ring -n 4 -s 1MiB --trace {out}", Expect::Writes},

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <gtest/gtest.h>
+#include <string>
 #include <string_view>
 
 namespace syncoll::nccl {
@@ -187,12 +188,44 @@ TEST(NcclRunTest, EfaStripesAConnectionOverItsGpusDevices) {
   auto time_us = [](std::string_view name) {
     auto machine = nccl_system(*find_system_preset(name), 4);
     EXPECT_TRUE(machine) << machine.error().to_string();
+    NcclRunOptions own; // NCCL's own choice: the plugin's tables differ between the two
+    own.tuner_plugin = false;
     auto run = simulate_nccl(CollectiveKind::Allreduce, int64_t(4) << 30, machine->system,
-                             machine->nccl, {});
+                             machine->nccl, own);
     EXPECT_TRUE(run) << run.error().to_string();
     return double(run->result.completion) / 1e6;
   };
   EXPECT_DOUBLE_EQ(time_us("aws_p5"), time_us("aws_p5en"));
+}
+
+TEST(NcclRunTest, AwsNodesRunTheRegionTunersChoiceFromThreeNodes) {
+  // aws-ofi-nccl's region tuner picks on 3 nodes or more of 8 GPUs: on 16 p5 nodes a 128 MiB
+  // AllReduce runs NCCL's LL128 tree (measured 2.06 ms), where NCCL's own model picks NVLS tree.
+  // On 2 nodes, with the plugin off, or with NCCL_ALGO set, NCCL's own model chooses.
+  auto choose = [](std::string_view system, int nodes, const NcclRunOptions &o) {
+    auto machine = nccl_system(*find_system_preset(system), nodes);
+    EXPECT_TRUE(machine) << machine.error().to_string();
+    auto run = simulate_nccl(CollectiveKind::Allreduce, int64_t(128) << 20, machine->system,
+                             machine->nccl, o);
+    EXPECT_TRUE(run) << run.error().to_string();
+    return *run;
+  };
+  const NcclRun picked = choose("aws_p5", 16, {});
+  EXPECT_EQ(picked.choice.algorithm, NcclAlgorithm::Tree);
+  EXPECT_EQ(picked.choice.protocol, Protocol::LL128);
+  EXPECT_NE(picked.info.find("aws-ofi-nccl region tuner"), std::string::npos) << picked.info;
+  NcclRunOptions own;
+  own.tuner_plugin = false;
+  const NcclRun nccl_own = choose("aws_p5", 16, own);
+  EXPECT_EQ(nccl_own.choice.algorithm, NcclAlgorithm::NvlsTree);
+  EXPECT_EQ(nccl_own.info.find("tuner"), std::string::npos) << nccl_own.info;
+  const NcclRun pair = choose("aws_p5", 2, {});
+  EXPECT_EQ(pair.info.find("tuner"), std::string::npos) << pair.info;
+  NcclRunOptions ring;
+  ring.algorithm = NcclAlgorithm::Ring;
+  EXPECT_EQ(choose("aws_p5", 16, ring).choice.algorithm, NcclAlgorithm::Ring);
+  // A machine without the plugin: the same nodes over InfiniBand choose as NCCL does.
+  EXPECT_EQ(choose("dgx_superpod_h100", 16, {}).info.find("tuner"), std::string::npos);
 }
 
 } // namespace
