@@ -258,6 +258,11 @@ const SystemPreset kSystems[] = {
     {"dgx1", "DGX-1: 8 V100 SXM2 in the NVLink2 hybrid cube-mesh, 4 EDR 100 Gb/s NICs",
      GpuGeneration::Volta, "dgx1", 8, 4, 12.5, Fabric::InfinibandEdr, 8, 6, 2,
      "NVIDIA DGX-1 system architecture whitepaper; SCCL section 5.1.1"},
+    {"dgx2",
+     "DGX-2: 16 V100 SXM3 behind NVSwitch (6 NVLink2 links per GPU into 12 switches), 8 EDR "
+     "100 Gb/s NICs",
+     GpuGeneration::Volta, "dgx2", 16, 8, 12.5, Fabric::InfinibandEdr, 8, 0, 0,
+     "NVIDIA DGX-2 system user guide; GC3's second cluster"},
     {"dgx_a100",
      "DGX A100: 8 A100 SXM4, NVLink3 (12 links per GPU) + NVSwitch, 8 HDR 200 Gb/s NICs",
      GpuGeneration::Ampere, "dgx_a100", 8, 8, 25, Fabric::InfinibandHdr, 8, 0, 0,
