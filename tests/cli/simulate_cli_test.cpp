@@ -321,7 +321,8 @@ TEST(SimulateCliTest, AnAmdMachineRunsRcclAndSaysWhichModelRan) {
 TEST(SimulateCliTest, SystemMistakesAreBadInput) {
   CliRun unknown = run_cli("simulate --system dgx9 --baseline nccl -c allreduce");
   EXPECT_EQ(unknown.exit_code, 2);
-  EXPECT_NE(unknown.err.find("unknown system 'dgx9' (known: dgx1, dgx2, dgx_a100"), std::string::npos)
+  EXPECT_NE(unknown.err.find("unknown system 'dgx9' (known: dgx1, dgx2, dgx_a100"),
+            std::string::npos)
       << unknown.err;
   // A100 has no NVLS; DGX-1 has 8 GPUs (4 of its cube-mesh are its first 4); topology and
   // system are two answers to one question; NCCL's own choice needs a machine.
