@@ -471,15 +471,19 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const simula
         (!o.protocol || e.protocol == *o.protocol) && (!choice || e.time_us < choice->time_us))
       choice = e;
   // The plugin's pick, where it has one and NCCL can run it (NCCL keeps its own otherwise).
-  bool plugin_chose = false;
-  if (o.tuner_plugin && !o.algorithm && !o.protocol)
-    if (auto picked =
-            platform_tuner_choice(s.preset->platform_tuner, kind, s.nodes, s.gpus_per_node, bytes))
-      for (const NcclEstimate &e : candidates)
-        if (e.algorithm == picked->algorithm && e.protocol == picked->protocol) {
-          choice = e;
-          plugin_chose = true;
-        }
+  const auto picked =
+      o.tuner_plugin && !o.algorithm && !o.protocol
+          ? platform_tuner_choice(s.preset->platform_tuner, kind, s.nodes, s.gpus_per_node, bytes)
+          : std::nullopt;
+  const auto plugin_pick = picked ? std::find_if(candidates.begin(), candidates.end(),
+                                                 [&](const NcclEstimate &e) {
+                                                   return e.algorithm == picked->algorithm &&
+                                                          e.protocol == picked->protocol;
+                                                 })
+                                  : candidates.end();
+  const bool plugin_chose = plugin_pick != candidates.end();
+  if (plugin_chose)
+    choice = *plugin_pick;
   if (!choice)
     return fail({}, fmt::format("NCCL has no {}{}{} for {} on '{}'",
                                 o.algorithm ? nccl_algorithm_name(*o.algorithm) : "algorithm",
