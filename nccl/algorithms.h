@@ -76,9 +76,19 @@ struct NcclTreeChain {
   NcclTreePattern pattern = NcclTreePattern::Tree;
   friend bool operator==(const NcclTreeChain &, const NcclTreeChain &) = default;
 };
-/// The tree of `tree`'s chain on every node, the nodes' chains in a binary tree (node n's parent
-/// node (n - 1) / 2, n its first child when odd), as each rank's parent (-1 for the root).
-std::vector<int> nccl_tree_parents(int nodes, const NcclTreeChain &tree);
+/// The parent of `node` in NCCL's tree `tree` (0 or 1) of its double binary tree over `nodes`
+/// nodes, -1 for the root. Tree 0 is NCCL's binary tree (node 0 the root, with one child; the odd
+/// nodes leaves); tree 1 its mirror image (an even count) or the same shifted by one node (odd),
+/// so that a node is a leaf in at least one of them and the network's load is even.
+int nccl_tree_parent_node(int nodes, int node, int tree);
+/// The tree of `tree`'s chain on every node, the nodes' chains in NCCL's tree `which` (above),
+/// as each rank's parent (-1 for the root).
+std::vector<int> nccl_tree_parents(int nodes, const NcclTreeChain &tree, int which = 0);
+/// Which of NCCL's two trees channel `channel` of `channels` runs: NCCL doubles its tree graph's
+/// channels, the first half on tree 0 and the second on tree 1 (one channel: tree 0).
+constexpr int nccl_channel_tree_index(int channel, int channels) {
+  return channels > 1 && channel >= channels / 2 ? 1 : 0;
+}
 /// The chains of nccl_channel_trees and nccl_ring_ordered_trees (pattern Tree).
 std::vector<NcclTreeChain> nccl_channel_tree_chains(int gpus_per_node, int nics_per_node,
                                                     int channels);

@@ -322,8 +322,10 @@ Expected<Program> nccl_program(CollectiveKind kind, const NcclEstimate &choice,
   }
   case NcclAlgorithm::Tree: {
     std::vector<std::vector<int>> trees;
-    for (const NcclTreeChain &chain : nccl_tree_chains(s, m, channels))
-      trees.push_back(nccl_tree_parents(s.nodes, chain));
+    const std::vector<NcclTreeChain> chains = nccl_tree_chains(s, m, channels);
+    for (size_t c = 0; c < chains.size(); ++c)
+      trees.push_back(nccl_tree_parents(s.nodes, chains[c],
+                                        nccl_channel_tree_index(int(c), int(chains.size()))));
     return nccl_tree_allreduce_program(trees, kNcclTreePipelineChunks, choice.protocol);
   }
   case NcclAlgorithm::Pat:

@@ -12,14 +12,47 @@ std::vector<int> nccl_tree_parents(int nodes, const std::vector<int> &chain) {
   return nccl_tree_parents(nodes, NcclTreeChain{chain, NcclTreePattern::Tree});
 }
 
-std::vector<int> nccl_tree_parents(int nodes, const NcclTreeChain &tree) {
+namespace {
+
+// NCCL's binary tree over nodes (ncclGetBtree): a node's parent clears its lowest set bit and
+// sets the next one up, or only clears it where that is past the last node; node 0 is the root,
+// with one child, so half the nodes (the odd ones) are leaves.
+int btree_parent(int nodes, int node) {
+  if (node == 0)
+    return -1;
+  int bit = 1;
+  while ((bit & node) == 0)
+    bit <<= 1;
+  const int up = (node ^ bit) | (bit << 1);
+  return up < nodes ? up : node ^ bit;
+}
+
+} // namespace
+
+int nccl_tree_parent_node(int nodes, int node, int tree) {
+  SYNCOLL_INVARIANT(node >= 0 && node < nodes && (tree == 0 || tree == 1),
+                    "a node of the tree and one of NCCL's two trees");
+  if (tree == 0)
+    return btree_parent(nodes, node);
+  // NCCL's second tree (ncclGetDtree): the first seen in a mirror on an even count, shifted by
+  // one node on an odd count; either way the first tree's leaves are its inner nodes.
+  if (nodes % 2 == 0) {
+    const int up = btree_parent(nodes, nodes - 1 - node);
+    return up < 0 ? -1 : nodes - 1 - up;
+  }
+  const int up = btree_parent(nodes, (node - 1 + nodes) % nodes);
+  return up < 0 ? -1 : (up + 1) % nodes;
+}
+
+std::vector<int> nccl_tree_parents(int nodes, const NcclTreeChain &tree, int which) {
   const std::vector<int> &chain = tree.chain;
   const int gpus = static_cast<int>(chain.size());
   std::vector<int> parent(size_t(nodes) * size_t(gpus));
   auto rank = [&](int node, int k) { return node * gpus + chain[size_t(std::min(k, gpus - 1))]; };
-  // The place in its parent node's chain where node n's head attaches.
-  auto attach = [&](int n) {
-    const bool first_child = n % 2 == 1;
+  // The place in its parent node's chain where node n's head attaches (a first child is the
+  // one below its parent, as NCCL's parentChildType says).
+  auto attach = [&](int n, int up) {
+    const bool first_child = n < up;
     switch (tree.pattern) {
     case NcclTreePattern::Tree:
       return 0;
@@ -30,11 +63,13 @@ std::vector<int> nccl_tree_parents(int nodes, const NcclTreeChain &tree) {
     }
     SYNCOLL_UNREACHABLE("a tree pattern without its attachment");
   };
-  for (int node = 0; node < nodes; ++node)
+  for (int node = 0; node < nodes; ++node) {
+    const int up = nccl_tree_parent_node(nodes, node, which);
     for (int k = 0; k < gpus; ++k)
-      parent[size_t(rank(node, k))] = k > 0      ? rank(node, k - 1)
-                                      : node > 0 ? rank((node - 1) / 2, attach(node))
-                                                 : -1;
+      parent[size_t(rank(node, k))] = k > 0     ? rank(node, k - 1)
+                                      : up >= 0 ? rank(up, attach(node, up))
+                                                : -1;
+  }
   return parent;
 }
 
@@ -77,8 +112,9 @@ std::vector<NcclTreeChain> nccl_channel_tree_chains(int gpus, int nics_per_node,
 namespace {
 std::vector<std::vector<int>> parents_of(int nodes, const std::vector<NcclTreeChain> &chains) {
   std::vector<std::vector<int>> trees;
-  for (const NcclTreeChain &tree : chains)
-    trees.push_back(nccl_tree_parents(nodes, tree));
+  for (size_t c = 0; c < chains.size(); ++c)
+    trees.push_back(
+        nccl_tree_parents(nodes, chains[c], nccl_channel_tree_index(int(c), int(chains.size()))));
   return trees;
 }
 } // namespace

@@ -110,8 +110,10 @@ TEST(NcclAmdTest, TreeChainsFollowTheirRingsAndOnASwitchAreTheGpusInOrder) {
       for (int k = 1; k < 8; ++k)
         EXPECT_EQ(trees[c][size_t(rings[c][size_t(node * 8 + k)].value())],
                   rings[c][size_t(node * 8 + k - 1)].value());
-    EXPECT_EQ(trees[c][size_t(rings[c][0].value())], -1); // node 0's head is the root
-    EXPECT_EQ(trees[c][size_t(rings[c][8].value())], rings[c][0].value());
+    // Node 0's head is the root of NCCL's first tree, node 1's of its second (the mirror).
+    const int root = nccl_channel_tree_index(int(c), int(rings.size())) == 0 ? 0 : 8;
+    EXPECT_EQ(trees[c][size_t(rings[c][size_t(root)].value())], -1);
+    EXPECT_EQ(trees[c][size_t(rings[c][size_t(8 - root)].value())], rings[c][size_t(root)].value());
     first_links.insert({rings[c][0].value(), rings[c][1].value()});
   }
   // The channels of a round start on different links out of their heads.

@@ -90,16 +90,58 @@ TEST(NcclGraphXmlTest, TreePatternsHangChildNodesWhereNcclConnectsThem) {
   const std::vector<int> chain = {2, 0, 1, 3};
   auto heads_parents = [&](NcclTreePattern pattern) {
     const std::vector<int> parent = nccl_tree_parents(3, NcclTreeChain{chain, pattern});
-    // Node 1 (node 0's first child) and node 2 (its second): their heads' parents.
+    // On 3 nodes NCCL's first tree is 0 -> 2 -> 1: node 1 is node 2's first child (below it),
+    // node 2 the root's only child (above it). Their heads' parents:
     return std::pair{parent[4 + 2], parent[8 + 2]};
   };
-  EXPECT_EQ(heads_parents(NcclTreePattern::Tree), std::pair(2, 2));
-  EXPECT_EQ(heads_parents(NcclTreePattern::BalancedTree), std::pair(0, 2));
-  EXPECT_EQ(heads_parents(NcclTreePattern::SplitTree), std::pair(0, 0));
+  EXPECT_EQ(heads_parents(NcclTreePattern::Tree), std::pair(8 + 2, 2));
+  EXPECT_EQ(heads_parents(NcclTreePattern::BalancedTree), std::pair(8 + 0, 2));
+  EXPECT_EQ(heads_parents(NcclTreePattern::SplitTree), std::pair(8 + 0, 0));
   const std::vector<int> parent = nccl_tree_parents(3, NcclTreeChain{chain, NcclTreePattern::Tree});
   EXPECT_EQ(parent[2], -1);
   EXPECT_EQ(parent[0], 2);
   EXPECT_EQ(parent[4 + 3], 4 + 1);
+}
+
+// NCCL's double binary tree (trees.cc): its first tree hangs each node on the node that clears
+// its lowest set bit and sets the next, so half the nodes are leaves; its second is the first's
+// mirror image on an even count and the first shifted by one on an odd count, so every node is
+// a leaf of one tree at least and no node's NICs carry both trees' inner traffic.
+TEST(NcclTreeTest, TheSecondTreeMakesTheFirstTreesLeavesItsInnerNodes) {
+  EXPECT_EQ(nccl_tree_parent_node(8, 0, 0), -1);
+  EXPECT_EQ(nccl_tree_parent_node(8, 4, 0), 0); // the root's one child
+  EXPECT_EQ(nccl_tree_parent_node(8, 2, 0), 4);
+  EXPECT_EQ(nccl_tree_parent_node(8, 6, 0), 4);
+  EXPECT_EQ(nccl_tree_parent_node(8, 5, 0), 6);
+  EXPECT_EQ(nccl_tree_parent_node(8, 7, 0), 6);
+  EXPECT_EQ(nccl_tree_parent_node(8, 7, 1), -1); // the mirror's root
+  EXPECT_EQ(nccl_tree_parent_node(8, 3, 1), 7);
+  EXPECT_EQ(nccl_tree_parent_node(5, 1, 1), -1); // shifted by one on an odd count
+  EXPECT_EQ(nccl_tree_parent_node(5, 4, 1), 3);  // node 3 hangs on node 2 in the first tree
+  EXPECT_EQ(nccl_tree_parent_node(5, 3, 0), 2);
+  for (int nodes : {2, 3, 4, 5, 8, 13, 64}) {
+    std::vector<int> children(size_t(2 * nodes), 0);
+    for (int tree : {0, 1})
+      for (int node = 0; node < nodes; ++node) {
+        const int up = nccl_tree_parent_node(nodes, node, tree);
+        ASSERT_EQ(up < 0, node == (tree == 0        ? 0
+                                   : nodes % 2 == 0 ? nodes - 1
+                                                    : 1))
+            << nodes << " nodes, tree " << tree << ", node " << node;
+        if (up >= 0)
+          ++children[size_t(tree * nodes + up)];
+      }
+    for (int node = 0; node < nodes; ++node) {
+      EXPECT_LE(children[size_t(node)], 2);
+      EXPECT_TRUE(children[size_t(node)] == 0 || children[size_t(nodes + node)] == 0 ||
+                  nodes % 2 == 1)
+          << nodes << " nodes: node " << node << " is inner in both trees";
+    }
+  }
+  EXPECT_EQ(nccl_channel_tree_index(0, 16), 0);
+  EXPECT_EQ(nccl_channel_tree_index(7, 16), 0);
+  EXPECT_EQ(nccl_channel_tree_index(8, 16), 1);
+  EXPECT_EQ(nccl_channel_tree_index(0, 1), 0);
 }
 
 struct TwoNodes {
