@@ -410,6 +410,15 @@ Expected<NcclSystem> nccl_system(const SystemPreset &preset, int nodes, int gpus
 NcclTuningInput NcclMachine::tuning_input() const {
   NcclTuningInput in = tuning;
   in.ring = &ring;
+  // NCCL takes the largest pattern of any rank's tree graph (a given graph file's), else its
+  // search's.
+  in.tree_pattern = nccl_searched_tree_pattern(in.generation->generation);
+  if (tree_graph && !tree_graph->empty())
+    in.tree_pattern = std::max_element(tree_graph->begin(), tree_graph->end(),
+                                       [](const NcclTreeChain &a, const NcclTreeChain &b) {
+                                         return a.pattern < b.pattern;
+                                       })
+                          ->pattern;
   in.nvls_graph = nvls_graph ? &*nvls_graph : nullptr;
   return in;
 }

@@ -90,6 +90,8 @@ std::optional<NcclEstimate> tree(CollectiveKind kind, double bytes, Protocol p,
   if (p == Protocol::LL128)
     bus = std::min(bus * (in.nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
                    channels * g.nccl_ring_ll128_channel_gbps);
+  if (in.tree_pattern == NcclTreePattern::Tree)
+    bus *= 0.85;
   const int bucket = std::clamp(int(std::floor(std::log2(std::max(1.0, bytes / 64)))), 0, 23);
   const double alg = bus * 0.5 * kNcclTreeCorrection[pi][size_t(bucket)];
   return NcclEstimate{
@@ -250,6 +252,20 @@ std::optional<NcclEstimate> p2p(CollectiveKind kind, double bytes, Protocol p,
 }
 
 } // namespace
+
+NcclTreePattern nccl_searched_tree_pattern(GpuGeneration generation) {
+  switch (generation) {
+  case GpuGeneration::Hopper:
+  case GpuGeneration::Blackwell:
+    return NcclTreePattern::Tree;
+  case GpuGeneration::Volta:
+  case GpuGeneration::Ampere:
+  case GpuGeneration::Cdna3:
+  case GpuGeneration::Cdna4:
+    return NcclTreePattern::BalancedTree;
+  }
+  SYNCOLL_UNREACHABLE("a GPU generation without a tree pattern");
+}
 
 std::string_view nccl_algorithm_name(NcclAlgorithm algorithm) {
   switch (algorithm) {

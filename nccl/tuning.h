@@ -6,6 +6,7 @@
 #include "model/collective.h"
 #include "model/hardware.h"
 #include "model/program.h"
+#include "nccl/algorithms.h"
 #include "nccl/search.h"
 #include "nccl/version.h"
 
@@ -52,7 +53,16 @@ struct NcclTuningInput {
   bool nvswitch = false;   ///< the GPUs of a node share an NVSwitch (CollNet Direct needs one)
   int nics_per_node = 0;   ///< CollNet's heads: one aggregation flow per NIC rail
   double collnet_gbps = 0; ///< CollNet's per-channel speed: one channel on a whole NIC
+  /// The tree graph's pattern (NCCL's maxTreePattern): NCCL prices a plain tree (every network
+  /// hop at the chain's head) at 0.85 of its bandwidth.
+  NcclTreePattern tree_pattern = NcclTreePattern::BalancedTree;
 };
+
+/// The pattern NCCL's search settles on for the tree graph of a machine of `generation`: it
+/// starts from a balanced tree and, on SM90 and later, tries the plain tree ("a simpler tree")
+/// while no solution reaches the machine's bandwidth, as it never does across nodes; RCCL's
+/// search and older GPUs keep the balanced tree.
+NcclTreePattern nccl_searched_tree_pattern(GpuGeneration generation);
 
 /// Every algorithm and protocol NCCL has for `kind`, with its predicted time for `bytes`
 /// (nccl-tests' size), in the order NCCL's table lists them. Empty when NCCL has none.

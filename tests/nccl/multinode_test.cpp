@@ -2,6 +2,7 @@
 #include "model/hardware.h"
 #include "model/runtime_constants.h"
 #include "nccl/run.h"
+#include "nccl/tuning.h"
 #include "simulator/system_model.h"
 
 #include <cmath>
@@ -49,6 +50,45 @@ TEST(NcclRunTest, RingsAcrossNvlsNodesRunOnSixteenChannelsUnlessNvlsIsOff) {
   auto inside = simulate_nccl(CollectiveKind::Allreduce, size, *one, *one_machine, ring);
   ASSERT_TRUE(inside);
   EXPECT_EQ(inside->choice.channels, one_machine->ring.runtime_channels());
+}
+
+// NCCL's search on SM90 and later falls back from a balanced tree to the plain one, which its
+// tuning prices at 0.85 of the bandwidth: 64 B200 nodes with NVLS off then run a 2 GiB AllReduce
+// as a ring (measured 274 GB/s; a forced tree there measures 186), where a balanced tree's price
+// would have chosen the tree. A100 nodes keep the balanced tree and its full price.
+TEST(NcclTuningTest, APlainTreeIsPricedAtEightyFivePercentOfItsBandwidth) {
+  EXPECT_EQ(nccl_searched_tree_pattern(GpuGeneration::Hopper), NcclTreePattern::Tree);
+  EXPECT_EQ(nccl_searched_tree_pattern(GpuGeneration::Blackwell), NcclTreePattern::Tree);
+  EXPECT_EQ(nccl_searched_tree_pattern(GpuGeneration::Ampere), NcclTreePattern::BalancedTree);
+  auto system = simulator::make_system_model(*find_system_preset("dgx_b200"), 64);
+  ASSERT_TRUE(system);
+  auto machine = nccl_machine(*system);
+  ASSERT_TRUE(machine);
+  NcclTuningInput in = machine->tuning_input();
+  EXPECT_EQ(in.tree_pattern, NcclTreePattern::Tree);
+  in.nvls = false;
+  const double bytes = double(int64_t(2) << 30);
+  auto plain = nccl_choose(CollectiveKind::Allreduce, bytes, in);
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->algorithm, NcclAlgorithm::Ring);
+  auto tree_bus = [&](const NcclTuningInput &input) {
+    for (const NcclEstimate &e : nccl_estimates(CollectiveKind::Allreduce, bytes, input))
+      if (e.algorithm == NcclAlgorithm::Tree && e.protocol == Protocol::LL128)
+        return e.bus_gbps;
+    ADD_FAILURE() << "no tree estimate";
+    return 0.0;
+  };
+  NcclTuningInput balanced = in;
+  balanced.tree_pattern = NcclTreePattern::BalancedTree;
+  EXPECT_NEAR(tree_bus(in), 0.85 * tree_bus(balanced), 1e-9 * tree_bus(balanced));
+  auto chosen = nccl_choose(CollectiveKind::Allreduce, bytes, balanced);
+  ASSERT_TRUE(chosen);
+  EXPECT_EQ(chosen->algorithm, NcclAlgorithm::Tree);
+  auto a100 = simulator::make_system_model(*find_system_preset("dgx_a100"), 4);
+  ASSERT_TRUE(a100);
+  auto a100_machine = nccl_machine(*a100);
+  ASSERT_TRUE(a100_machine);
+  EXPECT_EQ(a100_machine->tuning_input().tree_pattern, NcclTreePattern::BalancedTree);
 }
 
 TEST(NcclRunTest, NvlsTreeFillsItsPipelineInNcclsChunks) {
