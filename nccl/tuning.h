@@ -59,9 +59,10 @@ struct NcclTuningInput {
 };
 
 /// The pattern NCCL's search settles on for the tree graph of a machine of `generation`: it
-/// starts from a balanced tree and, on SM90 and later, tries the plain tree ("a simpler tree")
-/// while no solution reaches the machine's bandwidth, as it never does across nodes; RCCL's
-/// search and older GPUs keep the balanced tree.
+/// starts from a balanced tree and, on SM90 and later, also tries the plain tree ("a simpler
+/// tree"), keeping whichever carries more; a balanced tree's first child takes a second NIC's
+/// bandwidth per channel, so on nodes with a NIC per GPU the plain one does. RCCL's search and
+/// older GPUs keep the balanced tree.
 NcclTreePattern nccl_searched_tree_pattern(GpuGeneration generation);
 
 /// Every algorithm and protocol NCCL has for `kind`, with its predicted time for `bytes`

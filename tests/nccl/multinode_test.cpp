@@ -52,10 +52,11 @@ TEST(NcclRunTest, RingsAcrossNvlsNodesRunOnSixteenChannelsUnlessNvlsIsOff) {
   EXPECT_EQ(inside->choice.channels, one_machine->ring.runtime_channels());
 }
 
-// NCCL's search on SM90 and later falls back from a balanced tree to the plain one, which its
-// tuning prices at 0.85 of the bandwidth: 64 B200 nodes with NVLS off then run a 2 GiB AllReduce
-// as a ring (measured 274 GB/s; a forced tree there measures 186), where a balanced tree's price
-// would have chosen the tree. A100 nodes keep the balanced tree and its full price.
+// NCCL's search on SM90 and later also tries the plain tree and keeps it on NIC-per-GPU nodes,
+// and its tuning prices a plain tree at 0.85 of the bandwidth: 64 B200 nodes with NVLS off then
+// run a 2 GiB AllReduce as a ring (measured 274 GB/s; a forced tree there measures 186), where a
+// balanced tree's price would have chosen the tree. A100 nodes keep the balanced tree and its full
+// price.
 TEST(NcclTuningTest, APlainTreeIsPricedAtEightyFivePercentOfItsBandwidth) {
   EXPECT_EQ(nccl_searched_tree_pattern(GpuGeneration::Hopper), NcclTreePattern::Tree);
   EXPECT_EQ(nccl_searched_tree_pattern(GpuGeneration::Blackwell), NcclTreePattern::Tree);
