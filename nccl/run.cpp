@@ -412,7 +412,8 @@ NcclTuningInput NcclMachine::tuning_input() const {
   in.ring = &ring;
   // NCCL takes the largest pattern of any rank's tree graph (a given graph file's), else its
   // search's.
-  in.tree_pattern = nccl_searched_tree_pattern(in.generation->generation);
+  in.tree_pattern = nccl_searched_tree_pattern(in.generation->generation,
+                                               in.ranks / std::max(1, in.nodes), in.nics_per_node);
   if (tree_graph && !tree_graph->empty())
     in.tree_pattern = std::max_element(tree_graph->begin(), tree_graph->end(),
                                        [](const NcclTreeChain &a, const NcclTreeChain &b) {

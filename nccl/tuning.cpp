@@ -253,11 +253,12 @@ std::optional<NcclEstimate> p2p(CollectiveKind kind, double bytes, Protocol p,
 
 } // namespace
 
-NcclTreePattern nccl_searched_tree_pattern(GpuGeneration generation) {
+NcclTreePattern nccl_searched_tree_pattern(GpuGeneration generation, int gpus_per_node,
+                                           int nics_per_node) {
   switch (generation) {
   case GpuGeneration::Hopper:
   case GpuGeneration::Blackwell:
-    return NcclTreePattern::Tree;
+    return nics_per_node >= gpus_per_node ? NcclTreePattern::Tree : NcclTreePattern::BalancedTree;
   case GpuGeneration::Volta:
   case GpuGeneration::Ampere:
   case GpuGeneration::Cdna3:

@@ -58,12 +58,14 @@ struct NcclTuningInput {
   NcclTreePattern tree_pattern = NcclTreePattern::BalancedTree;
 };
 
-/// The pattern NCCL's search settles on for the tree graph of a machine of `generation`: it
-/// starts from a balanced tree and, on SM90 and later, also tries the plain tree ("a simpler
-/// tree"), keeping whichever carries more; a balanced tree's first child takes a second NIC's
-/// bandwidth per channel, so on nodes with a NIC per GPU the plain one does. RCCL's search and
-/// older GPUs keep the balanced tree.
-NcclTreePattern nccl_searched_tree_pattern(GpuGeneration generation);
+/// The pattern NCCL's search settles on for the tree graph of a machine of `generation` with
+/// `gpus_per_node` GPUs and `nics_per_node` NICs a node: it starts from a balanced tree and, on
+/// SM90 and later, also tries the plain tree ("a simpler tree"), keeping whichever carries more;
+/// a balanced tree's first child takes a second NIC's bandwidth per channel, so on nodes with a
+/// NIC per GPU the plain one does. Fewer NICs, RCCL's search and older GPUs keep the balanced
+/// tree.
+NcclTreePattern nccl_searched_tree_pattern(GpuGeneration generation, int gpus_per_node,
+                                           int nics_per_node);
 
 /// Every algorithm and protocol NCCL has for `kind`, with its predicted time for `bytes`
 /// (nccl-tests' size), in the order NCCL's table lists them. Empty when NCCL has none.

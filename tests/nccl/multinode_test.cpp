@@ -58,9 +58,10 @@ TEST(NcclRunTest, RingsAcrossNvlsNodesRunOnSixteenChannelsUnlessNvlsIsOff) {
 // balanced tree's price would have chosen the tree. A100 nodes keep the balanced tree and its full
 // price.
 TEST(NcclTuningTest, APlainTreeIsPricedAtEightyFivePercentOfItsBandwidth) {
-  EXPECT_EQ(nccl_searched_tree_pattern(GpuGeneration::Hopper), NcclTreePattern::Tree);
-  EXPECT_EQ(nccl_searched_tree_pattern(GpuGeneration::Blackwell), NcclTreePattern::Tree);
-  EXPECT_EQ(nccl_searched_tree_pattern(GpuGeneration::Ampere), NcclTreePattern::BalancedTree);
+  EXPECT_EQ(nccl_searched_tree_pattern(GpuGeneration::Hopper, 8, 8), NcclTreePattern::Tree);
+  EXPECT_EQ(nccl_searched_tree_pattern(GpuGeneration::Blackwell, 4, 4), NcclTreePattern::Tree);
+  EXPECT_EQ(nccl_searched_tree_pattern(GpuGeneration::Hopper, 8, 4), NcclTreePattern::BalancedTree);
+  EXPECT_EQ(nccl_searched_tree_pattern(GpuGeneration::Ampere, 8, 8), NcclTreePattern::BalancedTree);
   auto system = simulator::make_system_model(*find_system_preset("dgx_b200"), 64);
   ASSERT_TRUE(system);
   auto machine = nccl_machine(*system);
