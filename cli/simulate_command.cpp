@@ -304,6 +304,13 @@ Expected<bool> run_simulate(SimulateArgs &a) {
       return fail({},
                   fmt::format("--no-tuner-plugin: system '{}' loads no tuner plugin", a.system));
   }
+  if (a.no_nvls) {
+    if (a.baseline.empty() || a.system.empty())
+      return fail({}, "--no-nvls applies to an NCCL baseline on a --system");
+    if (a.baseline == "nccl-nvls" || a.baseline == "nccl-nvlstree")
+      return fail({},
+                  fmt::format("--no-nvls leaves no NVLS for --baseline {} to force", a.baseline));
+  }
   if (const auto forced = forced_algorithm(a.baseline); forced && nccl::nccl_is_collnet(*forced))
     a.collnet = true; // NCCL_ALGO=CollNet* runs only with NCCL_COLLNET_ENABLE=1
   std::optional<BuiltSystem> built;
@@ -322,6 +329,10 @@ Expected<bool> run_simulate(SimulateArgs &a) {
                                   "needs InfiniBand HDR or newer: ib_hdr, ib_ndr, ib_xdr)",
                                   built->model.fabric->name));
   }
+  if (a.no_nvls && !built->model.nvls)
+    return fail({}, fmt::format("--no-nvls: system '{}' has no NVLS to turn off (NVLink SHARP "
+                                "needs Hopper or Blackwell GPUs behind an NVSwitch)",
+                                a.system));
   const simulator::SystemModel *system = built ? &built->model : nullptr;
   std::optional<Subject> from_file;
   if (!a.input.empty()) {
@@ -570,6 +581,10 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
                 "NCCL's own choice of algorithm and protocol where the --system's images load a "
                 "tuner plugin that picks (aws_p5, aws_p5en, aws_p6_b200: aws-ofi-nccl's region "
                 "tuner, 3 nodes or more), as OFI_NCCL_TUNER_TYPE=Internal");
+  cmd->add_flag("--no-nvls", args->no_nvls,
+                "as NCCL_NVLS_ENABLE=0: NCCL chooses without NVLS and NVLS tree, and its rings and "
+                "trees across nodes run on all their channels (beside NVLS they run 16); a "
+                "--system of Hopper or Blackwell GPUs behind an NVSwitch");
   cmd->add_flag("--collnet", args->collnet,
                 "as NCCL_COLLNET_ENABLE=1 with the SHARP plugin: the network's switches reduce "
                 "(CollNet Direct and Chain, NVLS across nodes); a --system of several nodes on "

@@ -247,6 +247,7 @@ Expected<std::vector<Row>> simulate_nccl_sizes(const SimulateArgs &a,
   options.version = a.nccl_release;
   options.collnet = a.collnet;
   options.tuner_plugin = !a.no_tuner_plugin;
+  options.nvls = !a.no_nvls;
   if (a.channels > 0)
     options.channels = a.channels;
   options.trace = !a.trace.empty();

@@ -36,6 +36,7 @@ struct SimulateArgs {
   std::string nccl_version;                ///< empty: the newest release modelled
   bool collnet = false;                    ///< NCCL_COLLNET_ENABLE=1 (forced CollNet implies it)
   bool no_tuner_plugin = false; ///< NCCL's own choice where the system's plugin would pick
+  bool no_nvls = false;         ///< NCCL_NVLS_ENABLE=0: no NVLS or NVLS tree, rings on all channels
   nccl::NcclVersion nccl_release = nccl::kNewestNcclVersion; ///< nccl_version, found
   bool streamed = false;
   std::string trace;
