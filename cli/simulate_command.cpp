@@ -296,18 +296,14 @@ Expected<bool> run_simulate(SimulateArgs &a) {
                                   a.nccl_version, nccl::known_nccl_versions()));
     a.nccl_release = *release;
   }
-  if (a.no_tuner_plugin) {
-    if (a.baseline.empty() || a.system.empty())
-      return fail({}, "--no-tuner-plugin applies to an NCCL baseline on a --system");
-    const SystemPreset *preset = find_system_preset(a.system);
-    if (preset && preset->platform_tuner == PlatformTuner::None)
-      return fail({},
-                  fmt::format("--no-tuner-plugin: system '{}' loads no tuner plugin", a.system));
-  }
+  if (a.no_tuner_plugin && (a.baseline.empty() || a.system.empty()))
+    return fail({}, "--no-tuner-plugin applies to an NCCL baseline on a --system");
   if (a.no_nvls) {
     if (a.baseline.empty() || a.system.empty())
       return fail({}, "--no-nvls applies to an NCCL baseline on a --system");
-    if (a.baseline == "nccl-nvls" || a.baseline == "nccl-nvlstree")
+    if (const auto forced = forced_algorithm(a.baseline);
+        forced &&
+        (*forced == nccl::NcclAlgorithm::Nvls || *forced == nccl::NcclAlgorithm::NvlsTree))
       return fail({},
                   fmt::format("--no-nvls leaves no NVLS for --baseline {} to force", a.baseline));
   }
@@ -329,6 +325,9 @@ Expected<bool> run_simulate(SimulateArgs &a) {
                                   "needs InfiniBand HDR or newer: ib_hdr, ib_ndr, ib_xdr)",
                                   built->model.fabric->name));
   }
+  // Both are checked on the machine built, so a topology dump answers as its preset would.
+  if (a.no_tuner_plugin && built->model.preset->platform_tuner == PlatformTuner::None)
+    return fail({}, fmt::format("--no-tuner-plugin: system '{}' loads no tuner plugin", a.system));
   if (a.no_nvls && !built->model.nvls)
     return fail({}, fmt::format("--no-nvls: system '{}' has no NVLS to turn off (NVLink SHARP "
                                 "needs Hopper or Blackwell GPUs behind an NVSwitch)",

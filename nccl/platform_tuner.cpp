@@ -5,6 +5,8 @@
 // NCCL's own choice where none does. A node count between rows takes the row below it.
 #include "nccl/platform_tuner.h"
 
+#include "model/invariant.h"
+
 #include <array>
 
 namespace syncoll::nccl {
@@ -190,7 +192,7 @@ std::string_view platform_tuner_name(PlatformTuner tuner) {
   case PlatformTuner::AwsP6B200:
     return "aws-ofi-nccl region tuner";
   }
-  return "";
+  SYNCOLL_UNREACHABLE("a tuner plugin without a name");
 }
 
 } // namespace syncoll::nccl

@@ -410,16 +410,8 @@ Expected<NcclSystem> nccl_system(const SystemPreset &preset, int nodes, int gpus
 NcclTuningInput NcclMachine::tuning_input() const {
   NcclTuningInput in = tuning;
   in.ring = &ring;
-  // NCCL takes the largest pattern of any rank's tree graph (a given graph file's), else its
-  // search's.
-  in.tree_pattern = nccl_searched_tree_pattern(in.generation->generation,
-                                               in.ranks / std::max(1, in.nodes), in.nics_per_node);
-  if (tree_graph && !tree_graph->empty())
-    in.tree_pattern = std::max_element(tree_graph->begin(), tree_graph->end(),
-                                       [](const NcclTreeChain &a, const NcclTreeChain &b) {
-                                         return a.pattern < b.pattern;
-                                       })
-                          ->pattern;
+  in.tree_pattern = tree_pattern.value_or(nccl_searched_tree_pattern(
+      in.generation->generation, in.ranks / std::max(1, in.nodes), in.nics_per_node));
   in.nvls_graph = nvls_graph ? &*nvls_graph : nullptr;
   return in;
 }
@@ -428,6 +420,12 @@ NcclMachine with_graphs(const simulator::SystemModel &s, NcclMachine machine,
                         std::optional<NcclRingGraph> rings,
                         std::optional<std::vector<NcclTreeChain>> trees,
                         std::optional<NcclNvlsGraph> nvls) {
+  if (trees && !trees->empty())
+    machine.tree_pattern = std::max_element(trees->begin(), trees->end(),
+                                            [](const NcclTreeChain &a, const NcclTreeChain &b) {
+                                              return a.pattern < b.pattern;
+                                            })
+                               ->pattern;
   if (rings && !trees)
     trees = nccl_tree_chains(s, machine, kNcclMaxChannels);
   if (rings)

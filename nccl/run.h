@@ -89,6 +89,10 @@ struct NcclMachine {
   /// A graph file's tree graph, one chain per graph channel (channel c runs c mod their
   /// number); none: the trees NCCL's model builds (nccl_tree_chains).
   std::optional<std::vector<NcclTreeChain>> tree_graph;
+  /// The pattern a graph file's tree graph declares (the largest of its channels', as NCCL takes
+  /// the largest of its ranks'); none: the one NCCL's search settles on
+  /// (nccl_searched_tree_pattern), also where the trees were built beside a file's rings.
+  std::optional<NcclTreePattern> tree_pattern;
   /// NVLS's graph (its heads and speeds), searched or a graph file's; none without NVLS.
   std::optional<NcclNvlsGraph> nvls_graph;
 

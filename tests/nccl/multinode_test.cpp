@@ -91,6 +91,17 @@ TEST(NcclTuningTest, APlainTreeIsPricedAtEightyFivePercentOfItsBandwidth) {
   auto a100_machine = nccl_machine(*a100);
   ASSERT_TRUE(a100_machine);
   EXPECT_EQ(a100_machine->tuning_input().tree_pattern, NcclTreePattern::BalancedTree);
+  // A graph file's rings alone leave the trees and their price the search's; its trees set the
+  // pattern they declare.
+  const NcclMachine rings_only =
+      with_graphs(*a100, *a100_machine, a100_machine->ring, std::nullopt, std::nullopt);
+  EXPECT_EQ(rings_only.tuning_input().tree_pattern, NcclTreePattern::BalancedTree);
+  std::vector<NcclTreeChain> plain_chains = nccl_tree_chains(*a100, *a100_machine, 4);
+  for (NcclTreeChain &chain : plain_chains)
+    chain.pattern = NcclTreePattern::Tree;
+  const NcclMachine given =
+      with_graphs(*a100, *a100_machine, std::nullopt, plain_chains, std::nullopt);
+  EXPECT_EQ(given.tuning_input().tree_pattern, NcclTreePattern::Tree);
 }
 
 TEST(NcclRunTest, NvlsTreeFillsItsPipelineInNcclsChunks) {
