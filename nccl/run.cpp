@@ -385,7 +385,7 @@ Expected<NcclMachine> nccl_machine(const simulator::SystemModel &s) {
   auto ring = nccl_search_rings(s.line_topology, *s.generation);
   if (!ring)
     return fail({}, fmt::format("NCCL's search finds no ring on '{}'", s.topology.name()));
-  NcclMachine m{std::move(*ring), {}, std::nullopt, std::nullopt};
+  NcclMachine m{std::move(*ring), {}, std::nullopt, std::nullopt, std::nullopt};
   if (s.nvls)
     m.nvls_graph = nccl_search_nvls(s.line_topology, *s.generation);
   m.tuning = {s.generation, nullptr, nullptr,           s.topology.num_ranks(),
