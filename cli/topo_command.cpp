@@ -130,10 +130,15 @@ void add_topo_commands(CLI::App &app, RunResult &result) {
                "host us", "conn GB/s", "LL128", "description");
     for (const FabricTraits &f : all_fabrics())
       fmt::print("{:<10} {:>7.3f} {:>10.2f} {:>9.2f} {:>10.1f} {:>6.2f}  {}\n{:<58}in-network "
-                 "reduction: {}\n{:<58}source: {}\n",
+                 "reduction: {}\n{}{:<58}source: {}\n",
                  f.name, f.nic_payload_share, f.message_latency_us, f.host_cost_us,
                  f.connection_gbps, f.ll128_connection_share, f.description, "",
                  f.in_network_reduction.empty() ? "none (no --collnet)" : f.in_network_reduction,
+                 f.simple_protocol_only
+                     ? fmt::format("{:<58}protocols: Simple only (aws-ofi-nccl sets "
+                                   "NCCL_PROTO=simple)\n",
+                                   "")
+                     : "",
                  "", f.source);
     result.exit_code = kSuccess;
   });

@@ -80,7 +80,11 @@ const GenerationTraits kGenerations[] = {
      .nccl_nvls_tree_channel_gbps = {0, 0},
      .nvlink_payload_share = kAmpereFit.nvlink_payload_share,
      .nvlink_hop_us = kAmpereFit.nvlink_hop_us,
-     .nccl_tree_hop_us = kAmpereFit.nvlink_hop_us,
+     // NCCL's tree hops (Simple and LL128 NCCL's own, LL the ring's): the fitted Simple and LL128
+     // hops stand in for a ring's steps at 4-128 MiB, which a tree's short chain does not pay.
+     // The A100 pair on RoCE runs its LL128 tree at 512 KiB-4 MiB at 1.9 (20.6% -> 14.5% for the
+     // set); the p4de pair, which pulled the other way, runs Simple only (aws-ofi-nccl).
+     .nccl_tree_hop_us = {3.4, 0.63, 1.9},
      .thread_block_gbps = kAmpereFit.thread_block_gbps,
      .nvls_payload_share = 0,
      .nvls_latency_us = 0,
@@ -194,9 +198,13 @@ static_assert(std::size(kGenerations) == size_t(GpuGeneration::Cdna4) + 1,
 
 // EFA's cost per message beyond its latency (the SRD stack, aws-ofi-nccl's proxy), two
 // generations of its software apart. A p4de pair under nccl-tests' own floor takes 161-165 us at
-// 8 B-1 KiB, two messages of an LL tree: 71.6 us each. A p6-b200 pair of today's stack takes
-// 51-57 us at 8-256 B: 17 us each, carried to p5 and p5en, whose EFA runs the same software.
-constexpr double kEfaV1HostCostUs = 71.6;
+// 8 B-1 KiB: a Simple tree (aws-ofi-nccl sets NCCL_PROTO=simple on p4de), three messages across
+// the network on its critical path, 28 us each beyond the NIC's latency, and every message also
+// holds its GPU's proxy for 10.5 us, in series (fitted on the same pair's 256 KiB-64 MiB, where a
+// GPU's channels' chunks queue at its proxy). A p6-b200 pair of today's stack takes 51-57 us at
+// 8-256 B: 17 us each, carried to p5 and p5en, whose EFA runs the same software.
+constexpr double kEfaV1HostCostUs = 28.0;
+constexpr double kEfaV1ProxyUs = 10.5;
 constexpr double kEfaHostCostUs = 17.0;
 
 // The fabrics. Line rates are the NICs' (the system rows carry them); the latencies, shares and
@@ -204,50 +212,51 @@ constexpr double kEfaHostCostUs = 17.0;
 // (docs/cost-model.md, "The fabric") and carried from the nearest fitted row where not.
 const FabricTraits kFabrics[] = {
     {Fabric::InfinibandEdr, "ib_edr", "InfiniBand EDR, 100 Gb/s per port (ConnectX-4/5)", 0.926,
-     2.0, 5.12, 12.5, 0.66, "",
+     2.0, 5.12, 12.5, 0.66, false, 0, "",
      "InfiniBand Trade Association roadmap; shares and latencies as ib_hdr; SHARP v1 on EDR "
      "switches reduces small messages only, NCCL's CollNet plugin needs HDR or newer"},
     {Fabric::InfinibandHdr, "ib_hdr", "InfiniBand HDR, 200 Gb/s per port (ConnectX-6)", 0.926, 2.0,
-     5.12, 25, 0.66, "SHARPv2 (Quantum)",
+     5.12, 25, 0.66, false, 0, "SHARPv2 (Quantum)",
      "ConnectX-6 product brief; fitted with the A100 generation on 2 NDv4 nodes (MSCCLPP-NDV4)"},
     {Fabric::InfinibandNdr, "ib_ndr", "InfiniBand NDR, 400 Gb/s per port (ConnectX-7)", 0.98, 2.0,
-     11.0, 20.3, 0.66, "SHARPv3 (Quantum-2)",
+     11.0, 20.3, 0.66, false, 0, "SHARPv3 (Quantum-2)",
      "ConnectX-7 product brief; fitted on an H100 cluster of 2-8 nodes (16 channels plateau at "
      "321 GB/s, 24 at 392) and a 64-node B200 forced ring; the LL128 share on that ring's "
      "plateau at 2-4 GiB and the H100 pair's forced ring at 64-128 MiB"},
     {Fabric::InfinibandXdr, "ib_xdr", "InfiniBand XDR, 800 Gb/s per port (ConnectX-8)", 0.98, 2.0,
-     11.0, 20.3, 0.66, "SHARPv4 (Quantum-X800)",
+     11.0, 20.3, 0.66, false, 0, "SHARPv4 (Quantum-X800)",
      "ConnectX-8 SuperNIC product brief; shares and latencies as ib_ndr (no measurement)"},
     {Fabric::Roce, "roce", "RoCE v2 over 100-400 Gb/s Ethernet (ConnectX, lossless fabric)", 0.95,
-     2.0, 8.0, 25, 0.66, "",
+     2.0, 8.0, 25, 0.66, false, 0, "",
      "fitted on 2 A100 nodes of 16 x 100 Gb/s RoCE (OCI BM.GPU4.8, 8 B to 4 KiB)"},
-    {Fabric::EfaV1, "efa_v1", "AWS Elastic Fabric Adapter, 100 Gb/s per NIC (p4d, p4de)", 0.926,
-     2.0, kEfaV1HostCostUs, 12.5, 0.66, "",
-     "AWS p4d instance page; the share fitted with the A100 generation on 2 p4de nodes "
-     "(AWS-P4DE), whose 8 B-1 KiB calls the per-message cost is fitted on"},
+    {Fabric::EfaV1, "efa_v1", "AWS Elastic Fabric Adapter, 100 Gb/s per NIC (p4d, p4de)", 0.85, 2.0,
+     kEfaV1HostCostUs, 12.5, 0.66, true, kEfaV1ProxyUs, "",
+     "AWS p4d instance page; aws-ofi-nccl's platform code (NCCL_PROTO=simple on p4d and p4de); "
+     "fitted on 2 p4de nodes (AWS-P4DE): the per-message cost on their 8 B-1 KiB, the proxy's "
+     "cost per message on 256 KiB-64 MiB, the payload share (efa_v2's 0.85) from 256 MiB"},
     {Fabric::EfaV2, "efa_v2", "AWS EFA v2, 32 x 100 Gb/s per node (p5)", 0.85, 2.0, kEfaHostCostUs,
-     20.3, 0.66, "",
+     20.3, 0.66, false, 0, "",
      "AWS p5 instance page; the payload share fitted on 2-32 p5 nodes (SMHP-P5-EFA: at 0.95 "
      "each of its two sets, held out, asked 0.85 of the other), the rest as efa_v4; aws-ofi-nccl "
      "stripes a connection over a GPU's four devices, so it moves what one 400 Gb/s device's "
      "does"},
     {Fabric::EfaV3, "efa_v3", "AWS EFA v3, 16 x 200 Gb/s per node (p5en)", 0.95, 2.0,
-     kEfaHostCostUs, 20.3, 0.66, "",
+     kEfaHostCostUs, 20.3, 0.66, false, 0, "",
      "AWS p5en instance page; shares and latencies as efa_v4, the connection rate as efa_v2's "
      "(a GPU's two devices striped)"},
     {Fabric::EfaV4, "efa_v4", "AWS EFA v4, 8 x 400 Gb/s per node (p6-b200)", 0.95, 2.0,
-     kEfaHostCostUs, 24.0, 0.66, "",
+     kEfaHostCostUs, 24.0, 0.66, false, 0, "",
      "AWS p6-b200 instance page; the share and the connection rate fitted on 4 p6-b200 nodes at "
      "512 MiB-16 GiB (STAS-B200x4N-PT, rings there by aws-ofi-nccl's tuner: 16 channels reach the "
      "NICs' 380 GB/s), the per-message cost on 2 p6-b200 nodes at 8-256 B (DSTACK-P6-2N)"},
     {Fabric::GcpTcpxo, "tcpxo", "GCP GPUDirect-TCPXO, 8 x 200 Gb/s per node (a3-mega)", 0.90, 5.0,
-     58.0, 12.5, 0.66, "",
+     58.0, 12.5, 0.66, false, 0, "",
      "Google Cloud A3 Mega documentation (line rate); the per-message cost placed where published "
      "2-node a3-mega logs put the smallest AllReduce (123-160 us: two messages of an LL tree), "
      "the share and connection rate estimates of a TCP offload path, no measurement here"},
     {Fabric::Slingshot11, "slingshot11",
      "HPE Slingshot-11, 200 Gb/s per NIC (Cassini; NCCL through the aws-ofi-nccl plugin)", 0.93,
-     2.0, 8.0, 20.0, 0.66, "",
+     2.0, 8.0, 20.0, 0.66, false, 0, "",
      "HPE Slingshot and Cassini NIC product briefs (line rate); the share, latencies and "
      "connection rate are estimates carried from roce (an Ethernet-based RDMA NIC behind a "
      "libfabric provider), no measurement here"},

@@ -139,6 +139,14 @@ struct FabricTraits {
   /// channel), far below the wire format's 120/128; which part of NCCL's LL128 path across the
   /// network costs the rest is not pinned down. Carried to fabrics without a measurement.
   double ll128_connection_share;
+  /// Whether NCCL runs only its Simple protocol over this fabric: aws-ofi-nccl sets
+  /// NCCL_PROTO=simple where an EFA device cannot deliver 128-byte stores in order (p4d's and
+  /// p4de's), which LL and LL128 flags rely on, unless the user set NCCL_PROTO.
+  bool simple_protocol_only;
+  /// What each message across the network occupies the sending GPU's proxy thread,
+  /// microseconds: it posts its connections' messages one after another, so a GPU with many
+  /// channels' messages in flight pays them in series (0: overlapped, part of host_cost_us).
+  double proxy_message_us;
   /// The in-network reduction its switches offer NCCL's CollNet (IB SHARP through the
   /// NCCL-SHARP plugin: streaming aggregation, one flow per NIC rail), by name; empty where the
   /// switches reduce nothing. It needs ConnectX-6 and Quantum HDR switches or newer.

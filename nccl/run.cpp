@@ -35,6 +35,21 @@ simulator::CostModel nccl_chunked(simulator::CostModel model, CollectiveKind kin
   return model;
 }
 
+int64_t nccl_tree_simple_chunk_bytes(int64_t bytes, int channels, int nodes, int ranks_per_node) {
+  SYNCOLL_INVARIANT(channels > 0 && nodes > 0 && ranks_per_node > 0, "a tree of no ranks");
+  // NCCL's tree depth: the chain through a node, then the levels of the tree of nodes.
+  const int64_t depth = ranks_per_node - 1 + int64_t(std::floor(std::log2(double(nodes))));
+  int64_t chunk = protocol_traits(Protocol::Simple).buffer_bytes / kNcclFifoSlots;
+  const auto halve_while = [&](int64_t chunks_wanted, int64_t floor_bytes) {
+    while (bytes / (channels * chunk) < chunks_wanted && chunk > floor_bytes)
+      chunk /= 2;
+  };
+  halve_while(depth * 8, 128 * 1024);
+  halve_while(depth * 4, 64 * 1024);
+  halve_while(depth, 32 * 1024);
+  return chunk;
+}
+
 bool nccl_runs_on_topology(NcclAlgorithm algorithm) {
   switch (algorithm) {
   case NcclAlgorithm::Ring:
@@ -450,6 +465,10 @@ std::vector<NcclTreeChain> nccl_tree_chains(const simulator::SystemModel &s, con
              : nccl_channel_tree_chains(s.gpus_per_node, s.preset->nics_per_node, channels);
 }
 
+bool net_plugin_sets_simple(const simulator::SystemModel &s, const NcclRunOptions &o) {
+  return !o.protocol && s.fabric && s.fabric->simple_protocol_only;
+}
+
 Expected<std::vector<NcclEstimate>> nccl_candidates(CollectiveKind kind, int64_t bytes,
                                                     const simulator::SystemModel &s,
                                                     const NcclMachine &m, const NcclRunOptions &o) {
@@ -469,7 +488,10 @@ Expected<std::vector<NcclEstimate>> nccl_candidates(CollectiveKind kind, int64_t
     return fail({},
                 fmt::format("NCCL {} has no {}: it came in {}", nccl_version_name(o.version),
                             nccl_algorithm_name(*o.algorithm), nccl_algorithm_since(*o.algorithm)));
-  return nccl_estimates(kind, double(bytes), in);
+  std::vector<NcclEstimate> estimates = nccl_estimates(kind, double(bytes), in);
+  if (net_plugin_sets_simple(s, o))
+    std::erase_if(estimates, [](const NcclEstimate &e) { return e.protocol != Protocol::Simple; });
+  return estimates;
 }
 
 Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const simulator::SystemModel &s,
@@ -510,6 +532,8 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const simula
   NcclRun run{*choice, nccl_info_line(kind, double(bytes), *choice), {}, false};
   if (plugin_chose)
     run.info += fmt::format(" ({})", platform_tuner_name(s.preset->platform_tuner));
+  if (net_plugin_sets_simple(s, o))
+    run.info += fmt::format(" (NCCL_PROTO=simple: aws-ofi-nccl on {})", s.fabric->name);
   if (auto closed = closed_form(kind, bytes, s, m, *choice)) {
     run.result = std::move(*closed);
     run.closed_form = true;
@@ -528,6 +552,9 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const simula
         s.nodes > 1 ? kNcclP2pNetChunkBytes : kNcclP2pNvlinkChunkBytes;
   }
   po.model = nccl_chunked(po.model, kind);
+  if (choice->algorithm == NcclAlgorithm::Tree && choice->protocol == Protocol::Simple)
+    po.model.iteration_bytes[simulator::CostModel::index(Protocol::Simple)] =
+        nccl_tree_simple_chunk_bytes(bytes, choice->channels, s.nodes, s.gpus_per_node);
   // The protocol's payload rates are in the links: its NVLink share differs from its wire
   // format's share across the network.
   Topology topology = s.protocol_topology(choice->protocol);

@@ -51,6 +51,13 @@ nccl_topology_rings(const Topology &topology, CollectiveKind kind, int channels,
                                                       const TopologyRings &rings,
                                                       Protocol protocol);
 
+/// The chunk NCCL's tree moves under Simple for `bytes` on `channels` channels of `nodes` nodes
+/// of `ranks_per_node` GPUs (enqueue.cc): one FIFO slot (chunkSteps 1, not the ring's four),
+/// halved while each channel would hold fewer chunks than its pipeline needs (8, 4 and 1 times
+/// the tree's depth, down to 128, 64 and 32 KiB), so that a small call still fills the tree.
+[[nodiscard]] int64_t nccl_tree_simple_chunk_bytes(int64_t bytes, int channels, int nodes,
+                                                   int ranks_per_node);
+
 struct NcclRunOptions {
   std::optional<NcclAlgorithm> algorithm; ///< force one, as NCCL_ALGO does
   std::optional<Protocol> protocol;       ///< force one, as NCCL_PROTO does
@@ -130,9 +137,14 @@ struct NcclSystem {
 [[nodiscard]] Expected<Program> nccl_program(CollectiveKind kind, const NcclEstimate &choice,
                                              const simulator::SystemModel &system,
                                              const NcclMachine &machine);
+/// Whether the network plugin sets NCCL_PROTO=simple on the machine's fabric
+/// (FabricTraits::simple_protocol_only) and the user left NCCL_PROTO unset (`options.protocol`).
+[[nodiscard]] bool net_plugin_sets_simple(const simulator::SystemModel &system,
+                                          const NcclRunOptions &options);
 /// What NCCL chooses among for `kind` at `bytes` on the machine with `options` (its release,
-/// NVLS, CollNet; not what they force): every algorithm and protocol its tuning model costs
-/// there, with that estimate. A failure where the options cannot hold on the machine.
+/// NVLS, CollNet; not what they force; only Simple where the network plugin sets NCCL_PROTO): every
+/// algorithm and protocol its tuning model costs there, with that estimate. A failure where the
+/// options cannot hold on the machine.
 [[nodiscard]] Expected<std::vector<NcclEstimate>>
 nccl_candidates(CollectiveKind kind, int64_t bytes, const simulator::SystemModel &system,
                 const NcclMachine &machine, const NcclRunOptions &options = {});

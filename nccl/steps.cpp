@@ -170,6 +170,8 @@ std::optional<std::string> left_out_costs(const simulator::CostModel &model, Pro
     return "a thread block's copy bandwidth";
   if (model.connection_gbps > 0)
     return "a network connection's rate";
+  if (model.proxy_message_cost > 0)
+    return "a network proxy's cost per message";
   if (model.memory_gbps > 0)
     return "the memory bandwidth of reductions";
   if (model.launch > 0 || model.step_overhead > 0)

@@ -42,6 +42,10 @@ struct CostModel {
   /// The share of `connection_gbps` a connection moves in each protocol (the fabric's LL128
   /// share; Simple and LL move all of it).
   std::array<double, 3> connection_share{1, 1, 1};
+  /// What one message across nodes occupies its sending rank's network proxy (NCCL's proxy
+  /// thread, one a GPU, posting its connections' messages one after another; 0: nothing): a
+  /// message leaves no earlier than the proxy has posted the rank's messages before it.
+  Picoseconds proxy_message_cost = 0;
   /// Memory bandwidth a reduction uses, reading two operands and writing one (0: free).
   double memory_gbps = 0;
   /// How transfers cross intermediate ranks when two ranks have no direct link.

@@ -65,6 +65,9 @@ struct Fifo {
   /// Most bytes/ns its transfers move (0: the links' rates): the sending thread block's copy
   /// rate, and across nodes the fabric's per-connection rate.
   double rate_cap = 0;
+  /// The sending rank whose network proxy posts this connection's messages (CostModel's
+  /// proxy_message_cost), -1 where none does: inside a node, or a fabric without the cost.
+  int proxy = -1;
 };
 
 enum EventKind : uint32_t { kWake = 0 };
@@ -211,6 +214,8 @@ private:
   std::vector<Tb> tbs_;
   std::vector<int> tb_base_;
   std::vector<Fifo> fifos_;
+  // When each rank's network proxy is next free to post a message (CostModel::proxy_message_cost).
+  std::vector<Picoseconds> proxy_free_;
   std::vector<TraceSpan> trace_;
   std::vector<Delivery> delivered_;
   // Symbolic memory of iteration 0: per rank, cells keyed by (buffer, slot) after aliasing.
@@ -231,7 +236,9 @@ private:
                                       "has no route {}->{}",
                                       s.value(), r.value(), c.value(), t_.name(), s.value(),
                                       r.value()));
-        fifos_.push_back({route, MessageRing(capacity_), -1, -1, -1, connection_cap(s, r)});
+        const bool proxied = o_.model.proxy_message_cost > 0 && crosses_nodes(t_, s, r);
+        fifos_.push_back({route, MessageRing(capacity_), -1, -1, -1, connection_cap(s, r),
+                          proxied ? int(s.index()) : -1});
       }
       return it->second;
     };
@@ -411,8 +418,8 @@ private:
       end = now + std::max(copy_time(bytes), op_traits(in.op).reduces ? reduce_time(bytes) : 0);
       if (out_fifo) {
         const std::span<const LinkId> route = out_fifo->route;
-        const auto t = network_.start(route, bytes, now, o_.model.switching, uint32_t(tb.send_fifo),
-                                      out_fifo->rate_cap);
+        const auto t = network_.start(route, bytes, proxy_ready(*out_fifo, now), o_.model.switching,
+                                      uint32_t(tb.send_fifo), out_fifo->rate_cap);
         if (!t) {
           // Fair-shared or multi-hop: the thread block holds its connection until the network
           // says the message is in.
@@ -442,6 +449,19 @@ private:
       }
     }
     complete(g, now, end, n);
+  }
+
+  // The time a connection's message leaves, ready at `now`: across nodes, once its rank's proxy
+  // has posted the messages before it, one at a time.
+  Picoseconds proxy_ready(const Fifo &fifo, Picoseconds now) {
+    if (fifo.proxy < 0)
+      return now;
+    if (proxy_free_.empty())
+      proxy_free_.assign(size_t(p_.num_ranks()), 0);
+    Picoseconds &free = proxy_free_[size_t(fifo.proxy)];
+    const Picoseconds ready = std::max(now, free);
+    free = ready + o_.model.proxy_message_cost;
+    return ready;
   }
 
   // A transfer on the timeline of its first link (a link of the network's machine, the quotient

@@ -230,6 +230,7 @@ Expected<SystemModel> assemble(const SystemPreset &preset, int nodes, const Topo
   m.thread_block_gbps = g.thread_block_gbps;
   m.connection_gbps = f.connection_gbps;
   m.connection_share[CostModel::index(Protocol::LL128)] = f.ll128_connection_share;
+  m.proxy_message_cost = us_to_ps(f.proxy_message_us);
   m.launch = us_to_ps(preset.launch_us);
   m.sharing_window = default_sharing_window(preset, nodes);
   m.sharing_window_hop_ratio = kSharingWindowHopRatio;

@@ -19,8 +19,9 @@ std::string calibration_key(const SystemPreset &p) {
                   p.gpus_per_node, p.nics_per_node, p.nic_gbps, p.launch_us, p.host_path_gbps,
                   p.socket_links, static_cast<int>(p.platform_tuner));
   const FabricTraits &f = fabric_traits(p.fabric);
-  key += fmt::format(";fabric={},{},{},{},{},{}", f.name, f.nic_payload_share, f.message_latency_us,
-                     f.host_cost_us, f.connection_gbps, f.ll128_connection_share);
+  key += fmt::format(";fabric={},{},{},{},{},{},simple_only={},proxy={}", f.name,
+                     f.nic_payload_share, f.message_latency_us, f.host_cost_us, f.connection_gbps,
+                     f.ll128_connection_share, f.simple_protocol_only, f.proxy_message_us);
   key += fmt::format(";generation={},{},{},{},{},{},{},{},{},{},{},{}", g.name, g.nvlink_line_gbps,
                      g.nccl_nvlink_gbps, fmt::join(g.nvlink_payload_share, "/"),
                      fmt::join(g.nvlink_hop_us, "/"), fmt::join(g.thread_block_gbps, "/"),

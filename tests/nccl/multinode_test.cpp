@@ -1,6 +1,7 @@
 // NCCL across nodes of NVSwitch GPUs: its channels beside NVLS, NVLS tree's pipeline.
 #include "model/hardware.h"
 #include "model/runtime_constants.h"
+#include "nccl/algorithms.h"
 #include "nccl/run.h"
 #include "nccl/tuning.h"
 #include "simulator/system_model.h"
@@ -279,6 +280,76 @@ TEST(NcclRunTest, AwsNodesRunTheRegionTunersChoiceFromThreeNodes) {
   EXPECT_EQ(choose("aws_p5", 16, ring).choice.algorithm, NcclAlgorithm::Ring);
   // A machine without the plugin: the same nodes over InfiniBand choose as NCCL does.
   EXPECT_EQ(choose("dgx_superpod_h100", 16, {}).info.find("tuner"), std::string::npos);
+}
+
+TEST(NcclRunTest, P4deRunsSimpleAtEverySizeAsAwsOfiNcclSetsIt) {
+  // aws-ofi-nccl sets NCCL_PROTO=simple on p4d and p4de, whose EFA devices do not deliver
+  // 128-byte stores in order: NCCL runs Simple from 8 B to 1 GiB there, and says why. A protocol
+  // the user sets wins (the plugin only warns); A100 nodes on InfiniBand keep LL for 8 bytes.
+  auto p4de = nccl_system(*find_system_preset("aws_p4de"), 2);
+  ASSERT_TRUE(p4de) << p4de.error().to_string();
+  for (int64_t size : {int64_t(8), int64_t(1) << 20, int64_t(1) << 30}) {
+    auto run = simulate_nccl(CollectiveKind::Allreduce, size, p4de->system, p4de->nccl, {});
+    ASSERT_TRUE(run) << run.error().to_string();
+    EXPECT_EQ(run->choice.protocol, Protocol::Simple) << size << " B: " << run->info;
+    EXPECT_NE(run->info.find("NCCL_PROTO=simple: aws-ofi-nccl on efa_v1"), std::string::npos)
+        << run->info;
+  }
+  auto candidates = nccl_candidates(CollectiveKind::Allreduce, 8, p4de->system, p4de->nccl, {});
+  ASSERT_TRUE(candidates);
+  for (const NcclEstimate &e : *candidates)
+    EXPECT_EQ(e.protocol, Protocol::Simple);
+  NcclRunOptions ll;
+  ll.protocol = Protocol::LL;
+  auto asked = simulate_nccl(CollectiveKind::Allreduce, 8, p4de->system, p4de->nccl, ll);
+  ASSERT_TRUE(asked) << asked.error().to_string();
+  EXPECT_EQ(asked->choice.protocol, Protocol::LL);
+  EXPECT_EQ(asked->info.find("NCCL_PROTO=simple"), std::string::npos) << asked->info;
+  auto hdr = nccl_system(*find_system_preset("dgx_a100"), 2);
+  ASSERT_TRUE(hdr);
+  auto small = simulate_nccl(CollectiveKind::Allreduce, 8, hdr->system, hdr->nccl, {});
+  ASSERT_TRUE(small);
+  EXPECT_EQ(small->choice.protocol, Protocol::LL);
+}
+
+TEST(NcclTreeChunkTest, SimpleTreeChunksHalveUntilEveryChannelFillsTheTree) {
+  // Two nodes of 8 GPUs (a tree 8 deep) on 24 channels: one 512 KiB FIFO slot while a channel
+  // holds 64 chunks of it, else halved down to 128 KiB, to 64 KiB while it holds fewer than 32,
+  // to 32 KiB while fewer than 8.
+  EXPECT_EQ(nccl_tree_simple_chunk_bytes(int64_t(2) << 30, 24, 2, 8), 512 * 1024);
+  EXPECT_EQ(nccl_tree_simple_chunk_bytes(int64_t(128) << 20, 24, 2, 8), 128 * 1024);
+  EXPECT_EQ(nccl_tree_simple_chunk_bytes(int64_t(16) << 20, 24, 2, 8), 64 * 1024);
+  EXPECT_EQ(nccl_tree_simple_chunk_bytes(int64_t(2) << 20, 24, 2, 8), 32 * 1024);
+  EXPECT_EQ(nccl_tree_simple_chunk_bytes(8, 1, 2, 8), 32 * 1024);
+  // A deeper tree (64 nodes: 7 + 6 levels) halves sooner.
+  EXPECT_EQ(nccl_tree_simple_chunk_bytes(int64_t(512) << 20, 24, 2, 8), 256 * 1024);
+  EXPECT_EQ(nccl_tree_simple_chunk_bytes(int64_t(512) << 20, 24, 64, 8), 128 * 1024);
+}
+
+TEST(NcclRunTest, AGpusProxyPostsItsMessagesAcrossTheNetworkOneAfterAnother) {
+  // EFA's first software generation holds a GPU's proxy thread for every message: an 8-byte
+  // tree's one channel queues at most its four pipeline chunks at a proxy, while a 16 MiB tree's
+  // 24 channels queue their 64 KiB chunks at the proxies of the GPUs that hold the NICs.
+  const SystemPreset &preset = *find_system_preset("aws_p4de");
+  const GenerationTraits &row = generation_traits(preset.generation);
+  FabricTraits without = fabric_traits(preset.fabric);
+  ASSERT_GT(without.proxy_message_us, 0);
+  without.proxy_message_us = 0;
+  auto time_us = [&](const FabricTraits &fabric, int64_t size) {
+    auto system = simulator::make_system_model(preset, 2, 0, row, fabric);
+    EXPECT_TRUE(system);
+    auto machine = nccl_machine(*system);
+    EXPECT_TRUE(machine);
+    auto run = simulate_nccl(CollectiveKind::Allreduce, size, *system, *machine, {});
+    EXPECT_TRUE(run) << run.error().to_string();
+    return double(run->result.completion) / 1e6;
+  };
+  const FabricTraits &with = fabric_traits(preset.fabric);
+  const double small = time_us(with, 8) - time_us(without, 8);
+  EXPECT_GE(small, 0);
+  EXPECT_LE(small, kNcclTreePipelineChunks * with.proxy_message_us);
+  const int64_t mid = int64_t(16) << 20;
+  EXPECT_GT(time_us(with, mid), 1.1 * time_us(without, mid));
 }
 
 } // namespace

@@ -221,6 +221,11 @@ TEST(NcclStepsTest, StreamedRingRefusesWhatItDoesNotModel) {
   const auto costs = simulate_streamed_ring(*one, t, 1 << 20, nccl_preset(), Protocol::Simple);
   ASSERT_FALSE(costs);
   EXPECT_NE(costs.error().to_string().find("per-message latency"), std::string::npos);
+  simulator::CostModel proxied;
+  proxied.proxy_message_cost = 10'000'000;
+  const auto proxy = simulate_streamed_ring(*one, t, 1 << 20, proxied, Protocol::Simple);
+  ASSERT_FALSE(proxy);
+  EXPECT_NE(proxy.error().to_string().find("proxy's cost per message"), std::string::npos);
   const auto four = NcclRingSteps::create(CollectiveKind::Allreduce, graph->channel_rings(4));
   ASSERT_TRUE(four.has_value());
   const auto shared = simulate_streamed_ring(*four, t, 1 << 20, {}, Protocol::Simple);
