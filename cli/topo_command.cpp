@@ -107,6 +107,18 @@ void print_nccl_machine(const nccl::XmlMachine &m) {
   }
 }
 
+// The lines of a fabric's row that only some fabrics have: NCCL's protocols where a network
+// plugin restricts them, the proxy's cost per message where it queues.
+std::string fabric_extras(const FabricTraits &f) {
+  std::string out;
+  if (f.simple_protocol_only)
+    out += fmt::format("{:<58}protocols: Simple only (aws-ofi-nccl sets NCCL_PROTO=simple)\n", "");
+  if (f.proxy_message_us > 0)
+    out += fmt::format("{:<58}proxy: {:.1f} us a message, in series per GPU\n", "",
+                       f.proxy_message_us);
+  return out;
+}
+
 } // namespace
 
 void add_topo_commands(CLI::App &app, RunResult &result) {
@@ -134,12 +146,7 @@ void add_topo_commands(CLI::App &app, RunResult &result) {
                  f.name, f.nic_payload_share, f.message_latency_us, f.host_cost_us,
                  f.connection_gbps, f.ll128_connection_share, f.description, "",
                  f.in_network_reduction.empty() ? "none (no --collnet)" : f.in_network_reduction,
-                 f.simple_protocol_only
-                     ? fmt::format("{:<58}protocols: Simple only (aws-ofi-nccl sets "
-                                   "NCCL_PROTO=simple)\n",
-                                   "")
-                     : "",
-                 "", f.source);
+                 fabric_extras(f), "", f.source);
     result.exit_code = kSuccess;
   });
 

@@ -8,6 +8,7 @@
 #include "simulator/program_sim.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -38,7 +39,7 @@ simulator::CostModel nccl_chunked(simulator::CostModel model, CollectiveKind kin
 int64_t nccl_tree_simple_chunk_bytes(int64_t bytes, int channels, int nodes, int ranks_per_node) {
   SYNCOLL_INVARIANT(channels > 0 && nodes > 0 && ranks_per_node > 0, "a tree of no ranks");
   // NCCL's tree depth: the chain through a node, then the levels of the tree of nodes.
-  const int64_t depth = ranks_per_node - 1 + int64_t(std::floor(std::log2(double(nodes))));
+  const int64_t depth = ranks_per_node - 1 + (std::bit_width(unsigned(nodes)) - 1);
   int64_t chunk = protocol_traits(Protocol::Simple).buffer_bytes / kNcclFifoSlots;
   const auto halve_while = [&](int64_t chunks_wanted, int64_t floor_bytes) {
     while (bytes / (channels * chunk) < chunks_wanted && chunk > floor_bytes)
@@ -465,9 +466,15 @@ std::vector<NcclTreeChain> nccl_tree_chains(const simulator::SystemModel &s, con
              : nccl_channel_tree_chains(s.gpus_per_node, s.preset->nics_per_node, channels);
 }
 
+namespace {
+
+// Whether the network plugin sets NCCL_PROTO=simple on the machine's fabric
+// (FabricTraits::simple_protocol_only) and the user left NCCL_PROTO unset.
 bool net_plugin_sets_simple(const simulator::SystemModel &s, const NcclRunOptions &o) {
   return !o.protocol && s.fabric && s.fabric->simple_protocol_only;
 }
+
+} // namespace
 
 Expected<std::vector<NcclEstimate>> nccl_candidates(CollectiveKind kind, int64_t bytes,
                                                     const simulator::SystemModel &s,

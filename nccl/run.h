@@ -137,10 +137,6 @@ struct NcclSystem {
 [[nodiscard]] Expected<Program> nccl_program(CollectiveKind kind, const NcclEstimate &choice,
                                              const simulator::SystemModel &system,
                                              const NcclMachine &machine);
-/// Whether the network plugin sets NCCL_PROTO=simple on the machine's fabric
-/// (FabricTraits::simple_protocol_only) and the user left NCCL_PROTO unset (`options.protocol`).
-[[nodiscard]] bool net_plugin_sets_simple(const simulator::SystemModel &system,
-                                          const NcclRunOptions &options);
 /// What NCCL chooses among for `kind` at `bytes` on the machine with `options` (its release,
 /// NVLS, CollNet; not what they force; only Simple where the network plugin sets NCCL_PROTO): every
 /// algorithm and protocol its tuning model costs there, with that estimate. A failure where the

@@ -102,6 +102,7 @@ public:
     // FIFO step travels alone.
     split_ = chunk_bytes_ >= o_.model.iteration_bytes[pi];
     capacity_ = o_.model.fifo_capacity[pi];
+    proxy_free_.assign(size_t(p_.num_ranks()), 0);
     if (auto ok = build(); !ok)
       return tl::unexpected(ok.error());
     for (size_t g = 0; g < tbs_.size(); ++g) {
@@ -456,8 +457,6 @@ private:
   Picoseconds proxy_ready(const Fifo &fifo, Picoseconds now) {
     if (fifo.proxy < 0)
       return now;
-    if (proxy_free_.empty())
-      proxy_free_.assign(size_t(p_.num_ranks()), 0);
     Picoseconds &free = proxy_free_[size_t(fifo.proxy)];
     const Picoseconds ready = std::max(now, free);
     free = ready + o_.model.proxy_message_cost;

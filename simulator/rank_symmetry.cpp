@@ -242,11 +242,11 @@ bool RankSymmetry::take_routes(const Program &program, const Topology &topology,
   // fluid engine's rates follow the order in which it meets hops that start in one picosecond,
   // an order over every rank: in a run over every rank of NCCL's Alltoall on four nodes the first
   // node's links are busy half as long as the others'), and capped as it is: across nodes where
-  // it is.
+  // it is (so is its proxy's queue).
   const auto alike = [&](RankId src, RankId dst) {
     const std::span<const LinkId> full = routes.route(src, dst);
     const auto key = canonical(src, dst);
-    if (model.connection_gbps > 0 &&
+    if ((model.connection_gbps > 0 || model.proxy_message_cost > 0) &&
         crosses_nodes(topology, src, dst) != crosses_nodes(topology, key.first, key.second))
       return false;
     auto it = routes_.find({key.first.value(), key.second.value()});
