@@ -198,14 +198,16 @@ static_assert(std::size(kGenerations) == size_t(GpuGeneration::Cdna4) + 1,
 
 // EFA's cost per message beyond its latency (the SRD stack, aws-ofi-nccl's proxy), two
 // generations of its software apart. A p4de pair under nccl-tests' own floor takes 161-165 us at
-// 8 B-1 KiB: a Simple tree (aws-ofi-nccl sets NCCL_PROTO=simple on p4de), three messages across
-// the network on its critical path, 28 us each beyond the NIC's latency, and every message also
-// holds its GPU's proxy for 10.5 us, in series (fitted on the same pair's 256 KiB-64 MiB, where a
-// GPU's channels' chunks queue at its proxy). A p6-b200 pair of today's stack takes 51-57 us at
-// 8-256 B: 17 us each, carried to p5 and p5en, whose EFA runs the same software.
-constexpr double kEfaV1HostCostUs = 28.0;
-constexpr double kEfaV1ProxyUs = 10.5;
+// 8 B-1 KiB: a Simple tree (aws-ofi-nccl sets NCCL_PROTO=simple on p4de) of one chunk a channel,
+// two messages across the network on its critical path (up and down), 48 us each beyond the NIC's
+// latency; every message also holds its GPU's proxy thread for 11 us, in series (fitted on the
+// same pair's 256 KiB-64 MiB, where a GPU's channels' chunks queue at its proxy). A p6-b200 pair
+// of today's stack takes 51-57 us at 8-256 B: 17 us a message, carried to p5 and p5en, whose EFA
+// runs the same software, with 3 us a message at the proxy (p5's AlltoAll and AllReduce sets).
+constexpr double kEfaV1HostCostUs = 48.0;
+constexpr double kEfaV1ProxyUs = 11.0;
 constexpr double kEfaHostCostUs = 17.0;
+constexpr double kEfaProxyUs = 3.0;
 
 // The fabrics. Line rates are the NICs' (the system rows carry them); the latencies, shares and
 // connection rates are fitted by `bench/fidelity_bench --fit` where measurements exist
@@ -219,12 +221,13 @@ const FabricTraits kFabrics[] = {
      5.12, 25, 0.66, false, 0, "SHARPv2 (Quantum)",
      "ConnectX-6 product brief; fitted with the A100 generation on 2 NDv4 nodes (MSCCLPP-NDV4)"},
     {Fabric::InfinibandNdr, "ib_ndr", "InfiniBand NDR, 400 Gb/s per port (ConnectX-7)", 0.98, 2.0,
-     11.0, 20.3, 0.66, false, 0, "SHARPv3 (Quantum-2)",
+     13.0, 20.3, 0.66, false, 0, "SHARPv3 (Quantum-2)",
      "ConnectX-7 product brief; fitted on an H100 cluster of 2-8 nodes (16 channels plateau at "
-     "321 GB/s, 24 at 392) and a 64-node B200 forced ring; the LL128 share on that ring's "
+     "321 GB/s, 24 at 392; the per-message cost on its trees of NCCL's chunks, 13 us) and a "
+     "64-node B200 forced ring; the LL128 share on that ring's "
      "plateau at 2-4 GiB and the H100 pair's forced ring at 64-128 MiB"},
     {Fabric::InfinibandXdr, "ib_xdr", "InfiniBand XDR, 800 Gb/s per port (ConnectX-8)", 0.98, 2.0,
-     11.0, 20.3, 0.66, false, 0, "SHARPv4 (Quantum-X800)",
+     13.0, 20.3, 0.66, false, 0, "SHARPv4 (Quantum-X800)",
      "ConnectX-8 SuperNIC product brief; shares and latencies as ib_ndr (no measurement)"},
     {Fabric::Roce, "roce", "RoCE v2 over 100-400 Gb/s Ethernet (ConnectX, lossless fabric)", 0.95,
      2.0, 8.0, 25, 0.66, false, 0, "",
@@ -235,17 +238,17 @@ const FabricTraits kFabrics[] = {
      "fitted on 2 p4de nodes (AWS-P4DE): the per-message cost on their 8 B-1 KiB, the proxy's "
      "cost per message on 256 KiB-64 MiB, the payload share (efa_v2's 0.85) from 256 MiB"},
     {Fabric::EfaV2, "efa_v2", "AWS EFA v2, 32 x 100 Gb/s per node (p5)", 0.85, 2.0, kEfaHostCostUs,
-     20.3, 0.66, false, 0, "",
+     20.3, 0.66, false, kEfaProxyUs, "",
      "AWS p5 instance page; the payload share fitted on 2-32 p5 nodes (SMHP-P5-EFA: at 0.95 "
      "each of its two sets, held out, asked 0.85 of the other), the rest as efa_v4; aws-ofi-nccl "
      "stripes a connection over a GPU's four devices, so it moves what one 400 Gb/s device's "
-     "does"},
+     "does; the proxy's cost per message placed on the same sets (3 us: AlltoAll 22.1% -> 19.7%)"},
     {Fabric::EfaV3, "efa_v3", "AWS EFA v3, 16 x 200 Gb/s per node (p5en)", 0.95, 2.0,
-     kEfaHostCostUs, 20.3, 0.66, false, 0, "",
+     kEfaHostCostUs, 20.3, 0.66, false, kEfaProxyUs, "",
      "AWS p5en instance page; shares and latencies as efa_v4, the connection rate as efa_v2's "
      "(a GPU's two devices striped)"},
     {Fabric::EfaV4, "efa_v4", "AWS EFA v4, 8 x 400 Gb/s per node (p6-b200)", 0.95, 2.0,
-     kEfaHostCostUs, 24.0, 0.66, false, 0, "",
+     kEfaHostCostUs, 24.0, 0.66, false, kEfaProxyUs, "",
      "AWS p6-b200 instance page; the share and the connection rate fitted on 4 p6-b200 nodes at "
      "512 MiB-16 GiB (STAS-B200x4N-PT, rings there by aws-ofi-nccl's tuner: 16 channels reach the "
      "NICs' 380 GB/s), the per-message cost on 2 p6-b200 nodes at 8-256 B (DSTACK-P6-2N)"},

@@ -51,6 +51,34 @@ int64_t nccl_tree_simple_chunk_bytes(int64_t bytes, int channels, int nodes, int
   return chunk;
 }
 
+int64_t nccl_tree_ll128_chunk_bytes(int64_t bytes, int channels, int nodes, int ranks_per_node) {
+  SYNCOLL_INVARIANT(channels > 0 && nodes > 0 && ranks_per_node > 0, "a tree of no ranks");
+  const ProtocolTraits &ll128 = protocol_traits(Protocol::LL128);
+  const double ppn = double(ranks_per_node);
+  const double steps = 1 + (std::bit_width(unsigned(nodes)) - 1) + 0.1 * ppn;
+  int64_t slot = ll128.buffer_bytes / kNcclFifoSlots;
+  const auto halve_while = [&](double chunks_wanted, int64_t floor_bytes) {
+    while (double(bytes / (channels * slot)) < chunks_wanted && slot > floor_bytes)
+      slot /= 2;
+  };
+  halve_while(steps * 64 / ppn, 128 * 1024);
+  halve_while(steps * 16 / ppn, 32 * 1024);
+  return std::llround(double(slot) * ll128.payload_fraction);
+}
+
+int64_t nccl_tree_chunk_bytes(Protocol protocol, int64_t bytes, int channels, int nodes,
+                              int ranks_per_node) {
+  switch (protocol) {
+  case Protocol::Simple:
+    return nccl_tree_simple_chunk_bytes(bytes, channels, nodes, ranks_per_node);
+  case Protocol::LL128:
+    return nccl_tree_ll128_chunk_bytes(bytes, channels, nodes, ranks_per_node);
+  case Protocol::LL:
+    return protocol_traits(Protocol::LL).executor_tile_bytes;
+  }
+  SYNCOLL_UNREACHABLE("a protocol without a tree chunk");
+}
+
 bool nccl_runs_on_topology(NcclAlgorithm algorithm) {
   switch (algorithm) {
   case NcclAlgorithm::Ring:
@@ -342,7 +370,7 @@ Expected<Program> nccl_program(CollectiveKind kind, const NcclEstimate &choice,
     for (size_t c = 0; c < chains.size(); ++c)
       trees.push_back(nccl_tree_parents(s.nodes, chains[c],
                                         nccl_channel_tree_index(int(c), int(chains.size()))));
-    return nccl_tree_allreduce_program(trees, kNcclTreePipelineChunks, choice.protocol);
+    return nccl_tree_allreduce_program(trees, 1, choice.protocol);
   }
   case NcclAlgorithm::Pat:
     return kind == CollectiveKind::Allgather
@@ -559,9 +587,9 @@ Expected<NcclRun> simulate_nccl(CollectiveKind kind, int64_t bytes, const simula
         s.nodes > 1 ? kNcclP2pNetChunkBytes : kNcclP2pNvlinkChunkBytes;
   }
   po.model = nccl_chunked(po.model, kind);
-  if (choice->algorithm == NcclAlgorithm::Tree && choice->protocol == Protocol::Simple)
-    po.model.iteration_bytes[simulator::CostModel::index(Protocol::Simple)] =
-        nccl_tree_simple_chunk_bytes(bytes, choice->channels, s.nodes, s.gpus_per_node);
+  if (choice->algorithm == NcclAlgorithm::Tree)
+    po.model.iteration_bytes[simulator::CostModel::index(choice->protocol)] =
+        nccl_tree_chunk_bytes(choice->protocol, bytes, choice->channels, s.nodes, s.gpus_per_node);
   // The protocol's payload rates are in the links: its NVLink share differs from its wire
   // format's share across the network.
   Topology topology = s.protocol_topology(choice->protocol);

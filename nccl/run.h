@@ -58,6 +58,15 @@ nccl_topology_rings(const Topology &topology, CollectiveKind kind, int channels,
 [[nodiscard]] int64_t nccl_tree_simple_chunk_bytes(int64_t bytes, int channels, int nodes,
                                                    int ranks_per_node);
 
+/// The same under LL128 (enqueue.cc): one FIFO slot's payload, halved while a channel holds
+/// fewer than (1 + log2 nodes + ranks_per_node / 10) x 64 / ranks_per_node chunks (down to
+/// 128 KiB of slot), then x 16 (down to 32 KiB).
+[[nodiscard]] int64_t nccl_tree_ll128_chunk_bytes(int64_t bytes, int channels, int nodes,
+                                                  int ranks_per_node);
+/// The pipeline piece of NCCL's tree under `protocol` (LL: one FIFO slot's payload).
+[[nodiscard]] int64_t nccl_tree_chunk_bytes(Protocol protocol, int64_t bytes, int channels,
+                                            int nodes, int ranks_per_node);
+
 struct NcclRunOptions {
   std::optional<NcclAlgorithm> algorithm; ///< force one, as NCCL_ALGO does
   std::optional<Protocol> protocol;       ///< force one, as NCCL_PROTO does
