@@ -11,6 +11,7 @@
 #include <bit>
 #include <cmath>
 #include <fmt/format.h>
+#include <initializer_list>
 
 namespace syncoll::nccl {
 
@@ -36,45 +37,50 @@ simulator::CostModel nccl_chunked(simulator::CostModel model, CollectiveKind kin
   return model;
 }
 
-int64_t nccl_tree_simple_chunk_bytes(int64_t bytes, int channels, int nodes, int ranks_per_node) {
-  SYNCOLL_INVARIANT(channels > 0 && nodes > 0 && ranks_per_node > 0, "a tree of no ranks");
-  // NCCL's tree depth: the chain through a node, then the levels of the tree of nodes.
-  const int64_t depth = ranks_per_node - 1 + (std::bit_width(unsigned(nodes)) - 1);
-  int64_t chunk = protocol_traits(Protocol::Simple).buffer_bytes / kNcclFifoSlots;
-  const auto halve_while = [&](int64_t chunks_wanted, int64_t floor_bytes) {
-    while (bytes / (channels * chunk) < chunks_wanted && chunk > floor_bytes)
+namespace {
+
+// NCCL's integer log2 of a node count (log2i): the levels of its tree of nodes.
+int tree_levels(int nodes) {
+  return std::bit_width(unsigned(nodes)) - 1;
+}
+
+// A tree chunk as enqueue.cc shrinks it: from `chunk`, each round halves it while a channel's
+// share of `bytes` holds fewer than the round's chunks and the chunk is above its floor.
+struct HalvingRound {
+  double chunks_wanted;
+  int64_t floor_bytes;
+};
+int64_t halved_chunk(int64_t bytes, int channels, int64_t chunk,
+                     std::initializer_list<HalvingRound> rounds) {
+  for (const HalvingRound &round : rounds)
+    while (double(bytes / (channels * chunk)) < round.chunks_wanted && chunk > round.floor_bytes)
       chunk /= 2;
-  };
-  halve_while(depth * 8, 128 * 1024);
-  halve_while(depth * 4, 64 * 1024);
-  halve_while(depth, 32 * 1024);
   return chunk;
 }
 
-int64_t nccl_tree_ll128_chunk_bytes(int64_t bytes, int channels, int nodes, int ranks_per_node) {
-  SYNCOLL_INVARIANT(channels > 0 && nodes > 0 && ranks_per_node > 0, "a tree of no ranks");
-  const ProtocolTraits &ll128 = protocol_traits(Protocol::LL128);
-  const double ppn = double(ranks_per_node);
-  const double steps = 1 + (std::bit_width(unsigned(nodes)) - 1) + 0.1 * ppn;
-  int64_t slot = ll128.buffer_bytes / kNcclFifoSlots;
-  const auto halve_while = [&](double chunks_wanted, int64_t floor_bytes) {
-    while (double(bytes / (channels * slot)) < chunks_wanted && slot > floor_bytes)
-      slot /= 2;
-  };
-  halve_while(steps * 64 / ppn, 128 * 1024);
-  halve_while(steps * 16 / ppn, 32 * 1024);
-  return std::llround(double(slot) * ll128.payload_fraction);
-}
+} // namespace
 
 int64_t nccl_tree_chunk_bytes(Protocol protocol, int64_t bytes, int channels, int nodes,
                               int ranks_per_node) {
+  SYNCOLL_INVARIANT(channels > 0 && nodes > 0 && ranks_per_node > 0, "a tree of no ranks");
+  const ProtocolTraits &traits = protocol_traits(protocol);
+  const int64_t slot = traits.buffer_bytes / kNcclFifoSlots;
   switch (protocol) {
-  case Protocol::Simple:
-    return nccl_tree_simple_chunk_bytes(bytes, channels, nodes, ranks_per_node);
-  case Protocol::LL128:
-    return nccl_tree_ll128_chunk_bytes(bytes, channels, nodes, ranks_per_node);
+  case Protocol::Simple: {
+    // The tree's depth: the chain through a node, then the levels of the tree of nodes.
+    const double depth = ranks_per_node - 1 + tree_levels(nodes);
+    return halved_chunk(bytes, channels, slot,
+                        {{depth * 8, 128 * 1024}, {depth * 4, 64 * 1024}, {depth, 32 * 1024}});
+  }
+  case Protocol::LL128: {
+    const double ppn = ranks_per_node;
+    const double steps = 1 + tree_levels(nodes) + 0.1 * ppn;
+    const int64_t chunk = halved_chunk(
+        bytes, channels, slot, {{steps * 64 / ppn, 128 * 1024}, {steps * 16 / ppn, 32 * 1024}});
+    return std::llround(double(chunk) * traits.payload_fraction);
+  }
   case Protocol::LL:
-    return protocol_traits(Protocol::LL).executor_tile_bytes;
+    return traits.executor_tile_bytes;
   }
   SYNCOLL_UNREACHABLE("a protocol without a tree chunk");
 }

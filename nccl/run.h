@@ -51,19 +51,13 @@ nccl_topology_rings(const Topology &topology, CollectiveKind kind, int channels,
                                                       const TopologyRings &rings,
                                                       Protocol protocol);
 
-/// The chunk NCCL's tree moves under Simple for `bytes` on `channels` channels of `nodes` nodes
-/// of `ranks_per_node` GPUs (enqueue.cc): one FIFO slot (chunkSteps 1, not the ring's four),
-/// halved while each channel would hold fewer chunks than its pipeline needs (8, 4 and 1 times
-/// the tree's depth, down to 128, 64 and 32 KiB), so that a small call still fills the tree.
-[[nodiscard]] int64_t nccl_tree_simple_chunk_bytes(int64_t bytes, int channels, int nodes,
-                                                   int ranks_per_node);
-
-/// The same under LL128 (enqueue.cc): one FIFO slot's payload, halved while a channel holds
-/// fewer than (1 + log2 nodes + ranks_per_node / 10) x 64 / ranks_per_node chunks (down to
-/// 128 KiB of slot), then x 16 (down to 32 KiB).
-[[nodiscard]] int64_t nccl_tree_ll128_chunk_bytes(int64_t bytes, int channels, int nodes,
-                                                  int ranks_per_node);
-/// The pipeline piece of NCCL's tree under `protocol` (LL: one FIFO slot's payload).
+/// The piece NCCL's tree moves under `protocol` for `bytes` on `channels` channels of `nodes`
+/// nodes of `ranks_per_node` GPUs (enqueue.cc), in payload bytes: one FIFO slot (chunkSteps 1,
+/// not the ring's four), halved while a channel would hold fewer chunks than the tree's pipeline
+/// needs, so that a small call still fills the tree. Simple: while fewer than 8, 4 and 1 times
+/// the tree's depth (ranks_per_node - 1 + log2 nodes), down to 128, 64 and 32 KiB. LL128: while
+/// fewer than (1 + log2 nodes + ranks_per_node / 10) x 64 / ranks_per_node, stopping at or under
+/// 128 KiB of slot, then x 16, at or under 32 KiB. LL: one slot's payload at every size.
 [[nodiscard]] int64_t nccl_tree_chunk_bytes(Protocol protocol, int64_t bytes, int channels,
                                             int nodes, int ranks_per_node);
 

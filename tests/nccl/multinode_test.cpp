@@ -320,29 +320,28 @@ TEST(NcclTreeChunkTest, SimpleTreeChunksHalveUntilEveryChannelFillsTheTree) {
   // Two nodes of 8 GPUs (a tree 8 deep) on 24 channels: one 512 KiB FIFO slot while a channel
   // holds 64 chunks of it, else halved down to 128 KiB, to 64 KiB while it holds fewer than 32,
   // to 32 KiB while fewer than 8.
-  EXPECT_EQ(nccl_tree_simple_chunk_bytes(int64_t(2) << 30, 24, 2, 8), 512 * 1024);
-  EXPECT_EQ(nccl_tree_simple_chunk_bytes(int64_t(128) << 20, 24, 2, 8), 128 * 1024);
-  EXPECT_EQ(nccl_tree_simple_chunk_bytes(int64_t(16) << 20, 24, 2, 8), 64 * 1024);
-  EXPECT_EQ(nccl_tree_simple_chunk_bytes(int64_t(2) << 20, 24, 2, 8), 32 * 1024);
-  EXPECT_EQ(nccl_tree_simple_chunk_bytes(8, 1, 2, 8), 32 * 1024);
+  EXPECT_EQ(nccl_tree_chunk_bytes(Protocol::Simple, int64_t(2) << 30, 24, 2, 8), 512 * 1024);
+  EXPECT_EQ(nccl_tree_chunk_bytes(Protocol::Simple, int64_t(128) << 20, 24, 2, 8), 128 * 1024);
+  EXPECT_EQ(nccl_tree_chunk_bytes(Protocol::Simple, int64_t(16) << 20, 24, 2, 8), 64 * 1024);
+  EXPECT_EQ(nccl_tree_chunk_bytes(Protocol::Simple, int64_t(2) << 20, 24, 2, 8), 32 * 1024);
+  EXPECT_EQ(nccl_tree_chunk_bytes(Protocol::Simple, 8, 1, 2, 8), 32 * 1024);
   // A deeper tree (64 nodes: 7 + 6 levels) halves sooner.
-  EXPECT_EQ(nccl_tree_simple_chunk_bytes(int64_t(512) << 20, 24, 2, 8), 256 * 1024);
-  EXPECT_EQ(nccl_tree_simple_chunk_bytes(int64_t(512) << 20, 24, 64, 8), 128 * 1024);
+  EXPECT_EQ(nccl_tree_chunk_bytes(Protocol::Simple, int64_t(512) << 20, 24, 2, 8), 256 * 1024);
+  EXPECT_EQ(nccl_tree_chunk_bytes(Protocol::Simple, int64_t(512) << 20, 24, 64, 8), 128 * 1024);
 }
 
 TEST(NcclTreeChunkTest, Ll128TreeChunksHalveTowardsWhatADeepTreeNeeds) {
   // One 614,400-byte LL128 slot (576,000 B of payload), halved while a channel holds fewer than
   // (1 + log2 nodes + ppn / 10) x 64 / ppn chunks (22.4 on 2 nodes of 8), stopping at or under
   // 128 KiB, then while fewer than a quarter of that (5.6), stopping at or under 32 KiB.
-  EXPECT_EQ(nccl_tree_ll128_chunk_bytes(int64_t(2) << 30, 16, 2, 8), 576'000);
-  EXPECT_EQ(nccl_tree_ll128_chunk_bytes(int64_t(8) << 20, 16, 2, 8), 72'000);
-  EXPECT_EQ(nccl_tree_ll128_chunk_bytes(int64_t(1) << 20, 16, 2, 8), 18'000);
-  // 64 nodes want 62.4 and 15.6 chunks a channel: 8 MiB goes down to the smallest chunk.
-  EXPECT_EQ(nccl_tree_ll128_chunk_bytes(int64_t(8) << 20, 16, 64, 8), 18'000);
-  // Every protocol's tree piece: LL one slot's payload at every size.
-  EXPECT_EQ(nccl_tree_chunk_bytes(Protocol::LL, 8, 1, 2, 8), 32 * 1024);
+  EXPECT_EQ(nccl_tree_chunk_bytes(Protocol::LL128, int64_t(2) << 30, 16, 2, 8), 576'000);
   EXPECT_EQ(nccl_tree_chunk_bytes(Protocol::LL128, int64_t(8) << 20, 16, 2, 8), 72'000);
-  EXPECT_EQ(nccl_tree_chunk_bytes(Protocol::Simple, int64_t(16) << 20, 24, 2, 8), 64 * 1024);
+  EXPECT_EQ(nccl_tree_chunk_bytes(Protocol::LL128, int64_t(1) << 20, 16, 2, 8), 18'000);
+  // 64 nodes want 62.4 and 15.6 chunks a channel: 8 MiB goes down to the smallest chunk.
+  EXPECT_EQ(nccl_tree_chunk_bytes(Protocol::LL128, int64_t(8) << 20, 16, 64, 8), 18'000);
+  // LL: one slot's payload at every size.
+  EXPECT_EQ(nccl_tree_chunk_bytes(Protocol::LL, 8, 1, 2, 8), 32 * 1024);
+  EXPECT_EQ(nccl_tree_chunk_bytes(Protocol::LL, int64_t(2) << 30, 16, 64, 8), 32 * 1024);
 }
 
 TEST(NcclRunTest, AGpusProxyPostsItsMessagesAcrossTheNetworkOneAfterAnother) {
