@@ -95,6 +95,9 @@ void print_nccl_machine(const nccl::XmlMachine &m) {
       fmt::print(", {} NVLinks to NVSwitch", g.nvswitch_nvlinks);
     if (g.c2c_gbps > 0)
       fmt::print(", C2C {} GB/s", format_decimal(g.c2c_gbps));
+    if (g.self_nvlinks > 0)
+      fmt::print(", {} NVLinks to itself (passed over, as NCCL's paths pass over them)",
+                 g.self_nvlinks);
     fmt::print("\n");
   }
   for (const nccl::XmlNic &n : m.nics) {

@@ -31,7 +31,14 @@ struct PciNode {
   int cpu = 0;
   double gbps = 0; ///< its link to the parent, per direction
   int gpu = -1;    ///< index into the GPUs read, when it holds one
+  int64_t pci_class = 0;
+  pugi::xml_node where;
 };
+
+// A display controller's PCI class (0x03xxxx: VGA 0x0300, 3D 0x0302), which a GPU's function has.
+bool is_display_class(int64_t pci_class) {
+  return (pci_class >> 16) == 0x03;
+}
 
 struct RawNvlink {
   std::string target;
@@ -89,7 +96,7 @@ public:
     for (const pugi::xml_node &cpu : system.children("cpu"))
       SYNCOLL_CHECK(read_cpu(cpu));
     if (gpus_.empty())
-      return fail(x_.at(system), "the topology holds no <gpu>");
+      return no_gpu(system);
     return {};
   }
 
@@ -101,6 +108,23 @@ public:
 
 private:
   std::set<std::string> busids_;
+
+  // A file without a <gpu>: where it lists GPU functions, it is one NCCL_TOPO_FILE completes
+  // from the GPUs it detects (their NVLinks among them), which syncoll has no machine to do.
+  Expected<void> no_gpu(const pugi::xml_node &system) const {
+    const auto first = std::find_if(pcis_.begin(), pcis_.end(),
+                                    [](const PciNode &p) { return is_display_class(p.pci_class); });
+    if (first == pcis_.end())
+      return fail(x_.at(system), "the topology holds no <gpu>");
+    const auto functions = std::count_if(
+        pcis_.begin(), pcis_.end(), [](const PciNode &p) { return is_display_class(p.pci_class); });
+    return fail(x_.at(first->where),
+                fmt::format("the topology holds no <gpu>: its {} GPU function(s) (class {:#08x} "
+                            "at {}, ...) are PCI placement only, which NCCL_TOPO_FILE completes "
+                            "with the GPUs NCCL detects; give the file NCCL_TOPO_DUMP_FILE "
+                            "writes on the machine",
+                            functions, first->pci_class, first->busid));
+  }
 
   Expected<void> read_cpu(const pugi::xml_node &cpu) {
     SYNCOLL_TRY(numa, x_.int_attr(cpu, "numaid", -1, 1 << 20));
@@ -148,6 +172,8 @@ private:
     p.parent = parent;
     p.cpu = cpu;
     p.gbps = pcie_gbps(pci.attribute("link_speed").value(), pci.attribute("link_width").value());
+    p.pci_class = hex_value(pci.attribute("class").value());
+    p.where = pci;
     pcis_.push_back(std::move(p));
     return read_children(pci, cpu, int(pcis_.size()) - 1);
   }
@@ -304,8 +330,10 @@ private:
                                   "tclass 0x068000)",
                                   l.target));
         }
-        if (peer->second == int(rank))
-          return fail(r_.x_.at(l.where, "target"), "an NVLink from a GPU to itself");
+        if (peer->second == int(rank)) {
+          m.gpus[rank].self_nvlinks += l.count;
+          continue;
+        }
         direct_[{int(rank), peer->second}] += l.count;
         m.gpus[rank].direct_nvlinks += l.count;
       }

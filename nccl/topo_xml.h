@@ -45,8 +45,11 @@ struct XmlGpu {
   int cpu = 0;              ///< index into XmlMachine::cpus
   int direct_nvlinks = 0;   ///< NVLinks to other GPUs
   int nvswitch_nvlinks = 0; ///< NVLinks to NVSwitch
-  double c2c_gbps = 0;      ///< the chip-to-chip link to its CPU (Grace), GB/s
-  double pcie_gbps = 0;     ///< its own PCIe link, GB/s
+  /// NVLinks whose target is the GPU's own function (Azure's NC A100 v4 file lists 12): NCCL
+  /// reads them and its paths pass over them, as this reader does; they join no pair.
+  int self_nvlinks = 0;
+  double c2c_gbps = 0;  ///< the chip-to-chip link to its CPU (Grace), GB/s
+  double pcie_gbps = 0; ///< its own PCIe link, GB/s
 };
 
 struct XmlNic {
@@ -68,8 +71,10 @@ struct XmlMachine {
 };
 
 /// The machine in `text` (the contents of `file`, for locations). Malformed XML, a missing or
-/// ill-typed attribute, duplicate ranks, an NVLink to a GPU the file does not hold, or NVLinks on
-/// a GPU generation without a known NVLink rate: one located error.
+/// ill-typed attribute, duplicate ranks, an NVLink to a GPU the file does not hold, NVLinks on
+/// a GPU generation without a known NVLink rate, or a file without a `<gpu>` (one for
+/// NCCL_TOPO_FILE that lists the GPUs' PCI functions only, for NCCL to complete from the GPUs
+/// it detects, as cloud images ship them): one located error.
 [[nodiscard]] Expected<XmlMachine>
 read_nccl_topology_xml(std::string_view text, const std::string &file, std::string name);
 /// The same from a file; the machine is named after the file's stem.

@@ -206,6 +206,42 @@ TEST(NcclTopologyXmlTest, MalformedDumpsAreLocatedErrors) {
             "node.xml:1:25: <gpu> must sit inside its <pci> function");
 }
 
+// Cloud images ship files for NCCL_TOPO_FILE that place the GPUs' and NICs' PCI functions and
+// leave the GPUs to NCCL's detection: without a machine to detect, the error says so, at the
+// first GPU function, and names the file that would do.
+TEST(NcclTopologyXmlTest, AFileOfGpuFunctionsWithoutGpusNamesTheDumpToGive) {
+  EXPECT_EQ(error_of("<system><cpu numaid=\"0\">\n<pci busid=\"ffff:ff:01.0\" class=\"0x060400\">"
+                     "\n<pci busid=\"0001:00:00.0\" class=\"0x030200\"/>"
+                     "<pci busid=\"0101:00:00.0\" class=\"0x020700\"/>"
+                     "<pci busid=\"0002:00:00.0\" class=\"0x030200\"/></pci></cpu></system>"),
+            "node.xml:3:1: the topology holds no <gpu>: its 2 GPU function(s) (class 0x030200 at "
+            "0001:00:00.0, ...) are PCI placement only, which NCCL_TOPO_FILE completes with the "
+            "GPUs NCCL detects; give the file NCCL_TOPO_DUMP_FILE writes on the machine");
+}
+
+// A GPU listing NVLinks to its own function (as a shipped NC A100 v4 file does) reads as NCCL
+// reads it: the links join no pair, so the GPUs meet over PCIe, and `topo show` names them.
+TEST(NcclTopologyXmlTest, NvlinksFromAGpuToItselfJoinNoPair) {
+  const std::string two = R"(<system version="1"><cpu numaid="0" arch="x86_64">
+<pci busid="0001:00:00.0" class="0x030200"><gpu dev="0" sm="80" rank="0">
+<nvlink target="0001:00:00.0" count="12" tclass="0x030200"/></gpu></pci>
+<pci busid="0002:00:00.0" class="0x030200"><gpu dev="1" sm="80" rank="1">
+<nvlink target="0002:00:00.0" count="12" tclass="0x030200"/></gpu></pci></cpu></system>)";
+  auto m = read_nccl_topology_xml(two, "self.xml", "self");
+  ASSERT_TRUE(m) << m.error().to_string();
+  EXPECT_TRUE(m->includes_pcie);
+  for (const XmlGpu &g : m->gpus) {
+    EXPECT_EQ(g.self_nvlinks, 12);
+    EXPECT_EQ(g.direct_nvlinks, 0);
+  }
+  std::string without = two;
+  for (size_t at; (at = without.find("\n<nvlink")) != std::string::npos;)
+    without.erase(at, without.find("/>", at) + 2 - at);
+  auto plain = read_nccl_topology_xml(without, "self.xml", "self");
+  ASSERT_TRUE(plain) << plain.error().to_string();
+  EXPECT_EQ(m->topology->to_draft().links, plain->topology->to_draft().links);
+}
+
 // NCCL tries different rings per channel only where its ring does not cross between AMD sockets
 // (search.cc): on the AMD server every channel repeats one ring; without the host (syncoll's
 // own search) different rings carry more; Intel sockets (the PCIe server) do not restrict it.
