@@ -27,6 +27,58 @@ std::string signed_percent(double ratio) {
   return fmt::format("{:+.1f}%", 100 * (ratio - 1));
 }
 
+// The NCCL release whose choice is simulated: --nccl-version's, else the one the log ran (or
+// the modelled release nearest it), else the newest modelled; and where it came from.
+struct Release {
+  nccl::NcclVersion version = nccl::kNewestNcclVersion;
+  std::string origin = "the newest modelled: the log names none";
+};
+Expected<Release> release_for(const CompareArgs &a, const nccl::MeasuredLog &log) {
+  if (!a.nccl_version.empty()) {
+    const auto found = nccl::find_nccl_version(a.nccl_version);
+    if (!found)
+      return fail({}, fmt::format("--nccl-version: '{}' is not an NCCL release the model knows "
+                                  "({})",
+                                  a.nccl_version, nccl::known_nccl_versions()));
+    return Release{*found, "--nccl-version"};
+  }
+  const auto ran =
+      log.nccl_version_code ? nccl::nccl_version_of_code(*log.nccl_version_code) : std::nullopt;
+  if (!ran)
+    return Release{};
+  const nccl::NcclVersion nearest = nccl::nearest_modelled_release(*ran);
+  return Release{nearest, nearest == *ran ? std::string("the log's")
+                                          : fmt::format("the modelled release nearest the "
+                                                        "log's {}",
+                                                        nccl::nccl_version_name(*ran))};
+}
+
+// The machine's shape where the command line gives neither --nodes nor --gpus: a node per host
+// the log's device lines name (its GPUs split evenly among them), or one node of the log's GPUs.
+struct LogShape {
+  TopologyOptions options;
+  std::string origin; ///< for the heading: ", 2 nodes of 8 GPUs as the log's hosts"
+};
+Expected<LogShape> machine_of_log(const CompareArgs &a, const nccl::MeasuredLog &log) {
+  LogShape shape{a.topology, {}};
+  if (a.topology.params.nodes || a.topology.params.gpus || !log.ranks)
+    return shape;
+  SYNCOLL_TRY(preset, build_system(a.system, a.topology));
+  if (preset.model.topology.num_ranks() == *log.ranks)
+    return shape;
+  const int hosts = log.hosts.value_or(1);
+  if (*log.ranks % hosts != 0)
+    return shape; // the mismatch is reported with the hosts
+  const int per_host = *log.ranks / hosts;
+  if (hosts > 1)
+    shape.options.params.nodes = hosts;
+  if (per_host != preset.model.gpus_per_node)
+    shape.options.params.gpus = per_host;
+  shape.origin = fmt::format(" ({} node{} of {} GPUs, as the log's {})", hosts,
+                             hosts > 1 ? "s" : "", per_host, log.hosts ? "hosts" : "devices");
+  return shape;
+}
+
 Expected<void> run_compare(CompareArgs &a) {
   SYNCOLL_TRY(text, read_text_file(a.log));
   SYNCOLL_TRY(log, nccl::read_nccl_tests_log(text, a.log));
@@ -38,29 +90,28 @@ Expected<void> run_compare(CompareArgs &a) {
   if (!kind)
     return fail({a.log, 1, 1}, "the log does not name its collective (no \"Collective test "
                                "starting\" line or experiment_name); give -c");
-  nccl::NcclVersion release = nccl::kNewestNcclVersion;
-  if (!a.nccl_version.empty()) {
-    const auto found = nccl::find_nccl_version(a.nccl_version);
-    if (!found)
-      return fail({}, fmt::format("--nccl-version: '{}' is not an NCCL release the model knows",
-                                  a.nccl_version));
-    release = *found;
-  }
-  SYNCOLL_TRY(built, build_system(a.system, a.topology));
+  SYNCOLL_TRY(release, release_for(a, log));
+  SYNCOLL_TRY(shape, machine_of_log(a, log));
+  SYNCOLL_TRY(built, build_system(a.system, shape.options));
   const simulator::SystemModel &system = built.model;
   const int ranks = system.topology.num_ranks();
   if (log.ranks && *log.ranks != ranks)
-    return fail({a.log, 1, 1},
-                fmt::format("the log ran on {} GPUs and the system has {} (give --nodes and "
-                            "--gpus to match)",
-                            *log.ranks, ranks));
+    return fail(
+        {a.log, 1, 1},
+        fmt::format("the log ran on {} GPUs{} and the system has {} (give --nodes and "
+                    "--gpus to match)",
+                    *log.ranks,
+                    log.hosts ? fmt::format(" of {} host{}", *log.hosts, *log.hosts > 1 ? "s" : "")
+                              : "",
+                    ranks));
   SYNCOLL_TRY(machine, nccl::nccl_machine(system));
   nccl::NcclRunOptions options;
-  options.version = release;
-  fmt::print("compare {} ({}{}) with NCCL's choice (NCCL {}) on {}, system {}\n", a.log,
+  options.version = release.version;
+  fmt::print("compare {} ({}{}) with NCCL's choice (NCCL {}, {}) on {}{}, system {}\n", a.log,
              collective_traits(*kind).nccl_tests_binary,
              log.ranks ? fmt::format(", {} GPUs", *log.ranks) : "",
-             nccl::nccl_version_name(release), system.topology.name(), built.label());
+             nccl::nccl_version_name(release.version), release.origin, system.topology.name(),
+             shape.origin, built.label());
   fmt::print("{:>10} {:>12} {:>12} {:>8} {:>11} {:>11}  {:<14} {}\n", "size", "measured us",
              "simulated us", "error", "meas busbw", "sim busbw", "NCCL measured", "NCCL simulated");
   double log_sum = 0;
@@ -110,7 +161,8 @@ void add_compare_command(CLI::App &app, RunResult &result) {
   cmd->add_option("-c,--collective", args->collective,
                   "the collective, where the log does not name its program");
   cmd->add_option("--nccl-version", args->nccl_version,
-                  "the NCCL release whose choice is simulated (default: the newest modelled)");
+                  "the NCCL release whose choice is simulated (default: the one the log names, "
+                  "or the modelled release nearest it; else the newest modelled)");
   cmd->callback([&result, args] {
     auto ok = run_compare(*args);
     if (!ok) {

@@ -200,10 +200,12 @@ std::string csv_of(const std::vector<Row> &rows) {
 // The sweep as nccl-tests reports it (--nccl-tests, --nccl-tests-json); a deadlocked size has no
 // row there (nccl-tests has no way to say it), and the command's exit code says so.
 nccl::NcclTestsRun nccl_tests_run(const SimulateArgs &a, const std::string &heading, int ranks,
-                                  const std::vector<Row> &rows, CollectiveKind kind) {
+                                  int ranks_per_node, const std::vector<Row> &rows,
+                                  CollectiveKind kind) {
   nccl::NcclTestsRun run;
   run.kind = kind;
   run.ranks = ranks;
+  run.ranks_per_node = ranks_per_node;
   if (collective_traits(run.kind).rooted)
     run.root = a.root.value_or(0);
   run.what = heading;
@@ -483,8 +485,8 @@ Expected<bool> run_simulate(SimulateArgs &a) {
     if (!r.choice.empty())
       fmt::print("NCCL INFO {}\n", r.choice);
   if (a.nccl_tests || !a.nccl_tests_json.empty()) {
-    const nccl::NcclTestsRun run =
-        nccl_tests_run(a, heading, topology->num_ranks(), rows, table_kind);
+    const nccl::NcclTestsRun run = nccl_tests_run(a, heading, topology->num_ranks(),
+                                                  topology->ranks_per_node(), rows, table_kind);
     if (a.nccl_tests)
       fmt::print("{}", nccl::nccl_tests_text(run));
     if (!a.nccl_tests_json.empty())

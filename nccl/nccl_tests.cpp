@@ -5,9 +5,11 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <fmt/format.h>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 namespace syncoll::nccl {
@@ -54,17 +56,32 @@ std::string general(double value) {
   return fmt::format("{:g}", value);
 }
 
+// A simulated rank's host and device, as nccl-tests names them.
+bool several_nodes(const NcclTestsRun &run) {
+  return run.ranks_per_node > 0 && run.ranks_per_node < run.ranks;
+}
+std::string host_of(const NcclTestsRun &run, int rank) {
+  return several_nodes(run) ? fmt::format("simulated-node{}", rank / run.ranks_per_node)
+                            : "simulated";
+}
+int device_of(const NcclTestsRun &run, int rank) {
+  return several_nodes(run) ? rank % run.ranks_per_node : rank;
+}
+
 } // namespace
 
 std::string nccl_tests_text(const NcclTestsRun &run) {
   const std::string program = program_of(run.kind);
   std::string out = fmt::format("# syncoll simulate: {}\n", run.what);
+  if (run.nccl_version_code)
+    out += fmt::format("# nccl-headers={0} nccl-library={0} (the NCCL release modelled)\n",
+                       *run.nccl_version_code);
   out += "# in place and out of place are one simulated call; #wrong is N/A: no data is checked\n";
   out += fmt::format("# Collective test starting: {}\n#\n# Using devices\n", program);
   for (int rank = 0; rank < run.ranks; ++rank)
-    out += fmt::format("#  Rank {:>2} Group  0 Pid      0 on  simulated device {:>2} [0000:00:00] "
+    out += fmt::format("#  Rank {:>2} Group  0 Pid      0 on  {} device {:>2} [0000:00:00] "
                        "simulated GPU\n",
-                       rank, rank);
+                       rank, host_of(run, rank), device_of(run, rank));
   out += fmt::format("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}           out-of-place                "
                      "       in-place          \n",
                      "", "", "", "", "");
@@ -108,7 +125,8 @@ std::string nccl_tests_json(const NcclTestsRun &run) {
   config["validation"] = 0;
   Json devices = Json::array();
   for (int rank = 0; rank < run.ranks; ++rank)
-    devices.push_back(Json{{"rank", rank}, {"hostname", "simulated"}, {"device", rank}});
+    devices.push_back(
+        Json{{"rank", rank}, {"hostname", host_of(run, rank)}, {"device", device_of(run, rank)}});
   config["devices"] = std::move(devices);
   doc["config"] = std::move(config);
   Json results = Json::array();
@@ -197,10 +215,44 @@ void read_choice(std::string_view line,
   to[*bytes] = {std::string(rest[0]), protocol};
 }
 
+// The host a device line names: "#  Rank  9 Group  0 Pid  52109 on  gpu-001 device  1 [...]".
+std::string_view host_of_device_line(std::string_view comment) {
+  const size_t on = comment.find(" on ");
+  const size_t device = comment.rfind(" device ");
+  if (on == std::string_view::npos || device == std::string_view::npos || device < on)
+    return {};
+  const auto words = tokens_of(comment.substr(on + 4, device - on - 4));
+  return words.size() == 1 ? words[0] : std::string_view{};
+}
+
+// NCCL_VERSION_CODE of "2.21.5" (the text after "NCCL version "), none for other text.
+std::optional<int> version_code_of(std::string_view text) {
+  int major = 0, minor = 0, patch = 0;
+  if (std::sscanf(std::string(text.substr(0, 16)).c_str(), "%d.%d.%d", &major, &minor, &patch) !=
+          3 ||
+      major != 2 || minor < 0 || minor > 99 || patch < 0 || patch > 99)
+    return std::nullopt;
+  return major * 10000 + minor * 100 + patch;
+}
+
+// The release a log names: nccl-tests' "nccl-library=22105" or NCCL's "NCCL version 2.21.5".
+void read_version(std::string_view line, std::optional<int> &code) {
+  if (const size_t at = line.find("nccl-library="); at != std::string_view::npos) {
+    const auto words = tokens_of(line.substr(at + 13));
+    if (!words.empty())
+      if (const auto value = number<int>(words[0]); value && *value > 0)
+        code = *value;
+  } else if (const size_t info = line.find("NCCL version "); info != std::string_view::npos) {
+    if (const auto value = version_code_of(line.substr(info + 13)); value && !code)
+      code = value;
+  }
+}
+
 Expected<MeasuredLog> read_text_log(std::string_view text, const std::string &file) {
   MeasuredLog log;
   std::map<int64_t, std::pair<std::string, std::string>> choices;
   int devices = 0;
+  std::set<std::string, std::less<>> hosts;
   size_t offset = 0;
   while (offset < text.size()) {
     size_t end = text.find('\n', offset);
@@ -211,6 +263,7 @@ Expected<MeasuredLog> read_text_log(std::string_view text, const std::string &fi
     offset = end + 1;
     if (line.find("NCCL INFO") != std::string_view::npos) {
       read_choice(line, choices);
+      read_version(line, log.nccl_version_code);
       continue;
     }
     // MPI launchers prefix every line ("[1,0]<stdout>:"): what follows the prefix is the log.
@@ -219,8 +272,14 @@ Expected<MeasuredLog> read_text_log(std::string_view text, const std::string &fi
       if (const size_t at = comment.find("Collective test starting: ");
           at != std::string_view::npos)
         log.kind = kind_of_program(comment.substr(at + 26));
-      else if (comment.find("#  Rank ") == 0 && comment.find(" device ") != std::string_view::npos)
+      else if (comment.find("#  Rank ") == 0 &&
+               comment.find(" device ") != std::string_view::npos) {
         ++devices;
+        if (const std::string_view host = host_of_device_line(comment); !host.empty())
+          hosts.emplace(host);
+      } else {
+        read_version(comment, log.nccl_version_code);
+      }
       continue;
     }
     // Launchers' prefixes before a result line: Open MPI's "[1,0]<stdout>:", srun's "0: ".
@@ -257,6 +316,8 @@ Expected<MeasuredLog> read_text_log(std::string_view text, const std::string &fi
                               "algbw, busbw, #wrong)");
   if (devices > 0)
     log.ranks = devices;
+  if (!hosts.empty())
+    log.hosts = int(hosts.size());
   for (MeasuredRow &row : log.rows)
     if (auto choice = choices.find(row.size); choice != choices.end())
       std::tie(row.algorithm, row.protocol) = choice->second;
@@ -271,9 +332,19 @@ Expected<MeasuredLog> read_json_log(std::string_view text, const std::string &fi
     return fail({file, 1, 1}, "an nccl-tests JSON log holds a \"results\" list");
   if (root.contains("config") && root["config"].is_object()) {
     const nlohmann::json &config = root["config"];
-    if (config.contains("devices") && config["devices"].is_array() && !config["devices"].empty())
+    if (config.contains("devices") && config["devices"].is_array() && !config["devices"].empty()) {
       log.ranks = int(config["devices"].size());
+      std::set<std::string> hosts;
+      for (const nlohmann::json &device : config["devices"])
+        if (device.is_object() && device.contains("hostname") && device["hostname"].is_string())
+          hosts.insert(device["hostname"].get<std::string>());
+      if (!hosts.empty())
+        log.hosts = int(hosts.size());
+    }
   }
+  if (root.contains("nccl_version") && root["nccl_version"].is_number_integer() &&
+      root["nccl_version"].get<int64_t>() > 0 && root["nccl_version"].get<int64_t>() < 1000000)
+    log.nccl_version_code = int(root["nccl_version"].get<int64_t>());
   size_t index = 0;
   for (const nlohmann::json &result : root["results"]) {
     const std::string where = fmt::format("/results/{}", index++);

@@ -25,6 +25,10 @@ struct NcclTestsRow {
 struct NcclTestsRun {
   CollectiveKind kind = CollectiveKind::Allreduce;
   int ranks = 0;
+  /// GPUs per node where the machine has several nodes (0: one host): the device lines name a
+  /// host per node ("simulated-node1") and each GPU's device in its node, as a run across nodes
+  /// prints them.
+  int ranks_per_node = 0;
   std::optional<int> root; ///< rooted collectives
   std::string what;        ///< what was simulated, one line ("NCCL's choice (NCCL 2.29.7) on ...")
   std::optional<int> nccl_version_code; ///< the NCCL release modelled (22907), where one is
@@ -47,6 +51,12 @@ struct MeasuredRow {
 struct MeasuredLog {
   std::optional<CollectiveKind> kind; ///< from its program's name, where the log says it
   std::optional<int> ranks;           ///< from its device lines (text) or config (JSON)
+  /// The distinct hosts its device lines (text) or devices (JSON) name: its nodes.
+  std::optional<int> hosts;
+  /// The NCCL release it ran, as NCCL_VERSION_CODE (22105 for 2.21.5): from nccl-tests' header
+  /// ("nccl-library=22105"), NCCL's INFO line ("NCCL version 2.21.5+cuda12.4") or the JSON's
+  /// "nccl_version".
+  std::optional<int> nccl_version_code;
   std::vector<MeasuredRow> rows;
 };
 

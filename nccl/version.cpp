@@ -41,6 +41,27 @@ std::optional<NcclVersion> find_nccl_version(std::string_view name) {
   return found;
 }
 
+std::optional<NcclVersion> nccl_version_of_code(int code) {
+  // NCCL_VERSION(X, Y, Z) is X * 1000 + Y * 100 + Z before 2.9 and X * 10000 + Y * 100 + Z after.
+  const bool old_style = code >= 2000 && code < 2900;
+  const int major = old_style ? code / 1000 : code / 10000;
+  const int minor = old_style ? code % 1000 / 100 : code % 10000 / 100;
+  if (major != 2 || (!old_style && minor < 9))
+    return std::nullopt;
+  return NcclVersion{minor, code % 100};
+}
+
+NcclVersion nearest_modelled_release(NcclVersion ran) {
+  auto before = [](const NcclVersion &a, const NcclVersion &b) {
+    return a.minor != b.minor ? a.minor < b.minor : a.patch < b.patch;
+  };
+  NcclVersion chosen = kNcclReleases[0];
+  for (const NcclVersion &v : kNcclReleases)
+    if (!before(ran, v))
+      chosen = v; // releases are oldest first: the last not after `ran`
+  return chosen;
+}
+
 std::string known_nccl_versions() {
   return fmt::format("{} to {} (or 2.M for the newest patch of 2.M)",
                      nccl_version_name(kNcclReleases[0]), nccl_version_name(kNewestNcclVersion));

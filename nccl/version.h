@@ -39,6 +39,14 @@ std::string nccl_version_name(NcclVersion version);
 /// The release named "2.21.5", or by "2.21" the newest patch of 2.21; none for anything else.
 std::optional<NcclVersion> find_nccl_version(std::string_view name);
 
+/// The release NCCL_VERSION_CODE names (22105: 2.21.5; before 2.9, 2708: 2.7.8); none where the
+/// code is not an NCCL 2.x release's.
+std::optional<NcclVersion> nccl_version_of_code(int code);
+
+/// The modelled release a run of `ran` is held against: `ran` itself where the model has it,
+/// else the newest modelled release before it, else (older than every one) the oldest.
+NcclVersion nearest_modelled_release(NcclVersion ran);
+
 /// The releases known, for messages: "2.18.1 to 2.29.7 (or 2.M for the newest patch of 2.M)".
 std::string known_nccl_versions();
 

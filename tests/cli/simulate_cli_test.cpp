@@ -436,8 +436,22 @@ TEST(CompareCliTest, ASimulatedRunComparedWithItsOwnSystemAgreesEverywhere) {
   }
   CliRun other = run_cli("compare " + json + " --system dgx_h100 --nodes 2");
   EXPECT_EQ(other.exit_code, 2);
-  EXPECT_EQ(other.err, json + ":1:1: the log ran on 8 GPUs and the system has 16 (give --nodes "
-                              "and --gpus to match)\n");
+  EXPECT_EQ(other.err, json + ":1:1: the log ran on 8 GPUs of 1 host and the system has 16 "
+                              "(give --nodes and --gpus to match)\n");
+  // A run across nodes names a host per node: compare takes the nodes from its hosts and the
+  // release from its header, so that the round trip agrees without --nodes or --nccl-version.
+  const std::string across = ::testing::TempDir() + "compare_across.log";
+  CliRun two = run_cli("simulate --baseline nccl --system dgx_h100 --nodes 2 -c allreduce "
+                       "--size 1MiB..64MiB --nccl-version 2.22 --nccl-tests");
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  std::ofstream(across) << two.out;
+  CliRun inferred = run_cli("compare " + across + " --system dgx_h100");
+  ASSERT_EQ(inferred.exit_code, 0) << inferred.err;
+  EXPECT_NE(inferred.out.find("with NCCL's choice (NCCL 2.22.3, the log's) on 2x8_dgx_h100 (2 "
+                              "nodes of 8 GPUs, as the log's hosts)"),
+            std::string::npos)
+      << inferred.out;
+  EXPECT_NE(inferred.out.find("7 sizes: geomean error 0.0%"), std::string::npos) << inferred.out;
   CliRun bad = run_cli("compare tests/data/nccl_tests/bad_number.log --system dgx_h100");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_TRUE(bad.out.empty()) << bad.out;

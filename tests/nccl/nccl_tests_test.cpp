@@ -79,6 +79,32 @@ TEST(NcclTestsLogTest, ATextLogWithMpiPrefixesAndNcclInfoLinesReads) {
   EXPECT_EQ(log->rows[2].algorithm, "RING");
   EXPECT_EQ(log->rows[2].protocol, "LL128");
   EXPECT_EQ(log->rows[3].protocol, "Simple");
+  EXPECT_EQ(log->hosts, 1);
+  EXPECT_EQ(log->nccl_version_code, 22803); // nccl-tests' nccl-library= before NCCL's INFO line
+}
+
+// The nodes a log ran on are the hosts its device lines name; its release, NCCL's own line
+// where nccl-tests' header is missing, or the JSON's code.
+TEST(NcclTestsLogTest, ALogSaysItsHostsAndItsNcclRelease) {
+  auto text = read_nccl_tests_log(fixture("h100_2node_default.log"), "run.log");
+  ASSERT_TRUE(text) << text.error().to_string();
+  EXPECT_EQ(text->ranks, 16);
+  EXPECT_EQ(text->hosts, 2);
+  EXPECT_EQ(text->nccl_version_code, 22105);
+  auto json = read_nccl_tests_log(fixture("oci_a100_2node.json"), "run.json");
+  ASSERT_TRUE(json) << json.error().to_string();
+  EXPECT_EQ(json->hosts, 2);
+  EXPECT_EQ(json->nccl_version_code, 21805);
+  const std::string info_only =
+      "h:1:1 [0] NCCL INFO NCCL version 2.27.3+cuda12.9\n"
+      "#  Rank  0 Group  0 Pid 1 on a device  0 [0x1] GPU\n"
+      "#  Rank  1 Group  0 Pid 1 on b device  0 [0x1] GPU\n"
+      "        1024           256     float     sum      -1    10.00    0.10    0.10       0"
+      "    10.00    0.10    0.10       0\n";
+  auto info = read_nccl_tests_log(info_only, "info.log");
+  ASSERT_TRUE(info) << info.error().to_string();
+  EXPECT_EQ(info->nccl_version_code, 22703);
+  EXPECT_EQ(info->hosts, 2);
 }
 
 TEST(NcclTestsLogTest, WhatSyncollWritesReadsBackInBothForms) {
@@ -91,6 +117,15 @@ TEST(NcclTestsLogTest, WhatSyncollWritesReadsBackInBothForms) {
     EXPECT_EQ(log->ranks, 8);
     ASSERT_EQ(log->rows.size(), 3u);
     EXPECT_NEAR(log->rows[1].time_us, 987.654, 0.01);
+  }
+  // Across nodes, a host per node and the release modelled.
+  run.ranks_per_node = 4;
+  run.nccl_version_code = 22207;
+  for (const std::string &text : {nccl_tests_text(run), nccl_tests_json(run)}) {
+    auto log = read_nccl_tests_log(text, "round.log");
+    ASSERT_TRUE(log) << log.error().to_string();
+    EXPECT_EQ(log->hosts, 2);
+    EXPECT_EQ(log->nccl_version_code, 22207);
   }
 }
 

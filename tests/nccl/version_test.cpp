@@ -31,6 +31,24 @@ TEST(NcclVersionTest, ReleasesAreFoundByNameAndAMinorMeansItsNewestPatch) {
   EXPECT_EQ(known_nccl_versions(), "2.18.1 to 2.29.7 (or 2.M for the newest patch of 2.M)");
 }
 
+// A log's NCCL_VERSION_CODE in both of NCCL's layouts, and the modelled release it is held
+// against: itself, the newest modelled before it, or the oldest for a release before them all.
+TEST(NcclVersionTest, AVersionCodeNamesItsReleaseAndTheNearestModelledOne) {
+  ASSERT_TRUE(nccl_version_of_code(22105));
+  EXPECT_EQ(nccl_version_name(*nccl_version_of_code(22105)), "2.21.5");
+  EXPECT_EQ(nccl_version_name(*nccl_version_of_code(2708)), "2.7.8");
+  for (int bad : {0, 1, 30000, 20805, 12345, 2999})
+    EXPECT_FALSE(nccl_version_of_code(bad)) << bad;
+  const auto nearest = [](int code) {
+    return nccl_version_name(nearest_modelled_release(*nccl_version_of_code(code)));
+  };
+  EXPECT_EQ(nearest(22105), "2.21.5");
+  EXPECT_EQ(nearest(22106), "2.21.5"); // a patch the model does not list
+  EXPECT_EQ(nearest(22202), "2.21.5"); // before 2.22.3
+  EXPECT_EQ(nearest(21304), "2.18.1"); // before every modelled release
+  EXPECT_EQ(nearest(23001), "2.29.7"); // after them
+}
+
 TEST(NcclVersionTest, TwoH100NodesTakeNvlsTreeFrom218AndNeverBefore) {
   // Before 2.18 there was no NVLS tree; every release here has it, and two NVSwitch nodes take it
   // for a large AllReduce under each. Forced under a release without it, the run says which
