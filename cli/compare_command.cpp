@@ -8,8 +8,11 @@
 #include "nccl/tuning.h"
 #include "nccl/version.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <memory>
 
 namespace syncoll::cli {
@@ -22,6 +25,15 @@ struct CompareArgs {
   std::string collective;
   std::string nccl_version;
 };
+
+// Algorithm and protocol names as NCCL's INFO lines print them ("NVLSTree", "Simple") against
+// the model's ("NVLSTREE").
+bool same_name(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
 
 std::string signed_percent(double ratio) {
   return fmt::format("{:+.1f}%", 100 * (ratio - 1));
@@ -116,6 +128,9 @@ Expected<void> run_compare(CompareArgs &a) {
              "simulated us", "error", "meas busbw", "sim busbw", "NCCL measured", "NCCL simulated");
   double log_sum = 0;
   int counted = 0;
+  // NCCL's choice where the log's INFO lines name it: sizes named, and those the model differs at.
+  int named = 0;
+  std::vector<std::string> differ;
   std::optional<std::pair<double, int64_t>> worst; // ratio, size
   for (const nccl::MeasuredRow &row : log.rows) {
     SYNCOLL_TRY(run, nccl::simulate_nccl(*kind, row.size, system, machine, options));
@@ -125,6 +140,12 @@ Expected<void> run_compare(CompareArgs &a) {
                     protocol_traits(run.choice.protocol).name);
     const std::string measured_choice =
         row.algorithm.empty() ? "-" : fmt::format("{}/{}", row.algorithm, row.protocol);
+    if (!row.algorithm.empty()) {
+      ++named;
+      if (!same_name(row.algorithm, nccl::nccl_algorithm_name(run.choice.algorithm)) ||
+          !same_name(row.protocol, protocol_traits(run.choice.protocol).name))
+        differ.push_back(format_size(row.size));
+    }
     std::string error = "-";
     if (row.time_us > 0 && simulated_us > 0) {
       const double ratio = simulated_us / row.time_us;
@@ -143,6 +164,12 @@ Expected<void> run_compare(CompareArgs &a) {
                "worst {} at {}\n",
                counted, 100 * (std::exp(log_sum / counted) - 1), signed_percent(worst->first),
                format_size(worst->second));
+  if (named > 0)
+    fmt::print("NCCL's choice: the model's is the log's at {} of the {} sizes its INFO lines "
+               "name{}\n",
+               named - int(differ.size()), named,
+               differ.empty() ? std::string()
+                              : fmt::format(" (not at {})", fmt::join(differ, ", ")));
   return {};
 }
 

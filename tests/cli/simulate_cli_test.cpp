@@ -636,6 +636,23 @@ TEST(SimulateCliNcclTopoTest, ADumpAsASystemRunsAsItsPresetWithItsNics) {
 // Published runs in both of nccl-tests' layouts (an srun-prefixed text log, a -J file with
 // in_place null): every size read and simulated, and each simulated time the one `simulate
 // --baseline nccl` gives for that size on that system.
+// Where the log's NCCL_DEBUG=INFO lines name NCCL's choice, compare counts the sizes the model
+// chose the same at and names the others (the fixture's LL128 and Simple rings against the
+// model's LL).
+TEST(CompareCliTest, TheModelsChoiceIsHeldAgainstTheLogsInfoLines) {
+  CliRun run = run_cli("compare tests/data/nccl_tests/mpi_info_allgather.log --system dgx_h100");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("NCCL 2.28.3, the log's"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("NCCL's choice: the model's is the log's at 2 of the 4 sizes its INFO "
+                         "lines name (not at 256 KiB, 4 MiB)"),
+            std::string::npos)
+      << run.out;
+  CliRun without = run_cli("compare tests/data/nccl_tests/h100_2node_default.log --system "
+                           "dgx_h100");
+  ASSERT_EQ(without.exit_code, 0) << without.err;
+  EXPECT_EQ(without.out.find("NCCL's choice:"), std::string::npos) << without.out;
+}
+
 TEST(CompareCliTest, PublishedRunsInTextAndJsonAreReadAndSimulatedAsSimulateDoes) {
   const std::pair<std::string, std::string> logs[] = {
       {"tests/data/nccl_tests/h100_2node_default.log", "dgx_h100"},
