@@ -534,7 +534,8 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
   cmd->add_option("-C,--chunk-factor", args->chunk_factor, "chunks per rank buffer (algorithms)");
   cmd->add_option("--root", args->root, "root rank of rooted collectives")->check(at_least(0));
   cmd->add_option("-s,--size,--sizes", args->size,
-                  "size as nccl-tests counts it (4096, 64KiB, 1GiB), or a sweep A..B doubling")
+                  "size as nccl-tests counts it (4096, 64KiB, 1GiB), a sweep A..B doubling, or a "
+                  "list of these (1MiB,64MiB,1GiB..8GiB)")
       ->capture_default_str();
   cmd->add_option("--protocol", args->protocol, "Simple, LL or LL128 (default: the program's)");
   cmd->add_option("--preset", args->preset, "cost model preset: nccl")

@@ -118,7 +118,8 @@ void add_tune_command(CLI::App &app, RunResult &result) {
                   "collectives to tune (default: the five NCCL asks its tuner about)")
       ->delimiter(',');
   cmd->add_option("-s,--sizes", args->sizes,
-                  "sizes as nccl-tests counts them (NCCL's nBytes), a sweep A..B doubling; the "
+                  "sizes as nccl-tests counts them (NCCL's nBytes), a sweep A..B doubling or a "
+                  "list of these (1MiB,64MiB,1GiB..8GiB); the "
                   "smallest stands for every size below it, the largest for every size above")
       ->capture_default_str();
   cmd->add_option("--nccl-version", args->nccl_version,

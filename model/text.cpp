@@ -1,5 +1,6 @@
 #include "model/text.h"
 
+#include <algorithm>
 #include <cctype>
 #include <fmt/format.h>
 #include <string>
@@ -54,7 +55,9 @@ Expected<int64_t> parse_size(const std::string &text) {
   return value * scale;
 }
 
-Expected<std::vector<int64_t>> parse_size_range(const std::string &text) {
+namespace {
+
+Expected<std::vector<int64_t>> parse_one_range(const std::string &text) {
   auto dots = text.find("..");
   if (dots == std::string::npos) {
     SYNCOLL_TRY(one, parse_size(text));
@@ -67,6 +70,30 @@ Expected<std::vector<int64_t>> parse_size_range(const std::string &text) {
   std::vector<int64_t> sizes;
   for (int64_t s = from; s <= to; s *= 2)
     sizes.push_back(s);
+  return sizes;
+}
+
+} // namespace
+
+Expected<std::vector<int64_t>> parse_size_range(const std::string &text) {
+  if (text.find(',') == std::string::npos)
+    return parse_one_range(text);
+  std::vector<int64_t> sizes;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = text.find(',', start);
+    const std::string part =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (part.empty())
+      return fail({}, fmt::format("size list '{}' has an empty entry", text));
+    SYNCOLL_TRY(some, parse_one_range(part));
+    sizes.insert(sizes.end(), some.begin(), some.end());
+    if (comma == std::string::npos)
+      break;
+    start = comma + 1;
+  }
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   return sizes;
 }
 

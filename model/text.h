@@ -23,7 +23,8 @@ namespace syncoll {
 /// A byte size such as 4096, 64K, 64KiB, 1MB, 256MiB or 1G (K, M, G are powers of 1024, as
 /// nccl-tests counts them).
 [[nodiscard]] Expected<int64_t> parse_size(const std::string &text);
-/// "A..B": the powers-of-two sweep from A to B (nccl-tests' -b A -e B -f 2); or one size.
+/// "A..B": the powers-of-two sweep from A to B (nccl-tests' -b A -e B -f 2); or one size; or a
+/// comma-separated list of these ("1MiB,64MiB,1GiB..8GiB"), ascending without repeats.
 [[nodiscard]] Expected<std::vector<int64_t>> parse_size_range(const std::string &text);
 
 } // namespace syncoll
