@@ -66,25 +66,38 @@ Expected<Release> release_for(const CompareArgs &a, const nccl::MeasuredLog &log
 }
 
 // The machine's shape where the command line gives neither --nodes nor --gpus: a node per host
-// the log's device lines name (its GPUs split evenly among them), or one node of the log's GPUs.
+// the log's device lines name (its GPUs split evenly among them), or one node of the log's GPUs;
+// where the preset's node spans several hosts of the log's size (an NVL72 rack of 18 trays of
+// 4), as many of those nodes as the log's GPUs fill.
 struct LogShape {
   TopologyOptions options;
-  std::string origin; ///< for the heading: ", 2 nodes of 8 GPUs as the log's hosts"
+  std::string origin; ///< for the heading: " (2 nodes of 8 GPUs, as the log's hosts)"
 };
 Expected<LogShape> machine_of_log(const CompareArgs &a, const nccl::MeasuredLog &log) {
   LogShape shape{a.topology, {}};
   if (a.topology.params.nodes || a.topology.params.gpus || !log.ranks)
     return shape;
   SYNCOLL_TRY(preset, build_system(a.system, a.topology));
-  if (preset.model.topology.num_ranks() == *log.ranks)
+  const int node_gpus = preset.model.gpus_per_node;
+  if (!log.hosts && preset.model.topology.num_ranks() == *log.ranks)
     return shape;
   const int hosts = log.hosts.value_or(1);
   if (*log.ranks % hosts != 0)
     return shape; // the mismatch is reported with the hosts
   const int per_host = *log.ranks / hosts;
+  if (per_host == preset.preset->gpus_per_host && *log.ranks % node_gpus == 0) {
+    const int nodes = *log.ranks / node_gpus;
+    shape.options.params.nodes = nodes;
+    shape.origin =
+        fmt::format(" ({} node{} of {} GPUs: the log's {} hosts of {}, {} to a node)", nodes,
+                    nodes > 1 ? "s" : "", node_gpus, hosts, per_host, node_gpus / per_host);
+    return shape;
+  }
+  if (hosts == 1 && per_host == node_gpus)
+    return shape; // the preset's own node
   if (hosts > 1)
     shape.options.params.nodes = hosts;
-  if (per_host != preset.model.gpus_per_node)
+  if (per_host != node_gpus)
     shape.options.params.gpus = per_host;
   shape.origin = fmt::format(" ({} node{} of {} GPUs, as the log's {})", hosts,
                              hosts > 1 ? "s" : "", per_host, log.hosts ? "hosts" : "devices");

@@ -485,8 +485,11 @@ Expected<bool> run_simulate(SimulateArgs &a) {
     if (!r.choice.empty())
       fmt::print("NCCL INFO {}\n", r.choice);
   if (a.nccl_tests || !a.nccl_tests_json.empty()) {
-    const nccl::NcclTestsRun run = nccl_tests_run(a, heading, topology->num_ranks(),
-                                                  topology->ranks_per_node(), rows, table_kind);
+    // A host per node, or per tray where the system's node spans several (an NVL72 rack).
+    const int per_host = built && built->preset->gpus_per_host > 0 ? built->preset->gpus_per_host
+                                                                   : topology->ranks_per_node();
+    const nccl::NcclTestsRun run =
+        nccl_tests_run(a, heading, topology->num_ranks(), per_host, rows, table_kind);
     if (a.nccl_tests)
       fmt::print("{}", nccl::nccl_tests_text(run));
     if (!a.nccl_tests_json.empty())

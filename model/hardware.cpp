@@ -320,14 +320,15 @@ const SystemPreset kSystems[] = {
      "GB200 NVL72: a rack of 18 trays of 4 B200 (72 GPUs, one NVLink domain, NVLS across it), 4 "
      "CX-7 400 Gb/s NICs per tray; racks (--nodes) joined by NDR InfiniBand",
      GpuGeneration::Blackwell, "gb200_nvl72", 72, 72, 50, Fabric::InfinibandNdr, 8, 0, 0,
-     "NVIDIA GB200 NVL72 product page and DGX GB200 user guide"},
+     "NVIDIA GB200 NVL72 product page and DGX GB200 user guide", PlatformTuner::None, 4},
     {"gb300_nvl72",
      "GB300 NVL72: a rack of 18 trays of 4 B300 (Blackwell Ultra; 72 GPUs, one NVLink5 domain, "
      "NVLS across it), a ConnectX-8 800 Gb/s SuperNIC per GPU; racks (--nodes) joined by XDR "
      "InfiniBand",
      GpuGeneration::Blackwell, "gb200_nvl72", 72, 72, 100, Fabric::InfinibandXdr, 8, 0, 0,
      "NVIDIA GB300 NVL72 product page (NVLink5 as GB200's, 800 Gb/s per GPU); the B300 priced "
-     "as the Blackwell row, no measurement"},
+     "as the Blackwell row, no measurement",
+     PlatformTuner::None, 4},
     {"azure_nd_mi300x_v5",
      "Azure ND MI300X v5: 8 AMD MI300X, xGMI (one link between every pair), 8 NDR 400 Gb/s "
      "NICs; RCCL",

@@ -192,6 +192,9 @@ struct SystemPreset {
   /// Where the description's numbers come from.
   std::string_view source;
   PlatformTuner platform_tuner = PlatformTuner::None;
+  /// GPUs of one host (a compute tray) where a node spans several (an NVL72 rack's 18 trays of
+  /// 4); 0: a node is one host.
+  int gpus_per_host = 0;
 };
 
 [[nodiscard]] std::span<const SystemPreset> all_system_presets();

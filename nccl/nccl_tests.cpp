@@ -61,7 +61,7 @@ bool several_nodes(const NcclTestsRun &run) {
   return run.ranks_per_node > 0 && run.ranks_per_node < run.ranks;
 }
 std::string host_of(const NcclTestsRun &run, int rank) {
-  return several_nodes(run) ? fmt::format("simulated-node{}", rank / run.ranks_per_node)
+  return several_nodes(run) ? fmt::format("simulated-host{}", rank / run.ranks_per_node)
                             : "simulated";
 }
 int device_of(const NcclTestsRun &run, int rank) {

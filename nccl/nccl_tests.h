@@ -25,9 +25,9 @@ struct NcclTestsRow {
 struct NcclTestsRun {
   CollectiveKind kind = CollectiveKind::Allreduce;
   int ranks = 0;
-  /// GPUs per node where the machine has several nodes (0: one host): the device lines name a
-  /// host per node ("simulated-node1") and each GPU's device in its node, as a run across nodes
-  /// prints them.
+  /// GPUs per host where the machine has several hosts (0: one host): the device lines name a
+  /// host per node, or per tray of an NVL72 rack ("simulated-host1"), and each GPU's device on
+  /// its host, as a run across hosts prints them.
   int ranks_per_node = 0;
   std::optional<int> root; ///< rooted collectives
   std::string what;        ///< what was simulated, one line ("NCCL's choice (NCCL 2.29.7) on ...")

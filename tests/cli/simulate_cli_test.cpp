@@ -636,6 +636,28 @@ TEST(SimulateCliNcclTopoTest, ADumpAsASystemRunsAsItsPresetWithItsNics) {
 // Published runs in both of nccl-tests' layouts (an srun-prefixed text log, a -J file with
 // in_place null): every size read and simulated, and each simulated time the one `simulate
 // --baseline nccl` gives for that size on that system.
+// The hosts a log names shape the machine: two hosts of 4 GPUs are two nodes of 4, not one DGX
+// of 8; an NVL72 rack's trays of 4 fill racks of 72.
+TEST(CompareCliTest, TheLogsHostsGiveTheMachinesShape) {
+  const std::pair<std::string, std::string> runs[] = {
+      {"--system dgx_h100 --nodes 2 --gpus 4",
+       "on 2x4_dgx_h100 (2 nodes of 4 GPUs, as the log's hosts)"},
+      {"--system gb200_nvl72 --nodes 2",
+       "on 2x72_gb200_nvl72 (2 nodes of 72 GPUs: the log's 36 hosts of 4, 18 to a node)"}};
+  for (const auto &[machine, heading] : runs) {
+    const std::string log = ::testing::TempDir() + "compare_hosts.log";
+    CliRun simulated = run_cli("simulate --baseline nccl " + machine +
+                               " -c allreduce --size 64MiB..128MiB --nccl-tests");
+    ASSERT_EQ(simulated.exit_code, 0) << simulated.err;
+    std::ofstream(log) << simulated.out;
+    const std::string system = machine.substr(0, machine.find(" --nodes"));
+    CliRun run = run_cli("compare " + log + " " + system);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_NE(run.out.find(heading), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find("2 sizes: geomean error 0.0%"), std::string::npos) << run.out;
+  }
+}
+
 // Where the log's NCCL_DEBUG=INFO lines name NCCL's choice, compare counts the sizes the model
 // chose the same at and names the others (the fixture's LL128 and Simple rings against the
 // model's LL).
