@@ -225,6 +225,18 @@ std::string_view host_of_device_line(std::string_view comment) {
   return words.size() == 1 ? words[0] : std::string_view{};
 }
 
+// The table header's column of the first (out-of-place) time: "#  size  count  type  redop
+// root  time  algbw ..." gives 5; none for a line that is not the header.
+std::optional<size_t> time_column(std::string_view comment) {
+  const auto words = tokens_of(comment.substr(1));
+  if (words.size() < 4 || words[0] != "size" || words[1] != "count")
+    return std::nullopt;
+  for (size_t i = 2; i < words.size(); ++i)
+    if (words[i] == "time")
+      return i;
+  return std::nullopt;
+}
+
 // NCCL_VERSION_CODE of "2.21.5" (the text after "NCCL version "), none for other text.
 std::optional<int> version_code_of(std::string_view text) {
   int major = 0, minor = 0, patch = 0;
@@ -253,6 +265,9 @@ Expected<MeasuredLog> read_text_log(std::string_view text, const std::string &fi
   std::map<int64_t, std::pair<std::string, std::string>> choices;
   int devices = 0;
   std::set<std::string, std::less<>> hosts;
+  // The out-of-place time's column: today's header puts it after size, count, type, redop and
+  // root; older nccl-tests printed no root (and before that no redop).
+  size_t time_at = 5;
   size_t offset = 0;
   while (offset < text.size()) {
     size_t end = text.find('\n', offset);
@@ -277,6 +292,8 @@ Expected<MeasuredLog> read_text_log(std::string_view text, const std::string &fi
         ++devices;
         if (const std::string_view host = host_of_device_line(comment); !host.empty())
           hosts.emplace(host);
+      } else if (const auto column = time_column(comment)) {
+        time_at = *column;
       } else {
         read_version(comment, log.nccl_version_code);
       }
@@ -290,14 +307,15 @@ Expected<MeasuredLog> read_text_log(std::string_view text, const std::string &fi
     if (!tokens.empty() && tokens[0].size() > 1 && tokens[0].back() == ':' &&
         number<int>(tokens[0].substr(0, tokens[0].size() - 1)))
       tokens.erase(tokens.begin());
-    // A result line: size and count, type, redop, root, then time, algbw, busbw, #wrong at least.
-    if (tokens.size() < 9 || !number<int64_t>(tokens[0]) || !number<int64_t>(tokens[1]))
+    // A result line: size and count, then (today) type, redop and root, then time, algbw,
+    // busbw and #wrong at least, in the columns the header names.
+    if (tokens.size() < time_at + 4 || !number<int64_t>(tokens[0]) || !number<int64_t>(tokens[1]))
       continue;
     MeasuredRow row;
     row.size = *number<int64_t>(tokens[0]);
-    row.where = location_at(text, file, line_start + size_t(tokens[5].data() - line.data()));
+    row.where = location_at(text, file, line_start + size_t(tokens[time_at].data() - line.data()));
     const std::pair<size_t, double *> columns[] = {
-        {5, &row.time_us}, {6, &row.algbw_gbps}, {7, &row.busbw_gbps}};
+        {time_at, &row.time_us}, {time_at + 1, &row.algbw_gbps}, {time_at + 2, &row.busbw_gbps}};
     for (const auto &[index, value] : columns) {
       const std::string token(tokens[index]);
       char *parsed_end = nullptr;
@@ -305,9 +323,9 @@ Expected<MeasuredLog> read_text_log(std::string_view text, const std::string &fi
       if (token.empty() || parsed_end != token.c_str() + token.size() || !(*value >= 0))
         return fail(
             location_at(text, file, line_start + size_t(tokens[index].data() - line.data())),
-            fmt::format("'{}' is not a number (a result line's time, algbw and busbw "
-                        "follow size, count, type, redop and root)",
-                        token));
+            fmt::format("'{}' is not a number (a result line's time, algbw and busbw are "
+                        "its columns {} to {}, as its header names them)",
+                        token, time_at + 1, time_at + 3));
     }
     log.rows.push_back(std::move(row));
   }

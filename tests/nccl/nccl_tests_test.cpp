@@ -129,12 +129,31 @@ TEST(NcclTestsLogTest, WhatSyncollWritesReadsBackInBothForms) {
   }
 }
 
+// Older nccl-tests printed no root column: the header says where the time is, so an old log's
+// busbw is never read as its time.
+TEST(NcclTestsLogTest, TheHeaderSaysWhichColumnsHoldTheTimes) {
+  const std::string old_layout =
+      "# Collective test starting: all_reduce_perf\n"
+      "#       size         count    type   redop     time   algbw   busbw  error     time   "
+      "algbw   busbw  error\n"
+      "#        (B)    (elements)                     (us)  (GB/s)  (GB/s)            (us)  "
+      "(GB/s)  (GB/s)\n"
+      "     1048576        262144   float     sum   100.00   10.49   18.35  4e-07    99.00   "
+      "10.59   18.54  4e-07\n";
+  auto log = read_nccl_tests_log(old_layout, "old.log");
+  ASSERT_TRUE(log) << log.error().to_string();
+  ASSERT_EQ(log->rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(log->rows[0].time_us, 100.0);
+  EXPECT_DOUBLE_EQ(log->rows[0].algbw_gbps, 10.49);
+  EXPECT_DOUBLE_EQ(log->rows[0].busbw_gbps, 18.35);
+}
+
 TEST(NcclTestsLogTest, MalformedLogsAreLocatedErrors) {
   auto bad = read_nccl_tests_log(fixture("bad_number.log"), "bad.log");
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().to_string(),
-            "bad.log:4:57: '1x.02' is not a number (a result line's time, algbw and busbw follow "
-            "size, count, type, redop and root)\n");
+            "bad.log:4:57: '1x.02' is not a number (a result line's time, algbw and busbw are "
+            "its columns 6 to 8, as its header names them)\n");
   auto empty = read_nccl_tests_log("# nothing measured\n", "empty.log");
   ASSERT_FALSE(empty);
   EXPECT_NE(empty.error().to_string().find("empty.log:1:1: no nccl-tests result line"),
