@@ -247,15 +247,18 @@ std::optional<int> version_code_of(std::string_view text) {
   return major * 10000 + minor * 100 + patch;
 }
 
-// The release a log names: nccl-tests' "nccl-library=22105" or NCCL's "NCCL version 2.21.5".
+// The release a log names: nccl-tests' "nccl-library=22105", NCCL's "NCCL version 2.21.5" or
+// RCCL's "RCCL version 2.27.7" (RCCL's releases carry the NCCL release they follow).
 void read_version(std::string_view line, std::optional<int> &code) {
   if (const size_t at = line.find("nccl-library="); at != std::string_view::npos) {
     const auto words = tokens_of(line.substr(at + 13));
     if (!words.empty())
       if (const auto value = number<int>(words[0]); value && *value > 0)
         code = *value;
-  } else if (const size_t info = line.find("NCCL version "); info != std::string_view::npos) {
-    if (const auto value = version_code_of(line.substr(info + 13)); value && !code)
+  } else if (const size_t info = line.find("CCL version ");
+             info != std::string_view::npos && info > 0 &&
+             (line[info - 1] == 'N' || line[info - 1] == 'R')) {
+    if (const auto value = version_code_of(line.substr(info + 12)); value && !code)
       code = value;
   }
 }

@@ -54,8 +54,8 @@ struct MeasuredLog {
   /// The distinct hosts its device lines (text) or devices (JSON) name: its nodes.
   std::optional<int> hosts;
   /// The NCCL release it ran, as NCCL_VERSION_CODE (22105 for 2.21.5): from nccl-tests' header
-  /// ("nccl-library=22105"), NCCL's INFO line ("NCCL version 2.21.5+cuda12.4") or the JSON's
-  /// "nccl_version".
+  /// ("nccl-library=22105"), NCCL's or RCCL's INFO line ("NCCL version 2.21.5+cuda12.4") or the
+  /// JSON's "nccl_version".
   std::optional<int> nccl_version_code;
   std::vector<MeasuredRow> rows;
 };

@@ -105,6 +105,11 @@ TEST(NcclTestsLogTest, ALogSaysItsHostsAndItsNcclRelease) {
   ASSERT_TRUE(info) << info.error().to_string();
   EXPECT_EQ(info->nccl_version_code, 22703);
   EXPECT_EQ(info->hosts, 2);
+  std::string rccl = info_only;
+  rccl.replace(rccl.find("NCCL version 2.27.3+cuda12.9"), 28, "RCCL version 2.26.6+hip6.4");
+  auto amd = read_nccl_tests_log(rccl, "rccl.log");
+  ASSERT_TRUE(amd) << amd.error().to_string();
+  EXPECT_EQ(amd->nccl_version_code, 22606);
 }
 
 TEST(NcclTestsLogTest, WhatSyncollWritesReadsBackInBothForms) {
