@@ -15,6 +15,7 @@
 #include "nccl/run.h"
 #include "nccl/steps.h"
 #include "nccl/topo_xml.h"
+#include "nccl/version.h"
 #include "simulator/algorithm_sim.h"
 #include "simulator/program_sim.h"
 #include "simulator/system_model.h"
@@ -200,17 +201,17 @@ std::string csv_of(const std::vector<Row> &rows) {
 // The sweep as nccl-tests reports it (--nccl-tests, --nccl-tests-json); a deadlocked size has no
 // row there (nccl-tests has no way to say it), and the command's exit code says so.
 nccl::NcclTestsRun nccl_tests_run(const SimulateArgs &a, const std::string &heading, int ranks,
-                                  int ranks_per_node, const std::vector<Row> &rows,
+                                  int ranks_per_host, const std::vector<Row> &rows,
                                   CollectiveKind kind) {
   nccl::NcclTestsRun run;
   run.kind = kind;
   run.ranks = ranks;
-  run.ranks_per_node = ranks_per_node;
+  run.ranks_per_host = ranks_per_host;
   if (collective_traits(run.kind).rooted)
     run.root = a.root.value_or(0);
   run.what = heading;
   if (!a.baseline.empty() && !a.system.empty())
-    run.nccl_version_code = 20000 + a.nccl_release.minor * 100 + a.nccl_release.patch;
+    run.nccl_version_code = nccl::nccl_version_code(a.nccl_release);
   for (const Row &r : rows)
     if (!r.deadlocked)
       run.rows.push_back(

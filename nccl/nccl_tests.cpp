@@ -2,6 +2,7 @@
 
 #include "model/collective_traits.h"
 #include "model/json_document.h"
+#include "nccl/version.h"
 
 #include <charconv>
 #include <cmath>
@@ -57,15 +58,15 @@ std::string general(double value) {
 }
 
 // A simulated rank's host and device, as nccl-tests names them.
-bool several_nodes(const NcclTestsRun &run) {
-  return run.ranks_per_node > 0 && run.ranks_per_node < run.ranks;
+bool several_hosts(const NcclTestsRun &run) {
+  return run.ranks_per_host > 0 && run.ranks_per_host < run.ranks;
 }
 std::string host_of(const NcclTestsRun &run, int rank) {
-  return several_nodes(run) ? fmt::format("simulated-host{}", rank / run.ranks_per_node)
+  return several_hosts(run) ? fmt::format("simulated-host{}", rank / run.ranks_per_host)
                             : "simulated";
 }
 int device_of(const NcclTestsRun &run, int rank) {
-  return several_nodes(run) ? rank % run.ranks_per_node : rank;
+  return several_hosts(run) ? rank % run.ranks_per_host : rank;
 }
 
 } // namespace
@@ -244,7 +245,7 @@ std::optional<int> version_code_of(std::string_view text) {
           3 ||
       major != 2 || minor < 0 || minor > 99 || patch < 0 || patch > 99)
     return std::nullopt;
-  return major * 10000 + minor * 100 + patch;
+  return nccl_version_code(NcclVersion{minor, patch});
 }
 
 // The release a log names: nccl-tests' "nccl-library=22105", NCCL's "NCCL version 2.21.5" or

@@ -28,7 +28,7 @@ struct NcclTestsRun {
   /// GPUs per host where the machine has several hosts (0: one host): the device lines name a
   /// host per node, or per tray of an NVL72 rack ("simulated-host1"), and each GPU's device on
   /// its host, as a run across hosts prints them.
-  int ranks_per_node = 0;
+  int ranks_per_host = 0;
   std::optional<int> root; ///< rooted collectives
   std::string what;        ///< what was simulated, one line ("NCCL's choice (NCCL 2.29.7) on ...")
   std::optional<int> nccl_version_code; ///< the NCCL release modelled (22907), where one is

@@ -112,12 +112,11 @@ private:
   // A file without a <gpu>: where it lists GPU functions, it is one NCCL_TOPO_FILE completes
   // from the GPUs it detects (their NVLinks among them), which syncoll has no machine to do.
   Expected<void> no_gpu(const pugi::xml_node &system) const {
-    const auto first = std::find_if(pcis_.begin(), pcis_.end(),
-                                    [](const PciNode &p) { return is_display_class(p.pci_class); });
+    const auto is_gpu_function = [](const PciNode &p) { return is_display_class(p.pci_class); };
+    const auto first = std::find_if(pcis_.begin(), pcis_.end(), is_gpu_function);
     if (first == pcis_.end())
       return fail(x_.at(system), "the topology holds no <gpu>");
-    const auto functions = std::count_if(
-        pcis_.begin(), pcis_.end(), [](const PciNode &p) { return is_display_class(p.pci_class); });
+    const auto functions = std::count_if(pcis_.begin(), pcis_.end(), is_gpu_function);
     return fail(x_.at(first->where),
                 fmt::format("the topology holds no <gpu>: its {} GPU function(s) (class {:#08x} "
                             "at {}, ...) are PCI placement only, which NCCL_TOPO_FILE completes "

@@ -41,6 +41,10 @@ std::optional<NcclVersion> find_nccl_version(std::string_view name) {
   return found;
 }
 
+int nccl_version_code(NcclVersion version) {
+  return 20000 + version.minor * 100 + version.patch;
+}
+
 std::optional<NcclVersion> nccl_version_of_code(int code) {
   // NCCL_VERSION(X, Y, Z) is X * 1000 + Y * 100 + Z before 2.9 and X * 10000 + Y * 100 + Z after.
   const bool old_style = code >= 2000 && code < 2900;
@@ -52,12 +56,9 @@ std::optional<NcclVersion> nccl_version_of_code(int code) {
 }
 
 NcclVersion nearest_modelled_release(NcclVersion ran) {
-  auto before = [](const NcclVersion &a, const NcclVersion &b) {
-    return a.minor != b.minor ? a.minor < b.minor : a.patch < b.patch;
-  };
   NcclVersion chosen = kNcclReleases[0];
   for (const NcclVersion &v : kNcclReleases)
-    if (!before(ran, v))
+    if (v <= ran)
       chosen = v; // releases are oldest first: the last not after `ran`
   return chosen;
 }

@@ -20,7 +20,7 @@ struct NcclVersion {
   int minor;
   int patch;
 
-  friend bool operator==(const NcclVersion &, const NcclVersion &) = default;
+  friend auto operator<=>(const NcclVersion &, const NcclVersion &) = default;
 };
 
 /// NCCL's public releases from 2.18 on, oldest first (NVIDIA's download index,
@@ -38,6 +38,9 @@ std::string nccl_version_name(NcclVersion version);
 
 /// The release named "2.21.5", or by "2.21" the newest patch of 2.21; none for anything else.
 std::optional<NcclVersion> find_nccl_version(std::string_view name);
+
+/// NCCL_VERSION_CODE of a release (22105 for 2.21.5), as NCCL's headers and nccl-tests print it.
+int nccl_version_code(NcclVersion version);
 
 /// The release NCCL_VERSION_CODE names (22105: 2.21.5; before 2.9, 2708: 2.7.8); none where the
 /// code is not an NCCL 2.x release's.

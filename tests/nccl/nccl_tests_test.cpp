@@ -124,7 +124,7 @@ TEST(NcclTestsLogTest, WhatSyncollWritesReadsBackInBothForms) {
     EXPECT_NEAR(log->rows[1].time_us, 987.654, 0.01);
   }
   // Across nodes, a host per node and the release modelled.
-  run.ranks_per_node = 4;
+  run.ranks_per_host = 4;
   run.nccl_version_code = 22207;
   for (const std::string &text : {nccl_tests_text(run), nccl_tests_json(run)}) {
     auto log = read_nccl_tests_log(text, "round.log");

@@ -37,6 +37,8 @@ TEST(NcclVersionTest, AVersionCodeNamesItsReleaseAndTheNearestModelledOne) {
   ASSERT_TRUE(nccl_version_of_code(22105));
   EXPECT_EQ(nccl_version_name(*nccl_version_of_code(22105)), "2.21.5");
   EXPECT_EQ(nccl_version_name(*nccl_version_of_code(2708)), "2.7.8");
+  for (const NcclVersion &v : kNcclReleases) // the code each release prints reads back as it
+    EXPECT_EQ(nccl_version_of_code(nccl_version_code(v)), v) << nccl_version_name(v);
   for (int bad : {0, 1, 30000, 20805, 12345, 2999})
     EXPECT_FALSE(nccl_version_of_code(bad)) << bad;
   const auto nearest = [](int code) {
