@@ -7,6 +7,7 @@
 #include "model/topology_json.h"
 #include "nccl/topo_xml.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <iostream>
 #include <memory>
@@ -72,25 +73,35 @@ void print_topology(const Topology &t) {
   }
 }
 
+// AMD's GPUs (RCCL's dumps name their architecture) are joined by xGMI, NVIDIA's by NVLink.
+std::string_view gpu_link_name(const nccl::XmlMachine &m) {
+  const bool amd = std::any_of(m.gpus.begin(), m.gpus.end(),
+                               [](const nccl::XmlGpu &g) { return !g.gcn.empty(); });
+  return amd ? "xGMI" : "NVLink";
+}
+
 // What NCCL's dump says beyond the links: sockets, GPUs and NICs, and which model the links are.
 void print_nccl_machine(const nccl::XmlMachine &m) {
-  fmt::print("NCCL topology: {} socket(s), {} GPU(s){}, {} NIC port(s); {}\n", m.cpus.size(),
-             m.gpus.size(),
-             m.generation ? fmt::format(" ({})", generation_traits(*m.generation).name) : "",
-             m.nics.size(),
-             m.includes_pcie ? "NVLink does not join every pair: the PCIe tree and the sockets "
-                               "are links too"
-                             : "NVLink joins every pair: the topology is NVLink alone");
+  fmt::print(
+      "NCCL topology: {} socket(s), {} GPU(s){}, {} NIC port(s); {}\n", m.cpus.size(),
+      m.gpus.size(),
+      m.generation ? fmt::format(" ({})", generation_traits(*m.generation).name) : "",
+      m.nics.size(),
+      m.includes_pcie
+          ? fmt::format("{} does not join every pair: the PCIe tree and the sockets are "
+                        "links too",
+                        gpu_link_name(m))
+          : fmt::format("{0} joins every pair: the topology is {0} alone", gpu_link_name(m)));
   for (const nccl::XmlCpu &c : m.cpus)
     fmt::print("  cpu{}: {} {}, {} to the other sockets at {} GB/s\n", c.numa,
                c.arch.empty() ? "?" : c.arch, c.vendor.empty() ? "?" : c.vendor,
                c.interconnect.name, format_decimal(c.interconnect.gbps));
   for (size_t r = 0; r < m.gpus.size(); ++r) {
     const nccl::XmlGpu &g = m.gpus[r];
-    fmt::print("  rank {}: dev {} {} sm {} on cpu{}, PCIe {} GB/s", r, g.dev, g.busid, g.sm,
-               m.cpus[size_t(g.cpu)].numa, format_decimal(g.pcie_gbps));
+    fmt::print("  rank {}: dev {} {} {} on cpu{}, PCIe {} GB/s", r, g.dev, g.busid,
+               nccl::kind_of(g), m.cpus[size_t(g.cpu)].numa, format_decimal(g.pcie_gbps));
     if (g.direct_nvlinks > 0)
-      fmt::print(", {} NVLinks to GPUs", g.direct_nvlinks);
+      fmt::print(", {} {} to GPUs", g.direct_nvlinks, g.gcn.empty() ? "NVLinks" : "xGMI links");
     if (g.nvswitch_nvlinks > 0)
       fmt::print(", {} NVLinks to NVSwitch", g.nvswitch_nvlinks);
     if (g.c2c_gbps > 0)

@@ -437,6 +437,17 @@ std::optional<GpuGeneration> generation_of_sm(int sm) {
   return std::nullopt;
 }
 
+std::optional<GpuGeneration> generation_of_gcn(std::string_view gcn) {
+  gcn = gcn.substr(0, gcn.find(':'));
+  if (gcn.starts_with("gfx"))
+    gcn.remove_prefix(3);
+  if (gcn == "940" || gcn == "941" || gcn == "942")
+    return GpuGeneration::Cdna3;
+  if (gcn == "950")
+    return GpuGeneration::Cdna4;
+  return std::nullopt;
+}
+
 CpuInterconnect cpu_interconnect(std::string_view arch, std::string_view vendor, int family,
                                  int model) {
   // NCCL's CPU models (topo.cc): Intel family 6, model 0x55 (85) and above Skylake's UPI, 0x8f

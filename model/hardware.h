@@ -90,6 +90,12 @@ struct GenerationTraits {
 /// GeForce and workstation Amperes and Adas of 86 and 89, 120), which syncoll has no NVLink row
 /// for.
 [[nodiscard]] std::optional<GpuGeneration> generation_of_sm(int sm);
+/// The generation of an AMD GPU by the architecture RCCL's topology dumps write as its `gcn`
+/// (`gcn="gfx942"`, older releases the bare number `gcn="942"`, either with the target features
+/// after a colon, "gfx942:sramecc+:xnack-"): gfx940-942 CDNA3 (MI300X, MI300A), gfx950 CDNA4
+/// (MI355X); none for the others (gfx90a's MI250X and MI210, gfx908's MI100), which syncoll has
+/// no xGMI row for. RCCL's `sm` beside it is no NVIDIA compute capability (gfx90a writes 90).
+[[nodiscard]] std::optional<GpuGeneration> generation_of_gcn(std::string_view gcn);
 
 /// The bandwidth between two CPU sockets per direction that NCCL's topology model gives a GPU's
 /// path through host memory (topo.h: Broadwell QPI 6, Skylake and later UPI 10, Sapphire Rapids

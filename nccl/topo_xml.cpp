@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <map>
 #include <set>
 
@@ -35,12 +34,15 @@ struct PciNode {
   pugi::xml_node where;
 };
 
-// A display controller's PCI class (0x03xxxx: VGA 0x0300, 3D 0x0302), which a GPU's function has.
-bool is_display_class(int64_t pci_class) {
-  return (pci_class >> 16) == 0x03;
+// A GPU function's PCI class: a display controller (0x03xxxx: VGA 0x0300, 3D 0x0302), or a
+// processing accelerator (0x12xxxx), as AMD's MI300X and MI355X functions are.
+bool is_gpu_class(int64_t pci_class) {
+  return (pci_class >> 16) == 0x03 || (pci_class >> 16) == 0x12;
 }
 
+// A link between GPUs: NCCL's <nvlink> or RCCL's <xgmi>, which NCCL's search treats alike.
 struct RawNvlink {
+  std::string_view element; ///< "nvlink" or "xgmi"
   std::string target;
   int count = 0;
   int64_t tclass = 0;
@@ -112,7 +114,7 @@ private:
   // A file without a <gpu>: where it lists GPU functions, it is one NCCL_TOPO_FILE completes
   // from the GPUs it detects (their NVLinks among them), which syncoll has no machine to do.
   Expected<void> no_gpu(const pugi::xml_node &system) const {
-    const auto is_gpu_function = [](const PciNode &p) { return is_display_class(p.pci_class); };
+    const auto is_gpu_function = [](const PciNode &p) { return is_gpu_class(p.pci_class); };
     const auto first = std::find_if(pcis_.begin(), pcis_.end(), is_gpu_function);
     if (first == pcis_.end())
       return fail(x_.at(system), "the topology holds no <gpu>");
@@ -190,6 +192,7 @@ private:
     SYNCOLL_TRY(sm, x_.int_attr(gpu, "sm", 10, 1000));
     g.gpu.dev = int(dev);
     g.gpu.sm = int(sm);
+    g.gpu.gcn = gpu.attribute("gcn").value();
     g.gpu.busid = pcis_[size_t(pci)].busid;
     g.gpu.cpu = cpu;
     g.gpu.pcie_gbps = pcis_[size_t(pci)].gbps;
@@ -199,8 +202,9 @@ private:
     }
     for (const pugi::xml_node &link : gpu.children()) {
       const std::string_view name = link.name();
-      if (name == "nvlink") {
+      if (name == "nvlink" || name == "xgmi") {
         RawNvlink l;
+        l.element = name == "nvlink" ? "NVLink" : "xGMI link";
         l.where = link;
         SYNCOLL_TRY(target, x_.string_attr(link, "target"));
         SYNCOLL_TRY(count, x_.int_attr(link, "count", 1, 64));
@@ -325,9 +329,9 @@ private:
           if ((l.tclass >> 16) == 0x06)
             continue; // to the CPU (POWER9's NVLink): host traffic, not a GPU's peer
           return fail(r_.x_.at(l.where, "target"),
-                      fmt::format("NVLink target {} is not a GPU of this file (nor an NVSwitch, "
+                      fmt::format("{} target {} is not a GPU of this file (nor an NVSwitch, "
                                   "tclass 0x068000)",
-                                  l.target));
+                                  l.element, l.target));
         }
         if (peer->second == int(rank)) {
           m.gpus[rank].self_nvlinks += l.count;
@@ -340,26 +344,31 @@ private:
     return {};
   }
 
-  // One NVLink's line rate for the machine's GPUs; 0 where no GPU has NVLinks.
+  // One NVLink's (xGMI link's) line rate for the machine's GPUs; 0 where no GPU has either.
   Expected<double> nvlink_rate(XmlMachine &m) {
     std::set<std::optional<GpuGeneration>> generations;
     for (const XmlGpu &g : m.gpus)
-      generations.insert(generation_of_sm(g.sm));
+      generations.insert(generation_of(g));
     if (generations.size() == 1)
       m.generation = *generations.begin();
     for (size_t rank = 0; rank < m.gpus.size(); ++rank) {
       const XmlGpu &g = m.gpus[rank];
       if (g.direct_nvlinks + g.nvswitch_nvlinks == 0)
         continue;
-      const auto generation = generation_of_sm(g.sm);
+      const char *kind = g.gcn.empty() ? "sm" : "gcn";
+      const auto generation = generation_of(g);
       if (!generation)
-        return fail(r_.x_.at(r_.gpus_[size_t(order_[rank])].where, "sm"),
-                    fmt::format("GPU of sm {} has NVLinks, and syncoll knows no NVLink rate for "
-                                "it (sm 70, 80, 90 and 100 have one)",
-                                g.sm));
+        return fail(r_.x_.at(r_.gpus_[size_t(order_[rank])].where, kind),
+                    g.gcn.empty()
+                        ? fmt::format("GPU of sm {} has NVLinks, and syncoll knows no NVLink rate "
+                                      "for it (sm 70, 80, 90 and 100 have one)",
+                                      g.sm)
+                        : fmt::format("GPU {} has xGMI links, and syncoll knows no xGMI rate for "
+                                      "it (gfx942 and gfx950 have one)",
+                                      g.gcn));
       if (!m.generation)
-        return fail(r_.x_.at(r_.gpus_[size_t(order_[rank])].where, "sm"),
-                    "GPUs of different generations joined by NVLink");
+        return fail(r_.x_.at(r_.gpus_[size_t(order_[rank])].where, kind),
+                    "GPUs of different generations joined by NVLink or xGMI");
       return generation_traits(*generation).nvlink_line_gbps;
     }
     return 0.0;
@@ -464,6 +473,14 @@ private:
 
 } // namespace
 
+std::optional<GpuGeneration> generation_of(const XmlGpu &gpu) {
+  return gpu.gcn.empty() ? generation_of_sm(gpu.sm) : generation_of_gcn(gpu.gcn);
+}
+
+std::string kind_of(const XmlGpu &gpu) {
+  return gpu.gcn.empty() ? fmt::format("sm {}", gpu.sm) : gpu.gcn;
+}
+
 Expected<XmlMachine> read_nccl_topology_xml(std::string_view text, const std::string &file,
                                             std::string name) {
   pugi::xml_document doc;
@@ -507,97 +524,6 @@ NcclSearchHost nccl_search_host(const XmlMachine &machine) {
           RankId(machine.topology->num_ranks() + int(at - switches.begin())));
   }
   return host;
-}
-
-namespace {
-
-// The network a node of its own is on, by its fastest NICs' kind and line rate: EFA devices
-// (rdmap...) on EFA, Mellanox HCAs (mlx5_...) on InfiniBand of that rate, any other port on
-// RoCE; none where the dump lists no NIC.
-std::optional<Fabric> fabric_of_nics(const std::vector<XmlNic> &nics) {
-  if (nics.empty())
-    return std::nullopt;
-  const auto fastest = std::max_element(
-      nics.begin(), nics.end(), [](const XmlNic &a, const XmlNic &b) { return a.gbps < b.gbps; });
-  const double gbits = fastest->gbps * 8;
-  if (fastest->name.starts_with("rdmap"))
-    return gbits <= 100 ? Fabric::EfaV1 : gbits <= 200 ? Fabric::EfaV3 : Fabric::EfaV4;
-  if (fastest->name.starts_with("mlx"))
-    return gbits <= 100   ? Fabric::InfinibandEdr
-           : gbits <= 200 ? Fabric::InfinibandHdr
-           : gbits <= 400 ? Fabric::InfinibandNdr
-                          : Fabric::InfinibandXdr;
-  return Fabric::Roce;
-}
-
-} // namespace
-
-Expected<DumpedSystem> system_of_dump(const XmlMachine &machine, const std::string &file) {
-  DumpedSystem out;
-  const SystemPreset *node = machine.includes_pcie ? nullptr : preset_of_node(*machine.topology);
-  if (node) {
-    out.preset = *node;
-    const bool efa = !machine.nics.empty() &&
-                     std::all_of(machine.nics.begin(), machine.nics.end(),
-                                 [](const XmlNic &n) { return n.name.starts_with("rdmap"); });
-    if (efa)
-      for (const SystemPreset &s : all_system_presets())
-        if (s.node_topology == node->node_topology &&
-            fabric_traits(s.fabric).name.starts_with("efa")) {
-          out.preset = s;
-          break;
-        }
-  } else {
-    std::set<int> sms;
-    for (const XmlGpu &g : machine.gpus)
-      sms.insert(g.sm);
-    if (sms.size() != 1)
-      return fail({file, 1, 1}, fmt::format("its GPUs are of {} kinds (sm {}); a system's are of "
-                                            "one",
-                                            sms.size(), fmt::join(sms, ", ")));
-    // A GPU without a row of its own (sm 86, 89: PCIe cards) runs with Ampere's constants, as
-    // a plain topology's search does (nccl_generation_for).
-    const int sm = *sms.begin();
-    const std::optional<GpuGeneration> known = generation_of_sm(sm);
-    const GpuGeneration generation = known.value_or(GpuGeneration::Ampere);
-    const auto same =
-        std::find_if(all_system_presets().begin(), all_system_presets().end(),
-                     [&](const SystemPreset &s) { return s.generation == generation; });
-    if (same == all_system_presets().end())
-      return fail({file, 1, 1},
-                  fmt::format("its GPUs are {}, which no calibrated machine has (syncoll topo "
-                              "list); simulate it as one node with -t {}",
-                              generation_traits(generation).name, file));
-    const std::string_view row = generation_traits(generation).name;
-    out.label = known ? fmt::format("{} GPUs {}", machine.gpus.size(), row)
-                      : fmt::format("{} GPUs of sm {} with {}'s constants (no row of its own)",
-                                    machine.gpus.size(), sm, row);
-    out.preset = *same;
-    if (const auto fabric = fabric_of_nics(machine.nics))
-      out.preset.fabric = *fabric;
-    out.name = std::make_shared<const std::string>(machine.topology->name());
-    out.preset.name = *out.name;
-    out.preset.description = "a node read from NCCL's topology dump";
-    out.preset.node_topology = {};
-    out.preset.gpus_per_node = machine.topology->num_ranks();
-    out.preset.nics_per_node = std::min(out.preset.nics_per_node, out.preset.gpus_per_node);
-    // The dump's PCIe switches and sockets carry what the preset's host paths stood for.
-    out.preset.host_path_gbps = 0;
-    out.preset.socket_links = 0;
-    out.preset.source = "its links from the dump; launch and fabric of the generation's first "
-                        "calibrated preset";
-    out.node = *machine.topology;
-  }
-  double fastest = 0;
-  for (const XmlNic &n : machine.nics)
-    fastest = std::max(fastest, n.gbps);
-  if (fastest > 0) {
-    out.preset.nic_gbps = fastest;
-    out.preset.nics_per_node =
-        int(std::count_if(machine.nics.begin(), machine.nics.end(),
-                          [&](const XmlNic &n) { return n.gbps == fastest; }));
-  }
-  return out;
 }
 
 } // namespace syncoll::nccl

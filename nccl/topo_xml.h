@@ -4,9 +4,13 @@
 // The file is a `<system>` tree: `<cpu numaid arch vendor familyid modelid>` sockets, under them
 // `<pci busid class link_speed link_width>` bridges and devices, a GPU's `<gpu dev sm rank gdr>`
 // inside its PCI function with its `<nvlink target count tclass>` and `<c2c bw count>` links, and
-// `<nic>` elements holding one `<net name dev speed port gdr>` per port. Elements and attributes
-// this reader does not use (NCCL adds some in most releases) are passed over; the ones it uses
-// must hold what NCCL writes, or the error names the line and column.
+// `<nic>` elements holding one `<net name dev speed port gdr>` per port. RCCL, NCCL's port to
+// AMD's GPUs, writes the same file (RCCL_TOPO_DUMP_FILE): its `<gpu>` adds `gcn`, the GPU's
+// architecture ("gfx942"), which names the generation where NCCL's `sm` would, and its links
+// between GPUs are `<xgmi target count tclass>`, read as NVLinks are, at the xGMI link's rate of
+// the generation's row (an MI300X platform's dump is the library's `mi300x`). Elements and
+// attributes this reader does not use (NCCL adds some in most releases) are passed over; the ones
+// it uses must hold what NCCL writes, or the error names the line and column.
 //
 // The machine's GPUs are its ranks (by their `rank` attribute, else by `dev`). Where NVLink joins
 // every pair of GPUs, directly or through NVSwitch, the topology is NVLink alone: GPUs behind
@@ -41,9 +45,10 @@ struct XmlCpu {
 struct XmlGpu {
   int dev = 0;
   int sm = 0;
+  std::string gcn; ///< an AMD GPU's architecture as RCCL writes it ("gfx942"); empty on NVIDIA's
   std::string busid;
   int cpu = 0;              ///< index into XmlMachine::cpus
-  int direct_nvlinks = 0;   ///< NVLinks to other GPUs
+  int direct_nvlinks = 0;   ///< NVLinks (an AMD GPU's xGMI links) to other GPUs
   int nvswitch_nvlinks = 0; ///< NVLinks to NVSwitch
   /// NVLinks whose target is the GPU's own function (Azure's NC A100 v4 file lists 12): NCCL
   /// reads them and its paths pass over them, as this reader does; they join no pair.
@@ -51,6 +56,11 @@ struct XmlGpu {
   double c2c_gbps = 0;  ///< the chip-to-chip link to its CPU (Grace), GB/s
   double pcie_gbps = 0; ///< its own PCIe link, GB/s
 };
+
+/// A GPU's generation: by its `gcn` on AMD's (generation_of_gcn), else by its `sm`.
+[[nodiscard]] std::optional<GpuGeneration> generation_of(const XmlGpu &gpu);
+/// "sm 90", "gfx942": the GPU's kind as its dump names it.
+[[nodiscard]] std::string kind_of(const XmlGpu &gpu);
 
 struct XmlNic {
   std::string name; ///< "mlx5_0"
@@ -71,8 +81,8 @@ struct XmlMachine {
 };
 
 /// The machine in `text` (the contents of `file`, for locations). Malformed XML, a missing or
-/// ill-typed attribute, duplicate ranks, an NVLink to a GPU the file does not hold, NVLinks on
-/// a GPU generation without a known NVLink rate, or a file without a `<gpu>` (one for
+/// ill-typed attribute, duplicate ranks, an NVLink or xGMI link to a GPU the file does not
+/// hold, links on a GPU generation without a known link rate, or a file without a `<gpu>` (one for
 /// NCCL_TOPO_FILE that lists the GPUs' PCI functions only, for NCCL to complete from the GPUs
 /// it detects, as cloud images ship them): one located error.
 [[nodiscard]] Expected<XmlMachine>

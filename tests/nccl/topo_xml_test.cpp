@@ -315,5 +315,80 @@ TEST(NcclTopologyXmlTest, ADumpsSystemIsThePresetOfItsNodeWithItsNics) {
   EXPECT_DOUBLE_EQ(pcie->preset.host_path_gbps, 0.0);
 }
 
+// RCCL writes NCCL's file for AMD's GPUs: `gcn` names the architecture, `<xgmi>` the links
+// between GPUs. An MI300X platform's dump, one xGMI link between every pair, is the library's
+// `mi300x` link for link, and `--system` runs it as the calibrated MI300X system.
+TEST(NcclTopologyXmlTest, AnRcclMi300xDumpIsTheLibrarysMi300x) {
+  const XmlMachine m = read("mi300x_rccl.xml");
+  EXPECT_FALSE(m.includes_pcie);
+  EXPECT_EQ(m.generation, GpuGeneration::Cdna3);
+  ASSERT_EQ(m.gpus.size(), 8u);
+  for (const XmlGpu &g : m.gpus) {
+    EXPECT_EQ(g.gcn, "gfx942");
+    EXPECT_EQ(kind_of(g), "gfx942");
+    EXPECT_EQ(g.direct_nvlinks, 7);
+  }
+  EXPECT_EQ(m.topology->to_draft().links, renamed(mi300x(), "mi300x").links);
+  ASSERT_EQ(m.nics.size(), 8u);
+  EXPECT_EQ(m.nics[5].nearest_ranks, std::vector<int>{5});
+  const auto system = system_of_dump(m, "mi300x_rccl.xml");
+  ASSERT_TRUE(system.has_value()) << system.error().to_string();
+  EXPECT_FALSE(system->node);
+  EXPECT_EQ(system->preset.generation, GpuGeneration::Cdna3);
+  EXPECT_EQ(system->preset.node_topology, "mi300x");
+  EXPECT_EQ(system->preset.nics_per_node, 8);
+}
+
+// `n` AMD GPUs of architecture `gcn` (as RCCL writes it, with RCCL's `sm` beside it), joined
+// pairwise by one xGMI link where `xgmi`, each under its own PCI function of one socket.
+std::string amd_dump(const std::string &gcn, int sm, int n, bool xgmi) {
+  std::string out = R"(<system version="2"><cpu numaid="0" arch="x86_64" vendor="AuthenticAMD">)";
+  for (int g = 0; g < n; ++g) {
+    out += fmt::format("\n<pci busid=\"0000:{:02x}:00.0\" class=\"0x120000\">"
+                       "<gpu dev=\"{}\" sm=\"{}\" gcn=\"{}\" rank=\"{}\" gdr=\"1\">",
+                       g + 1, g, sm, gcn, g);
+    for (int p = 0; p < n && xgmi; ++p)
+      if (p != g)
+        out += fmt::format("<xgmi target=\"0000:{:02x}:00.0\" count=\"1\" tclass=\"0x120000\"/>",
+                           p + 1);
+    out += "</gpu></pci>";
+  }
+  return out + "</cpu></system>";
+}
+
+// The generation comes from `gcn`, never from RCCL's `sm` (gfx90a writes sm 90, which is no
+// Hopper); a CDNA GPU without a row has no xGMI rate, which the error names where its links are;
+// and a dump of four MI355X (gfx950, with the target features RCCL may keep) is a node of its
+// own on CDNA4's row.
+TEST(NcclTopologyXmlTest, AnAmdGpusGenerationIsItsArchitectureNotItsSm) {
+  auto pcie_mi210 = read_nccl_topology_xml(amd_dump("gfx90a", 90, 2, false), "mi210.xml", "mi210");
+  ASSERT_TRUE(pcie_mi210) << pcie_mi210.error().to_string();
+  EXPECT_FALSE(pcie_mi210->generation.has_value());
+  EXPECT_TRUE(pcie_mi210->includes_pcie);
+  const auto refused = system_of_dump(*pcie_mi210, "mi210.xml");
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().to_string(),
+            "mi210.xml:1:1: its GPUs are gfx90a, which no generation row has (gfx942 and gfx950 "
+            "do); simulate it as one node with -t mi210.xml\n");
+  EXPECT_EQ(error_of(amd_dump("gfx90a", 90, 2, true)),
+            "node.xml:2:65: GPU gfx90a has xGMI links, and syncoll knows no xGMI rate for it "
+            "(gfx942 and gfx950 have one)");
+  auto four =
+      read_nccl_topology_xml(amd_dump("gfx950:sramecc+:xnack-", 95, 4, true), "four.xml", "four");
+  ASSERT_TRUE(four) << four.error().to_string();
+  EXPECT_EQ(four->generation, GpuGeneration::Cdna4);
+  EXPECT_FALSE(four->includes_pcie);
+  for (const Link &l : four->topology->links())
+    EXPECT_DOUBLE_EQ(l.bandwidth.value, generation_traits(GpuGeneration::Cdna4).nvlink_line_gbps);
+  const auto system = system_of_dump(*four, "four.xml");
+  ASSERT_TRUE(system.has_value()) << system.error().to_string();
+  ASSERT_TRUE(system->node);
+  EXPECT_EQ(system->preset.generation, GpuGeneration::Cdna4);
+  EXPECT_EQ(system->preset.gpus_per_node, 4);
+  EXPECT_EQ(system->label, "4 GPUs CDNA4 (MI355X)");
+  EXPECT_EQ(generation_of_gcn("942"), GpuGeneration::Cdna3); // older RCCL writes the number
+  EXPECT_FALSE(generation_of_gcn("gfx908").has_value());
+}
+
 } // namespace
 } // namespace syncoll::nccl
