@@ -365,7 +365,7 @@ private:
                                       g.sm)
                         : fmt::format("GPU {} has xGMI links, and syncoll knows no xGMI rate for "
                                       "it (gfx942 and gfx950 have one)",
-                                      g.gcn));
+                                      kind_of(g)));
       if (!m.generation)
         return fail(r_.x_.at(r_.gpus_[size_t(order_[rank])].where, kind),
                     "GPUs of different generations joined by NVLink or xGMI");
@@ -478,7 +478,10 @@ std::optional<GpuGeneration> generation_of(const XmlGpu &gpu) {
 }
 
 std::string kind_of(const XmlGpu &gpu) {
-  return gpu.gcn.empty() ? fmt::format("sm {}", gpu.sm) : gpu.gcn;
+  if (gpu.gcn.empty())
+    return fmt::format("sm {}", gpu.sm);
+  // Older RCCL releases write the architecture as a number (910 for gfx90a), not as its name.
+  return gpu.gcn.starts_with("gfx") ? gpu.gcn : fmt::format("gcn {}", gpu.gcn);
 }
 
 Expected<XmlMachine> read_nccl_topology_xml(std::string_view text, const std::string &file,

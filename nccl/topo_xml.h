@@ -59,7 +59,7 @@ struct XmlGpu {
 
 /// A GPU's generation: by its `gcn` on AMD's (generation_of_gcn), else by its `sm`.
 [[nodiscard]] std::optional<GpuGeneration> generation_of(const XmlGpu &gpu);
-/// "sm 90", "gfx942": the GPU's kind as its dump names it.
+/// "sm 90", "gfx942", "gcn 910" (an older RCCL's number): the GPU's kind as its dump names it.
 [[nodiscard]] std::string kind_of(const XmlGpu &gpu);
 
 struct XmlNic {

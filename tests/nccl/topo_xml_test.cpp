@@ -373,6 +373,9 @@ TEST(NcclTopologyXmlTest, AnAmdGpusGenerationIsItsArchitectureNotItsSm) {
   EXPECT_EQ(error_of(amd_dump("gfx90a", 90, 2, true)),
             "node.xml:2:65: GPU gfx90a has xGMI links, and syncoll knows no xGMI rate for it "
             "(gfx942 and gfx950 have one)");
+  EXPECT_EQ(error_of(amd_dump("910", 90, 2, true)), // an older RCCL's number for gfx90a
+            "node.xml:2:65: GPU gcn 910 has xGMI links, and syncoll knows no xGMI rate for it "
+            "(gfx942 and gfx950 have one)");
   auto four =
       read_nccl_topology_xml(amd_dump("gfx950:sramecc+:xnack-", 95, 4, true), "four.xml", "four");
   ASSERT_TRUE(four) << four.error().to_string();
