@@ -80,11 +80,12 @@ std::string_view gpu_link_name(const nccl::XmlMachine &m) {
   return amd ? "xGMI" : "NVLink";
 }
 
-// What NCCL's dump says beyond the links: sockets, GPUs and NICs, and which model the links are.
+// What NCCL's (RCCL's) dump says beyond the links: sockets, GPUs and NICs, and which model the
+// links are.
 void print_nccl_machine(const nccl::XmlMachine &m) {
   fmt::print(
-      "NCCL topology: {} socket(s), {} GPU(s){}, {} NIC port(s); {}\n", m.cpus.size(),
-      m.gpus.size(),
+      "{} topology: {} socket(s), {} GPU(s){}, {} NIC port(s); {}\n",
+      gpu_link_name(m) == "xGMI" ? "RCCL" : "NCCL", m.cpus.size(), m.gpus.size(),
       m.generation ? fmt::format(" ({})", generation_traits(*m.generation).name) : "",
       m.nics.size(),
       m.includes_pcie
