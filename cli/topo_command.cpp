@@ -7,7 +7,6 @@
 #include "model/topology_json.h"
 #include "nccl/topo_xml.h"
 
-#include <algorithm>
 #include <fmt/format.h>
 #include <iostream>
 #include <memory>
@@ -73,26 +72,21 @@ void print_topology(const Topology &t) {
   }
 }
 
-// AMD's GPUs (RCCL's dumps name their architecture) are joined by xGMI, NVIDIA's by NVLink.
-std::string_view gpu_link_name(const nccl::XmlMachine &m) {
-  const bool amd = std::any_of(m.gpus.begin(), m.gpus.end(),
-                               [](const nccl::XmlGpu &g) { return !g.gcn.empty(); });
-  return amd ? "xGMI" : "NVLink";
-}
-
 // What NCCL's (RCCL's) dump says beyond the links: sockets, GPUs and NICs, and which model the
 // links are.
 void print_nccl_machine(const nccl::XmlMachine &m) {
-  fmt::print(
-      "{} topology: {} socket(s), {} GPU(s){}, {} NIC port(s); {}\n",
-      gpu_link_name(m) == "xGMI" ? "RCCL" : "NCCL", m.cpus.size(), m.gpus.size(),
-      m.generation ? fmt::format(" ({})", generation_traits(*m.generation).name) : "",
-      m.nics.size(),
-      m.includes_pcie
-          ? fmt::format("{} does not join every pair: the PCIe tree and the sockets are "
-                        "links too",
-                        gpu_link_name(m))
-          : fmt::format("{0} joins every pair: the topology is {0} alone", gpu_link_name(m)));
+  // AMD's GPUs are joined by xGMI, NVIDIA's by NVLink.
+  const bool rccl = nccl::written_by_rccl(m);
+  const std::string_view links = rccl ? "xGMI" : "NVLink";
+  fmt::print("{} topology: {} socket(s), {} GPU(s){}, {} NIC port(s); {}\n", rccl ? "RCCL" : "NCCL",
+             m.cpus.size(), m.gpus.size(),
+             m.generation ? fmt::format(" ({})", generation_traits(*m.generation).name) : "",
+             m.nics.size(),
+             m.includes_pcie
+                 ? fmt::format("{} does not join every pair: the PCIe tree and the sockets are "
+                               "links too",
+                               links)
+                 : fmt::format("{0} joins every pair: the topology is {0} alone", links));
   for (const nccl::XmlCpu &c : m.cpus)
     fmt::print("  cpu{}: {} {}, {} to the other sockets at {} GB/s\n", c.numa,
                c.arch.empty() ? "?" : c.arch, c.vendor.empty() ? "?" : c.vendor,
@@ -102,7 +96,7 @@ void print_nccl_machine(const nccl::XmlMachine &m) {
     fmt::print("  rank {}: dev {} {} {} on cpu{}, PCIe {} GB/s", r, g.dev, g.busid,
                nccl::kind_of(g), m.cpus[size_t(g.cpu)].numa, format_decimal(g.pcie_gbps));
     if (g.direct_nvlinks > 0)
-      fmt::print(", {} {} to GPUs", g.direct_nvlinks, g.gcn.empty() ? "NVLinks" : "xGMI links");
+      fmt::print(", {} {} to GPUs", g.direct_nvlinks, nccl::is_amd(g) ? "xGMI links" : "NVLinks");
     if (g.nvswitch_nvlinks > 0)
       fmt::print(", {} NVLinks to NVSwitch", g.nvswitch_nvlinks);
     if (g.c2c_gbps > 0)

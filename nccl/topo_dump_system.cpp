@@ -56,7 +56,7 @@ Expected<DumpedSystem> system_of_dump(const XmlMachine &machine, const std::stri
                                             kinds.size(), fmt::join(kinds, ", ")));
     const XmlGpu &gpu = machine.gpus.front();
     const std::optional<GpuGeneration> known = generation_of(gpu);
-    if (!known && !gpu.gcn.empty())
+    if (!known && is_amd(gpu))
       return fail({file, 1, 1},
                   fmt::format("its GPUs are {}, which no generation row has (gfx942 and gfx950 "
                               "do); simulate it as one node with -t {}",
@@ -81,8 +81,8 @@ Expected<DumpedSystem> system_of_dump(const XmlMachine &machine, const std::stri
       out.preset.fabric = *fabric;
     out.name = std::make_shared<const std::string>(machine.topology->name());
     out.preset.name = *out.name;
-    out.preset.description = gpu.gcn.empty() ? "a node read from NCCL's topology dump"
-                                             : "a node read from RCCL's topology dump";
+    out.preset.description = written_by_rccl(machine) ? "a node read from RCCL's topology dump"
+                                                      : "a node read from NCCL's topology dump";
     out.preset.node_topology = {};
     out.preset.gpus_per_node = machine.topology->num_ranks();
     out.preset.nics_per_node = std::min(out.preset.nics_per_node, out.preset.gpus_per_node);

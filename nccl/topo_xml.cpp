@@ -355,17 +355,17 @@ private:
       const XmlGpu &g = m.gpus[rank];
       if (g.direct_nvlinks + g.nvswitch_nvlinks == 0)
         continue;
-      const char *kind = g.gcn.empty() ? "sm" : "gcn";
+      const char *kind = is_amd(g) ? "gcn" : "sm";
       const auto generation = generation_of(g);
       if (!generation)
         return fail(r_.x_.at(r_.gpus_[size_t(order_[rank])].where, kind),
-                    g.gcn.empty()
-                        ? fmt::format("GPU of sm {} has NVLinks, and syncoll knows no NVLink rate "
-                                      "for it (sm 70, 80, 90 and 100 have one)",
-                                      g.sm)
-                        : fmt::format("GPU {} has xGMI links, and syncoll knows no xGMI rate for "
+                    is_amd(g)
+                        ? fmt::format("GPU {} has xGMI links, and syncoll knows no xGMI rate for "
                                       "it (gfx942 and gfx950 have one)",
-                                      kind_of(g)));
+                                      kind_of(g))
+                        : fmt::format("GPU of sm {} has NVLinks, and syncoll knows no NVLink rate "
+                                      "for it (sm 70, 80, 90 and 100 have one)",
+                                      g.sm));
       if (!m.generation)
         return fail(r_.x_.at(r_.gpus_[size_t(order_[rank])].where, kind),
                     "GPUs of different generations joined by NVLink or xGMI");
@@ -473,12 +473,20 @@ private:
 
 } // namespace
 
+bool is_amd(const XmlGpu &gpu) {
+  return !gpu.gcn.empty();
+}
+
+bool written_by_rccl(const XmlMachine &machine) {
+  return std::any_of(machine.gpus.begin(), machine.gpus.end(), is_amd);
+}
+
 std::optional<GpuGeneration> generation_of(const XmlGpu &gpu) {
-  return gpu.gcn.empty() ? generation_of_sm(gpu.sm) : generation_of_gcn(gpu.gcn);
+  return is_amd(gpu) ? generation_of_gcn(gpu.gcn) : generation_of_sm(gpu.sm);
 }
 
 std::string kind_of(const XmlGpu &gpu) {
-  if (gpu.gcn.empty())
+  if (!is_amd(gpu))
     return fmt::format("sm {}", gpu.sm);
   // Older RCCL releases write the architecture as a number (910 for gfx90a), not as its name.
   return gpu.gcn.starts_with("gfx") ? gpu.gcn : fmt::format("gcn {}", gpu.gcn);

@@ -57,6 +57,8 @@ struct XmlGpu {
   double pcie_gbps = 0; ///< its own PCIe link, GB/s
 };
 
+/// Whether the GPU is AMD's: RCCL's dumps name its architecture (`gcn`), NCCL's never do.
+[[nodiscard]] bool is_amd(const XmlGpu &gpu);
 /// A GPU's generation: by its `gcn` on AMD's (generation_of_gcn), else by its `sm`.
 [[nodiscard]] std::optional<GpuGeneration> generation_of(const XmlGpu &gpu);
 /// "sm 90", "gfx942", "gcn 910" (an older RCCL's number): the GPU's kind as its dump names it.
@@ -79,6 +81,9 @@ struct XmlMachine {
   std::vector<XmlGpu> gpus; ///< by rank
   std::vector<XmlNic> nics;
 };
+
+/// Whether the dump is RCCL's: some GPU of it is AMD's.
+[[nodiscard]] bool written_by_rccl(const XmlMachine &machine);
 
 /// The machine in `text` (the contents of `file`, for locations). Malformed XML, a missing or
 /// ill-typed attribute, duplicate ranks, an NVLink or xGMI link to a GPU the file does not

@@ -322,6 +322,8 @@ TEST(NcclTopologyXmlTest, AnRcclMi300xDumpIsTheLibrarysMi300x) {
   const XmlMachine m = read("mi300x_rccl.xml");
   EXPECT_FALSE(m.includes_pcie);
   EXPECT_EQ(m.generation, GpuGeneration::Cdna3);
+  EXPECT_TRUE(written_by_rccl(m));
+  EXPECT_FALSE(written_by_rccl(read("dgx_h100.xml")));
   ASSERT_EQ(m.gpus.size(), 8u);
   for (const XmlGpu &g : m.gpus) {
     EXPECT_EQ(g.gcn, "gfx942");
@@ -389,6 +391,7 @@ TEST(NcclTopologyXmlTest, AnAmdGpusGenerationIsItsArchitectureNotItsSm) {
   EXPECT_EQ(system->preset.generation, GpuGeneration::Cdna4);
   EXPECT_EQ(system->preset.gpus_per_node, 4);
   EXPECT_EQ(system->label, "4 GPUs CDNA4 (MI355X)");
+  EXPECT_EQ(system->preset.description, "a node read from RCCL's topology dump");
   EXPECT_EQ(generation_of_gcn("942"), GpuGeneration::Cdna3); // older RCCL writes the number
   EXPECT_FALSE(generation_of_gcn("gfx908").has_value());
 }
