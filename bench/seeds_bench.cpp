@@ -8,8 +8,9 @@
 // (the MSCCL executor's interpreted costs), at its best over what GC3 tuned per size
 // (instances, the ring's channels, the protocol). NCCL is the model's own choice as NCCL 2.18.1,
 // the oldest release modelled (GC3 measured 2.8.4, whose algorithms on A100, ring and tree, are
-// the same). HiCCL (section 6, figure 8): its composed collectives on four Perlmutter and Delta
-// GPU nodes at 256 MiB. docs/cost-model.md ("The seeds' measured claims") says why rows miss.
+// the same). HiCCL (section 6, figure 8): its composed collectives on four Perlmutter, Delta and
+// Frontier GPU nodes at 256 MiB. docs/cost-model.md ("The seeds' measured claims") says why rows
+// miss.
 //
 //   ./build/default/bench/seeds_bench [--quick]
 #include "bench/quick_flag.h"
@@ -236,7 +237,7 @@ void gc3_rows(std::vector<Row> &rows, bool quick) {
 }
 
 // HiCCL (section 6, figure 8) on 4 nodes: its composed collectives (compose/, each plan lowered
-// and verified by compose::search) on Perlmutter's and Delta's GPU nodes.
+// and verified by compose::search) on Perlmutter's, Delta's and Frontier's GPU nodes.
 struct Composed {
   compose::Composition composition;
   CollectiveSpec collective;
@@ -279,60 +280,77 @@ compose::Hierarchy plan(int nodes, int gpus, int stripes, int ring_nodes, int pi
   return h;
 }
 
+// One of HiCCL's machines: the system, its figures (0: the paper gives none for it) and its GPUs
+// (Frontier's 8 are GCDs, two to an MI250X).
+struct HicclMachine {
+  const char *system;
+  const char *label;
+  int gpus;
+  double striping, pipelining, over_vendor;
+};
+
 void hiccl_rows(std::vector<Row> &rows, bool quick) {
-  constexpr int kNodes = 4, kGpus = 4;
+  constexpr int kNodes = 4;
   const int64_t size = quick ? 16 * MiB : 256 * MiB;
   const std::string label = quick ? " (quick: 16 MiB)" : "";
-  for (const char *name : {"perlmutter", "delta"}) {
-    std::fprintf(stderr, "seeds_bench: HiCCL on %s...\n", name);
-    auto system = simulator::make_system_model(*find_system_preset(name), kNodes);
+  const HicclMachine machines[] = {
+      {"perlmutter", "Perlmutter 4x4 A100", 4, 3.62, 2.72, 1.05},
+      {"delta", "Delta 4x4 A100", 4, 1.29, 0, 1.26},
+      {"frontier", "Frontier 4x8 MI250X", 8, 3.94, 0, 1.55},
+  };
+  for (const HicclMachine &hm : machines) {
+    std::fprintf(stderr, "seeds_bench: HiCCL on %s...\n", hm.system);
+    auto system = simulator::make_system_model(*find_system_preset(hm.system), kNodes);
     if (!system)
       continue;
-    const bool perlmutter = std::string(name) == "perlmutter";
-    const std::string machine = std::string(perlmutter ? "Perlmutter" : "Delta") + " 4x4 A100";
+    const int gpus = hm.gpus;
+    const std::string machine = hm.label;
     const int nics = system->preset->nics_per_node;
     // Striping: Broadcast and Reduce (the collectives it helps) striped over the node's GPUs
     // against not, as trees; their geometric mean.
     double product = 1;
     for (CollectiveKind kind : {CollectiveKind::Broadcast, CollectiveKind::Reduce}) {
-      const double whole = time_plans(kind, *system, {plan(kNodes, kGpus, 1, 1, 1)}, size).best_us;
+      const double whole = time_plans(kind, *system, {plan(kNodes, gpus, 1, 1, 1)}, size).best_us;
       const double striped =
-          time_plans(kind, *system, {plan(kNodes, kGpus, kGpus, 1, 1)}, size).best_us;
+          time_plans(kind, *system, {plan(kNodes, gpus, gpus, 1, 1)}, size).best_us;
       product *= whole / striped;
     }
-    rows.push_back({"HiCCL", "multi-NIC striping, Broadcast+Reduce" + label, machine,
-                    perlmutter ? 3.62 : 1.29, std::sqrt(product),
-                    std::to_string(nics) + " NIC(s) per node; striped over 4 GPUs, a tree"});
-    if (perlmutter) {
+    rows.push_back({"HiCCL", "multi-NIC striping, Broadcast+Reduce" + label, machine, hm.striping,
+                    std::sqrt(product),
+                    std::to_string(nics) + " NIC(s) per node; striped over " +
+                        std::to_string(gpus) + " GPUs, a tree"});
+    if (hm.pipelining > 0) {
       // Pipelining a striped ring: the best of Broadcast and Reduce.
       double best = 0;
       for (CollectiveKind kind : {CollectiveKind::Broadcast, CollectiveKind::Reduce}) {
         const double once =
-            time_plans(kind, *system, {plan(kNodes, kGpus, kGpus, kNodes, 1)}, size).best_us;
+            time_plans(kind, *system, {plan(kNodes, gpus, gpus, kNodes, 1)}, size).best_us;
         std::vector<compose::Hierarchy> depths;
         for (int depth : {2, 4, 8, 16})
-          depths.push_back(plan(kNodes, kGpus, kGpus, kNodes, depth));
+          depths.push_back(plan(kNodes, gpus, gpus, kNodes, depth));
         best = std::max(best, once / time_plans(kind, *system, depths, size).best_us);
       }
-      rows.push_back({"HiCCL", "pipelined ring, best of Broadcast/Reduce" + label, machine, 2.72,
-                      best, "a striped ring of 4 nodes, 2-16 pieces against 1"});
+      rows.push_back({"HiCCL", "pipelined ring, best of Broadcast/Reduce" + label, machine,
+                      hm.pipelining, best, "a striped ring of 4 nodes, 2-16 pieces against 1"});
     }
-    // Against the vendor library: the geometric mean over the collectives NCCL runs, each at
-    // HiCCL's best plan (compose --search's candidates).
+    // Against the vendor library: the geometric mean over the collectives NCCL (RCCL) runs, each
+    // at HiCCL's best plan (compose --search's candidates).
     double ratio = 1;
     int counted = 0;
     for (CollectiveKind kind :
          {CollectiveKind::Allreduce, CollectiveKind::Allgather, CollectiveKind::ReduceScatter,
           CollectiveKind::Broadcast, CollectiveKind::Reduce, CollectiveKind::Alltoall}) {
-      const Timed t = time_plans(kind, *system, compose::candidates(kNodes, kGpus, nics), size);
+      const Timed t = time_plans(kind, *system, compose::candidates(kNodes, gpus, nics), size);
       if (std::isnan(t.best_us) || std::isnan(t.nccl_us))
         continue;
       ratio *= t.nccl_us / t.best_us;
       ++counted;
     }
-    rows.push_back({"HiCCL", "geomean over NCCL" + label, machine, perlmutter ? 1.05 : 1.26,
-                    counted ? std::pow(ratio, 1.0 / counted) : NAN,
-                    std::to_string(counted) + " collectives (not Gather, Scatter: no NCCL model)"});
+    rows.push_back(
+        {"HiCCL",
+         std::string("geomean over ") + std::string(system->generation->collective_library) + label,
+         machine, hm.over_vendor, counted ? std::pow(ratio, 1.0 / counted) : NAN,
+         std::to_string(counted) + " collectives (not Gather, Scatter: no NCCL model)"});
   }
 }
 

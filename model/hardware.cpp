@@ -147,7 +147,30 @@ const GenerationTraits kGenerations[] = {
     // AMD's rows: the xGMI link's rate from AMD's data sheets, RCCL's graph bandwidth per link
     // from its topo.h, its search's speeds and tuning caps NCCL's pre-Hopper ones (RCCL builds
     // NCCL's search for HIP without the SM90 tables), the copy columns carried (kCdnaCarried);
-    // CDNA4's checked on two MI355X nodes (docs/cost-model.md, "AMD").
+    // CDNA4's checked on two MI355X nodes (docs/cost-model.md, "AMD"). CDNA2's (MI250X, whose
+    // package holds two GPUs, GCDs, each its own device) has no measurement in the data at all.
+    {.generation = GpuGeneration::Cdna2,
+     .name = "CDNA2 (MI250X)",
+     .collective_library = "RCCL",
+     .nvlink_line_gbps = 50,
+     .nccl_nvlink_gbps = 36,
+     .nccl_intra_speeds = kPreHopperIntra,
+     .nccl_inter_speeds = kPreHopperInter,
+     .nccl_ll_max_gbps = 87.7,
+     .nccl_ring_ll128_channel_gbps = 20,
+     .nccl_tree_channel_gbps = 24.0,
+     .nccl_nvls_efficiency = 0,
+     .nccl_nvls_channels = 0,
+     .nccl_nvls_tree_channel_gbps = {0, 0},
+     .nvlink_payload_share = kCdnaCarried.nvlink_payload_share,
+     .nvlink_hop_us = kCdnaCarried.nvlink_hop_us,
+     .nccl_tree_hop_us = kCdnaCarried.nvlink_hop_us,
+     .thread_block_gbps = kCdnaCarried.thread_block_gbps,
+     .nvls_payload_share = 0,
+     .nvls_latency_us = 0,
+     .nvls_step_kib = 0,
+     .executor_step_us = 0.9,
+     .copy_engine_gain = 1.10},
     {.generation = GpuGeneration::Cdna3,
      .name = "CDNA3 (MI300X)",
      .collective_library = "RCCL",
@@ -339,6 +362,13 @@ const SystemPreset kSystems[] = {
      "NICs; RCCL, rccl-tests",
      GpuGeneration::Cdna4, "mi355x", 8, 8, 50, Fabric::Roce, 8, 0, 0,
      "AMD Instinct MI355X data sheet; AMD Pensando Pollara 400 AI NIC product brief"},
+    {"frontier",
+     "OLCF Frontier node: 4 AMD MI250X (8 GCDs, each a device), xGMI (4 links between a "
+     "package's two GCDs, one to each of two other packages' GCDs), one HPE Slingshot-11 200 "
+     "Gb/s NIC per MI250X; RCCL",
+     GpuGeneration::Cdna2, "mi250x", 8, 4, 25, Fabric::Slingshot11, 8, 36, 0,
+     "OLCF Frontier user guide (node architecture); AMD Instinct MI250X data sheet; RCCL's "
+     "topology model of the node (src/graph/rome_models.cc)"},
     {"oci_bm_gpu4_8", "OCI BM.GPU4.8: 8 A100 40GB, NVSwitch, 16 x 100 Gb/s RoCE (8 x 200 per GPU)",
      GpuGeneration::Ampere, "dgx_a100", 8, 8, 25, Fabric::Roce, 8, 0, 0,
      "Oracle Cloud bare metal GPU shapes (BM.GPU4.8)"},
@@ -441,6 +471,9 @@ std::optional<GpuGeneration> generation_of_gcn(std::string_view gcn) {
   gcn = gcn.substr(0, gcn.find(':'));
   if (gcn.starts_with("gfx"))
     gcn.remove_prefix(3);
+  // RCCL's bare number reads gfx90a's last digit 'a' as 10.
+  if (gcn == "90a" || gcn == "910")
+    return GpuGeneration::Cdna2;
   if (gcn == "940" || gcn == "941" || gcn == "942")
     return GpuGeneration::Cdna3;
   if (gcn == "950")

@@ -17,10 +17,10 @@
 
 namespace syncoll {
 
-/// NVIDIA's generations run NCCL; AMD's CDNA generations (MI300X, MI355X) run RCCL, NCCL's port
-/// to HIP, whose search and algorithms are NCCL's and whose GPU-to-GPU links are xGMI: on those
-/// rows every "NVLink" column below is the xGMI link's.
-enum class GpuGeneration { Volta, Ampere, Hopper, Blackwell, Cdna3, Cdna4 };
+/// NVIDIA's generations run NCCL; AMD's CDNA generations (MI250X, MI300X, MI355X) run RCCL, NCCL's
+/// port to HIP, whose search and algorithms are NCCL's and whose GPU-to-GPU links are xGMI: on
+/// those rows every "NVLink" column below is the xGMI link's.
+enum class GpuGeneration { Volta, Ampere, Hopper, Blackwell, Cdna2, Cdna3, Cdna4 };
 
 struct GenerationTraits {
   GpuGeneration generation;
@@ -28,10 +28,10 @@ struct GenerationTraits {
   /// The collective library the generation's machines run: "NCCL" or "RCCL".
   std::string_view collective_library;
   /// One NVLink's (xGMI link's) line rate per direction, GB/s (V100, A100, H100: 25; B200: 50;
-  /// MI300X: 64; MI355X: 76.8).
+  /// MI250X: 50; MI300X: 64; MI355X: 76.8).
   double nvlink_line_gbps;
   /// NCCL's topology graph: bandwidth of one NVLink (topo.h: SM70 20, SM80 20, SM90 20.6,
-  /// SM100 40.1 GB/s); RCCL's of one xGMI link (topo.h: gfx942 and gfx950 48 GB/s).
+  /// SM100 40.1 GB/s); RCCL's of one xGMI link (topo.h: gfx90a 36, gfx942 and gfx950 48 GB/s).
   double nccl_nvlink_gbps;
   /// The per-channel speeds NCCL's search tries, highest first (search.cc).
   std::span<const double> nccl_intra_speeds;
@@ -92,9 +92,10 @@ struct GenerationTraits {
 [[nodiscard]] std::optional<GpuGeneration> generation_of_sm(int sm);
 /// The generation of an AMD GPU by the architecture RCCL's topology dumps write as its `gcn`
 /// (`gcn="gfx942"`, older releases the bare number `gcn="942"`, either with the target features
-/// after a colon, "gfx942:sramecc+:xnack-"): gfx940-942 CDNA3 (MI300X, MI300A), gfx950 CDNA4
-/// (MI355X); none for the others (gfx90a's MI250X and MI210, gfx908's MI100), which syncoll has
-/// no xGMI row for. RCCL's `sm` beside it is no NVIDIA compute capability (gfx90a writes 90).
+/// after a colon, "gfx942:sramecc+:xnack-"): gfx90a (the number 910) CDNA2 (MI250X, MI210),
+/// gfx940-942 CDNA3 (MI300X, MI300A), gfx950 CDNA4 (MI355X); none for the others (gfx908's
+/// MI100), which syncoll has no xGMI row for. RCCL's `sm` beside it is no NVIDIA compute capability
+/// (gfx90a writes 90).
 [[nodiscard]] std::optional<GpuGeneration> generation_of_gcn(std::string_view gcn);
 
 /// The bandwidth between two CPU sockets per direction that NCCL's topology model gives a GPU's
@@ -191,8 +192,9 @@ struct SystemPreset {
   double launch_us;
   /// GPUs of one node without an NVLink between them reach each other through host memory
   /// across the CPU sockets' interconnect: one path's rate per direction (GB/s; 0: every pair
-  /// is linked), and how many such links join the sockets. DGX-1: NCCL's Broadwell QPI figure
-  /// of 6 GB/s per path, over the two QPI links of its two Xeon E5-2698 v4.
+  /// is linked), and how many such links join the sockets (0: one socket). DGX-1: NCCL's
+  /// Broadwell QPI figure of 6 GB/s per path, over the two QPI links of its two Xeon E5-2698 v4;
+  /// Frontier: one EPYC socket, each GCD's own Infinity Fabric link to it at 36 GB/s.
   double host_path_gbps;
   int socket_links;
   /// Where the description's numbers come from.

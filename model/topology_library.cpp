@@ -305,6 +305,23 @@ Topology hgx_a100_4() {
   return from_matrix("hgx_a100_4", links, kNvlinkAlpha, kNvlinkGbps);
 }
 
+// OLCF Frontier's node: 4 MI250X, each package two GCDs (devices of their own) joined by 4 xGMI
+// links, each GCD joined by one link to a GCD of each of two other packages, so the 8 GCDs form
+// a cube (RCCL's topology model of the node, rome_models.cc, lists those three peers per GCD;
+// AMD's data sheet gives 50 GB/s per link and direction and the 4 links inside a package). Pairs
+// without a link reach each other through the host.
+Topology mi250x() {
+  static constexpr std::array<std::array<int, 8>, 8> kLinks{{{0, 4, 1, 0, 0, 0, 1, 0},
+                                                             {4, 0, 0, 1, 0, 1, 0, 0},
+                                                             {1, 0, 0, 4, 1, 0, 0, 0},
+                                                             {0, 1, 4, 0, 0, 0, 0, 1},
+                                                             {0, 0, 1, 0, 0, 4, 1, 0},
+                                                             {0, 1, 0, 0, 4, 0, 0, 1},
+                                                             {1, 0, 0, 0, 1, 0, 0, 4},
+                                                             {0, 0, 0, 1, 0, 1, 4, 0}}};
+  return from_matrix("mi250x", kLinks, kNvlinkAlpha, 50);
+}
+
 Topology mi300x() {
   return xgmi_mesh("mi300x", 64);
 }
@@ -375,6 +392,9 @@ std::vector<TopologyLibraryEntry> topology_library() {
       {"dgx_h100", "", "8 H100 behind NVSwitch, 18 NVLinks per GPU"},
       {"dgx_b200", "", "8 B200 behind NVSwitch, 18 NVLinks of 50 GB/s per GPU"},
       {"gb200_nvl72", "", "GB200 NVL72: 72 B200 (18 trays of 4) in one NVLink domain"},
+      {"mi250x", "",
+       "4 AMD MI250X (Frontier's node): 8 GCDs in a cube of xGMI links, 4 of 50 GB/s inside "
+       "a package, one between packages"},
       {"mi300x", "", "8 AMD MI300X, one xGMI link of 64 GB/s between every pair"},
       {"mi355x", "", "8 AMD MI355X, one xGMI link of 76.8 GB/s between every pair"},
       {"ndv2", "", "Azure NDv2: DGX-1 NVLink mesh and one 100 Gb/s NIC"},
@@ -422,6 +442,7 @@ Expected<Topology> make_library_topology(std::string_view name, const TopologyPa
       {"dgxh100", {}},
       {"dgxb200", {}},
       {"gb200nvl72", {}},
+      {"mi250x", {}},
       {"mi300x", {}},
       {"mi355x", {}},
       {"ndv2", {}},
@@ -558,6 +579,8 @@ Expected<Topology> make_library_topology(std::string_view name, const TopologyPa
     return dgx_b200();
   if (key == "gb200nvl72")
     return gb200_nvl72();
+  if (key == "mi250x")
+    return mi250x();
   if (key == "mi300x")
     return mi300x();
   if (key == "mi355x")

@@ -84,6 +84,7 @@ Topology dgx_h100();
 Topology dgx_b200();
 Topology gb200_nvl72();
 Topology hgx_a100_4();
+Topology mi250x();
 Topology mi300x();
 Topology mi355x();
 Topology ndv2();

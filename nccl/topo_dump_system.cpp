@@ -58,8 +58,8 @@ Expected<DumpedSystem> system_of_dump(const XmlMachine &machine, const std::stri
     const std::optional<GpuGeneration> known = generation_of(gpu);
     if (!known && is_amd(gpu))
       return fail({file, 1, 1},
-                  fmt::format("its GPUs are {}, which no generation row has (gfx942 and gfx950 "
-                              "do); simulate it as one node with -t {}",
+                  fmt::format("its GPUs are {}, which no generation row has (gfx90a, gfx942 and "
+                              "gfx950 do); simulate it as one node with -t {}",
                               kind_of(gpu), file));
     // An NVIDIA GPU without a row of its own (sm 86, 89: PCIe cards) runs with Ampere's
     // constants, as a plain topology's search does (nccl_generation_for).

@@ -361,7 +361,7 @@ private:
         return fail(r_.x_.at(r_.gpus_[size_t(order_[rank])].where, kind),
                     is_amd(g)
                         ? fmt::format("GPU {} has xGMI links, and syncoll knows no xGMI rate for "
-                                      "it (gfx942 and gfx950 have one)",
+                                      "it (gfx90a, gfx942 and gfx950 have one)",
                                       kind_of(g))
                         : fmt::format("GPU of sm {} has NVLinks, and syncoll knows no NVLink rate "
                                       "for it (sm 70, 80, 90 and 100 have one)",

@@ -261,6 +261,7 @@ NcclTreePattern nccl_searched_tree_pattern(GpuGeneration generation, int gpus_pe
     return nics_per_node >= gpus_per_node ? NcclTreePattern::Tree : NcclTreePattern::BalancedTree;
   case GpuGeneration::Volta:
   case GpuGeneration::Ampere:
+  case GpuGeneration::Cdna2:
   case GpuGeneration::Cdna3:
   case GpuGeneration::Cdna4:
     return NcclTreePattern::BalancedTree;

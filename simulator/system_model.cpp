@@ -44,9 +44,10 @@ Expected<Topology> node_topology(const SystemPreset &preset, int gpus, const Gen
   return nvswitch_node(std::string(preset.node_topology), gpus, links_per_gpu, g.nvlink_line_gbps);
 }
 
-// GPUs of a node without an NVLink between them: a link through host memory for each such pair,
-// and per direction between the two CPU sockets (the first and second half of the node's GPUs)
-// one relation that all of them share, as wide as the links joining the sockets.
+// GPUs of a node without an NVLink between them: a link through host memory for each such pair.
+// Two sockets (DGX-1): per direction between them (the first and second half of the node's GPUs)
+// one relation that all such paths share, as wide as the links joining the sockets. One socket
+// (Frontier): each GPU's own link to it, per direction, one relation over its paths.
 void add_host_paths(TopologyDraft &draft, int nodes, int gpus, const SystemPreset &preset) {
   const double gbps = preset.host_path_gbps;
   if (gbps <= 0)
@@ -54,10 +55,18 @@ void add_host_paths(TopologyDraft &draft, int nodes, int gpus, const SystemPrese
   std::set<std::pair<int, int>> linked;
   for (const Link &l : draft.links)
     linked.emplace(l.src.value(), l.dst.value());
+  const bool one_socket = preset.socket_links == 0;
   for (int node = 0; node < nodes; ++node) {
-    TopologyDraft::Relation across[2] = {
-        {fmt::format("node{}.socket0to1", node), {}, preset.socket_links},
-        {fmt::format("node{}.socket1to0", node), {}, preset.socket_links}};
+    std::vector<TopologyDraft::Relation> shared;
+    if (one_socket) {
+      for (int a = 0; a < gpus; ++a) {
+        shared.push_back({fmt::format("node{}.gpu{}.to_host", node, a), {}, 1});
+        shared.push_back({fmt::format("node{}.gpu{}.from_host", node, a), {}, 1});
+      }
+    } else {
+      shared.push_back({fmt::format("node{}.socket0to1", node), {}, preset.socket_links});
+      shared.push_back({fmt::format("node{}.socket1to0", node), {}, preset.socket_links});
+    }
     for (int a = 0; a < gpus; ++a)
       for (int b = 0; b < gpus; ++b) {
         const int src = node * gpus + a, dst = node * gpus + b;
@@ -65,13 +74,29 @@ void add_host_paths(TopologyDraft &draft, int nodes, int gpus, const SystemPrese
           continue;
         // PCIe latency on each side of the host (NCCL's PCIe hop, 1 us).
         draft.links.push_back({RankId(src), RankId(dst), 1, Nanoseconds{1000}, BytesPerNs{gbps}});
-        if (a / (gpus / 2) != b / (gpus / 2))
-          across[a < b ? 0 : 1].links.emplace_back(RankId(src), RankId(dst));
+        const std::pair<RankId, RankId> path{RankId(src), RankId(dst)};
+        if (one_socket) {
+          shared[size_t(2 * a)].links.push_back(path);
+          shared[size_t(2 * b + 1)].links.push_back(path);
+        } else if (a / (gpus / 2) != b / (gpus / 2)) {
+          shared[a < b ? 0 : 1].links.push_back(path);
+        }
       }
-    for (auto &relation : across)
+    for (auto &relation : shared)
       if (!relation.links.empty())
         draft.relations.push_back(std::move(relation));
   }
+}
+
+// Whether every GPU of the node has direct links to two others or more, so that NCCL's search
+// finds rings on them alone. NCCL keeps one path type for all of a graph's channels and tries the
+// GPUs' own links first, so it takes paths through the host only where they are not enough.
+bool rings_without_host(const TopologyDraft &node) {
+  std::vector<int> peers(size_t(node.num_ranks), 0);
+  for (const Link &l : node.links)
+    if (l.src.value() < node.num_ranks && l.dst.value() < node.num_ranks)
+      ++peers[l.src.index()];
+  return std::all_of(peers.begin(), peers.end(), [](int p) { return p >= 2; });
 }
 
 } // namespace
@@ -207,8 +232,11 @@ Expected<SystemModel> assemble(const SystemPreset &preset, int nodes, const Topo
       l.alpha = Nanoseconds{(f.message_latency_us + f.host_cost_us) * 1000};
     }
   }
+  // Programs reach every GPU; NCCL's search sees the host's paths only where it needs them.
+  const bool host_in_search = !rings_without_host(node.to_draft());
   add_host_paths(draft, nodes, gpus, preset);
-  add_host_paths(line_draft, nodes, gpus, preset);
+  if (host_in_search)
+    add_host_paths(line_draft, nodes, gpus, preset);
   draft.name = nodes > 1 ? fmt::format("{}x{}_{}", nodes, gpus, preset.name)
                          : fmt::format("{}_{}gpu", preset.name, gpus);
   if (draft.hierarchy.empty())

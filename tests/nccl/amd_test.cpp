@@ -28,7 +28,8 @@ TEST(NcclAmdTest, AnXgmiNodeIsAFullMeshOfOneLinkPerPair) {
 
 TEST(NcclAmdTest, AmdGenerationsRunRcclOnTheirMeshes) {
   for (const GenerationTraits &g : all_generations()) {
-    const bool amd = g.generation == GpuGeneration::Cdna3 || g.generation == GpuGeneration::Cdna4;
+    const bool amd = g.generation == GpuGeneration::Cdna2 || g.generation == GpuGeneration::Cdna3 ||
+                     g.generation == GpuGeneration::Cdna4;
     EXPECT_EQ(g.collective_library, amd ? "RCCL" : "NCCL") << g.name;
     if (amd) { // no switch in the node, so nothing like NVLink SHARP
       EXPECT_EQ(g.nccl_nvls_efficiency, 0) << g.name;
@@ -36,6 +37,9 @@ TEST(NcclAmdTest, AmdGenerationsRunRcclOnTheirMeshes) {
   }
   for (const SystemPreset &s : all_system_presets()) {
     const GpuGeneration gen = s.generation;
+    if (gen == GpuGeneration::Cdna2) {
+      EXPECT_EQ(s.node_topology, "mi250x") << s.name;
+    }
     if (gen == GpuGeneration::Cdna3) {
       EXPECT_EQ(s.node_topology, "mi300x") << s.name;
     }
@@ -43,8 +47,58 @@ TEST(NcclAmdTest, AmdGenerationsRunRcclOnTheirMeshes) {
       EXPECT_EQ(s.node_topology, "mi355x") << s.name;
     }
   }
+  ASSERT_NE(find_system_preset("frontier"), nullptr);
   ASSERT_NE(find_system_preset("mi355x"), nullptr);
   ASSERT_NE(find_system_preset("azure_nd_mi300x_v5"), nullptr);
+}
+
+// Frontier's node: the package's two GCDs share 4 links (200 GB/s a direction), and every GCD
+// has one link to each of two GCDs of other packages, RCCL's cube.
+TEST(NcclAmdTest, AnMi250xNodeIsACubeOfGcdsWithQuadLinksInsideAPackage) {
+  auto node = make_library_topology("mi250x", {});
+  ASSERT_TRUE(node) << node.error().to_string();
+  ASSERT_EQ(node->num_ranks(), 8);
+  EXPECT_EQ(node->links().size(), 24u); // 3 peers per GCD, each way
+  for (int a = 0; a < 8; ++a) {
+    const auto sibling = node->find_link(RankId(a), RankId(a ^ 1));
+    ASSERT_TRUE(sibling) << a;
+    EXPECT_DOUBLE_EQ(node->link(*sibling).bandwidth.value, 200.0) << a;
+  }
+  for (const Link &l : node->links()) {
+    EXPECT_TRUE(node->find_link(l.dst, l.src)) << l.src.value() << "->" << l.dst.value();
+    if ((l.src.value() ^ 1) != l.dst.value()) {
+      EXPECT_DOUBLE_EQ(l.bandwidth.value, 50.0) << l.src.value() << "->" << l.dst.value();
+    }
+  }
+  EXPECT_EQ(generation_of_gcn("gfx90a:sramecc+:xnack-"), GpuGeneration::Cdna2);
+  EXPECT_EQ(generation_of_gcn("910"), GpuGeneration::Cdna2); // older RCCL writes the number
+}
+
+// RCCL's rings on Frontier run over the GCDs' xGMI links alone, as its search keeps one path type
+// for a graph; a program still reaches every GCD, the pairs without a link through the host, and
+// those paths share each GCD's own link to it.
+TEST(NcclAmdTest, FrontiersRingsStayOnXgmiWhileProgramsReachEveryGcd) {
+  auto system = simulator::make_system_model(*find_system_preset("frontier"), 1);
+  ASSERT_TRUE(system) << system.error().to_string();
+  auto graph = nccl_search_rings(system->line_topology, *system->generation);
+  ASSERT_TRUE(graph);
+  ASSERT_GT(graph->channels(), 0);
+  auto node = make_library_topology("mi250x", {});
+  ASSERT_TRUE(node);
+  for (const std::vector<RankId> &ring : graph->rings)
+    for (size_t k = 0; k < ring.size(); ++k)
+      EXPECT_TRUE(node->find_link(ring[k], ring[(k + 1) % ring.size()]))
+          << ring[k].value() << "->" << ring[(k + 1) % ring.size()].value();
+  const Topology &t = system->topology;
+  for (int a = 0; a < 8; ++a)
+    for (int b = 0; b < 8; ++b)
+      if (a != b) {
+        EXPECT_TRUE(t.find_link(RankId(a), RankId(b))) << a << "->" << b;
+      }
+  int host_relations = 0;
+  for (const BandwidthRelation &r : t.relations())
+    host_relations += r.name.find("host") != std::string::npos ? 1 : 0;
+  EXPECT_EQ(host_relations, 16); // to and from the host, per GCD
 }
 
 // Per round of as many channels as NICs, each chain enters at its NIC's GPU, runs through every

@@ -363,21 +363,30 @@ std::string amd_dump(const std::string &gcn, int sm, int n, bool xgmi) {
 // and a dump of four MI355X (gfx950, with the target features RCCL may keep) is a node of its
 // own on CDNA4's row.
 TEST(NcclTopologyXmlTest, AnAmdGpusGenerationIsItsArchitectureNotItsSm) {
-  auto pcie_mi210 = read_nccl_topology_xml(amd_dump("gfx90a", 90, 2, false), "mi210.xml", "mi210");
-  ASSERT_TRUE(pcie_mi210) << pcie_mi210.error().to_string();
-  EXPECT_FALSE(pcie_mi210->generation.has_value());
-  EXPECT_TRUE(pcie_mi210->includes_pcie);
-  const auto refused = system_of_dump(*pcie_mi210, "mi210.xml");
+  auto pcie_mi100 = read_nccl_topology_xml(amd_dump("gfx908", 90, 2, false), "mi100.xml", "mi100");
+  ASSERT_TRUE(pcie_mi100) << pcie_mi100.error().to_string();
+  EXPECT_FALSE(pcie_mi100->generation.has_value());
+  EXPECT_TRUE(pcie_mi100->includes_pcie);
+  const auto refused = system_of_dump(*pcie_mi100, "mi100.xml");
   ASSERT_FALSE(refused.has_value());
   EXPECT_EQ(refused.error().to_string(),
-            "mi210.xml:1:1: its GPUs are gfx90a, which no generation row has (gfx942 and gfx950 "
-            "do); simulate it as one node with -t mi210.xml\n");
-  EXPECT_EQ(error_of(amd_dump("gfx90a", 90, 2, true)),
-            "node.xml:2:65: GPU gfx90a has xGMI links, and syncoll knows no xGMI rate for it "
-            "(gfx942 and gfx950 have one)");
-  EXPECT_EQ(error_of(amd_dump("910", 90, 2, true)), // an older RCCL's number for gfx90a
-            "node.xml:2:65: GPU gcn 910 has xGMI links, and syncoll knows no xGMI rate for it "
-            "(gfx942 and gfx950 have one)");
+            "mi100.xml:1:1: its GPUs are gfx908, which no generation row has (gfx90a, gfx942 and "
+            "gfx950 do); simulate it as one node with -t mi100.xml\n");
+  EXPECT_EQ(error_of(amd_dump("gfx908", 90, 2, true)),
+            "node.xml:2:65: GPU gfx908 has xGMI links, and syncoll knows no xGMI rate for it "
+            "(gfx90a, gfx942 and gfx950 have one)");
+  EXPECT_EQ(error_of(amd_dump("908", 90, 2, true)), // an older RCCL's number for gfx908
+            "node.xml:2:65: GPU gcn 908 has xGMI links, and syncoll knows no xGMI rate for it "
+            "(gfx90a, gfx942 and gfx950 have one)");
+  // gfx90a (MI250X's GCDs, MI210; the number 910 in older RCCL) is CDNA2, at its xGMI rate.
+  for (const char *gcn : {"gfx90a", "910"}) {
+    auto mi250x = read_nccl_topology_xml(amd_dump(gcn, 90, 2, true), "gcds.xml", "gcds");
+    ASSERT_TRUE(mi250x) << mi250x.error().to_string();
+    EXPECT_EQ(mi250x->generation, GpuGeneration::Cdna2) << gcn;
+    for (const Link &l : mi250x->topology->links())
+      EXPECT_DOUBLE_EQ(l.bandwidth.value, generation_traits(GpuGeneration::Cdna2).nvlink_line_gbps)
+          << gcn;
+  }
   auto four =
       read_nccl_topology_xml(amd_dump("gfx950:sramecc+:xnack-", 95, 4, true), "four.xml", "four");
   ASSERT_TRUE(four) << four.error().to_string();
