@@ -51,7 +51,7 @@ constexpr GenerationTraits rccl_row(GpuGeneration generation, std::string_view n
           .nccl_ring_ll128_channel_gbps = 20,
           .nccl_tree_channel_gbps = 24.0,
           .nccl_nvls_efficiency = 0,
-          .nccl_nvls_channels = 0,
+          .nccl_nvls_channels = {0, 0},
           .nccl_nvls_tree_channel_gbps = {0, 0},
           .nvlink_payload_share = kCdnaCarried.nvlink_payload_share,
           .nvlink_hop_us = kCdnaCarried.nvlink_hop_us,
@@ -78,7 +78,7 @@ const GenerationTraits kGenerations[] = {
      .nccl_ring_ll128_channel_gbps = 20,
      .nccl_tree_channel_gbps = 26.5,
      .nccl_nvls_efficiency = 0,
-     .nccl_nvls_channels = 0,
+     .nccl_nvls_channels = {0, 0},
      .nccl_nvls_tree_channel_gbps = {0, 0},
      // Volta has no nccl-tests measurements in the set: its row is NCCL's own figures (20 of 25
      // GB/s per NVLink, its per-hop latencies per protocol), checked against the SCCL paper's
@@ -104,7 +104,7 @@ const GenerationTraits kGenerations[] = {
      .nccl_ring_ll128_channel_gbps = 20,
      .nccl_tree_channel_gbps = 24.0,
      .nccl_nvls_efficiency = 0,
-     .nccl_nvls_channels = 0,
+     .nccl_nvls_channels = {0, 0},
      .nccl_nvls_tree_channel_gbps = {0, 0},
      .nvlink_payload_share = kAmpereFit.nvlink_payload_share,
      .nvlink_hop_us = kAmpereFit.nvlink_hop_us,
@@ -130,7 +130,7 @@ const GenerationTraits kGenerations[] = {
      .nccl_ring_ll128_channel_gbps = 36.7,
      .nccl_tree_channel_gbps = 38.7,
      .nccl_nvls_efficiency = 0.85,
-     .nccl_nvls_channels = 16,
+     .nccl_nvls_channels = {16, 16},
      .nccl_nvls_tree_channel_gbps = {57.7, 45.5},
      .nvlink_payload_share = {0.82, 0.295, 0.77},
      // LL128's hop: one node's sets run NVLS and LL, never an LL128 ring; it is fitted on a
@@ -155,7 +155,7 @@ const GenerationTraits kGenerations[] = {
      .nccl_ring_ll128_channel_gbps = 40,
      .nccl_tree_channel_gbps = 70.0,
      .nccl_nvls_efficiency = 0.74,
-     .nccl_nvls_channels = 24,
+     .nccl_nvls_channels = {24, 32},
      .nccl_nvls_tree_channel_gbps = {96.0, 80.0},
      .nvlink_payload_share = {0.80, 0.40, 0.75},
      // LL128's hop: fitted on 64 nodes' forced rings at 16-32 MiB (511 and 1,022 hops in

@@ -42,9 +42,10 @@ struct GenerationTraits {
   double nccl_tree_channel_gbps;
   /// NVLink SHARP efficiency in NCCL's tuning model; 0 where the generation has no NVLS.
   double nccl_nvls_efficiency;
-  /// Channels an NVLS call runs on (NVLS_NCHANNELS's default: 16 on Hopper, 24 on one Blackwell
-  /// node); 0 without NVLS.
-  int nccl_nvls_channels;
+  /// Channels an NVLS or NVLS tree call runs on (NVLS_NCHANNELS's default), inside one NVLink
+  /// domain and across several: 16 and 16 on Hopper (NVLS_NCHANNELS_SM90), 24 and 32 on
+  /// Blackwell (NVLS_NCHANNELS_SM100_NVL, NVLS_NCHANNELS_SM100); 0 without NVLS.
+  std::array<int, 2> nccl_nvls_channels;
   /// NCCL's cap on one NVLS tree channel (tuning.cc perChMaxNVLSTreeBw), on 2 nodes and on 3 or
   /// more, GB/s; 0 without NVLS.
   std::array<double, 2> nccl_nvls_tree_channel_gbps;

@@ -99,6 +99,12 @@ std::optional<NcclEstimate> tree(CollectiveKind kind, double bytes, Protocol p,
       lat + bytes / (1000 * alg)};
 }
 
+// The channels NVLS and NVLS tree run on: NCCL counts a communicator as multi-node where its
+// ranks span NVLink domains (hosts, or cliques of a multi-node NVLink rack), the model's nodes.
+int nvls_channels(const NcclTuningInput &in) {
+  return in.generation->nccl_nvls_channels[in.nodes > 1 ? 1 : 0];
+}
+
 // NVLS: inside one node, AllReduce, AllGather and ReduceScatter in the switch, costed on NVLS's
 // graph: a channel per head at its switch speed (one head's channel of the reduction idle).
 // NCCL's formula also caps a head at the graph's inter-node speed; on one node no network is
@@ -127,7 +133,7 @@ std::optional<NcclEstimate> nvls(CollectiveKind kind, double bytes, Protocol p,
     bus = std::min(bus, in.nics_per_node * std::min(per_channel, in.collnet_gbps));
   const double alg = ar ? bus * n / (2.0 * (n - 1)) : bus;
   const double lat = kNcclNvlsLatencyUs + (across ? kNcclNvlsNetHopUs : 0);
-  return NcclEstimate{NcclAlgorithm::Nvls,       p, g.nccl_nvls_channels, lat, bus,
+  return NcclEstimate{NcclAlgorithm::Nvls,       p, nvls_channels(in), lat, bus,
                       lat + bytes / (1000 * alg)};
 }
 
@@ -219,7 +225,7 @@ std::optional<NcclEstimate> nvls_tree(CollectiveKind kind, double bytes, Protoco
       channels * std::min({intra, inter, g.nccl_nvls_tree_channel_gbps[in.nodes > 2 ? 1 : 0]});
   const double alg = bus * n / (2.0 * (n - 1));
   const double lat = kNcclNvlsLatencyUs + 2 * std::log2(double(in.nodes)) * kNcclNvlsTreeNetHopUs;
-  return NcclEstimate{NcclAlgorithm::NvlsTree,   p, g.nccl_nvls_channels, lat, bus,
+  return NcclEstimate{NcclAlgorithm::NvlsTree,   p, nvls_channels(in), lat, bus,
                       lat + bytes / (1000 * alg)};
 }
 

@@ -417,6 +417,30 @@ TEST(NcclRunTest, TwoNvSwitchNodesRunNvlsTreeAboveTheirNicsRate) {
                              forced(NcclAlgorithm::NvlsTree)));
 }
 
+TEST(NcclRunTest, BlackwellRunsNvlsOnMoreChannelsAcrossNvlinkDomainsThanInsideOne) {
+  // NCCL's default NVLS channel count on SM100 is 24 inside one NVLink domain and 32 once the
+  // communicator spans several (hosts, or racks of an NVL72); Hopper's is 16 either way.
+  const auto nvls_channels = [](const char *preset, int nodes) {
+    auto system = simulator::make_system_model(*find_system_preset(preset), nodes);
+    EXPECT_TRUE(system);
+    auto machine = nccl_machine(*system);
+    EXPECT_TRUE(machine);
+    auto run = simulate_nccl(CollectiveKind::Allreduce, int64_t(1) << 30, *system, *machine);
+    EXPECT_TRUE(run) << run.error().to_string();
+    EXPECT_TRUE(run->choice.algorithm == NcclAlgorithm::Nvls ||
+                run->choice.algorithm == NcclAlgorithm::NvlsTree)
+        << run->info;
+    EXPECT_NE(run->info.find(fmt::format("channels {} ", run->choice.channels)), std::string::npos)
+        << run->info;
+    return run->choice.channels;
+  };
+  EXPECT_EQ(nvls_channels("dgx_b200", 1), 24);
+  EXPECT_EQ(nvls_channels("dgx_b200", 4), 32);
+  EXPECT_EQ(nvls_channels("gb200_nvl72", 1), 24);
+  EXPECT_EQ(nvls_channels("dgx_h100", 1), 16);
+  EXPECT_EQ(nvls_channels("dgx_h100", 4), 16);
+}
+
 TEST(NcclRunTest, AGb200Nvl72RackIsOneNvlinkDomainAndRacksJoinOverTheNetwork) {
   // One rack: 72 GPUs in one NVLink domain, NVLS across it; no network. Two racks: the same
   // domains joined by their trays' NICs (4 per tray).
