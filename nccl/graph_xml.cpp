@@ -19,46 +19,6 @@ constexpr int64_t kRingPattern = 4; // NCCL_TOPO_PATTERN_RING
 constexpr int64_t kNvlsPattern = 5; // NCCL_TOPO_PATTERN_NVLS
 constexpr int kNvlsGraphId = 3;
 
-// NCCL's path type of one hop, by what the route crosses; higher is farther.
-enum class PathType { Nvl, Pix, Pxb, Phb, Sys };
-
-std::string_view path_name(PathType type) {
-  switch (type) {
-  case PathType::Nvl:
-    return "NVL";
-  case PathType::Pix:
-    return "PIX";
-  case PathType::Pxb:
-    return "PXB";
-  case PathType::Phb:
-    return "PHB";
-  case PathType::Sys:
-    return "SYS";
-  }
-  SYNCOLL_UNREACHABLE("a path type without a name");
-}
-
-PathType path_type(const Topology &t, simulator::Routes &routes, RankId a, RankId b) {
-  if (t.find_link(a, b))
-    return PathType::Nvl;
-  int bridges = 0, sockets = 0;
-  for (LinkId l : routes.route(a, b)) {
-    const RankId v = t.link(l).dst;
-    if (!t.is_switch(v))
-      continue;
-    const std::string vertex = t.vertex_name(v);
-    const std::string_view name = node_local_name(vertex);
-    if (name == "nvswitch")
-      return PathType::Nvl;
-    (name.rfind("cpu", 0) == 0 ? sockets : bridges) += 1;
-  }
-  if (sockets > 1)
-    return PathType::Sys;
-  if (sockets == 1)
-    return PathType::Phb;
-  return bridges > 1 ? PathType::Pxb : PathType::Pix;
-}
-
 // One <graph> as NCCL writes it (ncclTopoGetXmlFromGraph): its attributes, then a <channel> per
 // channel, each its nets around its GPUs.
 struct GraphXml {
@@ -67,7 +27,7 @@ struct GraphXml {
   std::vector<GraphFileChannel> channels;
   double speed_intra = 0;
   double speed_inter = 0;
-  PathType type_intra = PathType::Nvl;
+  NcclPathType type_intra = NcclPathType::Nvl;
 };
 
 std::string graphs_xml(const std::vector<GraphXml> &graphs) {
@@ -77,7 +37,7 @@ std::string graphs_xml(const std::vector<GraphXml> &graphs) {
                        "speedintra=\"{}\" speedinter=\"{}\" latencyinter=\"0\" typeintra=\"{}\" "
                        "typeinter=\"PIX\" samechannels=\"0\">\n",
                        g.id, g.pattern, g.channels.size(), format_decimal(g.speed_intra),
-                       format_decimal(g.speed_inter), path_name(g.type_intra));
+                       format_decimal(g.speed_inter), nccl_path_name(g.type_intra));
     for (const GraphFileChannel &c : g.channels) {
       out += "    <channel>\n";
       if (!c.nets.empty())
@@ -94,14 +54,15 @@ std::string graphs_xml(const std::vector<GraphXml> &graphs) {
 }
 
 // The farthest path a hop of one node's rings takes.
-PathType farthest_hop(const std::vector<std::vector<RankId>> &rings, const Topology &node,
-                      int gpus) {
+NcclPathType farthest_hop(const std::vector<std::vector<RankId>> &rings, const Topology &node,
+                          int gpus) {
   simulator::Routes routes(node);
-  PathType farthest = PathType::Nvl;
+  NcclPathType farthest = NcclPathType::Nvl;
   for (const std::vector<RankId> &ring : rings)
     for (int i = 0; i < gpus && gpus > 1; ++i)
-      farthest = std::max(farthest, path_type(node, routes, RankId(ring[size_t(i)].value() % gpus),
-                                              RankId(ring[size_t((i + 1) % gpus)].value() % gpus)));
+      farthest =
+          std::max(farthest, nccl_path_type(node, routes, RankId(ring[size_t(i)].value() % gpus),
+                                            RankId(ring[size_t((i + 1) % gpus)].value() % gpus)));
   return farthest;
 }
 
@@ -214,7 +175,8 @@ std::string system_graphs_xml(const NcclRingGraph &rings, const std::vector<Nccl
   }
   if (!nvls)
     return graphs_xml({ring, tree});
-  GraphXml heads{kNvlsGraphId, kNvlsPattern, {}, nvls->intra_gbps, nvls->inter_gbps, PathType::Nvl};
+  GraphXml heads{kNvlsGraphId,     kNvlsPattern,     {},
+                 nvls->intra_gbps, nvls->inter_gbps, NcclPathType::Nvl};
   for (int c = 0; c < nvls->channels(); ++c) {
     GraphFileChannel channel;
     channel.devs = {dev(nvls->heads[size_t(c)].value())};

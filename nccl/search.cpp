@@ -11,6 +11,43 @@
 #include <random>
 
 namespace syncoll::nccl {
+
+std::string_view nccl_path_name(NcclPathType type) {
+  switch (type) {
+  case NcclPathType::Nvl:
+    return "NVL";
+  case NcclPathType::Pix:
+    return "PIX";
+  case NcclPathType::Pxb:
+    return "PXB";
+  case NcclPathType::Phb:
+    return "PHB";
+  case NcclPathType::Sys:
+    return "SYS";
+  }
+  SYNCOLL_UNREACHABLE("a path type without a name");
+}
+
+NcclPathType nccl_path_type(const Topology &t, simulator::Routes &routes, RankId a, RankId b) {
+  if (t.find_link(a, b))
+    return NcclPathType::Nvl;
+  int bridges = 0, sockets = 0;
+  for (LinkId l : routes.route(a, b)) {
+    const RankId v = t.link(l).dst;
+    if (!t.is_switch(v))
+      continue;
+    const std::string_view name = node_local_name(t.vertex_name(v));
+    if (name == "nvswitch")
+      return NcclPathType::Nvl;
+    (name.starts_with("cpu") ? sockets : bridges) += 1;
+  }
+  if (sockets > 1)
+    return NcclPathType::Sys;
+  if (sockets == 1)
+    return NcclPathType::Phb;
+  return bridges > 1 ? NcclPathType::Pxb : NcclPathType::Pix;
+}
+
 namespace {
 
 constexpr int kMaxGraphChannels = 16; // NCCL searches MAXCHANNELS / 2
@@ -71,6 +108,7 @@ struct Hops {
   struct Hop {
     int to;              ///< member index
     uint32_t begin, end; ///< its links in `links`
+    NcclPathType type;
   };
   std::vector<std::vector<Hop>> from; ///< per member
   std::vector<LinkId> links;
@@ -80,7 +118,7 @@ struct Hops {
     for (size_t i = 0; i < members.size(); ++i)
       for (LinkId l : t.out_links(RankId(members[i])))
         if (const int to = member_index[t.link(l).dst.index()]; to >= 0)
-          add(i, to, std::span<const LinkId>(&l, 1));
+          add(i, to, std::span<const LinkId>(&l, 1), NcclPathType::Nvl);
     if (t.num_switches() == 0)
       return;
     simulator::Routes routes(t);
@@ -88,12 +126,22 @@ struct Hops {
       for (size_t j = 0; j < members.size(); ++j) {
         const RankId a(members[i]), b(members[j]);
         if (i != j && !t.find_link(a, b) && t.reaches(a, b))
-          add(i, int(j), routes.route(a, b));
+          add(i, int(j), routes.route(a, b), nccl_path_type(t, routes, a, b));
       }
   }
-  void add(size_t at, int to, std::span<const LinkId> route) {
-    from[at].push_back({to, uint32_t(links.size()), uint32_t(links.size() + route.size())});
+  void add(size_t at, int to, std::span<const LinkId> route, NcclPathType type) {
+    from[at].push_back({to, uint32_t(links.size()), uint32_t(links.size() + route.size()), type});
     links.insert(links.end(), route.begin(), route.end());
+  }
+  // The path types its hops take, nearest first: the levels NCCL's search widens through.
+  std::vector<NcclPathType> types() const {
+    std::vector<NcclPathType> out;
+    for (const std::vector<Hop> &out_of : from)
+      for (const Hop &h : out_of)
+        out.push_back(h.type);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
   }
   std::span<const LinkId> of(const Hop &h) const {
     return {links.data() + h.begin, links.data() + h.end};
@@ -121,11 +169,13 @@ struct Hops {
 // cycle's links in order (a hop through switches gives several). Bounded in work, as NCCL's
 // search is by its timeout.
 // With `may_end`, the walk is a chain instead: it ends at the last member it reaches, which
-// `may_end` must accept, and has no link back (a node's part of a ring across nodes).
+// `may_end` must accept, and has no link back (a node's part of a ring across nodes). No hop
+// takes a path farther than `farthest` (NCCL's typeIntra).
 std::optional<std::vector<LinkId>> find_cycle(const Topology &t, Resources res,
                                               const std::vector<int> &members, double gbps,
                                               uint32_t shuffle = 0,
-                                              const std::function<bool(int)> &may_end = nullptr) {
+                                              const std::function<bool(int)> &may_end = nullptr,
+                                              NcclPathType farthest = NcclPathType::Sys) {
   const size_t n = members.size();
   std::vector<int> member_index(size_t(t.num_vertices()), -1);
   for (size_t i = 0; i < n; ++i)
@@ -147,7 +197,7 @@ std::optional<std::vector<LinkId>> find_cycle(const Topology &t, Resources res,
     --budget;
     Frame f{at, {}, 0};
     for (const Hop &h : hops.from[size_t(at)])
-      if (!used[size_t(h.to)] && hops.fits(res, h, gbps))
+      if (!used[size_t(h.to)] && h.type <= farthest && hops.fits(res, h, gbps))
         f.next.push_back(h);
     if (shuffle != 0) {
       std::mt19937 rng(shuffle + uint32_t(path.size()) * 7919u + uint32_t(at));
@@ -178,7 +228,7 @@ std::optional<std::vector<LinkId>> find_cycle(const Topology &t, Resources res,
         return links_of(path);
     } else if (path.size() + 1 == n) {
       for (const Hop &back : hops.from[size_t(f.at)])
-        if (back.to == 0 && hops.fits(res, back, gbps)) {
+        if (back.to == 0 && back.type <= farthest && hops.fits(res, back, gbps)) {
           path.push_back(back);
           return links_of(path);
         }
@@ -225,9 +275,9 @@ bool crosses_amd_sockets(const Topology &t, const std::vector<LinkId> &ring,
 // crosses between AMD sockets.
 std::vector<std::vector<LinkId>> place_channels(const Topology &t, const Resources &start,
                                                 const std::vector<int> &members, double gbps,
-                                                const NcclSearchHost &host) {
+                                                const NcclSearchHost &host, NcclPathType farthest) {
   std::vector<std::vector<LinkId>> same;
-  if (auto ring = find_cycle(t, start, members, gbps)) {
+  if (auto ring = find_cycle(t, start, members, gbps, 0, nullptr, farthest)) {
     same.assign(size_t(start.copies(*ring, gbps)), *ring);
     if (crosses_amd_sockets(t, *ring, host))
       return same;
@@ -250,7 +300,7 @@ std::vector<std::vector<LinkId>> place_channels(const Topology &t, const Resourc
     std::vector<std::vector<LinkId>> rings;
     Resources res = start;
     while (int(rings.size()) < kMaxGraphChannels) {
-      auto ring = find_cycle(t, res, members, gbps, attempt);
+      auto ring = find_cycle(t, res, members, gbps, attempt, nullptr, farthest);
       if (!ring)
         break;
       for (LinkId l : *ring)
@@ -263,19 +313,23 @@ std::vector<std::vector<LinkId>> place_channels(const Topology &t, const Resourc
   return different.size() > same.size() ? different : same;
 }
 
-// What pass 1 keeps: the channels placed at one speed.
+// What pass 1 keeps: the channels placed at one speed, on paths of one level or nearer.
 template <class Channel> struct Placed {
   std::vector<Channel> channels;
   double gbps = 0;
+  size_t level = 0;
   double total() const { return double(channels.size()) * gbps; }
 };
 
 // Pass 1's walk down the speed list, shared by rings and chains: from the highest speed the
-// machine's fastest link (`widest`) carries, each speed placed (`place(speed)`: the channels
-// found), the most total bandwidth kept; it stops where the next speed is under half the best.
+// machine's fastest link (`widest`) carries, each speed placed (`place(speed, level)`: the
+// channels found on paths up to the level-th path type), the most total bandwidth kept; it
+// stops where the next speed is under half the best. At each speed the paths widen a level at
+// a time from the nearest while nothing is kept yet or what is kept takes wider paths, as
+// NCCL's typeIntra does (so a machine whose GPUs are linked never rings through its host).
 template <class Channel, class Place>
 std::optional<Placed<Channel>> walk_speeds(std::span<const double> speeds, double widest,
-                                           Place place) {
+                                           size_t levels, Place place) {
   size_t i = 0;
   while (i + 1 < speeds.size() && speeds[i] > widest)
     ++i;
@@ -283,9 +337,13 @@ std::optional<Placed<Channel>> walk_speeds(std::span<const double> speeds, doubl
   for (; i < speeds.size(); ++i) {
     if (best && speeds[i] / best->gbps <= 0.49)
       break;
-    Placed<Channel> f{place(speeds[i]), speeds[i]};
-    if (!f.channels.empty() && (!best || f.total() > best->total() + 1e-9))
-      best = std::move(f);
+    for (size_t level = 0; level < levels; ++level) {
+      Placed<Channel> f{place(speeds[i], level), speeds[i], level};
+      if (!f.channels.empty() && (!best || f.total() > best->total() + 1e-9))
+        best = std::move(f);
+      if (best && best->level <= level)
+        break;
+    }
   }
   return best;
 }
@@ -298,8 +356,15 @@ std::optional<Found> search(const Topology &t, const std::vector<double> &link_g
                             std::span<const double> speeds, const std::vector<int> &members,
                             double widest, const NcclSearchHost &host) {
   const Resources res(t, link_gbps);
+  std::vector<int> member_index(size_t(t.num_vertices()), -1);
+  for (size_t i = 0; i < members.size(); ++i)
+    member_index[size_t(members[i])] = int(i);
+  const std::vector<NcclPathType> levels = Hops(t, members, member_index).types();
   auto best = walk_speeds<std::vector<LinkId>>(
-      speeds, widest, [&](double gbps) { return place_channels(t, res, members, gbps, host); });
+      speeds, widest, std::max<size_t>(1, levels.size()), [&](double gbps, size_t level) {
+        return place_channels(t, res, members, gbps, host,
+                              levels.empty() ? NcclPathType::Sys : levels[level]);
+      });
   if (!best)
     return std::nullopt;
   if (best->gbps >= kSplitAtGbps) {
@@ -358,7 +423,7 @@ std::optional<Placed<std::vector<RankId>>> search_chains(const Topology &node,
                                                          std::span<const double> speeds, int nics,
                                                          double widest) {
   const Resources start(node, link_gbps);
-  auto best = walk_speeds<std::vector<RankId>>(speeds, widest, [&](double gbps) {
+  auto best = walk_speeds<std::vector<RankId>>(speeds, widest, 1, [&](double gbps, size_t) {
     std::vector<std::vector<RankId>> most;
     for (uint32_t attempt = 0; attempt < kPlacementAttempts; ++attempt)
       if (auto chains = place_chains(node, start, nics, gbps, attempt); chains.size() > most.size())

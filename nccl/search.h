@@ -9,7 +9,10 @@
 // keeps the most total bandwidth (channels x speed); it stops where the next speed is under half
 // the best one found. Where two GPUs share no link on a node with switch vertices (PCIe bridges
 // and sockets read from NCCL's topology dump), a ring's hop between them is the route through
-// the switches, and the channel takes its speed from every link of it, as NCCL's paths do. A
+// the switches, and the channel takes its speed from every link of it, as NCCL's paths do; at
+// each speed the hops allowed widen one path type at a time (NcclPathType: the GPUs' own links
+// first, then routes through one PCIe switch, several, a socket, two sockets) while nothing is
+// found or what is kept takes wider ones, as NCCL's typeIntra does. A
 // graph at 25 GB/s or more per channel is then split into twice the channels at half the speed.
 // Across nodes each node's ring is cut into a chain that enters and leaves through the NICs,
 // channel c on NIC c mod NICs, and the per-channel speed is also capped by the NIC's share.
@@ -20,7 +23,12 @@
 #include "model/topology.h"
 
 #include <optional>
+#include <string_view>
 #include <vector>
+
+namespace syncoll::simulator {
+class Routes;
+}
 
 namespace syncoll::nccl {
 
@@ -64,6 +72,17 @@ const GenerationTraits &nccl_generation_for(const Topology &topology);
 /// The highest per-channel speed of the generation's inter-node list within `share_gbps` (a NIC's
 /// rate shared by the channels on it), the list's lowest when none is.
 double nccl_net_speed(const GenerationTraits &generation, double share_gbps);
+
+/// NCCL's type of the path between two GPUs (graph.h: PATH_NVL to PATH_SYS), nearest first: a
+/// direct link or a route through an NVSwitch is NVL; a route through PCIe switches alone PIX
+/// (one) or PXB (more); through one CPU socket PHB, through two SYS. NCCL's search tries a graph
+/// on the nearest type first and widens it only while nothing is found (search.cc's typeIntra).
+enum class NcclPathType { Nvl, Pix, Pxb, Phb, Sys };
+std::string_view nccl_path_name(NcclPathType type);
+/// The type of the route `routes` takes from GPU `a` to GPU `b` of `topology`, by the switch
+/// vertices it crosses (named as a topology dump names them: `nvswitch`, `cpu...`, bridges).
+NcclPathType nccl_path_type(const Topology &topology, simulator::Routes &routes, RankId a,
+                            RankId b);
 
 /// What NCCL's search knows of a machine beyond its links and relations (read from its topology
 /// dump): the switch vertices that are x86 AMD sockets. NCCL tries different rings per channel

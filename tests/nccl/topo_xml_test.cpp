@@ -6,6 +6,7 @@
 #include "nccl/search.h"
 #include "nccl/topo_xml.h"
 #include "simulator/routes.h"
+#include "simulator/system_model.h"
 #include "verifier/verify.h"
 
 #include <algorithm>
@@ -356,6 +357,57 @@ std::string amd_dump(const std::string &gcn, int sm, int n, bool xgmi) {
     out += "</gpu></pci>";
   }
   return out + "</cpu></system>";
+}
+
+// An RCCL dump of a Frontier node: 8 MI250X GCDs under one EPYC socket, 4 xGMI links between a
+// package's two GCDs and one to each of two other packages' GCDs (the `mi250x` cube).
+std::string frontier_dump() {
+  const int links[8][8] = {{0, 4, 1, 0, 0, 0, 1, 0}, {4, 0, 0, 1, 0, 1, 0, 0},
+                           {1, 0, 0, 4, 1, 0, 0, 0}, {0, 1, 4, 0, 0, 0, 0, 1},
+                           {0, 0, 1, 0, 0, 4, 1, 0}, {0, 1, 0, 0, 4, 0, 0, 1},
+                           {1, 0, 0, 0, 1, 0, 0, 4}, {0, 0, 0, 1, 0, 1, 4, 0}};
+  std::string out = R"(<system version="2"><cpu numaid="0" arch="x86_64" vendor="AuthenticAMD">)";
+  for (int g = 0; g < 8; ++g) {
+    out += fmt::format("\n<pci busid=\"0000:{:02x}:00.0\" class=\"0x120000\">"
+                       "<gpu dev=\"{}\" sm=\"90\" gcn=\"gfx90a\" rank=\"{}\" gdr=\"1\">",
+                       0xc1 + 5 * g, g, g);
+    for (int p = 0; p < 8; ++p)
+      if (links[g][p] > 0)
+        out += fmt::format("<xgmi target=\"0000:{:02x}:00.0\" count=\"{}\" tclass=\"0x120000\"/>",
+                           0xc1 + 5 * p, links[g][p]);
+    out += "</gpu></pci>";
+  }
+  return out + "</cpu></system>";
+}
+
+// NCCL's search takes the nearest path type that finds a graph: on a dump of GPUs linked to
+// each other it rings over their links alone, never through the socket they all hang off (a
+// ring through it would ask every GCD's one PCIe link to the host for a share of every channel),
+// so the dump's graph is the `frontier` preset's, channel for channel.
+TEST(NcclTopologyXmlTest, ADumpsRingsTakeTheNearestPathTypeThatFindsAGraph) {
+  auto dump = read_nccl_topology_xml(frontier_dump(), "frontier.xml", "frontier");
+  ASSERT_TRUE(dump) << dump.error().to_string();
+  ASSERT_GT(dump->topology->num_switches(), 0);
+  const GenerationTraits &cdna2 = generation_traits(GpuGeneration::Cdna2);
+  auto graph = nccl_search_rings(*dump->topology, cdna2, nccl_search_host(*dump));
+  ASSERT_TRUE(graph);
+  for (const std::vector<RankId> &ring : graph->rings)
+    for (size_t k = 0; k < ring.size(); ++k)
+      EXPECT_TRUE(dump->topology->find_link(ring[k], ring[(k + 1) % ring.size()]))
+          << ring[k].value() << "->" << ring[(k + 1) % ring.size()].value();
+  auto preset = simulator::make_system_model(*find_system_preset("frontier"), 1);
+  ASSERT_TRUE(preset);
+  auto preset_graph = nccl_search_rings(preset->line_topology, cdna2);
+  ASSERT_TRUE(preset_graph);
+  EXPECT_EQ(graph->channels(), preset_graph->channels());
+  EXPECT_DOUBLE_EQ(graph->intra_gbps, preset_graph->intra_gbps);
+  // Where the GPUs share no link the search widens to the host's paths (two GCDs of one package
+  // without their xGMI links: a PCIe dump of two GPUs under one socket).
+  auto pcie = read_nccl_topology_xml(amd_dump("gfx90a", 90, 2, false), "two.xml", "two");
+  ASSERT_TRUE(pcie) << pcie.error().to_string();
+  auto through_host = nccl_search_rings(*pcie->topology, cdna2, nccl_search_host(*pcie));
+  ASSERT_TRUE(through_host);
+  EXPECT_GT(through_host->channels(), 0);
 }
 
 // The generation comes from `gcn`, never from RCCL's `sm` (gfx90a writes sm 90, which is no
