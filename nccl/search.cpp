@@ -348,6 +348,24 @@ std::optional<Placed<Channel>> walk_speeds(std::span<const double> speeds, doubl
   return best;
 }
 
+// The path types the hops among `members` take, nearest first (at least one level).
+std::vector<NcclPathType> path_levels(const Topology &t, const std::vector<int> &members) {
+  std::vector<int> member_index(size_t(t.num_vertices()), -1);
+  for (size_t i = 0; i < members.size(); ++i)
+    member_index[size_t(members[i])] = int(i);
+  std::vector<NcclPathType> levels = Hops(t, members, member_index).types();
+  if (levels.empty())
+    levels.push_back(NcclPathType::Nvl);
+  return levels;
+}
+
+std::vector<int> all_ranks(const Topology &t) {
+  std::vector<int> out(size_t(t.num_ranks()));
+  for (int r = 0; r < t.num_ranks(); ++r)
+    out[size_t(r)] = r;
+  return out;
+}
+
 using Found = Placed<std::vector<LinkId>>;
 
 // Pass 1 of NCCL's search over one set of ranks, then the split of fast channels.
@@ -356,14 +374,10 @@ std::optional<Found> search(const Topology &t, const std::vector<double> &link_g
                             std::span<const double> speeds, const std::vector<int> &members,
                             double widest, const NcclSearchHost &host) {
   const Resources res(t, link_gbps);
-  std::vector<int> member_index(size_t(t.num_vertices()), -1);
-  for (size_t i = 0; i < members.size(); ++i)
-    member_index[size_t(members[i])] = int(i);
-  const std::vector<NcclPathType> levels = Hops(t, members, member_index).types();
+  const std::vector<NcclPathType> levels = path_levels(t, members);
   auto best = walk_speeds<std::vector<LinkId>>(
-      speeds, widest, std::max<size_t>(1, levels.size()), [&](double gbps, size_t level) {
-        return place_channels(t, res, members, gbps, host,
-                              levels.empty() ? NcclPathType::Sys : levels[level]);
+      speeds, widest, levels.size(), [&](double gbps, size_t level) {
+        return place_channels(t, res, members, gbps, host, levels[level]);
       });
   if (!best)
     return std::nullopt;
@@ -378,7 +392,8 @@ std::optional<Found> search(const Topology &t, const std::vector<double> &link_g
   return best;
 }
 
-// Across nodes on a fixed mesh (no switch: a full xGMI mesh, DGX-1's cube-mesh) a channel is a
+// Across nodes on a fixed mesh (no switch but the host's sockets: a full xGMI mesh, DGX-1's
+// cube-mesh, Frontier's cube; a hop through the host only at a wider path type) a channel is a
 // chain NET -> GPU ... GPU -> NET, as NCCL's search walks it: from the GPU of the channel's NIC
 // through every GPU of the node to one that leaves through its own NIC. The link from the last
 // GPU back to the first is never used, so a node's links carry more chains than rings (8 GPUs
@@ -387,7 +402,8 @@ std::optional<Found> search(const Topology &t, const std::vector<double> &link_g
 // the speed list, the most total bandwidth in whole rounds kept, then fast channels split.
 
 std::vector<std::vector<RankId>> place_chains(const Topology &node, const Resources &start,
-                                              int nics, double gbps, uint32_t shuffle) {
+                                              int nics, double gbps, uint32_t shuffle,
+                                              NcclPathType farthest) {
   const int gpus = node.num_ranks();
   auto nic_of = [&](int gpu) { return gpu * nics / gpus; };
   std::vector<std::vector<RankId>> whole, round;
@@ -399,8 +415,9 @@ std::vector<std::vector<RankId>> place_chains(const Topology &node, const Resour
     for (int g = 0; g < gpus; ++g)
       if (g != first)
         members.push_back(g);
-    auto chain = find_cycle(node, res, members, gbps, shuffle,
-                            [&](int last) { return !sends[size_t(nic_of(last))]; });
+    auto chain = find_cycle(
+        node, res, members, gbps, shuffle, [&](int last) { return !sends[size_t(nic_of(last))]; },
+        farthest);
     if (!chain)
       break;
     for (LinkId l : *chain)
@@ -423,13 +440,16 @@ std::optional<Placed<std::vector<RankId>>> search_chains(const Topology &node,
                                                          std::span<const double> speeds, int nics,
                                                          double widest) {
   const Resources start(node, link_gbps);
-  auto best = walk_speeds<std::vector<RankId>>(speeds, widest, 1, [&](double gbps, size_t) {
-    std::vector<std::vector<RankId>> most;
-    for (uint32_t attempt = 0; attempt < kPlacementAttempts; ++attempt)
-      if (auto chains = place_chains(node, start, nics, gbps, attempt); chains.size() > most.size())
-        most = std::move(chains);
-    return most;
-  });
+  const std::vector<NcclPathType> levels = path_levels(node, all_ranks(node));
+  auto best = walk_speeds<std::vector<RankId>>(
+      speeds, widest, levels.size(), [&](double gbps, size_t level) {
+        std::vector<std::vector<RankId>> most;
+        for (uint32_t attempt = 0; attempt < kPlacementAttempts; ++attempt)
+          if (auto chains = place_chains(node, start, nics, gbps, attempt, levels[level]);
+              chains.size() > most.size())
+            most = std::move(chains);
+        return most;
+      });
   // Split as rings are, in whole rounds: a chain twice at half the speed.
   if (best && best->gbps >= kSplitAtGbps &&
       best->channels.size() * 2 <= size_t(kMaxGraphChannels)) {
@@ -439,6 +459,14 @@ std::optional<Placed<std::vector<RankId>>> search_chains(const Topology &node,
     best->gbps /= 2;
   }
   return best;
+}
+
+// Whether a node's only switch vertices are its host's sockets: its GPUs meet over links of their
+// own or through the host (a fixed mesh, as DGX-1's cube-mesh or Frontier's xGMI cube), not
+// through PCIe switches or an NVSwitch.
+bool only_sockets(const Topology &node) {
+  return std::all_of(node.switches().begin(), node.switches().end(),
+                     [](const std::string &v) { return node_local_name(v).starts_with("cpu"); });
 }
 
 // Ranks 0 .. gpus - 1 of `t` with the links among them, and its relations cut down to those
@@ -586,7 +614,7 @@ std::optional<NcclRingGraph> nccl_search_rings(const Topology &t, const Generati
     const std::optional<Topology> node = nodes > 1 ? first_node(t, gpus) : std::nullopt;
     const Topology &searched = node ? *node : t;
     const std::vector<double> searched_gbps = node ? nccl_link_gbps(*node, g) : link_gbps;
-    if (node && node->relations().empty() && node->num_switches() == 0) {
+    if (node && node->relations().empty() && only_sockets(*node)) {
       auto chains = search_chains(*node, searched_gbps, g.nccl_intra_speeds,
                                   std::max(1, h.nics_per_node), widest);
       if (chains) {

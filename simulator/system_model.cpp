@@ -88,15 +88,37 @@ void add_host_paths(TopologyDraft &draft, int nodes, int gpus, const SystemPrese
   }
 }
 
-// Whether every GPU of the node has direct links to two others or more, so that NCCL's search
-// finds rings on them alone. NCCL keeps one path type for all of a graph's channels and tries the
-// GPUs' own links first, so it takes paths through the host only where they are not enough.
-bool rings_without_host(const TopologyDraft &node) {
-  std::vector<int> peers(size_t(node.num_ranks), 0);
-  for (const Link &l : node.links)
-    if (l.src.value() < node.num_ranks && l.dst.value() < node.num_ranks)
-      ++peers[l.src.index()];
-  return std::all_of(peers.begin(), peers.end(), [](int p) { return p >= 2; });
+// The host as NCCL's search sees it: per node a vertex per socket (`cpu0`, and `cpu1` on two),
+// each GPU's link to its socket and back at the host path's rate, and on two sockets the link
+// between them as wide as the host paths they carry together (the first and second half of the
+// node's GPUs on either). A GPU pair without a link of its own meets through them: NCCL's PATH_PHB
+// on one socket, PATH_SYS across two, which its search takes only where the GPUs' own links find
+// no graph (nccl/search.h). Programs take add_host_paths's links instead.
+void add_host_sockets(TopologyDraft &draft, int nodes, int gpus, const SystemPreset &preset) {
+  const double gbps = preset.host_path_gbps;
+  if (gbps <= 0)
+    return;
+  const int sockets = preset.socket_links == 0 ? 1 : 2;
+  auto vertex = [&](int node, int socket) {
+    return RankId(draft.num_ranks + node * sockets + socket);
+  };
+  for (int node = 0; node < nodes; ++node)
+    for (int socket = 0; socket < sockets; ++socket)
+      draft.switches.push_back(nodes > 1 ? fmt::format("node{}.cpu{}", node, socket)
+                                         : fmt::format("cpu{}", socket));
+  const Nanoseconds pcie{1000}; // NCCL's PCIe hop, 1 us, on each side of the host
+  for (int node = 0; node < nodes; ++node) {
+    for (int a = 0; a < gpus; ++a) {
+      const RankId gpu(node * gpus + a), cpu = vertex(node, a * sockets / gpus);
+      draft.links.push_back({gpu, cpu, 1, pcie, BytesPerNs{gbps}});
+      draft.links.push_back({cpu, gpu, 1, pcie, BytesPerNs{gbps}});
+    }
+    if (sockets == 2) {
+      const BytesPerNs between{gbps * preset.socket_links};
+      draft.links.push_back({vertex(node, 0), vertex(node, 1), 1, Nanoseconds{0}, between});
+      draft.links.push_back({vertex(node, 1), vertex(node, 0), 1, Nanoseconds{0}, between});
+    }
+  }
 }
 
 } // namespace
@@ -232,11 +254,11 @@ Expected<SystemModel> assemble(const SystemPreset &preset, int nodes, const Topo
       l.alpha = Nanoseconds{(f.message_latency_us + f.host_cost_us) * 1000};
     }
   }
-  // Programs reach every GPU; NCCL's search sees the host's paths only where it needs them.
-  const bool host_in_search = !rings_without_host(node.to_draft());
+  // Programs reach every GPU through the host's paths; NCCL's search sees the host's sockets (a
+  // dumped node brings its own).
   add_host_paths(draft, nodes, gpus, preset);
-  if (host_in_search)
-    add_host_paths(line_draft, nodes, gpus, preset);
+  if (node.num_switches() == 0)
+    add_host_sockets(line_draft, nodes, gpus, preset);
   draft.name = nodes > 1 ? fmt::format("{}x{}_{}", nodes, gpus, preset.name)
                          : fmt::format("{}_{}gpu", preset.name, gpus);
   if (draft.hierarchy.empty())

@@ -27,7 +27,9 @@ struct SystemModel {
   /// share, NICs at the fabric's share); intra-node links carry no latency of their own, network
   /// links the fabric's message latency and host cost.
   Topology topology;
-  /// The same links at their line rates: what NCCL's topology search sees.
+  /// The same links at their line rates, and where GPUs of a node lack links to each other the
+  /// host's sockets as switch vertices in place of `topology`'s host paths: what NCCL's topology
+  /// search sees.
   Topology line_topology;
   /// Protocol efficiencies relative to Simple, per-hop latencies, the thread-block copy cap and
   /// the launch; no executor step overhead (set it for interpreted programs: `interpreted`).

@@ -101,6 +101,39 @@ TEST(NcclAmdTest, FrontiersRingsStayOnXgmiWhileProgramsReachEveryGcd) {
   EXPECT_EQ(host_relations, 16); // to and from the host, per GCD
 }
 
+// The first 6 GCDs of the cube (CUDA_VISIBLE_DEVICES=0..5) keep 7 of its links and no ring over
+// them alone, though every GCD keeps two peers: NCCL's search widens to the host's socket there
+// and rings through it, where on the whole node it never leaves the xGMI links. Across nodes a
+// mesh with its host is still walked as chains.
+TEST(NcclAmdTest, ACubesSubsetRingsThroughTheHostOnlyWhereItsLinksLeaveNoRing) {
+  const auto through_host_hops = [](int gpus, int nodes) {
+    auto system = simulator::make_system_model(*find_system_preset("frontier"), nodes, gpus);
+    EXPECT_TRUE(system) << system.error().to_string();
+    auto graph = nccl_search_rings(system->line_topology, *system->generation);
+    EXPECT_TRUE(graph);
+    EXPECT_GT(graph->channels(), 0);
+    EXPECT_EQ(graph->chains, nodes > 1);
+    int hops = 0;
+    for (const std::vector<RankId> &ring : graph->rings)
+      for (size_t k = 0; k < ring.size(); ++k) {
+        const RankId a = ring[k], b = ring[(k + 1) % ring.size()];
+        if (a.value() / gpus == b.value() / gpus && !system->line_topology.find_link(a, b))
+          ++hops;
+      }
+    return hops;
+  };
+  EXPECT_EQ(through_host_hops(8, 1), 0);
+  EXPECT_GT(through_host_hops(6, 1), 0);
+  EXPECT_EQ(through_host_hops(8, 2), 0);
+  auto six = simulator::make_system_model(*find_system_preset("frontier"), 1, 6);
+  ASSERT_TRUE(six);
+  auto machine = nccl_machine(*six);
+  ASSERT_TRUE(machine) << machine.error().to_string();
+  auto run = simulate_nccl(CollectiveKind::Allreduce, int64_t(1) << 28, *six, *machine);
+  ASSERT_TRUE(run) << run.error().to_string();
+  EXPECT_GT(run->result.busbw_gbps, 0);
+}
+
 // Per round of as many channels as NICs, each chain enters at its NIC's GPU, runs through every
 // GPU of the node once, and leaves through a NIC no other chain of the round leaves through;
 // no xGMI link carries more chains than its graph bandwidth.
