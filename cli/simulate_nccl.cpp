@@ -124,7 +124,7 @@ Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topolo
                                   "NCCL's does (NCCL's is narrower only where its rings cross "
                                   "AMD sockets of a topology dump)",
                                   topology.name()));
-    host = {};
+    host.amd_sockets.clear();
   }
   std::optional<nccl::NcclRingGraph> given;
   if (!a.nccl_graph.empty()) {

@@ -19,7 +19,9 @@ Expected<TopologyRings> nccl_topology_rings(const Topology &topology, Collective
                                             int channels, std::optional<RankId> root,
                                             const std::optional<NcclRingGraph> &given,
                                             const NcclSearchHost &host) {
-  auto graph = given ? given : nccl_search_rings(topology, nccl_generation_for(topology), host);
+  const GenerationTraits &g =
+      host.generation ? generation_traits(*host.generation) : nccl_generation_for(topology);
+  auto graph = given ? given : nccl_search_rings(topology, g, host);
   if (!graph)
     return fail({}, fmt::format("NCCL's search finds no ring on topology '{}'", topology.name()));
   TopologyRings r{*graph, channels > 0 ? channels : graph->runtime_channels(), {}};

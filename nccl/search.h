@@ -91,6 +91,9 @@ NcclPathType nccl_path_type(const Topology &topology, simulator::Routes &routes,
 /// carry every channel one way. A search with no host (syncoll's own) tries both everywhere.
 struct NcclSearchHost {
   std::vector<RankId> amd_sockets;
+  /// The dump's GPU generation, whose NCCL constants (graph rate per link, speed lists) a search
+  /// on the dump's topology takes; none: nccl_generation_for's.
+  std::optional<GpuGeneration> generation;
 };
 
 /// The most NVLS heads NCCL's graph holds (NCCL_MAX_NVLS_ARITY).

@@ -523,6 +523,7 @@ bool names_nccl_topology_file(std::string_view spec) {
 
 NcclSearchHost nccl_search_host(const XmlMachine &machine) {
   NcclSearchHost host;
+  host.generation = machine.generation;
   if (!machine.includes_pcie)
     return host;
   const std::vector<std::string> &switches = machine.topology->switches();

@@ -95,8 +95,9 @@ read_nccl_topology_xml(std::string_view text, const std::string &file, std::stri
 /// The same from a file; the machine is named after the file's stem.
 [[nodiscard]] Expected<XmlMachine> read_nccl_topology_file(const std::string &path);
 
-/// What NCCL's search knows of the machine beyond its links: its x86 AMD sockets, where it
-/// crosses between them (only where the topology holds the PCIe tree and the sockets).
+/// What NCCL's search knows of the machine beyond its links: its GPUs' generation, and its x86
+/// AMD sockets, where it crosses between them (only where the topology holds the PCIe tree and
+/// the sockets).
 [[nodiscard]] NcclSearchHost nccl_search_host(const XmlMachine &machine);
 
 /// A dump's machine as `--system node.xml` takes it. Where its node is a calibrated system's

@@ -401,6 +401,13 @@ TEST(NcclTopologyXmlTest, ADumpsRingsTakeTheNearestPathTypeThatFindsAGraph) {
   ASSERT_TRUE(preset_graph);
   EXPECT_EQ(graph->channels(), preset_graph->channels());
   EXPECT_DOUBLE_EQ(graph->intra_gbps, preset_graph->intra_gbps);
+  // As a plain topology (-t) the dump's rings are searched with its GPUs' own constants too (RCCL's
+  // 36 GB/s a link, not an Ampere NVLink's 20 of 25).
+  auto plain = nccl_topology_rings(*dump->topology, CollectiveKind::Allreduce, 0, RankId(0),
+                                   std::nullopt, nccl_search_host(*dump));
+  ASSERT_TRUE(plain) << plain.error().to_string();
+  EXPECT_EQ(plain->graph.channels(), preset_graph->channels());
+  EXPECT_DOUBLE_EQ(plain->graph.intra_gbps, preset_graph->intra_gbps);
   // Where the GPUs share no link the search widens to the host's paths (two GCDs of one package
   // without their xGMI links: a PCIe dump of two GPUs under one socket).
   auto pcie = read_nccl_topology_xml(amd_dump("gfx90a", 90, 2, false), "two.xml", "two");
