@@ -36,10 +36,13 @@ struct GenerationTraits {
   /// The per-channel speeds NCCL's search tries, highest first (search.cc).
   std::span<const double> nccl_intra_speeds;
   std::span<const double> nccl_inter_speeds;
-  /// NCCL's tuning caps for one node (tuning.cc): llMaxBw, perChMaxRingLL128Bw, perChMaxTreeBw.
+  /// NCCL's tuning caps (tuning.cc, as of 2.28): llMaxBw on one node, perChMaxRingLL128Bw (the
+  /// same at every node count), and per node count (1, 2, 4 or more: NCCL's N1/N2/N4 columns)
+  /// perChMaxTreeBw and perChMaxTreeLL128Bw.
   double nccl_ll_max_gbps;
   double nccl_ring_ll128_channel_gbps;
-  double nccl_tree_channel_gbps;
+  std::array<double, 3> nccl_tree_channel_gbps;
+  std::array<double, 3> nccl_tree_ll128_channel_gbps;
   /// NVLink SHARP efficiency in NCCL's tuning model; 0 where the generation has no NVLS.
   double nccl_nvls_efficiency;
   /// Channels an NVLS or NVLS tree call runs on (NVLS_NCHANNELS's default), inside one NVLink

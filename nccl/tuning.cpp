@@ -82,14 +82,15 @@ std::optional<NcclEstimate> tree(CollectiveKind kind, double bytes, Protocol p,
   const double lat = proto.nccl_tree_base_latency_us +
                      2 * ((ppn - 1) * intra + std::log2(double(in.nodes)) * inter);
   const int channels = in.ring->channels();
+  const size_t scale = size_t(std::min(in.nodes, 3) - 1); // NCCL's N1, N2 and N4 columns
   double bus = channels * (in.nodes <= 2 ? in.ring->intra_gbps : in.ring->inter_gbps);
-  bus = std::min(bus * 0.92, channels * g.nccl_tree_channel_gbps);
+  bus = std::min(bus * 0.92, channels * g.nccl_tree_channel_gbps[scale]);
   if (p == Protocol::LL)
     bus = std::min(bus / 3.8,
                    in.nodes == 1 ? g.nccl_ll_max_gbps : kNcclLlMaxMultiNodeGbps[in.nodes > 2]);
   if (p == Protocol::LL128)
     bus = std::min(bus * (in.nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
-                   channels * g.nccl_ring_ll128_channel_gbps);
+                   channels * g.nccl_tree_ll128_channel_gbps[scale]);
   if (in.tree_pattern == NcclTreePattern::Tree)
     bus *= 0.85;
   const int bucket = std::clamp(int(std::floor(std::log2(std::max(1.0, bytes / 64)))), 0, 23);

@@ -26,9 +26,11 @@ std::string calibration_key(const SystemPreset &p) {
                      g.nccl_nvlink_gbps, fmt::join(g.nvlink_payload_share, "/"),
                      fmt::join(g.nvlink_hop_us, "/"), fmt::join(g.thread_block_gbps, "/"),
                      g.nvls_payload_share, g.nvls_latency_us, g.nvls_step_kib, g.executor_step_us,
-                     g.nccl_ll_max_gbps, g.nccl_tree_channel_gbps);
-  key += fmt::format(";nvls_tree={};tree_hop={}", fmt::join(g.nccl_nvls_tree_channel_gbps, "/"),
-                     fmt::join(g.nccl_tree_hop_us, "/"));
+                     g.nccl_ll_max_gbps, fmt::join(g.nccl_tree_channel_gbps, "/"));
+  key += fmt::format(
+      ";nvls_tree={};tree_hop={};tree_ll128={};nvls_channels={}",
+      fmt::join(g.nccl_nvls_tree_channel_gbps, "/"), fmt::join(g.nccl_tree_hop_us, "/"),
+      fmt::join(g.nccl_tree_ll128_channel_gbps, "/"), fmt::join(g.nccl_nvls_channels, "/"));
   return key;
 }
 

@@ -222,6 +222,41 @@ TEST(NcclTuningTest, SmallCallsRunOnFewerChannelsLargeOnesOnAll) {
   EXPECT_EQ(channels(double(int64_t(1) << 30), NcclAlgorithm::Tree, Protocol::Simple), all);
 }
 
+TEST(NcclTuningTest, TreeCapsPerChannelFallWithTheNodeCountAsNcclsTablesDo) {
+  // NCCL 2.28's perChMaxTreeBw and perChMaxTreeLL128Bw on Blackwell: 70 and 55.6 GB/s a channel
+  // on one node, 42.8 and 31.67 on two, 24 and 20 on four or more.
+  const auto bus_per_channel = [](int nodes, Protocol p) {
+    auto system = simulator::make_system_model(*find_system_preset("dgx_b200"), nodes);
+    EXPECT_TRUE(system);
+    auto machine = nccl_machine(*system);
+    EXPECT_TRUE(machine);
+    NcclTuningInput in = machine->tuning_input();
+    in.tree_pattern = NcclTreePattern::BalancedTree; // no 0.85 for a plain tree
+    for (const NcclEstimate &e :
+         nccl_estimates(CollectiveKind::Allreduce, double(int64_t(1) << 30), in))
+      if (e.algorithm == NcclAlgorithm::Tree && e.protocol == p)
+        return e.bus_gbps / machine->ring.channels();
+    ADD_FAILURE() << "no tree estimate";
+    return 0.0;
+  };
+  const GenerationTraits &b200 = generation_traits(GpuGeneration::Blackwell);
+  for (int nodes : {1, 2, 4, 16}) {
+    const size_t scale = size_t(std::min(nodes, 3) - 1);
+    EXPECT_LE(bus_per_channel(nodes, Protocol::Simple), b200.nccl_tree_channel_gbps[scale] + 1e-9)
+        << nodes;
+    EXPECT_LE(bus_per_channel(nodes, Protocol::LL128),
+              b200.nccl_tree_ll128_channel_gbps[scale] + 1e-9)
+        << nodes;
+  }
+  // LL128's caps bind across nodes (its 120/128 of the Simple tree's 0.92 x 45 and 0.92 x 24
+  // GB/s channels is more): an LL128 tree is priced below the Simple one there, where a ring's
+  // LL128 cap (40) would not have.
+  EXPECT_DOUBLE_EQ(bus_per_channel(2, Protocol::LL128), 31.67);
+  EXPECT_DOUBLE_EQ(bus_per_channel(16, Protocol::LL128), 20.0);
+  EXPECT_DOUBLE_EQ(bus_per_channel(1, Protocol::LL128),
+                   bus_per_channel(1, Protocol::Simple) * 7 / 9);
+}
+
 TEST(NcclTuningTest, RingLatencyIsNcclsFormula) {
   // One node, 8 ranks, ring AllReduce: 14 hops; LL 6.6 + 14 x 0.6 = 15.0 us before bytes.
   auto system = simulator::make_system_model(*find_system_preset("dgx_a100"));
