@@ -36,7 +36,8 @@ NcclPathType nccl_path_type(const Topology &t, simulator::Routes &routes, RankId
     const RankId v = t.link(l).dst;
     if (!t.is_switch(v))
       continue;
-    const std::string_view name = node_local_name(t.vertex_name(v));
+    const std::string vertex = t.vertex_name(v);
+    const std::string_view name = node_local_name(vertex);
     if (name == "nvswitch")
       return NcclPathType::Nvl;
     (name.starts_with("cpu") ? sockets : bridges) += 1;
