@@ -271,7 +271,7 @@ const SystemPreset kSystems[] = {
     {"dgx_a100",
      "DGX A100: 8 A100 SXM4, NVLink3 (12 links per GPU) + NVSwitch, 8 HDR 200 Gb/s NICs",
      GpuGeneration::Ampere, "dgx_a100", 8, 8, 25, Fabric::InfinibandHdr, 8, 0, 0,
-     "NVIDIA DGX A100 system architecture"},
+     "NVIDIA DGX A100 system architecture", PlatformTuner::None, 0, HostCpu::Amd},
     {"dgx_h100",
      "DGX H100: 8 H100 SXM5, NVLink4 (18 links per GPU) + NVSwitch with NVLS, 8 NDR 400 Gb/s "
      "NICs",
@@ -295,7 +295,7 @@ const SystemPreset kSystems[] = {
     {"aws_p5",
      "AWS p5.48xlarge: 8 H100 80GB, NVSwitch, 32 x 100 Gb/s EFA v2 (8 x 400 per GPU rail)",
      GpuGeneration::Hopper, "dgx_h100", 8, 8, 50, Fabric::EfaV2, 8, 0, 0,
-     "AWS EC2 P5 instance types page", PlatformTuner::AwsP5},
+     "AWS EC2 P5 instance types page", PlatformTuner::AwsP5, 0, HostCpu::Amd},
     {"aws_p5en",
      "AWS p5en.48xlarge: 8 H200 141GB, NVSwitch, 16 x 200 Gb/s EFA v3 (8 x 400 per GPU rail)",
      GpuGeneration::Hopper, "dgx_h100", 8, 8, 50, Fabric::EfaV3, 8, 0, 0,
@@ -313,7 +313,8 @@ const SystemPreset kSystems[] = {
      "GB200 NVL72: a rack of 18 trays of 4 B200 (72 GPUs, one NVLink domain, NVLS across it), 4 "
      "CX-7 400 Gb/s NICs per tray; racks (--nodes) joined by NDR InfiniBand",
      GpuGeneration::Blackwell, "gb200_nvl72", 72, 72, 50, Fabric::InfinibandNdr, 8, 0, 0,
-     "NVIDIA GB200 NVL72 product page and DGX GB200 user guide", PlatformTuner::None, 4},
+     "NVIDIA GB200 NVL72 product page and DGX GB200 user guide", PlatformTuner::None, 4,
+     HostCpu::Arm},
     {"gb300_nvl72",
      "GB300 NVL72: a rack of 18 trays of 4 B300 (Blackwell Ultra; 72 GPUs, one NVLink5 domain, "
      "NVLS across it), a ConnectX-8 800 Gb/s SuperNIC per GPU; racks (--nodes) joined by XDR "
@@ -321,7 +322,7 @@ const SystemPreset kSystems[] = {
      GpuGeneration::Blackwell, "gb200_nvl72", 72, 72, 100, Fabric::InfinibandXdr, 8, 0, 0,
      "NVIDIA GB300 NVL72 product page (NVLink5 as GB200's, 800 Gb/s per GPU); the B300 priced "
      "as the Blackwell row, no measurement",
-     PlatformTuner::None, 4},
+     PlatformTuner::None, 4, HostCpu::Arm},
     {"azure_nd_mi300x_v5",
      "Azure ND MI300X v5: 8 AMD MI300X, xGMI (one link between every pair), 8 NDR 400 Gb/s "
      "NICs; RCCL",
@@ -331,36 +332,39 @@ const SystemPreset kSystems[] = {
      "8 AMD MI355X, xGMI (one link between every pair), 8 AMD Pensando Pollara 400 Gb/s RoCE "
      "NICs; RCCL, rccl-tests",
      GpuGeneration::Cdna4, "mi355x", 8, 8, 50, Fabric::Roce, 8, 0, 0,
-     "AMD Instinct MI355X data sheet; AMD Pensando Pollara 400 AI NIC product brief"},
+     "AMD Instinct MI355X data sheet; AMD Pensando Pollara 400 AI NIC product brief",
+     PlatformTuner::None, 0, HostCpu::Amd},
     {"frontier",
      "OLCF Frontier node: 4 AMD MI250X (8 GCDs, each a device), xGMI (4 links between a "
      "package's two GCDs, one to each of two other packages' GCDs), one HPE Slingshot-11 200 "
      "Gb/s NIC per MI250X; RCCL",
      GpuGeneration::Cdna2, "mi250x", 8, 4, 25, Fabric::Slingshot11, 8, 36, 0,
      "OLCF Frontier user guide (node architecture); AMD Instinct MI250X data sheet; RCCL's "
-     "topology model of the node (src/graph/rome_models.cc)"},
+     "topology model of the node (src/graph/rome_models.cc)",
+     PlatformTuner::None, 0, HostCpu::Amd},
     {"oci_bm_gpu4_8", "OCI BM.GPU4.8: 8 A100 40GB, NVSwitch, 16 x 100 Gb/s RoCE (8 x 200 per GPU)",
      GpuGeneration::Ampere, "dgx_a100", 8, 8, 25, Fabric::Roce, 8, 0, 0,
-     "Oracle Cloud bare metal GPU shapes (BM.GPU4.8)"},
+     "Oracle Cloud bare metal GPU shapes (BM.GPU4.8)", PlatformTuner::None, 0, HostCpu::Amd},
     {"perlmutter",
      "NERSC Perlmutter GPU node: 4 A100 SXM4 40GB, 4 NVLinks between every pair, 4 HPE "
      "Slingshot-11 200 Gb/s NICs (one per GPU)",
      GpuGeneration::Ampere, "hgx_a100_4", 4, 4, 25, Fabric::Slingshot11, 8, 0, 0,
-     "NERSC Perlmutter architecture documentation"},
+     "NERSC Perlmutter architecture documentation", PlatformTuner::None, 0, HostCpu::Amd},
     {"delta",
      "NCSA Delta A100x4 node: 4 A100 SXM4 40GB, 4 NVLinks between every pair, one HPE "
      "Slingshot-11 200 Gb/s NIC",
      GpuGeneration::Ampere, "hgx_a100_4", 4, 1, 25, Fabric::Slingshot11, 8, 0, 0,
-     "NCSA Delta user documentation (A100x4 nodes)"},
+     "NCSA Delta user documentation (A100x4 nodes)", PlatformTuner::None, 0, HostCpu::Amd},
     // Machines as measured (docs/cost-model.md, "Calibration"): the same hardware rows, and
     // the host-side floor of the harness that measured them, fitted to its smallest message.
     {"azure_nd_a100_v4",
      "Azure ND A100 v4: 8 A100 80GB, NVLink3 + NVSwitch, 8 HDR 200 Gb/s NICs; nccl-tests",
      GpuGeneration::Ampere, "dgx_a100", 8, 8, 25, Fabric::InfinibandHdr, 32.5, 0, 0,
-     "Azure/AI-benchmarking-guide ND_A100_v4_results.md (NCCL 2.18.5)"},
+     "Azure/AI-benchmarking-guide ND_A100_v4_results.md (NCCL 2.18.5)", PlatformTuner::None, 0,
+     HostCpu::Amd},
     {"ndv4_mscclpp", "Azure NDv4 as the MSCCL++ authors measured it (nccl-tests, NCCL 2.17.1)",
      GpuGeneration::Ampere, "dgx_a100", 8, 8, 25, Fabric::InfinibandHdr, 8.34, 0, 0,
-     "microsoft/mscclpp performance notes"},
+     "microsoft/mscclpp performance notes", PlatformTuner::None, 0, HostCpu::Amd},
     {"azure_nd_h100_v5",
      "Azure ND H100 v5: 8 H100 80GB, NVLink4 + NVSwitch, 8 NDR 400 Gb/s NICs; nccl-tests",
      GpuGeneration::Hopper, "dgx_h100", 8, 8, 50, Fabric::InfinibandNdr, 21.45, 0, 0,

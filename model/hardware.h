@@ -177,6 +177,11 @@ struct FabricTraits {
 /// AWS's p5 (and p5e), p5en and p6-b200, on by default since aws-ofi-nccl 1.16.
 enum class PlatformTuner { None, AwsP5, AwsP5en, AwsP6B200 };
 
+/// The host's CPUs where NCCL's tuning reads them (tuning.cc, from the topology's CPU nodes): an
+/// x86 AMD host costs a ring's step across nodes more (getNetOverhead) and caps LL across nodes
+/// at llMaxBws' AMD row; Arm hosts (Grace) tune as Intel's. nccl/tuning.h has the figures.
+enum class HostCpu { Intel, Amd, Arm };
+
 /// A machine as it was measured: which GPUs, how they are joined, and the host side.
 struct SystemPreset {
   std::string_view name;
@@ -207,6 +212,7 @@ struct SystemPreset {
   /// GPUs of one host (a compute tray) where a node spans several (an NVL72 rack's 18 trays of
   /// 4); 0: a node is one host.
   int gpus_per_host = 0;
+  HostCpu host_cpu = HostCpu::Intel;
 };
 
 [[nodiscard]] std::span<const SystemPreset> all_system_presets();

@@ -104,8 +104,7 @@ static_assert(kProtocolTable[size_t(Protocol::Simple)].protocol == Protocol::Sim
 inline constexpr int kNcclRingChannelsBesideNvls = 16;
 
 /// NCCL 2.30's tuning constants of its other algorithms (microseconds): NVLS's NVLink latency
-/// (Simple only), PAT's base latency, network hop and per-rank cost, and llMaxBw across nodes
-/// (Intel CPUs: 2 nodes, 3 or more; GB/s).
+/// (Simple only), PAT's base latency, network hop and per-rank cost.
 inline constexpr double kNcclNvlsLatencyUs = 25;
 /// NVLS tree's network hop (NCCL's hwLat[NET][NVLS_TREE][Simple]).
 inline constexpr double kNcclNvlsTreeNetHopUs = 20.9;
@@ -131,7 +130,12 @@ inline constexpr int kNcclCollNetGatherScatterSinceMinor = 20;
 inline constexpr double kNcclPatBaseUs = 8.0;
 inline constexpr double kNcclPatNetHopUs = 14.0;
 inline constexpr double kNcclPatPerRankUs = 2.8;
-inline constexpr double kNcclLlMaxMultiNodeGbps[2] = {39.0, 20.4};
+/// NCCL's llMaxBw across nodes, by the host's CPUs (llMaxBws' rows: Intel and Arm hosts the
+/// first, x86 AMD hosts the second), on 2 nodes and on 3 or more; GB/s.
+inline constexpr double kNcclLlMaxMultiNodeGbps[2][2] = {{39.0, 20.4}, {22.5, 19.0}};
+/// What a ring's step across nodes costs at least in NCCL's tuning (getNetOverhead: x86 AMD
+/// hosts 2 us, others 1; tripled under Simple), microseconds.
+inline constexpr double kNcclNetOverheadUs[2] = {1.0, 2.0};
 
 /// Bytes one point-to-point primitive call of NCCL moves in Simple (its P2P chunk size, the
 /// defaults of NCCL_P2P_NVL_CHUNKSIZE and NCCL_P2P_NET_CHUNKSIZE): over NVLink and across the

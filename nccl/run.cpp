@@ -443,6 +443,7 @@ Expected<NcclMachine> nccl_machine(const simulator::SystemModel &s) {
   m.tuning = {s.generation, nullptr, nullptr,           s.topology.num_ranks(),
               s.nodes,      s.nvls,  kNewestNcclVersion};
   m.tuning.nvswitch = s.nvswitch;
+  m.tuning.host_cpu = s.preset->host_cpu;
   m.tuning.nics_per_node = s.topology.hierarchy().nics_per_node;
   m.tuning.collnet_gbps =
       nccl_net_speed(*s.generation, s.line_topology.hierarchy().nic_bandwidth.value);

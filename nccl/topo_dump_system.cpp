@@ -30,6 +30,16 @@ std::optional<Fabric> fabric_of_nics(const std::vector<XmlNic> &nics) {
   return Fabric::Roce;
 }
 
+// NCCL's CPU kind of a host: x86 AMD where any of its sockets is, Arm where none is x86, else
+// Intel.
+HostCpu host_cpu_of(const std::vector<XmlCpu> &cpus) {
+  const auto amd = [](const XmlCpu &c) { return c.arch == "x86_64" && c.vendor == "AuthenticAMD"; };
+  if (std::any_of(cpus.begin(), cpus.end(), amd))
+    return HostCpu::Amd;
+  const auto x86 = [](const XmlCpu &c) { return c.arch == "x86_64"; };
+  return std::any_of(cpus.begin(), cpus.end(), x86) ? HostCpu::Intel : HostCpu::Arm;
+}
+
 } // namespace
 
 Expected<DumpedSystem> system_of_dump(const XmlMachine &machine, const std::string &file) {
@@ -93,6 +103,9 @@ Expected<DumpedSystem> system_of_dump(const XmlMachine &machine, const std::stri
                         "calibrated preset";
     out.node = *machine.topology;
   }
+  // The host's CPUs as the dump lists them (NCCL reads its tuning's CPU rows from the same).
+  if (!machine.cpus.empty())
+    out.preset.host_cpu = host_cpu_of(machine.cpus);
   double fastest = 0;
   for (const XmlNic &n : machine.nics)
     fastest = std::max(fastest, n.gbps);

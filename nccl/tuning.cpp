@@ -34,6 +34,18 @@ int call_channels(NcclAlgorithm algorithm, Protocol p, double bytes, const NcclT
   return channels;
 }
 
+// The row of NCCL's CPU-dependent constants a machine takes: 1 for x86 AMD hosts, else 0.
+size_t amd_host(const NcclTuningInput &in) {
+  switch (in.host_cpu) {
+  case HostCpu::Amd:
+    return 1;
+  case HostCpu::Intel:
+  case HostCpu::Arm:
+    return 0;
+  }
+  SYNCOLL_UNREACHABLE("a host CPU without a row");
+}
+
 std::optional<NcclEstimate> ring(CollectiveKind kind, double bytes, Protocol p,
                                  const NcclTuningInput &in) {
   const int n = in.ranks;
@@ -46,7 +58,8 @@ std::optional<NcclEstimate> ring(CollectiveKind kind, double bytes, Protocol p,
   const ProtocolTraits &proto = protocol_traits(p);
   const int steps = nccl_ring_steps(kind, n);
   const int inter_steps = in.nodes == 1 ? 0 : ar ? 2 * (in.nodes - 1) : in.nodes - 1;
-  const double net_overhead = in.nodes == 1 ? 0 : (p == Protocol::Simple ? 3.0 : 1.0);
+  const double net_overhead =
+      in.nodes == 1 ? 0 : (p == Protocol::Simple ? 3.0 : 1.0) * kNcclNetOverheadUs[amd_host(in)];
   double lat = proto.nccl_ring_base_latency_us;
   if (rooted)
     lat += proto.nccl_ring_nvlink_hop_us;
@@ -57,7 +70,8 @@ std::optional<NcclEstimate> ring(CollectiveKind kind, double bytes, Protocol p,
   const int channels = in.ring->channels();
   double bus = channels * (in.nodes == 1 ? in.ring->intra_gbps : in.ring->inter_gbps);
   if (p == Protocol::LL)
-    bus = std::min(in.nodes == 1 ? g.nccl_ll_max_gbps : kNcclLlMaxMultiNodeGbps[in.nodes > 2],
+    bus = std::min(in.nodes == 1 ? g.nccl_ll_max_gbps
+                                 : kNcclLlMaxMultiNodeGbps[amd_host(in)][in.nodes > 2],
                    bus * 0.5);
   if (p == Protocol::LL128)
     bus = std::min(bus * proto.nccl_tuning_bandwidth_factor,
@@ -86,8 +100,8 @@ std::optional<NcclEstimate> tree(CollectiveKind kind, double bytes, Protocol p,
   double bus = channels * (in.nodes <= 2 ? in.ring->intra_gbps : in.ring->inter_gbps);
   bus = std::min(bus * 0.92, channels * g.nccl_tree_channel_gbps[scale]);
   if (p == Protocol::LL)
-    bus = std::min(bus / 3.8,
-                   in.nodes == 1 ? g.nccl_ll_max_gbps : kNcclLlMaxMultiNodeGbps[in.nodes > 2]);
+    bus = std::min(bus / 3.8, in.nodes == 1 ? g.nccl_ll_max_gbps
+                                            : kNcclLlMaxMultiNodeGbps[amd_host(in)][in.nodes > 2]);
   if (p == Protocol::LL128)
     bus = std::min(bus * (in.nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
                    channels * g.nccl_tree_ll128_channel_gbps[scale]);

@@ -56,6 +56,9 @@ struct NcclTuningInput {
   /// The tree graph's pattern (NCCL's maxTreePattern): NCCL prices a plain tree (every network
   /// hop at the chain's head) at 0.85 of its bandwidth.
   NcclTreePattern tree_pattern = NcclTreePattern::BalancedTree;
+  /// The hosts' CPUs: across nodes an x86 AMD host's ring steps cost more and its LL is capped
+  /// lower (kNcclNetOverheadUs, kNcclLlMaxMultiNodeGbps).
+  HostCpu host_cpu = HostCpu::Intel;
 };
 
 /// The pattern NCCL's search settles on for the tree graph of a machine of `generation` with

@@ -257,6 +257,41 @@ TEST(NcclTuningTest, TreeCapsPerChannelFallWithTheNodeCountAsNcclsTablesDo) {
                    bus_per_channel(1, Protocol::Simple) * 7 / 9);
 }
 
+TEST(NcclTuningTest, AnAmdHostsRingStepsAcrossNodesCostMoreAndItsLlIsCappedLower) {
+  // NCCL's getNetOverhead: 2 us a ring step on x86 AMD hosts, 1 elsewhere (x3 under Simple);
+  // llMaxBws across nodes: the AMD row's 22.5 GB/s on 2 nodes against Intel's 39.0. DGX A100's
+  // hosts are AMD EPYC; its sibling on Intel differs in those two figures alone.
+  auto system = simulator::make_system_model(*find_system_preset("dgx_a100"), 2);
+  ASSERT_TRUE(system);
+  EXPECT_EQ(system->preset->host_cpu, HostCpu::Amd);
+  auto machine = nccl_machine(*system);
+  ASSERT_TRUE(machine);
+  NcclTuningInput amd = machine->tuning_input();
+  EXPECT_EQ(amd.host_cpu, HostCpu::Amd);
+  NcclTuningInput intel = amd;
+  intel.host_cpu = HostCpu::Intel;
+  const auto ring = [](const NcclTuningInput &in, Protocol p, double bytes) {
+    for (const NcclEstimate &e : nccl_estimates(CollectiveKind::Allreduce, bytes, in))
+      if (e.algorithm == NcclAlgorithm::Ring && e.protocol == p)
+        return e;
+    ADD_FAILURE() << "no ring estimate";
+    return NcclEstimate{};
+  };
+  // 16 ranks, 2(n-1) = 30 steps, 2 across the network: 28 NVLink steps at the overhead's floor.
+  EXPECT_GT(ring(amd, Protocol::Simple, 1 << 20).latency_us,
+            ring(intel, Protocol::Simple, 1 << 20).latency_us);
+  EXPECT_DOUBLE_EQ(ring(amd, Protocol::LL, double(int64_t(1) << 30)).bus_gbps, 22.5);
+  EXPECT_DOUBLE_EQ(ring(intel, Protocol::LL, double(int64_t(1) << 30)).bus_gbps, 39.0);
+  // One node reads no CPU row.
+  auto one = simulator::make_system_model(*find_system_preset("dgx_a100"));
+  auto one_machine = nccl_machine(*one);
+  ASSERT_TRUE(one_machine);
+  NcclTuningInput one_amd = one_machine->tuning_input(), one_intel = one_amd;
+  one_intel.host_cpu = HostCpu::Intel;
+  EXPECT_DOUBLE_EQ(ring(one_amd, Protocol::LL, 1 << 20).time_us,
+                   ring(one_intel, Protocol::LL, 1 << 20).time_us);
+}
+
 TEST(NcclTuningTest, RingLatencyIsNcclsFormula) {
   // One node, 8 ranks, ring AllReduce: 14 hops; LL 6.6 + 14 x 0.6 = 15.0 us before bytes.
   auto system = simulator::make_system_model(*find_system_preset("dgx_a100"));
