@@ -417,6 +417,29 @@ TEST(NcclTopologyXmlTest, ADumpsRingsTakeTheNearestPathTypeThatFindsAGraph) {
   EXPECT_GT(through_host->channels(), 0);
 }
 
+// NCCL's tuning reads its CPU rows from the dump's CPU nodes: a dumped node's system says whose
+// they are, over the preset's where the node is a preset's.
+TEST(NcclTopologyXmlTest, ADumpsCpusSayWhatHostItsTuningReads) {
+  auto frontier = read_nccl_topology_xml(frontier_dump(), "frontier.xml", "frontier");
+  ASSERT_TRUE(frontier);
+  auto amd = system_of_dump(*frontier, "frontier.xml");
+  ASSERT_TRUE(amd) << amd.error().to_string();
+  EXPECT_EQ(amd->preset.host_cpu, HostCpu::Amd);
+  const XmlMachine h100 = read("dgx_h100.xml");
+  auto intel = system_of_dump(h100, "dgx_h100.xml");
+  ASSERT_TRUE(intel) << intel.error().to_string();
+  EXPECT_EQ(intel->preset.host_cpu, HostCpu::Intel);
+  std::string arm = frontier_dump();
+  arm.replace(arm.find(R"(arch="x86_64" vendor="AuthenticAMD")"),
+              std::string_view(R"(arch="x86_64" vendor="AuthenticAMD")").size(),
+              R"(arch="arm64" vendor="ARM")");
+  auto grace = read_nccl_topology_xml(arm, "arm.xml", "arm");
+  ASSERT_TRUE(grace) << grace.error().to_string();
+  auto arm_system = system_of_dump(*grace, "arm.xml");
+  ASSERT_TRUE(arm_system) << arm_system.error().to_string();
+  EXPECT_EQ(arm_system->preset.host_cpu, HostCpu::Arm);
+}
+
 // The generation comes from `gcn`, never from RCCL's `sm` (gfx90a writes sm 90, which is no
 // Hopper); a CDNA GPU without a row has no xGMI rate, which the error names where its links are;
 // and a dump of four MI355X (gfx950, with the target features RCCL may keep) is a node of its
