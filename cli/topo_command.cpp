@@ -144,9 +144,9 @@ void add_topo_commands(CLI::App &app, RunResult &result) {
     fmt::print("\n{:<18} {:<20} {}\n", "system", "generation", "description");
     // Each system with where its figures come from, on a line of its own.
     for (const SystemPreset &s : all_system_presets())
-      fmt::print("{:<18} {:<20} {}\n{:<39} fabric: {}; source: {}\n", s.name,
+      fmt::print("{:<18} {:<20} {}\n{:<39} fabric: {}; host CPUs: {}; source: {}\n", s.name,
                  generation_traits(s.generation).name, s.description, "",
-                 fabric_traits(s.fabric).name, s.source);
+                 fabric_traits(s.fabric).name, host_cpu_name(s.host_cpu), s.source);
     fmt::print("\n{:<10} {:>7} {:>10} {:>9} {:>10} {:>6}  {}\n", "fabric", "payload", "latency us",
                "host us", "conn GB/s", "LL128", "description");
     for (const FabricTraits &f : all_fabrics())

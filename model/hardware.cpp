@@ -389,6 +389,18 @@ const SystemPreset kSystems[] = {
 
 } // namespace
 
+std::string_view host_cpu_name(HostCpu cpu) {
+  switch (cpu) {
+  case HostCpu::Intel:
+    return "Intel";
+  case HostCpu::Amd:
+    return "AMD";
+  case HostCpu::Arm:
+    return "Arm";
+  }
+  SYNCOLL_UNREACHABLE("a host CPU without a name");
+}
+
 const GenerationTraits &generation_traits(GpuGeneration generation) {
   const GenerationTraits &row = kGenerations[static_cast<size_t>(generation)];
   SYNCOLL_INVARIANT(row.generation == generation, "the generation table is out of order");

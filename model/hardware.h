@@ -181,6 +181,8 @@ enum class PlatformTuner { None, AwsP5, AwsP5en, AwsP6B200 };
 /// x86 AMD host costs a ring's step across nodes more (getNetOverhead) and caps LL across nodes
 /// at llMaxBws' AMD row; Arm hosts (Grace) tune as Intel's. nccl/tuning.h has the figures.
 enum class HostCpu { Intel, Amd, Arm };
+/// "Intel", "AMD", "Arm".
+[[nodiscard]] std::string_view host_cpu_name(HostCpu cpu);
 
 /// A machine as it was measured: which GPUs, how they are joined, and the host side.
 struct SystemPreset {

@@ -206,8 +206,14 @@ TEST(SimulateCliTest, TopoListNamesTheSystems) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   for (const SystemPreset &s : all_system_presets()) {
     EXPECT_NE(run.out.find(std::string(s.name) + " "), std::string::npos) << s.name;
-    EXPECT_NE(run.out.find("source: " + std::string(s.source) + "\n"), std::string::npos) << s.name;
+    EXPECT_NE(run.out.find("host CPUs: " + std::string(host_cpu_name(s.host_cpu)) +
+                           "; source: " + std::string(s.source) + "\n"),
+              std::string::npos)
+        << s.name;
   }
+  EXPECT_NE(run.out.find("fabric: slingshot11; host CPUs: AMD; source: OLCF Frontier"),
+            std::string::npos)
+      << run.out;
   EXPECT_NE(run.out.find("Hopper (H100, H200)"), std::string::npos) << run.out;
 }
 
