@@ -215,6 +215,10 @@ struct SystemPreset {
   /// 4); 0: a node is one host.
   int gpus_per_host = 0;
   HostCpu host_cpu = HostCpu::Intel;
+  /// Whether NCCL enables LL128 by default on these GPUs (compute capability 7.0, 8.0, 9.0, 10.0
+  /// or 12.0; not the 8.6 and 8.9 cards a dumped PCIe node may hold). It also needs every hop
+  /// of the graph on NVLink (NcclRingGraph::type_intra).
+  bool ll128_by_default = true;
 };
 
 [[nodiscard]] std::span<const SystemPreset> all_system_presets();

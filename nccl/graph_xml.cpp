@@ -336,6 +336,7 @@ GraphRings rings_of_graph(const GraphFileGraph &file, const Topology &topology,
     }
     out.graph.rings.push_back(std::move(ring));
   }
+  out.graph.type_intra = farthest_hop(out.graph.rings, topology, topology.num_ranks());
   return out;
 }
 
@@ -410,6 +411,7 @@ SystemGraphs graphs_on_system(const GraphFile &file, const Topology &system,
           ring.emplace_back(n * gpus + r.value());
       graph.rings.push_back(std::move(ring));
     }
+    graph.type_intra = farthest_hop(graph.rings, system, gpus);
     note_other_nics("ring", file.ring->channels.size());
     out.rings = std::move(graph);
   }

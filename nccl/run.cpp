@@ -511,6 +511,13 @@ bool net_plugin_sets_simple(const simulator::SystemModel &s, const NcclRunOption
   return !o.protocol && s.fabric && s.fabric->simple_protocol_only;
 }
 
+// Whether NCCL leaves LL128 off by default (tuning.cc: only on GPUs it was validated on, and
+// only where the graph's hops inside a node are NVLink); NCCL_PROTO naming it turns it on.
+bool ll128_off_by_default(const simulator::SystemModel &s, const NcclMachine &m,
+                          const NcclRunOptions &o) {
+  return !o.protocol && (!s.preset->ll128_by_default || m.ring.type_intra != NcclPathType::Nvl);
+}
+
 } // namespace
 
 Expected<std::vector<NcclEstimate>> nccl_candidates(CollectiveKind kind, int64_t bytes,
@@ -535,6 +542,8 @@ Expected<std::vector<NcclEstimate>> nccl_candidates(CollectiveKind kind, int64_t
   std::vector<NcclEstimate> estimates = nccl_estimates(kind, double(bytes), in);
   if (net_plugin_sets_simple(s, o))
     std::erase_if(estimates, [](const NcclEstimate &e) { return e.protocol != Protocol::Simple; });
+  if (ll128_off_by_default(s, m, o))
+    std::erase_if(estimates, [](const NcclEstimate &e) { return e.protocol == Protocol::LL128; });
   return estimates;
 }
 

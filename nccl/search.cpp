@@ -319,6 +319,7 @@ template <class Channel> struct Placed {
   std::vector<Channel> channels;
   double gbps = 0;
   size_t level = 0;
+  NcclPathType type = NcclPathType::Nvl; ///< the level's path type
   double total() const { return double(channels.size()) * gbps; }
 };
 
@@ -382,6 +383,7 @@ std::optional<Found> search(const Topology &t, const std::vector<double> &link_g
       });
   if (!best)
     return std::nullopt;
+  best->type = levels[best->level];
   if (best->gbps >= kSplitAtGbps) {
     const size_t n = std::min<size_t>(best->channels.size() * 2, kMaxGraphChannels);
     std::vector<std::vector<LinkId>> split;
@@ -451,6 +453,8 @@ std::optional<Placed<std::vector<RankId>>> search_chains(const Topology &node,
             most = std::move(chains);
         return most;
       });
+  if (best)
+    best->type = levels[best->level];
   // Split as rings are, in whole rounds: a chain twice at half the speed.
   if (best && best->gbps >= kSplitAtGbps &&
       best->channels.size() * 2 <= size_t(kMaxGraphChannels)) {
@@ -622,6 +626,7 @@ std::optional<NcclRingGraph> nccl_search_rings(const Topology &t, const Generati
         graph.rings = std::move(chains->channels);
         graph.intra_gbps = chains->gbps;
         graph.chains = true;
+        graph.type_intra = chains->type;
         return across_nodes(std::move(graph), g, h, gpus, nodes);
       }
     }
@@ -631,6 +636,7 @@ std::optional<NcclRingGraph> nccl_search_rings(const Topology &t, const Generati
     for (const auto &ring : found->channels)
       graph.rings.push_back(ranks_of(searched, ring));
     graph.intra_gbps = found->gbps;
+    graph.type_intra = found->type;
   }
   graph.inter_gbps = graph.intra_gbps;
   if (nodes == 1)

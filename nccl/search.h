@@ -36,6 +36,17 @@ namespace syncoll::nccl {
 /// time).
 inline constexpr int kNcclMaxChannels = 32;
 
+/// NCCL's type of the path between two GPUs (graph.h: PATH_NVL to PATH_SYS), nearest first: a
+/// direct link or a route through an NVSwitch is NVL; a route through PCIe switches alone PIX
+/// (one) or PXB (more); through one CPU socket PHB, through two SYS. NCCL's search tries a graph
+/// on the nearest type first and widens it only while nothing is found (search.cc's typeIntra).
+enum class NcclPathType { Nvl, Pix, Pxb, Phb, Sys };
+std::string_view nccl_path_name(NcclPathType type);
+/// The type of the route `routes` takes from GPU `a` to GPU `b` of `topology`, by the switch
+/// vertices it crosses (named as a topology dump names them: `nvswitch`, `cpu...`, bridges).
+NcclPathType nccl_path_type(const Topology &topology, simulator::Routes &routes, RankId a,
+                            RankId b);
+
 struct NcclRingGraph {
   /// Rank order of each channel's ring, graph channels (before NCCL's runtime doubles them).
   std::vector<std::vector<RankId>> rings;
@@ -46,6 +57,9 @@ struct NcclRingGraph {
   /// Across nodes of a fixed mesh each channel was walked as a chain NET -> GPU ... GPU -> NET
   /// (search_chains); NCCL's tree follows those chains there.
   bool chains = false;
+  /// The widest path type its channels were allowed inside a node (NCCL's typeIntra): NCCL runs
+  /// LL128 only on a graph of NVLink hops.
+  NcclPathType type_intra = NcclPathType::Nvl;
 
   int channels() const { return static_cast<int>(rings.size()); }
   /// The channels NCCL runs: twice the graph's (ncclTopoPostset), at most 32.
@@ -72,17 +86,6 @@ const GenerationTraits &nccl_generation_for(const Topology &topology);
 /// The highest per-channel speed of the generation's inter-node list within `share_gbps` (a NIC's
 /// rate shared by the channels on it), the list's lowest when none is.
 double nccl_net_speed(const GenerationTraits &generation, double share_gbps);
-
-/// NCCL's type of the path between two GPUs (graph.h: PATH_NVL to PATH_SYS), nearest first: a
-/// direct link or a route through an NVSwitch is NVL; a route through PCIe switches alone PIX
-/// (one) or PXB (more); through one CPU socket PHB, through two SYS. NCCL's search tries a graph
-/// on the nearest type first and widens it only while nothing is found (search.cc's typeIntra).
-enum class NcclPathType { Nvl, Pix, Pxb, Phb, Sys };
-std::string_view nccl_path_name(NcclPathType type);
-/// The type of the route `routes` takes from GPU `a` to GPU `b` of `topology`, by the switch
-/// vertices it crosses (named as a topology dump names them: `nvswitch`, `cpu...`, bridges).
-NcclPathType nccl_path_type(const Topology &topology, simulator::Routes &routes, RankId a,
-                            RankId b);
 
 /// What NCCL's search knows of a machine beyond its links and relations (read from its topology
 /// dump): the switch vertices that are x86 AMD sockets. NCCL tries different rings per channel

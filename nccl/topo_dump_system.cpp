@@ -72,7 +72,8 @@ Expected<DumpedSystem> system_of_dump(const XmlMachine &machine, const std::stri
                               "gfx950 do); simulate it as one node with -t {}",
                               kind_of(gpu), file));
     // An NVIDIA GPU without a row of its own (sm 86, 89: PCIe cards) runs with Ampere's
-    // constants, as a plain topology's search does (nccl_generation_for).
+    // constants, as a plain topology's search does (nccl_generation_for), but without LL128,
+    // which NCCL enables on sm 70, 80, 90, 100 and 120 alone.
     const GpuGeneration generation = known.value_or(GpuGeneration::Ampere);
     const auto same =
         std::find_if(all_system_presets().begin(), all_system_presets().end(),
@@ -87,6 +88,11 @@ Expected<DumpedSystem> system_of_dump(const XmlMachine &machine, const std::stri
                       : fmt::format("{} GPUs of {} with {}'s constants (no row of its own)",
                                     machine.gpus.size(), kind_of(gpu), row);
     out.preset = *same;
+    constexpr int kLl128Sms[] = {70, 80, 90, 100, 120};
+    out.preset.ll128_by_default =
+        is_amd(gpu)
+            ? same->ll128_by_default
+            : std::find(std::begin(kLl128Sms), std::end(kLl128Sms), gpu.sm) != std::end(kLl128Sms);
     if (const auto fabric = fabric_of_nics(machine.nics))
       out.preset.fabric = *fabric;
     out.name = std::make_shared<const std::string>(machine.topology->name());

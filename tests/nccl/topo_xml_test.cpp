@@ -440,6 +440,39 @@ TEST(NcclTopologyXmlTest, ADumpsCpusSayWhatHostItsTuningReads) {
   EXPECT_EQ(arm_system->preset.host_cpu, HostCpu::Arm);
 }
 
+// NCCL enables LL128 by default only on GPUs it validated it on (sm 70, 80, 90, 100, 120) and
+// only where its graph's hops inside a node are NVLink: never on a PCIe server of L40S (sm 89),
+// whose rings cross PCIe switches and sockets; NCCL_PROTO=LL128 still runs it there.
+TEST(NcclTopologyXmlTest, NcclChoosesLl128OnlyOnNvlinkGraphsOfGpusItValidatedItOn) {
+  const XmlMachine pcie = read("pcie_server_8gpu.xml");
+  auto dumped = system_of_dump(pcie, "pcie_server_8gpu.xml");
+  ASSERT_TRUE(dumped) << dumped.error().to_string();
+  EXPECT_FALSE(dumped->preset.ll128_by_default); // sm 89
+  ASSERT_TRUE(dumped->node);
+  auto system = simulator::make_system_model(dumped->preset, *dumped->node, 1);
+  ASSERT_TRUE(system) << system.error().to_string();
+  auto machine = nccl_machine(*system);
+  ASSERT_TRUE(machine) << machine.error().to_string();
+  EXPECT_GT(machine->ring.type_intra, NcclPathType::Nvl);
+  for (int64_t bytes = 1 << 10; bytes <= int64_t(1) << 30; bytes *= 4) {
+    auto run = simulate_nccl(CollectiveKind::Allreduce, bytes, *system, *machine);
+    ASSERT_TRUE(run) << run.error().to_string();
+    EXPECT_NE(run->choice.protocol, Protocol::LL128) << bytes << ": " << run->info;
+  }
+  NcclRunOptions forced;
+  forced.protocol = Protocol::LL128;
+  auto ll128 = simulate_nccl(CollectiveKind::Allreduce, 1 << 20, *system, *machine, forced);
+  ASSERT_TRUE(ll128) << ll128.error().to_string();
+  EXPECT_EQ(ll128->choice.protocol, Protocol::LL128);
+  // An NVLink node's graph keeps it.
+  auto h100 = simulator::make_system_model(*find_system_preset("dgx_h100"), 2);
+  ASSERT_TRUE(h100);
+  auto h100_machine = nccl_machine(*h100);
+  ASSERT_TRUE(h100_machine);
+  EXPECT_EQ(h100_machine->ring.type_intra, NcclPathType::Nvl);
+  EXPECT_TRUE(h100->preset->ll128_by_default);
+}
+
 // The generation comes from `gcn`, never from RCCL's `sm` (gfx90a writes sm 90, which is no
 // Hopper); a CDNA GPU without a row has no xGMI rate, which the error names where its links are;
 // and a dump of four MI355X (gfx950, with the target features RCCL may keep) is a node of its
