@@ -133,6 +133,9 @@ inline constexpr double kNcclPatPerRankUs = 2.8;
 /// NCCL's llMaxBw across nodes, by the host's CPUs (llMaxBws' rows: Intel and Arm hosts the
 /// first, x86 AMD hosts the second), on 2 nodes and on 3 or more; GB/s.
 inline constexpr double kNcclLlMaxMultiNodeGbps[2][2] = {{39.0, 20.4}, {22.5, 19.0}};
+/// The compute capabilities (x 10) NCCL enables LL128 on by default (tuning.cc; not the 8.6 and
+/// 8.9 cards).
+inline constexpr int kNcclLl128ComputeCapabilities[] = {70, 80, 90, 100, 120};
 /// What a ring's step across nodes costs at least in NCCL's tuning (getNetOverhead: x86 AMD
 /// hosts 2 us, others 1; tripled under Simple), microseconds.
 inline constexpr double kNcclNetOverheadUs[2] = {1.0, 2.0};

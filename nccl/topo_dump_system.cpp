@@ -1,5 +1,6 @@
 // A node read from NCCL's (or RCCL's) topology dump as the system `--system node.xml` runs:
 // the calibrated preset whose node it is, or a node of its own with its generation's constants.
+#include "model/runtime_constants.h"
 #include "nccl/search.h"
 #include "nccl/topo_xml.h"
 
@@ -88,11 +89,10 @@ Expected<DumpedSystem> system_of_dump(const XmlMachine &machine, const std::stri
                       : fmt::format("{} GPUs of {} with {}'s constants (no row of its own)",
                                     machine.gpus.size(), kind_of(gpu), row);
     out.preset = *same;
-    constexpr int kLl128Sms[] = {70, 80, 90, 100, 120};
+    const auto &ll128 = kNcclLl128ComputeCapabilities;
     out.preset.ll128_by_default =
-        is_amd(gpu)
-            ? same->ll128_by_default
-            : std::find(std::begin(kLl128Sms), std::end(kLl128Sms), gpu.sm) != std::end(kLl128Sms);
+        is_amd(gpu) ? same->ll128_by_default
+                    : std::find(std::begin(ll128), std::end(ll128), gpu.sm) != std::end(ll128);
     if (const auto fabric = fabric_of_nics(machine.nics))
       out.preset.fabric = *fabric;
     out.name = std::make_shared<const std::string>(machine.topology->name());
