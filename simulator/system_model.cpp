@@ -44,6 +44,12 @@ Expected<Topology> node_topology(const SystemPreset &preset, int gpus, const Gen
   return nvswitch_node(std::string(preset.node_topology), gpus, links_per_gpu, g.nvlink_line_gbps);
 }
 
+// The socket GPU `gpu` of a node hangs off: the first and second half of the whole node's GPUs on
+// two sockets (so a subset, the first K GPUs, keeps each GPU's own), all on one.
+int socket_of(int gpu, const SystemPreset &preset) {
+  return preset.socket_links == 0 ? 0 : gpu * 2 / preset.gpus_per_node;
+}
+
 // GPUs of a node without an NVLink between them: a link through host memory for each such pair.
 // Two sockets (DGX-1): per direction between them (the first and second half of the node's GPUs)
 // one relation that all such paths share, as wide as the links joining the sockets. One socket
@@ -78,7 +84,7 @@ void add_host_paths(TopologyDraft &draft, int nodes, int gpus, const SystemPrese
         if (one_socket) {
           shared[size_t(2 * a)].links.push_back(path);
           shared[size_t(2 * b + 1)].links.push_back(path);
-        } else if (a / (gpus / 2) != b / (gpus / 2)) {
+        } else if (socket_of(a, preset) != socket_of(b, preset)) {
           shared[a < b ? 0 : 1].links.push_back(path);
         }
       }
@@ -109,7 +115,7 @@ void add_host_sockets(TopologyDraft &draft, int nodes, int gpus, const SystemPre
   const Nanoseconds pcie{1000}; // NCCL's PCIe hop, 1 us, on each side of the host
   for (int node = 0; node < nodes; ++node) {
     for (int a = 0; a < gpus; ++a) {
-      const RankId gpu(node * gpus + a), cpu = vertex(node, a * sockets / gpus);
+      const RankId gpu(node * gpus + a), cpu = vertex(node, socket_of(a, preset));
       draft.links.push_back({gpu, cpu, 1, pcie, BytesPerNs{gbps}});
       draft.links.push_back({cpu, gpu, 1, pcie, BytesPerNs{gbps}});
     }
