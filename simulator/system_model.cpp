@@ -44,10 +44,15 @@ Expected<Topology> node_topology(const SystemPreset &preset, int gpus, const Gen
   return nvswitch_node(std::string(preset.node_topology), gpus, links_per_gpu, g.nvlink_line_gbps);
 }
 
+// The host's CPU sockets: one where the preset names no links between sockets, else two.
+int host_sockets(const SystemPreset &preset) {
+  return preset.socket_links == 0 ? 1 : 2;
+}
+
 // The socket GPU `gpu` of a node hangs off: the first and second half of the whole node's GPUs on
 // two sockets (so a subset, the first K GPUs, keeps each GPU's own), all on one.
 int socket_of(int gpu, const SystemPreset &preset) {
-  return preset.socket_links == 0 ? 0 : gpu * 2 / preset.gpus_per_node;
+  return gpu * host_sockets(preset) / preset.gpus_per_node;
 }
 
 // GPUs of a node without an NVLink between them: a link through host memory for each such pair.
@@ -61,7 +66,7 @@ void add_host_paths(TopologyDraft &draft, int nodes, int gpus, const SystemPrese
   std::set<std::pair<int, int>> linked;
   for (const Link &l : draft.links)
     linked.emplace(l.src.value(), l.dst.value());
-  const bool one_socket = preset.socket_links == 0;
+  const bool one_socket = host_sockets(preset) == 1;
   for (int node = 0; node < nodes; ++node) {
     std::vector<TopologyDraft::Relation> shared;
     if (one_socket) {
@@ -104,7 +109,7 @@ void add_host_sockets(TopologyDraft &draft, int nodes, int gpus, const SystemPre
   const double gbps = preset.host_path_gbps;
   if (gbps <= 0)
     return;
-  const int sockets = preset.socket_links == 0 ? 1 : 2;
+  const int sockets = host_sockets(preset);
   auto vertex = [&](int node, int socket) {
     return RankId(draft.num_ranks + node * sockets + socket);
   };

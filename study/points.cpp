@@ -14,10 +14,10 @@ namespace {
 // instead of reusing results of the old constants.
 std::string calibration_key(const SystemPreset &p) {
   const GenerationTraits &g = generation_traits(p.generation);
-  std::string key =
-      fmt::format("preset={},{},{},{},{},{},{},{},tuner={},host_cpu={}", p.name, p.node_topology,
-                  p.gpus_per_node, p.nics_per_node, p.nic_gbps, p.launch_us, p.host_path_gbps,
-                  p.socket_links, static_cast<int>(p.platform_tuner), static_cast<int>(p.host_cpu));
+  std::string key = fmt::format(
+      "preset={},{},{},{},{},{},{},{},tuner={},host_cpu={},ll128={}", p.name, p.node_topology,
+      p.gpus_per_node, p.nics_per_node, p.nic_gbps, p.launch_us, p.host_path_gbps, p.socket_links,
+      static_cast<int>(p.platform_tuner), static_cast<int>(p.host_cpu), p.ll128_by_default);
   const FabricTraits &f = fabric_traits(p.fabric);
   key += fmt::format(";fabric={},{},{},{},{},{},simple_only={},proxy={}", f.name,
                      f.nic_payload_share, f.message_latency_us, f.host_cost_us, f.connection_gbps,
