@@ -141,8 +141,7 @@ Expected<Subject> baseline_subject(const SimulateArgs &a, const Topology &topolo
   SYNCOLL_TRY(rings, nccl::nccl_topology_rings(topology, kind, a.channels,
                                                RankId(a.root.value_or(0)), given, host));
   if (!a.write_nccl_graph.empty())
-    SYNCOLL_CHECK(
-        write_output(a.write_nccl_graph, nccl::ring_graph_xml(rings.graph, topology, dev_of_rank)));
+    SYNCOLL_CHECK(write_output(a.write_nccl_graph, nccl::ring_graph_xml(rings.graph, dev_of_rank)));
   if (a.streamed && *forced == nccl::NcclAlgorithm::Ring) {
     SYNCOLL_TRY(steps, nccl::NcclRingSteps::create(kind, rings.rings));
     return Subject{std::nullopt, std::nullopt,
@@ -226,8 +225,7 @@ Expected<SystemMachine> system_machine(const SimulateArgs &a,
                      nccl::system_graphs_xml(
                          out.machine.ring,
                          nccl::nccl_tree_chains(system, out.machine, out.machine.ring.channels()),
-                         out.machine.nvls_graph ? &*out.machine.nvls_graph : nullptr, shape,
-                         system.line_topology)));
+                         out.machine.nvls_graph ? &*out.machine.nvls_graph : nullptr, shape)));
   return out;
 }
 

@@ -91,6 +91,14 @@ Expected<GraphFileGraph> read_graph(const XmlReader &x, const pugi::xml_node &g,
   out.speed_inter = number_attr(x, g, "speedinter", error);
   if (!error)
     return tl::unexpected(error.error());
+  if (const pugi::xml_attribute type = g.attribute("typeintra")) {
+    out.type_intra = find_nccl_path_type(type.value());
+    if (!out.type_intra)
+      return fail(x.at(g, "typeintra"),
+                  fmt::format("attribute 'typeintra' names no path type inside a node, found '{}' "
+                              "(LOC, NVL, NVB, C2C, PIX, PXB, PXN, P2C, PHB or SYS)",
+                              type.value()));
+  }
   for (const pugi::xml_node &c : g.children("channel")) {
     GraphFileChannel channel;
     channel.where = x.at(c);
@@ -122,14 +130,8 @@ Expected<GraphFileGraph> read_graph(const XmlReader &x, const pugi::xml_node &g,
 
 } // namespace
 
-std::string ring_graph_xml(const NcclRingGraph &graph, const Topology &topology,
-                           const std::vector<int> &dev_of_rank) {
-  GraphXml ring{0,
-                kRingPattern,
-                {},
-                graph.intra_gbps,
-                graph.inter_gbps,
-                farthest_hop(graph.rings, topology, topology.num_ranks())};
+std::string ring_graph_xml(const NcclRingGraph &graph, const std::vector<int> &dev_of_rank) {
+  GraphXml ring{0, kRingPattern, {}, graph.intra_gbps, graph.inter_gbps, graph.type_intra};
   for (const std::vector<RankId> &r : graph.rings) {
     GraphFileChannel channel;
     for (RankId rank : r)
@@ -140,17 +142,11 @@ std::string ring_graph_xml(const NcclRingGraph &graph, const Topology &topology,
 }
 
 std::string system_graphs_xml(const NcclRingGraph &rings, const std::vector<NcclTreeChain> &trees,
-                              const NcclNvlsGraph *nvls, const SystemGraphShape &shape,
-                              const Topology &system) {
+                              const NcclNvlsGraph *nvls, const SystemGraphShape &shape) {
   const int gpus = shape.gpus_per_node;
   const bool nets = shape.nodes > 1;
   auto dev = [&](int gpu) { return shape.dev_of_gpu.at(size_t(gpu)); };
-  GraphXml ring{0,
-                kRingPattern,
-                {},
-                rings.intra_gbps,
-                rings.inter_gbps,
-                farthest_hop(rings.rings, system, gpus)};
+  GraphXml ring{0, kRingPattern, {}, rings.intra_gbps, rings.inter_gbps, rings.type_intra};
   for (const std::vector<RankId> &r : rings.rings) {
     GraphFileChannel channel;
     for (int k = 0; k < gpus; ++k) {
@@ -336,7 +332,8 @@ GraphRings rings_of_graph(const GraphFileGraph &file, const Topology &topology,
     }
     out.graph.rings.push_back(std::move(ring));
   }
-  out.graph.type_intra = farthest_hop(out.graph.rings, topology, topology.num_ranks());
+  out.graph.type_intra =
+      file.type_intra.value_or(farthest_hop(out.graph.rings, topology, topology.num_ranks()));
   return out;
 }
 
@@ -411,7 +408,7 @@ SystemGraphs graphs_on_system(const GraphFile &file, const Topology &system,
           ring.emplace_back(n * gpus + r.value());
       graph.rings.push_back(std::move(ring));
     }
-    graph.type_intra = farthest_hop(graph.rings, system, gpus);
+    graph.type_intra = file.ring->type_intra.value_or(farthest_hop(graph.rings, system, gpus));
     note_other_nics("ring", file.ring->channels.size());
     out.rings = std::move(graph);
   }

@@ -41,6 +41,9 @@ struct GraphFileGraph {
   std::vector<GraphFileChannel> channels;
   double speed_intra = 0; ///< GB/s per channel
   double speed_inter = 0;
+  /// The `typeintra` NCCL's tuning reads (LL128 only on NVLink paths); none where the file
+  /// leaves it out, and the rings' farthest hop stands for it.
+  std::optional<NcclPathType> type_intra;
   SourceLocation where;
 };
 struct GraphFile {
@@ -59,10 +62,10 @@ struct GraphFile {
                                                       const std::string &file);
 
 /// The ring graph of one node as NCCL writes it; `dev_of_rank[r]` is rank r's CUDA device (the
-/// identity for a library topology). typeintra is NVL where every hop is a link, else the
-/// farthest PCIe path a hop takes (PIX one switch, PXB several, PHB through a CPU, SYS across
-/// sockets).
-[[nodiscard]] std::string ring_graph_xml(const NcclRingGraph &graph, const Topology &topology,
+/// identity for a library topology). typeintra is the path type NCCL's search found the rings
+/// at (NcclRingGraph::type_intra: NVL where every hop is a link, else PIX one switch, PXB
+/// several, PHB through a CPU, SYS across sockets).
+[[nodiscard]] std::string ring_graph_xml(const NcclRingGraph &graph,
                                          const std::vector<int> &dev_of_rank);
 
 /// What NCCL runs across `nodes` nodes of `gpus_per_node` GPUs and `nics_per_node` NICs (GPU g's
@@ -80,11 +83,11 @@ struct SystemGraphShape {
 /// entering at its first GPU's NIC and leaving at its last's; each tree channel's chain, its
 /// head's NIC both ways (pattern 3, NCCL_TOPO_PATTERN_TREE: every network hop at the head, as
 /// syncoll's tree runs); each NVLS head, across nodes with its NIC both ways.
-/// `system` is the machine's links (its first node's hops give the path types).
+/// Every graph's typeintra is the rings' (NcclRingGraph::type_intra).
 [[nodiscard]] std::string system_graphs_xml(const NcclRingGraph &rings,
                                             const std::vector<NcclTreeChain> &trees,
                                             const NcclNvlsGraph *nvls,
-                                            const SystemGraphShape &shape, const Topology &system);
+                                            const SystemGraphShape &shape);
 
 /// The graph's rings on `topology` (one node), or why NCCL could not run them there (a verdict,
 /// located at the channel): a GPU the topology lacks, a channel that misses or repeats one, or a

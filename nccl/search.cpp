@@ -9,6 +9,7 @@
 #include <functional>
 #include <optional>
 #include <random>
+#include <utility>
 
 namespace syncoll::nccl {
 
@@ -26,6 +27,18 @@ std::string_view nccl_path_name(NcclPathType type) {
     return "SYS";
   }
   SYNCOLL_UNREACHABLE("a path type without a name");
+}
+
+std::optional<NcclPathType> find_nccl_path_type(std::string_view name) {
+  static constexpr std::pair<std::string_view, NcclPathType> kNames[] = {
+      {"LOC", NcclPathType::Nvl}, {"NVL", NcclPathType::Nvl}, {"NVB", NcclPathType::Nvl},
+      {"C2C", NcclPathType::Pix}, {"PIX", NcclPathType::Pix}, {"PXB", NcclPathType::Pxb},
+      {"PXN", NcclPathType::Pxb}, {"P2C", NcclPathType::Pxb}, {"PHB", NcclPathType::Phb},
+      {"SYS", NcclPathType::Sys}};
+  for (const auto &[n, type] : kNames)
+    if (n == name)
+      return type;
+  return std::nullopt;
 }
 
 NcclPathType nccl_path_type(const Topology &t, simulator::Routes &routes, RankId a, RankId b) {

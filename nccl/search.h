@@ -42,6 +42,11 @@ inline constexpr int kNcclMaxChannels = 32;
 /// on the nearest type first and widens it only while nothing is found (search.cc's typeIntra).
 enum class NcclPathType { Nvl, Pix, Pxb, Phb, Sys };
 std::string_view nccl_path_name(NcclPathType type);
+/// The type a graph file's `typeintra` names, by NCCL's names of its path types (topo.cc's
+/// kvDictLinkType) folded onto the five above as NCCL's rules read them: LOC and NVB are NVLink
+/// paths (LL128 stays on), C2C is PIX's level, PXN and P2C PXB's; none for another name (NET and
+/// DIS are no path inside a node).
+std::optional<NcclPathType> find_nccl_path_type(std::string_view name);
 /// The type of the route `routes` takes from GPU `a` to GPU `b` of `topology`, by the switch
 /// vertices it crosses (named as a topology dump names them: `nvswitch`, `cpu...`, bridges).
 NcclPathType nccl_path_type(const Topology &topology, simulator::Routes &routes, RankId a,

@@ -23,7 +23,7 @@ TEST(NcclGraphXmlTest, TheSearchsRingsRoundTripThroughTheGraphFile) {
   const Topology t = dgx1();
   const auto graph = nccl_search_rings(t, nccl_generation_for(t));
   ASSERT_TRUE(graph.has_value());
-  const std::string xml = ring_graph_xml(*graph, t, identity(8));
+  const std::string xml = ring_graph_xml(*graph, identity(8));
   EXPECT_NE(xml.find("pattern=\"4\""), std::string::npos);
   EXPECT_NE(xml.find("typeintra=\"NVL\""), std::string::npos);
   auto file = read_nccl_graph_xml(xml, "graph.xml");
@@ -82,6 +82,10 @@ TEST(NcclGraphXmlTest, MalformedGraphFilesAreLocatedErrors) {
             "g.xml:1:9: the tree graph has no <channel>\n");
   EXPECT_EQ(error("<graphs><graph pattern=\"4\">\n<channel/></graph></graphs>"),
             "g.xml:2:1: a <channel> without a <gpu>\n");
+  EXPECT_EQ(error("<graphs><graph pattern=\"4\" typeintra=\"NET\">\n<channel><gpu dev=\"0\"/>"
+                  "</channel></graph></graphs>"),
+            "g.xml:1:28: attribute 'typeintra' names no path type inside a node, found 'NET' "
+            "(LOC, NVL, NVB, C2C, PIX, PXB, PXN, P2C, PHB or SYS)\n");
 }
 
 // NCCL's tree patterns hang a node's chain on its parent node's chain at the head (Tree), at
@@ -163,8 +167,7 @@ TEST(NcclGraphXmlTest, ANodesRingsAndTreesRoundTripAcrossNodesWithTheirNics) {
   const TwoNodes h = two_h100_nodes();
   const std::vector<NcclTreeChain> trees =
       nccl_tree_chains(h.system, h.machine, h.machine.ring.channels());
-  const std::string xml =
-      system_graphs_xml(h.machine.ring, trees, nullptr, h.shape, h.system.line_topology);
+  const std::string xml = system_graphs_xml(h.machine.ring, trees, nullptr, h.shape);
   auto file = read_nccl_graph_xml(xml, "g.xml");
   ASSERT_TRUE(file) << file.error().to_string();
   ASSERT_TRUE(file->ring && file->tree);
@@ -179,6 +182,39 @@ TEST(NcclGraphXmlTest, ANodesRingsAndTreesRoundTripAcrossNodesWithTheirNics) {
   EXPECT_EQ(read.rings->rings, h.machine.ring.rings);
   EXPECT_DOUBLE_EQ(read.rings->inter_gbps, h.machine.ring.inter_gbps);
   EXPECT_EQ(*read.trees, trees);
+}
+
+// NCCL's tuning reads a graph file's typeintra, not its hops: two DGX H100 nodes' own rings
+// under a file that calls them PHB run without LL128 by default (its 1 MiB AllReduce takes
+// LL128 with the search's NVL), and NCCL_PROTO=LL128 still runs it.
+TEST(NcclGraphXmlTest, AGraphFilesTypeIntraDecidesWhetherNcclTakesLl128) {
+  const TwoNodes h = two_h100_nodes();
+  ASSERT_EQ(h.machine.ring.type_intra, NcclPathType::Nvl);
+  std::string xml = system_graphs_xml(
+      h.machine.ring, nccl_tree_chains(h.system, h.machine, h.machine.ring.channels()), nullptr,
+      h.shape);
+  auto protocol_with = [&](const std::string &file_text, std::optional<Protocol> forced) {
+    auto file = read_nccl_graph_xml(file_text, "g.xml");
+    EXPECT_TRUE(file) << file.error().to_string();
+    SystemGraphs read = graphs_on_system(*file, h.system.line_topology, h.shape);
+    EXPECT_FALSE(read.broken);
+    const NcclMachine m = with_graphs(h.system, h.machine, std::move(read.rings),
+                                      std::move(read.trees), std::nullopt);
+    NcclRunOptions o;
+    o.protocol = forced;
+    auto run = simulate_nccl(CollectiveKind::Allreduce, 1 << 20, h.system, m, o);
+    EXPECT_TRUE(run) << run.error().to_string();
+    return run->choice.protocol;
+  };
+  EXPECT_EQ(protocol_with(xml, std::nullopt), Protocol::LL128);
+  for (size_t at = xml.find("typeintra=\"NVL\""); at != std::string::npos;
+       at = xml.find("typeintra=\"NVL\"", at))
+    xml.replace(at, 15, "typeintra=\"PHB\"");
+  auto file = read_nccl_graph_xml(xml, "g.xml");
+  ASSERT_TRUE(file && file->ring && file->ring->type_intra);
+  EXPECT_EQ(*file->ring->type_intra, NcclPathType::Phb);
+  EXPECT_NE(protocol_with(xml, std::nullopt), Protocol::LL128);
+  EXPECT_EQ(protocol_with(xml, Protocol::LL128), Protocol::LL128);
 }
 
 // One tree channel of two nodes of 8 GPUs, its chain 0..7 and the NICs given.
@@ -222,9 +258,8 @@ TEST(NcclGraphXmlTest, AcrossNodesAChannelWithoutItsNicsOrWithOneTheNodeLacksIsA
 TEST(NcclGraphXmlTest, TheNvlsGraphsHeadsRoundTripAcrossNodesWithTheirNics) {
   const TwoNodes h = two_h100_nodes();
   ASSERT_TRUE(h.machine.nvls_graph);
-  const std::string xml =
-      system_graphs_xml(h.machine.ring, nccl_tree_chains(h.system, h.machine, 1),
-                        &*h.machine.nvls_graph, h.shape, h.system.line_topology);
+  const std::string xml = system_graphs_xml(
+      h.machine.ring, nccl_tree_chains(h.system, h.machine, 1), &*h.machine.nvls_graph, h.shape);
   // NCCL writes an NVLS channel as its head between its NIC twice.
   EXPECT_NE(xml.find("<graph id=\"3\" pattern=\"5\" crossnic=\"0\" nchannels=\"8\" "
                      "speedintra=\"40\" speedinter=\"48\""),
