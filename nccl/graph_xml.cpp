@@ -96,7 +96,7 @@ Expected<GraphFileGraph> read_graph(const XmlReader &x, const pugi::xml_node &g,
     if (!out.type_intra)
       return fail(x.at(g, "typeintra"),
                   fmt::format("attribute 'typeintra' names no path type inside a node, found '{}' "
-                              "(LOC, NVL, NVB, C2C, PIX, PXB, PXN, P2C, PHB or SYS)",
+                              "(LOC, NVL, NVB, C2C, PIX, PXB, P2C, PXN, PHB or SYS)",
                               type.value()));
   }
   for (const pugi::xml_node &c : g.children("channel")) {

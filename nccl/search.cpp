@@ -33,7 +33,7 @@ std::optional<NcclPathType> find_nccl_path_type(std::string_view name) {
   static constexpr std::pair<std::string_view, NcclPathType> kNames[] = {
       {"LOC", NcclPathType::Nvl}, {"NVL", NcclPathType::Nvl}, {"NVB", NcclPathType::Nvl},
       {"C2C", NcclPathType::Pix}, {"PIX", NcclPathType::Pix}, {"PXB", NcclPathType::Pxb},
-      {"PXN", NcclPathType::Pxb}, {"P2C", NcclPathType::Pxb}, {"PHB", NcclPathType::Phb},
+      {"P2C", NcclPathType::Pxb}, {"PXN", NcclPathType::Pxb}, {"PHB", NcclPathType::Phb},
       {"SYS", NcclPathType::Sys}};
   for (const auto &[n, type] : kNames)
     if (n == name)

@@ -43,9 +43,10 @@ inline constexpr int kNcclMaxChannels = 32;
 enum class NcclPathType { Nvl, Pix, Pxb, Phb, Sys };
 std::string_view nccl_path_name(NcclPathType type);
 /// The type a graph file's `typeintra` names, by NCCL's names of its path types (topo.cc's
-/// kvDictLinkType) folded onto the five above as NCCL's rules read them: LOC and NVB are NVLink
-/// paths (LL128 stays on), C2C is PIX's level, PXN and P2C PXB's; none for another name (NET and
-/// DIS are no path inside a node).
+/// kvDictLinkType, in its order LOC, NVL, NVB, C2C, PIX, PXB, P2C, PXN, PHB, SYS) folded onto
+/// the five above as NCCL's rules read them: LOC and NVB are NVLink paths (LL128 stays on), C2C
+/// is PIX's level, P2C and PXN PXB's; none for another name (NET and DIS are no path inside a
+/// node).
 std::optional<NcclPathType> find_nccl_path_type(std::string_view name);
 /// The type of the route `routes` takes from GPU `a` to GPU `b` of `topology`, by the switch
 /// vertices it crosses (named as a topology dump names them: `nvswitch`, `cpu...`, bridges).

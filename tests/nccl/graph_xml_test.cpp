@@ -85,7 +85,7 @@ TEST(NcclGraphXmlTest, MalformedGraphFilesAreLocatedErrors) {
   EXPECT_EQ(error("<graphs><graph pattern=\"4\" typeintra=\"NET\">\n<channel><gpu dev=\"0\"/>"
                   "</channel></graph></graphs>"),
             "g.xml:1:28: attribute 'typeintra' names no path type inside a node, found 'NET' "
-            "(LOC, NVL, NVB, C2C, PIX, PXB, PXN, P2C, PHB or SYS)\n");
+            "(LOC, NVL, NVB, C2C, PIX, PXB, P2C, PXN, PHB or SYS)\n");
 }
 
 // NCCL's tree patterns hang a node's chain on its parent node's chain at the head (Tree), at
