@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <map>
+#include <utility>
 
 namespace syncoll::nccl {
 namespace {
@@ -28,6 +29,7 @@ struct GraphXml {
   double speed_intra = 0;
   double speed_inter = 0;
   NcclPathType type_intra = NcclPathType::Nvl;
+  NcclPathType type_inter = NcclPathType::Pix;
 };
 
 std::string graphs_xml(const std::vector<GraphXml> &graphs) {
@@ -35,9 +37,10 @@ std::string graphs_xml(const std::vector<GraphXml> &graphs) {
   for (const GraphXml &g : graphs) {
     out += fmt::format("  <graph id=\"{}\" pattern=\"{}\" crossnic=\"0\" nchannels=\"{}\" "
                        "speedintra=\"{}\" speedinter=\"{}\" latencyinter=\"0\" typeintra=\"{}\" "
-                       "typeinter=\"PIX\" samechannels=\"0\">\n",
+                       "typeinter=\"{}\" samechannels=\"0\">\n",
                        g.id, g.pattern, g.channels.size(), format_decimal(g.speed_intra),
-                       format_decimal(g.speed_inter), nccl_path_name(g.type_intra));
+                       format_decimal(g.speed_inter), nccl_path_name(g.type_intra),
+                       nccl_path_name(g.type_inter));
     for (const GraphFileChannel &c : g.channels) {
       out += "    <channel>\n";
       if (!c.nets.empty())
@@ -91,13 +94,17 @@ Expected<GraphFileGraph> read_graph(const XmlReader &x, const pugi::xml_node &g,
   out.speed_inter = number_attr(x, g, "speedinter", error);
   if (!error)
     return tl::unexpected(error.error());
-  if (const pugi::xml_attribute type = g.attribute("typeintra")) {
-    out.type_intra = find_nccl_path_type(type.value());
-    if (!out.type_intra)
-      return fail(x.at(g, "typeintra"),
-                  fmt::format("attribute 'typeintra' names no path type inside a node, found '{}' "
-                              "(LOC, NVL, NVB, C2C, PIX, PXB, P2C, PXN, PHB or SYS)",
-                              type.value()));
+  for (auto [name, type] :
+       {std::pair{"typeintra", &out.type_intra}, std::pair{"typeinter", &out.type_inter}}) {
+    const pugi::xml_attribute attr = g.attribute(name);
+    if (!attr)
+      continue;
+    *type = find_nccl_path_type(attr.value());
+    if (!*type)
+      return fail(x.at(g, name),
+                  fmt::format("attribute '{}' names no path type of a node, found '{}' (LOC, NVL, "
+                              "NVB, C2C, PIX, PXB, P2C, PXN, PHB or SYS)",
+                              name, attr.value()));
   }
   for (const pugi::xml_node &c : g.children("channel")) {
     GraphFileChannel channel;
@@ -131,7 +138,8 @@ Expected<GraphFileGraph> read_graph(const XmlReader &x, const pugi::xml_node &g,
 } // namespace
 
 std::string ring_graph_xml(const NcclRingGraph &graph, const std::vector<int> &dev_of_rank) {
-  GraphXml ring{0, kRingPattern, {}, graph.intra_gbps, graph.inter_gbps, graph.type_intra};
+  GraphXml ring{
+      0, kRingPattern, {}, graph.intra_gbps, graph.inter_gbps, graph.type_intra, graph.type_inter};
   for (const std::vector<RankId> &r : graph.rings) {
     GraphFileChannel channel;
     for (RankId rank : r)
@@ -146,7 +154,8 @@ std::string system_graphs_xml(const NcclRingGraph &rings, const std::vector<Nccl
   const int gpus = shape.gpus_per_node;
   const bool nets = shape.nodes > 1;
   auto dev = [&](int gpu) { return shape.dev_of_gpu.at(size_t(gpu)); };
-  GraphXml ring{0, kRingPattern, {}, rings.intra_gbps, rings.inter_gbps, rings.type_intra};
+  GraphXml ring{
+      0, kRingPattern, {}, rings.intra_gbps, rings.inter_gbps, rings.type_intra, rings.type_inter};
   for (const std::vector<RankId> &r : rings.rings) {
     GraphFileChannel channel;
     for (int k = 0; k < gpus; ++k) {
@@ -157,8 +166,13 @@ std::string system_graphs_xml(const NcclRingGraph &rings, const std::vector<Nccl
       channel.nets = {shape.nic_of(r.front().value()), shape.nic_of(r[size_t(gpus - 1)].value())};
     ring.channels.push_back(std::move(channel));
   }
-  GraphXml tree{
-      1, int64_t(NcclTreePattern::Tree), {}, rings.intra_gbps, rings.inter_gbps, ring.type_intra};
+  GraphXml tree{1,
+                int64_t(NcclTreePattern::Tree),
+                {},
+                rings.intra_gbps,
+                rings.inter_gbps,
+                ring.type_intra,
+                ring.type_inter};
   for (const NcclTreeChain &t : trees) {
     SYNCOLL_INVARIANT(t.pattern == NcclTreePattern::Tree,
                       "the trees written are NCCL's model's, every network hop at the head");
@@ -171,8 +185,8 @@ std::string system_graphs_xml(const NcclRingGraph &rings, const std::vector<Nccl
   }
   if (!nvls)
     return graphs_xml({ring, tree});
-  GraphXml heads{kNvlsGraphId,     kNvlsPattern,     {},
-                 nvls->intra_gbps, nvls->inter_gbps, NcclPathType::Nvl};
+  GraphXml heads{kNvlsGraphId,      kNvlsPattern,    {}, nvls->intra_gbps, nvls->inter_gbps,
+                 NcclPathType::Nvl, rings.type_inter};
   for (int c = 0; c < nvls->channels(); ++c) {
     GraphFileChannel channel;
     channel.devs = {dev(nvls->heads[size_t(c)].value())};
@@ -409,6 +423,7 @@ SystemGraphs graphs_on_system(const GraphFile &file, const Topology &system,
       graph.rings.push_back(std::move(ring));
     }
     graph.type_intra = file.ring->type_intra.value_or(farthest_hop(graph.rings, system, gpus));
+    graph.type_inter = file.ring->type_inter.value_or(graph.type_inter);
     note_other_nics("ring", file.ring->channels.size());
     out.rings = std::move(graph);
   }

@@ -44,6 +44,9 @@ struct GraphFileGraph {
   /// The `typeintra` NCCL's tuning reads (LL128 only on NVLink paths); none where the file
   /// leaves it out, and the rings' farthest hop stands for it.
   std::optional<NcclPathType> type_intra;
+  /// The `typeinter` it reads across nodes (LL128 only where GPUs reach their NICs near
+  /// enough); none where the file leaves it out, and syncoll's PIX stands for it.
+  std::optional<NcclPathType> type_inter;
   SourceLocation where;
 };
 struct GraphFile {

@@ -511,11 +511,34 @@ bool net_plugin_sets_simple(const simulator::SystemModel &s, const NcclRunOption
   return !o.protocol && s.fabric && s.fabric->simple_protocol_only;
 }
 
-// Whether NCCL leaves LL128 off by default (tuning.cc: only on GPUs it was validated on, and
-// only where the graph's hops inside a node are NVLink); NCCL_PROTO naming it turns it on.
+// The widest path between a GPU and its NIC over which NCCL runs LL128 by default (tuning.cc,
+// NCCL_LL128_C2C=1): from Hopper on, P2C and PXN too; before, and on RCCL's GPUs, PXB (a PXN
+// path may hide a PXB or C2C one).
+NcclPathType ll128_widest_net_path(GpuGeneration generation) {
+  switch (generation) {
+  case GpuGeneration::Hopper:
+  case GpuGeneration::Blackwell:
+    return NcclPathType::Pxn;
+  case GpuGeneration::Volta:
+  case GpuGeneration::Ampere:
+  case GpuGeneration::Cdna2:
+  case GpuGeneration::Cdna3:
+  case GpuGeneration::Cdna4:
+    return NcclPathType::Pxb;
+  }
+  SYNCOLL_UNREACHABLE("a GPU generation without an LL128 rule");
+}
+
+// Whether NCCL leaves LL128 off by default (tuning.cc: only on GPUs it was validated on, only
+// where the graph's hops inside a node are NVLink, at most NVB, and across nodes only where its
+// GPUs reach their NICs near enough); NCCL_PROTO naming it turns it on.
 bool ll128_off_by_default(const simulator::SystemModel &s, const NcclMachine &m,
                           const NcclRunOptions &o) {
-  return !o.protocol && (!s.preset->ll128_by_default || m.ring.type_intra != NcclPathType::Nvl);
+  if (o.protocol)
+    return false;
+  const bool across =
+      s.nodes > 1 && m.ring.type_inter > ll128_widest_net_path(s.generation->generation);
+  return !s.preset->ll128_by_default || m.ring.type_intra > NcclPathType::Nvb || across;
 }
 
 } // namespace

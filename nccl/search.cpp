@@ -9,35 +9,26 @@
 #include <functional>
 #include <optional>
 #include <random>
-#include <utility>
 
 namespace syncoll::nccl {
 
+namespace {
+
+// NCCL's names of its path types (topo.cc's topoPathTypeStr), in NcclPathType's order.
+constexpr std::string_view kPathNames[] = {"LOC", "NVL", "NVB", "C2C", "PIX",
+                                           "PXB", "P2C", "PXN", "PHB", "SYS"};
+static_assert(std::size(kPathNames) == size_t(NcclPathType::Sys) + 1, "a name per path type");
+
+} // namespace
+
 std::string_view nccl_path_name(NcclPathType type) {
-  switch (type) {
-  case NcclPathType::Nvl:
-    return "NVL";
-  case NcclPathType::Pix:
-    return "PIX";
-  case NcclPathType::Pxb:
-    return "PXB";
-  case NcclPathType::Phb:
-    return "PHB";
-  case NcclPathType::Sys:
-    return "SYS";
-  }
-  SYNCOLL_UNREACHABLE("a path type without a name");
+  return kPathNames[size_t(type)];
 }
 
 std::optional<NcclPathType> find_nccl_path_type(std::string_view name) {
-  static constexpr std::pair<std::string_view, NcclPathType> kNames[] = {
-      {"LOC", NcclPathType::Nvl}, {"NVL", NcclPathType::Nvl}, {"NVB", NcclPathType::Nvl},
-      {"C2C", NcclPathType::Pix}, {"PIX", NcclPathType::Pix}, {"PXB", NcclPathType::Pxb},
-      {"P2C", NcclPathType::Pxb}, {"PXN", NcclPathType::Pxb}, {"PHB", NcclPathType::Phb},
-      {"SYS", NcclPathType::Sys}};
-  for (const auto &[n, type] : kNames)
-    if (n == name)
-      return type;
+  for (size_t i = 0; i < std::size(kPathNames); ++i)
+    if (kPathNames[i] == name)
+      return NcclPathType(i);
   return std::nullopt;
 }
 

@@ -36,17 +36,17 @@ namespace syncoll::nccl {
 /// time).
 inline constexpr int kNcclMaxChannels = 32;
 
-/// NCCL's type of the path between two GPUs (graph.h: PATH_NVL to PATH_SYS), nearest first: a
-/// direct link or a route through an NVSwitch is NVL; a route through PCIe switches alone PIX
-/// (one) or PXB (more); through one CPU socket PHB, through two SYS. NCCL's search tries a graph
-/// on the nearest type first and widens it only while nothing is found (search.cc's typeIntra).
-enum class NcclPathType { Nvl, Pix, Pxb, Phb, Sys };
+/// NCCL's type of a path (topo.h: PATH_LOC to PATH_SYS, in its order), nearest first. Between
+/// two GPUs syncoll's topologies give five of them: a direct link or a route through an NVSwitch
+/// is NVL; a route through PCIe switches alone PIX (one) or PXB (more); through one CPU socket
+/// PHB, through two SYS. The others come from graph files: LOC (a GPU to itself), NVB (NVLink
+/// through another GPU), C2C (a CPU's chip-to-chip link), and between a GPU and a NIC P2C (over
+/// C2C to the CPU, then PCIe) and PXN (through an NVLink peer's NIC). NCCL's search tries a
+/// graph on the nearest type first and widens it only while nothing is found (typeIntra).
+enum class NcclPathType { Loc, Nvl, Nvb, C2c, Pix, Pxb, P2c, Pxn, Phb, Sys };
 std::string_view nccl_path_name(NcclPathType type);
-/// The type a graph file's `typeintra` names, by NCCL's names of its path types (topo.cc's
-/// kvDictLinkType, in its order LOC, NVL, NVB, C2C, PIX, PXB, P2C, PXN, PHB, SYS) folded onto
-/// the five above as NCCL's rules read them: LOC and NVB are NVLink paths (LL128 stays on), C2C
-/// is PIX's level, P2C and PXN PXB's; none for another name (NET and DIS are no path inside a
-/// node).
+/// The type a graph file's `typeintra` or `typeinter` names, by NCCL's name of it; none for
+/// another (NET and DIS are no path inside a node).
 std::optional<NcclPathType> find_nccl_path_type(std::string_view name);
 /// The type of the route `routes` takes from GPU `a` to GPU `b` of `topology`, by the switch
 /// vertices it crosses (named as a topology dump names them: `nvswitch`, `cpu...`, bridges).
@@ -66,6 +66,9 @@ struct NcclRingGraph {
   /// The widest path type its channels were allowed inside a node (NCCL's typeIntra): NCCL runs
   /// LL128 only on a graph of NVLink hops.
   NcclPathType type_intra = NcclPathType::Nvl;
+  /// The widest path between a channel's GPU and its NIC (typeInter): syncoll's machines give
+  /// every GPU its own NIC behind its PCIe switch, PIX; a graph file may say otherwise.
+  NcclPathType type_inter = NcclPathType::Pix;
 
   int channels() const { return static_cast<int>(rings.size()); }
   /// The channels NCCL runs: twice the graph's (ncclTopoPostset), at most 32.

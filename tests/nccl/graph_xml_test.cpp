@@ -84,8 +84,8 @@ TEST(NcclGraphXmlTest, MalformedGraphFilesAreLocatedErrors) {
             "g.xml:2:1: a <channel> without a <gpu>\n");
   EXPECT_EQ(error("<graphs><graph pattern=\"4\" typeintra=\"NET\">\n<channel><gpu dev=\"0\"/>"
                   "</channel></graph></graphs>"),
-            "g.xml:1:28: attribute 'typeintra' names no path type inside a node, found 'NET' "
-            "(LOC, NVL, NVB, C2C, PIX, PXB, P2C, PXN, PHB or SYS)\n");
+            "g.xml:1:28: attribute 'typeintra' names no path type of a node, found 'NET' (LOC, "
+            "NVL, NVB, C2C, PIX, PXB, P2C, PXN, PHB or SYS)\n");
 }
 
 // NCCL's tree patterns hang a node's chain on its parent node's chain at the head (Tree), at
@@ -154,13 +154,44 @@ struct TwoNodes {
   SystemGraphShape shape;
 };
 
-TwoNodes two_h100_nodes() {
-  auto system = simulator::make_system_model(*find_system_preset("dgx_h100"), 2);
+TwoNodes two_nodes_of(const char *preset) {
+  auto system = simulator::make_system_model(*find_system_preset(preset), 2);
   EXPECT_TRUE(system) << system.error().to_string();
   auto machine = nccl_machine(*system);
   EXPECT_TRUE(machine) << machine.error().to_string();
   SystemGraphShape shape{2, 8, 8, identity(8)};
   return {std::move(*system), std::move(*machine), shape};
+}
+
+TwoNodes two_h100_nodes() {
+  return two_nodes_of("dgx_h100");
+}
+
+// The search's graph file of two nodes of `preset` with every `from` attribute value replaced.
+std::string edited_graphs(const TwoNodes &h, const std::string &from, const std::string &to) {
+  std::string xml = system_graphs_xml(
+      h.machine.ring, nccl_tree_chains(h.system, h.machine, h.machine.ring.channels()), nullptr,
+      h.shape);
+  for (size_t at = from.empty() ? std::string::npos : xml.find(from); at != std::string::npos;
+       at = xml.find(from, at + to.size()))
+    xml.replace(at, from.size(), to);
+  return xml;
+}
+
+// NCCL's protocol for a 1 MiB AllReduce on the machine under graph file `xml`.
+Protocol protocol_under(const TwoNodes &h, const std::string &xml,
+                        std::optional<Protocol> forced = std::nullopt) {
+  auto file = read_nccl_graph_xml(xml, "g.xml");
+  EXPECT_TRUE(file) << file.error().to_string();
+  SystemGraphs read = graphs_on_system(*file, h.system.line_topology, h.shape);
+  EXPECT_FALSE(read.broken);
+  const NcclMachine m =
+      with_graphs(h.system, h.machine, std::move(read.rings), std::move(read.trees), std::nullopt);
+  NcclRunOptions o;
+  o.protocol = forced;
+  auto run = simulate_nccl(CollectiveKind::Allreduce, 1 << 20, h.system, m, o);
+  EXPECT_TRUE(run) << run.error().to_string();
+  return run->choice.protocol;
 }
 
 TEST(NcclGraphXmlTest, ANodesRingsAndTreesRoundTripAcrossNodesWithTheirNics) {
@@ -190,31 +221,44 @@ TEST(NcclGraphXmlTest, ANodesRingsAndTreesRoundTripAcrossNodesWithTheirNics) {
 TEST(NcclGraphXmlTest, AGraphFilesTypeIntraDecidesWhetherNcclTakesLl128) {
   const TwoNodes h = two_h100_nodes();
   ASSERT_EQ(h.machine.ring.type_intra, NcclPathType::Nvl);
-  std::string xml = system_graphs_xml(
-      h.machine.ring, nccl_tree_chains(h.system, h.machine, h.machine.ring.channels()), nullptr,
-      h.shape);
-  auto protocol_with = [&](const std::string &file_text, std::optional<Protocol> forced) {
-    auto file = read_nccl_graph_xml(file_text, "g.xml");
-    EXPECT_TRUE(file) << file.error().to_string();
-    SystemGraphs read = graphs_on_system(*file, h.system.line_topology, h.shape);
-    EXPECT_FALSE(read.broken);
-    const NcclMachine m = with_graphs(h.system, h.machine, std::move(read.rings),
-                                      std::move(read.trees), std::nullopt);
-    NcclRunOptions o;
-    o.protocol = forced;
-    auto run = simulate_nccl(CollectiveKind::Allreduce, 1 << 20, h.system, m, o);
-    EXPECT_TRUE(run) << run.error().to_string();
-    return run->choice.protocol;
-  };
-  EXPECT_EQ(protocol_with(xml, std::nullopt), Protocol::LL128);
-  for (size_t at = xml.find("typeintra=\"NVL\""); at != std::string::npos;
-       at = xml.find("typeintra=\"NVL\"", at))
-    xml.replace(at, 15, "typeintra=\"PHB\"");
-  auto file = read_nccl_graph_xml(xml, "g.xml");
+  EXPECT_EQ(protocol_under(h, edited_graphs(h, "", "")), Protocol::LL128);
+  const std::string phb = edited_graphs(h, "typeintra=\"NVL\"", "typeintra=\"PHB\"");
+  auto file = read_nccl_graph_xml(phb, "g.xml");
   ASSERT_TRUE(file && file->ring && file->ring->type_intra);
   EXPECT_EQ(*file->ring->type_intra, NcclPathType::Phb);
-  EXPECT_NE(protocol_with(xml, std::nullopt), Protocol::LL128);
-  EXPECT_EQ(protocol_with(xml, Protocol::LL128), Protocol::LL128);
+  EXPECT_NE(protocol_under(h, phb), Protocol::LL128);
+  EXPECT_EQ(protocol_under(h, phb, Protocol::LL128), Protocol::LL128);
+  // NVB (NVLink through a GPU) is as near as NCCL's rule asks.
+  EXPECT_EQ(protocol_under(h, edited_graphs(h, "typeintra=\"NVL\"", "typeintra=\"NVB\"")),
+            Protocol::LL128);
+}
+
+// Across nodes NCCL runs LL128 by default only where a graph's GPUs reach their NICs near
+// enough (typeinter): from Hopper on up to PXN, through an NVLink peer's NIC; on A100 up to
+// PXB. Both machines take LL128 for a 1 MiB AllReduce with their own NICs (PIX).
+TEST(NcclGraphXmlTest, AGraphFilesTypeInterDecidesWhetherNcclTakesLl128AcrossNodes) {
+  const TwoNodes h100 = two_h100_nodes();
+  const TwoNodes a100 = two_nodes_of("dgx_a100");
+  ASSERT_EQ(h100.machine.ring.type_inter, NcclPathType::Pix);
+  for (const TwoNodes *h : {&h100, &a100})
+    EXPECT_EQ(protocol_under(*h, edited_graphs(*h, "", "")), Protocol::LL128);
+  auto under = [](const TwoNodes &h, const std::string &type) {
+    return protocol_under(h, edited_graphs(h, "typeinter=\"PIX\"", "typeinter=\"" + type + "\""));
+  };
+  EXPECT_EQ(under(h100, "PXN"), Protocol::LL128);
+  EXPECT_NE(under(h100, "PHB"), Protocol::LL128);
+  EXPECT_EQ(under(a100, "PXB"), Protocol::LL128);
+  EXPECT_NE(under(a100, "PXN"), Protocol::LL128);
+  EXPECT_NE(under(a100, "SYS"), Protocol::LL128);
+  // The file's typeinter is what syncoll writes back.
+  const std::string pxn = edited_graphs(h100, "typeinter=\"PIX\"", "typeinter=\"PXN\"");
+  auto file = read_nccl_graph_xml(pxn, "g.xml");
+  ASSERT_TRUE(file);
+  SystemGraphs read = graphs_on_system(*file, h100.system.line_topology, h100.shape);
+  ASSERT_TRUE(read.rings);
+  EXPECT_EQ(read.rings->type_inter, NcclPathType::Pxn);
+  const std::string again = system_graphs_xml(*read.rings, *read.trees, nullptr, h100.shape);
+  EXPECT_EQ(again.find("typeinter=\"PIX\""), std::string::npos) << again;
 }
 
 // One tree channel of two nodes of 8 GPUs, its chain 0..7 and the NICs given.
