@@ -102,9 +102,8 @@ Expected<GraphFileGraph> read_graph(const XmlReader &x, const pugi::xml_node &g,
     *type = find_nccl_path_type(attr.value());
     if (!*type)
       return fail(x.at(g, name),
-                  fmt::format("attribute '{}' names no path type of a node, found '{}' (LOC, NVL, "
-                              "NVB, C2C, PIX, PXB, P2C, PXN, PHB or SYS)",
-                              name, attr.value()));
+                  fmt::format("attribute '{}' names no path type of a node, found '{}' ({})", name,
+                              attr.value(), nccl_path_names()));
   }
   for (const pugi::xml_node &c : g.children("channel")) {
     GraphFileChannel channel;

@@ -25,6 +25,16 @@ std::string_view nccl_path_name(NcclPathType type) {
   return kPathNames[size_t(type)];
 }
 
+std::string nccl_path_names() {
+  std::string out;
+  for (size_t i = 0; i < std::size(kPathNames); ++i)
+    out += std::string(i == 0                           ? ""
+                       : i + 1 == std::size(kPathNames) ? " or "
+                                                        : ", ") +
+           std::string(kPathNames[i]);
+  return out;
+}
+
 std::optional<NcclPathType> find_nccl_path_type(std::string_view name) {
   for (size_t i = 0; i < std::size(kPathNames); ++i)
     if (kPathNames[i] == name)

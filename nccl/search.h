@@ -23,6 +23,7 @@
 #include "model/topology.h"
 
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -45,6 +46,8 @@ inline constexpr int kNcclMaxChannels = 32;
 /// graph on the nearest type first and widens it only while nothing is found (typeIntra).
 enum class NcclPathType { Loc, Nvl, Nvb, C2c, Pix, Pxb, P2c, Pxn, Phb, Sys };
 std::string_view nccl_path_name(NcclPathType type);
+/// Every path type's name, nearest first, as a list for a message ("LOC, NVL, ... or SYS").
+std::string nccl_path_names();
 /// The type a graph file's `typeintra` or `typeinter` names, by NCCL's name of it; none for
 /// another (NET and DIS are no path inside a node).
 std::optional<NcclPathType> find_nccl_path_type(std::string_view name);
