@@ -86,7 +86,8 @@ struct SystemGraphShape {
 /// entering at its first GPU's NIC and leaving at its last's; each tree channel's chain, its
 /// head's NIC both ways (pattern 3, NCCL_TOPO_PATTERN_TREE: every network hop at the head, as
 /// syncoll's tree runs); each NVLS head, across nodes with its NIC both ways.
-/// Every graph's typeintra is the rings' (NcclRingGraph::type_intra).
+/// The ring and tree graphs carry the rings' typeintra and typeinter, the NVLS graph NVL and the
+/// rings' typeinter.
 [[nodiscard]] std::string system_graphs_xml(const NcclRingGraph &rings,
                                             const std::vector<NcclTreeChain> &trees,
                                             const NcclNvlsGraph *nvls,

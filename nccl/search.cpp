@@ -6,9 +6,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <functional>
 #include <optional>
 #include <random>
+#include <span>
 
 namespace syncoll::nccl {
 
@@ -26,13 +29,8 @@ std::string_view nccl_path_name(NcclPathType type) {
 }
 
 std::string nccl_path_names() {
-  std::string out;
-  for (size_t i = 0; i < std::size(kPathNames); ++i)
-    out += std::string(i == 0                           ? ""
-                       : i + 1 == std::size(kPathNames) ? " or "
-                                                        : ", ") +
-           std::string(kPathNames[i]);
-  return out;
+  const std::span<const std::string_view> names(kPathNames);
+  return fmt::format("{} or {}", fmt::join(names.first(names.size() - 1), ", "), names.back());
 }
 
 std::optional<NcclPathType> find_nccl_path_type(std::string_view name) {

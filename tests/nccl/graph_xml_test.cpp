@@ -167,30 +167,44 @@ TwoNodes two_h100_nodes() {
   return two_nodes_of("dgx_h100");
 }
 
-// The search's graph file of two nodes of `preset` with every `from` attribute value replaced.
+// The graph file of the search's rings and trees on the two nodes.
+std::string searched_graphs(const TwoNodes &h) {
+  return system_graphs_xml(h.machine.ring,
+                           nccl_tree_chains(h.system, h.machine, h.machine.ring.channels()),
+                           nullptr, h.shape);
+}
+
+// That file with every `from` (an attribute and its value) replaced by `to`.
 std::string edited_graphs(const TwoNodes &h, const std::string &from, const std::string &to) {
-  std::string xml = system_graphs_xml(
-      h.machine.ring, nccl_tree_chains(h.system, h.machine, h.machine.ring.channels()), nullptr,
-      h.shape);
-  for (size_t at = from.empty() ? std::string::npos : xml.find(from); at != std::string::npos;
-       at = xml.find(from, at + to.size()))
+  std::string xml = searched_graphs(h);
+  for (size_t at = xml.find(from); at != std::string::npos; at = xml.find(from, at + to.size()))
     xml.replace(at, from.size(), to);
   return xml;
 }
 
-// NCCL's protocol for a 1 MiB AllReduce on the machine under graph file `xml`.
-Protocol protocol_under(const TwoNodes &h, const std::string &xml,
-                        std::optional<Protocol> forced = std::nullopt) {
+// NCCL's protocol for a 1 MiB AllReduce on the machine under graph file `xml`; none (and a
+// failure) where the file does not read or the run fails.
+std::optional<Protocol> protocol_under(const TwoNodes &h, const std::string &xml,
+                                       std::optional<Protocol> forced = std::nullopt) {
   auto file = read_nccl_graph_xml(xml, "g.xml");
-  EXPECT_TRUE(file) << file.error().to_string();
+  if (!file) {
+    ADD_FAILURE() << file.error().to_string();
+    return std::nullopt;
+  }
   SystemGraphs read = graphs_on_system(*file, h.system.line_topology, h.shape);
-  EXPECT_FALSE(read.broken);
+  if (read.broken) {
+    ADD_FAILURE() << read.broken->to_string();
+    return std::nullopt;
+  }
   const NcclMachine m =
       with_graphs(h.system, h.machine, std::move(read.rings), std::move(read.trees), std::nullopt);
   NcclRunOptions o;
   o.protocol = forced;
   auto run = simulate_nccl(CollectiveKind::Allreduce, 1 << 20, h.system, m, o);
-  EXPECT_TRUE(run) << run.error().to_string();
+  if (!run) {
+    ADD_FAILURE() << run.error().to_string();
+    return std::nullopt;
+  }
   return run->choice.protocol;
 }
 
@@ -221,7 +235,7 @@ TEST(NcclGraphXmlTest, ANodesRingsAndTreesRoundTripAcrossNodesWithTheirNics) {
 TEST(NcclGraphXmlTest, AGraphFilesTypeIntraDecidesWhetherNcclTakesLl128) {
   const TwoNodes h = two_h100_nodes();
   ASSERT_EQ(h.machine.ring.type_intra, NcclPathType::Nvl);
-  EXPECT_EQ(protocol_under(h, edited_graphs(h, "", "")), Protocol::LL128);
+  EXPECT_EQ(protocol_under(h, searched_graphs(h)), Protocol::LL128);
   const std::string phb = edited_graphs(h, "typeintra=\"NVL\"", "typeintra=\"PHB\"");
   auto file = read_nccl_graph_xml(phb, "g.xml");
   ASSERT_TRUE(file && file->ring && file->ring->type_intra);
@@ -241,7 +255,7 @@ TEST(NcclGraphXmlTest, AGraphFilesTypeInterDecidesWhetherNcclTakesLl128AcrossNod
   const TwoNodes a100 = two_nodes_of("dgx_a100");
   ASSERT_EQ(h100.machine.ring.type_inter, NcclPathType::Pix);
   for (const TwoNodes *h : {&h100, &a100})
-    EXPECT_EQ(protocol_under(*h, edited_graphs(*h, "", "")), Protocol::LL128);
+    EXPECT_EQ(protocol_under(*h, searched_graphs(*h)), Protocol::LL128);
   auto under = [](const TwoNodes &h, const std::string &type) {
     return protocol_under(h, edited_graphs(h, "typeinter=\"PIX\"", "typeinter=\"" + type + "\""));
   };
@@ -259,6 +273,7 @@ TEST(NcclGraphXmlTest, AGraphFilesTypeInterDecidesWhetherNcclTakesLl128AcrossNod
   EXPECT_EQ(read.rings->type_inter, NcclPathType::Pxn);
   const std::string again = system_graphs_xml(*read.rings, *read.trees, nullptr, h100.shape);
   EXPECT_EQ(again.find("typeinter=\"PIX\""), std::string::npos) << again;
+  EXPECT_NE(again.find("typeinter=\"PXN\""), std::string::npos) << again;
 }
 
 // One tree channel of two nodes of 8 GPUs, its chain 0..7 and the NICs given.
