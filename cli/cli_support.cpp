@@ -227,16 +227,25 @@ Expected<NamedOrDumped> named_or_dumped_system(const std::string &name) {
 // The heading's note on a dumped system: which of its parts the dump gave and which the preset
 // or the options did.
 std::string dump_origin(const std::string &file, const SystemPreset &preset,
-                        const std::string &own_node, bool dump_nics, const TopologyParams &p) {
+                        const std::string &own_node, bool dump_nics, bool gpu_direct,
+                        const TopologyParams &p) {
   const char *given = dump_nics ? "the dump's" : "the preset's: the dump lists none";
   const char *count = p.nics ? "--nics" : given;
   const char *rate = p.nic_bandwidth_gbps ? "--nic-bandwidth" : given;
-  return fmt::format(" (node of {}{}, {} NIC(s) of {} Gb/s: {})", file,
+  // Where the GPUs reach the dump's NICs no nearer than NCCL's limits, what NCCL does about it.
+  std::string path;
+  if (dump_nics && (preset.nic_path > NcclPathType::Pxb || !gpu_direct))
+    path = fmt::format(", the GPUs reach them at {}{}", nccl::nccl_path_name(preset.nic_path),
+                       gpu_direct ? ""
+                                  : " and NCCL sends without GPUDirect RDMA (its staging "
+                                    "through host memory is not in the model)");
+  return fmt::format(" (node of {}{}, {} NIC(s) of {} Gb/s: {}{})", file,
                      own_node.empty() ? std::string() : fmt::format(" as dumped, {}", own_node),
                      preset.nics_per_node, preset.nic_gbps * 8,
                      std::string_view(count) == rate
                          ? std::string(count)
-                         : fmt::format("count {}, rate {}", count, rate));
+                         : fmt::format("count {}, rate {}", count, rate),
+                     path);
 }
 
 Expected<BuiltSystem> build_system(const std::string &name, const TopologyOptions &options) {
@@ -296,9 +305,9 @@ Expected<BuiltSystem> build_system(const std::string &name, const TopologyOption
   if (p.nics && *p.nics > model.gpus_per_node)
     return fail({}, fmt::format("--nics {}: a node of {} GPUs uses at most {} NICs (one per GPU)",
                                 *p.nics, model.gpus_per_node, model.gpus_per_node));
-  std::string origin = dump_nics
-                           ? dump_origin(name, *preset, named_dumped.system.label, *dump_nics, p)
-                           : std::string();
+  std::string origin = dump_nics ? dump_origin(name, *preset, named_dumped.system.label, *dump_nics,
+                                               named_dumped.system.gpu_direct, p)
+                                 : std::string();
   return BuiltSystem{std::move(preset), std::move(model), std::move(origin),
                      std::move(named_dumped.system.name)};
 }

@@ -72,6 +72,20 @@ void print_topology(const Topology &t) {
   }
 }
 
+// Whether NCCL sends through the NIC with GPUDirect RDMA, and where not, what stops it.
+std::string gpu_direct_of(const nccl::XmlNic &n) {
+  if (n.gpu_direct)
+    return "yes";
+  if (!n.gdr)
+    return "no (the NIC's gdr flag)";
+  if (n.nearest_ranks.empty())
+    return "no (no GPU)";
+  if (n.path > NcclPathType::Pxb && n.path != NcclPathType::P2c)
+    return fmt::format("no (path {} is wider than NCCL_NET_GDR_LEVEL's default PXB)",
+                       nccl::nccl_path_name(n.path));
+  return "no (the GPUs' gdr flag)";
+}
+
 // What NCCL's (RCCL's) dump says beyond the links: sockets, GPUs and NICs, and which model the
 // links are.
 void print_nccl_machine(const nccl::XmlMachine &m) {
@@ -110,9 +124,9 @@ void print_nccl_machine(const nccl::XmlMachine &m) {
     std::string nearest;
     for (int r : n.nearest_ranks)
       nearest += fmt::format("{}{}", nearest.empty() ? "" : " ", r);
-    fmt::print("  nic {} (dev {}, port {}): {} GB/s, GPUDirect RDMA {}, nearest ranks {}\n",
+    fmt::print("  nic {} (dev {}, port {}): {} GB/s, nearest ranks {} at {}, GPUDirect RDMA {}\n",
                n.name.empty() ? "?" : n.name, n.dev, n.port, format_decimal(n.gbps),
-               n.gdr ? "yes" : "no", nearest.empty() ? "none" : nearest);
+               nearest.empty() ? "none" : nearest, nccl::nccl_path_name(n.path), gpu_direct_of(n));
   }
 }
 

@@ -184,6 +184,15 @@ enum class HostCpu { Intel, Amd, Arm };
 /// "Intel", "AMD", "Arm".
 [[nodiscard]] std::string_view host_cpu_name(HostCpu cpu);
 
+/// NCCL's type of a path (topo.h: PATH_LOC to PATH_SYS, in its order), nearest first. Between
+/// two GPUs syncoll's topologies give five of them: a direct link or a route through an NVSwitch
+/// is NVL; a route through PCIe switches alone PIX (one) or PXB (more); through one CPU socket
+/// PHB, through two SYS. The others come from graph files: LOC (a GPU to itself), NVB (NVLink
+/// through another GPU), C2C (a CPU's chip-to-chip link), and between a GPU and a NIC P2C (over
+/// C2C to the CPU, then PCIe) and PXN (through an NVLink peer's NIC). NCCL's search tries a
+/// graph on the nearest type first and widens it only while nothing is found (typeIntra).
+enum class NcclPathType { Loc, Nvl, Nvb, C2c, Pix, Pxb, P2c, Pxn, Phb, Sys };
+
 /// A machine as it was measured: which GPUs, how they are joined, and the host side.
 struct SystemPreset {
   std::string_view name;
@@ -219,6 +228,11 @@ struct SystemPreset {
   /// or 12.0; not the 8.6 and 8.9 cards a dumped PCIe node may hold). It also needs every hop
   /// of the graph on NVLink (NcclRingGraph::type_intra).
   bool ll128_by_default = true;
+  /// The path NCCL finds from a GPU to the NIC it sends through, the widest over the NICs
+  /// (typeInter): PIX on the calibrated machines, where each NIC shares a PCIe switch with its
+  /// GPUs; a topology dump's own (PHB where its NICs hang off the CPU). From Hopper on NCCL runs
+  /// LL128 across nodes by default up to PXN, before it up to PXB.
+  NcclPathType nic_path = NcclPathType::Pix;
 };
 
 [[nodiscard]] std::span<const SystemPreset> all_system_presets();

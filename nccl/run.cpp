@@ -438,6 +438,8 @@ Expected<NcclMachine> nccl_machine(const simulator::SystemModel &s) {
   if (!ring)
     return fail({}, fmt::format("NCCL's search finds no ring on '{}'", s.topology.name()));
   NcclMachine m{std::move(*ring), {}, std::nullopt, std::nullopt, std::nullopt};
+  if (s.nodes > 1)
+    m.ring.type_inter = s.preset->nic_path;
   if (s.nvls)
     m.nvls_graph = nccl_search_nvls(s.line_topology, *s.generation);
   m.tuning = {s.generation, nullptr, nullptr,           s.topology.num_ranks(),

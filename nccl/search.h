@@ -37,14 +37,8 @@ namespace syncoll::nccl {
 /// time).
 inline constexpr int kNcclMaxChannels = 32;
 
-/// NCCL's type of a path (topo.h: PATH_LOC to PATH_SYS, in its order), nearest first. Between
-/// two GPUs syncoll's topologies give five of them: a direct link or a route through an NVSwitch
-/// is NVL; a route through PCIe switches alone PIX (one) or PXB (more); through one CPU socket
-/// PHB, through two SYS. The others come from graph files: LOC (a GPU to itself), NVB (NVLink
-/// through another GPU), C2C (a CPU's chip-to-chip link), and between a GPU and a NIC P2C (over
-/// C2C to the CPU, then PCIe) and PXN (through an NVLink peer's NIC). NCCL's search tries a
-/// graph on the nearest type first and widens it only while nothing is found (typeIntra).
-enum class NcclPathType { Loc, Nvl, Nvb, C2c, Pix, Pxb, P2c, Pxn, Phb, Sys };
+/// NCCL's path types (model/hardware.h holds them, for the presets' GPU-NIC path).
+using syncoll::NcclPathType;
 std::string_view nccl_path_name(NcclPathType type);
 /// Every path type's name, nearest first, as a list for a message ("LOC, NVL, ... or SYS").
 std::string nccl_path_names();
@@ -69,8 +63,9 @@ struct NcclRingGraph {
   /// The widest path type its channels were allowed inside a node (NCCL's typeIntra): NCCL runs
   /// LL128 only on a graph of NVLink hops.
   NcclPathType type_intra = NcclPathType::Nvl;
-  /// The widest path between a channel's GPU and its NIC (typeInter): syncoll's machines give
-  /// every GPU its own NIC behind its PCIe switch, PIX; a graph file may say otherwise.
+  /// The widest path between a channel's GPU and its NIC (typeInter): across nodes the system's
+  /// (SystemPreset::nic_path: PIX on the calibrated machines, a topology dump's own), a graph
+  /// file's where it says; PIX on one node, as NCCL writes it there.
   NcclPathType type_inter = NcclPathType::Pix;
 
   int channels() const { return static_cast<int>(rings.size()); }

@@ -116,6 +116,10 @@ Expected<DumpedSystem> system_of_dump(const XmlMachine &machine, const std::stri
   for (const XmlNic &n : machine.nics)
     fastest = std::max(fastest, n.gbps);
   if (fastest > 0) {
+    out.preset.nic_path = nccl_nic_path(machine);
+    out.gpu_direct = std::all_of(machine.nics.begin(), machine.nics.end(), [&](const XmlNic &n) {
+      return n.gbps != fastest || n.gpu_direct;
+    });
     out.preset.nic_gbps = fastest;
     out.preset.nics_per_node =
         int(std::count_if(machine.nics.begin(), machine.nics.end(),

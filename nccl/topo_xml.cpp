@@ -31,8 +31,18 @@ struct PciNode {
   double gbps = 0; ///< its link to the parent, per direction
   int gpu = -1;    ///< index into the GPUs read, when it holds one
   int64_t pci_class = 0;
+  /// vendor, device, subsystem vendor and subsystem device, 16 bits each (NCCL's pci.device)
+  uint64_t device_id = 0;
   pugi::xml_node where;
 };
+
+// A Broadcom PEX switch in base mode, Gen4 (PEX88000) or Gen5 (PEX89000), by NCCL's masks: it
+// shows itself as two levels of switch that sustain full bandwidth between all ports, and NCCL
+// fuses the lower level into the upper (ncclTopoFlattenBcmSwitches).
+bool is_broadcom_pex(uint64_t device_id) {
+  const uint64_t family = device_id & ~uint64_t(0xfff);
+  return family == 0x1000c0101000a000 || family == 0x1000c03010000000;
+}
 
 // A GPU function's PCI class: a display controller (0x03xxxx: VGA 0x0300, 3D 0x0302), or a
 // processing accelerator (0x12xxxx), as AMD's MI300X and MI355X functions are.
@@ -174,6 +184,8 @@ private:
     p.cpu = cpu;
     p.gbps = pcie_gbps(pci.attribute("link_speed").value(), pci.attribute("link_width").value());
     p.pci_class = hex_value(pci.attribute("class").value());
+    for (const char *id : {"vendor", "device", "subsystem_vendor", "subsystem_device"})
+      p.device_id = p.device_id << 16 | (uint64_t(hex_value(pci.attribute(id).value())) & 0xffff);
     p.where = pci;
     pcis_.push_back(std::move(p));
     return read_children(pci, cpu, int(pcis_.size()) - 1);
@@ -196,6 +208,10 @@ private:
     g.gpu.busid = pcis_[size_t(pci)].busid;
     g.gpu.cpu = cpu;
     g.gpu.pcie_gbps = pcis_[size_t(pci)].gbps;
+    if (gpu.attribute("gdr")) {
+      SYNCOLL_TRY(gdr, x_.flag_attr(gpu, "gdr"));
+      g.gpu.gdr = gdr;
+    }
     if (gpu.attribute("rank")) {
       SYNCOLL_TRY(rank, x_.int_attr(gpu, "rank", 0, 1 << 20));
       g.rank = int(rank);
@@ -438,34 +454,61 @@ private:
              1, Nanoseconds{0}, std::min(m.cpus[a].interconnect.gbps, m.cpus[b].interconnect.gbps));
   }
 
-  // A NIC's nearest GPUs: those under its PCIe switch (the lowest bridge above both), else its
-  // socket's.
+  // The PCIe switch a bridge belongs to: its parent where both are one Broadcom PEX switch.
+  int switch_of(int pci) const {
+    const PciNode &p = r_.pcis_[size_t(pci)];
+    if (p.parent >= 0) {
+      const PciNode &up = r_.pcis_[size_t(p.parent)];
+      if (is_broadcom_pex(up.device_id) && up.device_id == p.device_id)
+        return p.parent;
+    }
+    return pci;
+  }
+
+  // The switches above a device, nearest first; `pci` is its function, or the bridge a <nic>
+  // sits in directly (-1: directly in its <cpu>).
+  std::vector<int> switches_above(int pci) const {
+    std::vector<int> out;
+    int p = pci;
+    if (p >= 0 && (r_.pcis_[size_t(p)].pci_class >> 8) != 0x0604) // a function, not a bridge
+      p = r_.pcis_[size_t(p)].parent;
+    for (; p >= 0; p = r_.pcis_[size_t(p)].parent)
+      if (const int s = switch_of(p); out.empty() || out.back() != s)
+        out.push_back(s);
+    return out;
+  }
+
+  // NCCL's path type from a GPU to a NIC, and how many switches above the socket they share.
+  std::pair<NcclPathType, int> path(const RawGpu &g, const RawNic &n) const {
+    if (g.gpu.cpu != n.cpu)
+      return {NcclPathType::Sys, 0};
+    const std::vector<int> gpu_up = switches_above(g.pci), nic_up = switches_above(n.pci);
+    for (size_t i = 0; i < gpu_up.size(); ++i)
+      if (auto j = std::find(nic_up.begin(), nic_up.end(), gpu_up[i]); j != nic_up.end())
+        return {i == 0 && j == nic_up.begin() ? NcclPathType::Pix : NcclPathType::Pxb,
+                int(gpu_up.size() - i)};
+    return {g.gpu.c2c_gbps > 0 ? NcclPathType::P2c : NcclPathType::Phb, 0};
+  }
+
+  // Each NIC's nearest GPUs, by path type and then by the deepest switch they share.
   void add_nics(XmlMachine &m) {
-    auto ancestors = [&](int pci) {
-      std::vector<int> out;
-      for (int p = pci; p >= 0; p = r_.pcis_[size_t(p)].parent)
-        out.push_back(p);
-      return out;
-    };
     for (const RawNic &raw : r_.nics_) {
       XmlNic nic = raw.nic;
-      const std::vector<int> nic_up = raw.pci >= 0 ? ancestors(raw.pci) : std::vector<int>{};
-      int best = -1; // depth of the closest shared bridge
+      std::pair<NcclPathType, int> best{NcclPathType::Sys, -1};
       for (size_t rank = 0; rank < m.gpus.size(); ++rank) {
-        const RawGpu &g = r_.gpus_[size_t(order_[rank])];
-        if (g.gpu.cpu != raw.cpu)
-          continue;
-        int shared = 0; // bridges shared below the socket
-        for (int p : ancestors(g.pci))
-          if (std::find(nic_up.begin(), nic_up.end(), p) != nic_up.end())
-            shared = std::max(shared, int(ancestors(p).size()));
-        if (shared > best) {
-          best = shared;
+        const auto [type, shared] = path(r_.gpus_[size_t(order_[rank])], raw);
+        if (type < best.first || (type == best.first && shared > best.second)) {
+          best = {type, shared};
           nic.nearest_ranks.clear();
         }
-        if (shared == best)
+        if (best == std::pair{type, shared})
           nic.nearest_ranks.push_back(int(rank));
       }
+      nic.path = best.first;
+      const bool gdr_path = nic.path <= NcclPathType::Pxb || nic.path == NcclPathType::P2c;
+      nic.gpu_direct = nic.gdr && gdr_path && !nic.nearest_ranks.empty() &&
+                       std::all_of(nic.nearest_ranks.begin(), nic.nearest_ranks.end(),
+                                   [&](int rank) { return m.gpus[size_t(rank)].gdr; });
       m.nics.push_back(std::move(nic));
     }
   }
@@ -479,6 +522,17 @@ bool is_amd(const XmlGpu &gpu) {
 
 bool written_by_rccl(const XmlMachine &machine) {
   return std::any_of(machine.gpus.begin(), machine.gpus.end(), is_amd);
+}
+
+NcclPathType nccl_nic_path(const XmlMachine &machine) {
+  double fastest = 0;
+  for (const XmlNic &n : machine.nics)
+    fastest = std::max(fastest, n.gbps);
+  NcclPathType widest = NcclPathType::Pix;
+  for (const XmlNic &n : machine.nics)
+    if (n.gbps == fastest)
+      widest = std::max(widest, n.path);
+  return widest;
 }
 
 std::optional<GpuGeneration> generation_of(const XmlGpu &gpu) {

@@ -55,6 +55,7 @@ struct XmlGpu {
   int self_nvlinks = 0;
   double c2c_gbps = 0;  ///< the chip-to-chip link to its CPU (Grace), GB/s
   double pcie_gbps = 0; ///< its own PCIe link, GB/s
+  bool gdr = true; ///< its `gdr` flag (GPUDirect RDMA support); a GPU without one counts as able
 };
 
 /// Whether the GPU is AMD's: RCCL's dumps name its architecture (`gcn`), NCCL's never do.
@@ -70,7 +71,16 @@ struct XmlNic {
   double gbps = 0; ///< line rate per direction (the dump's `speed` in Mb/s)
   int port = 1;
   bool gdr = false;
-  std::vector<int> nearest_ranks; ///< the GPUs under the same PCIe switch, else the same socket
+  /// NCCL's path type from the nearest GPUs to this NIC, as its paths.cc classes the route: PIX
+  /// through one PCIe switch (a Broadcom PEX switch's two levels fused into one, as NCCL fuses
+  /// them), PXB through several, PHB through the CPU (P2C where the GPU reaches its CPU over
+  /// C2C), SYS from another socket. NCCL's typeInter across nodes is at least the widest NIC's.
+  NcclPathType path = NcclPathType::Sys;
+  /// The GPUs at that path (under the deepest shared switch where several are PXB).
+  std::vector<int> nearest_ranks;
+  /// Whether NCCL sends from those GPUs through it with GPUDirect RDMA (ncclTopoCheckGdr): both
+  /// gdr flags and a path no wider than NCCL_NET_GDR_LEVEL's default PXB, or P2C.
+  bool gpu_direct = false;
 };
 
 struct XmlMachine {
@@ -84,6 +94,11 @@ struct XmlMachine {
 
 /// Whether the dump is RCCL's: some GPU of it is AMD's.
 [[nodiscard]] bool written_by_rccl(const XmlMachine &machine);
+
+/// The path across nodes that NCCL's search can do no better than on the machine (its typeInter
+/// is at least this): the widest of its fastest NICs' paths to their nearest GPUs; PIX where the
+/// dump lists no NIC.
+[[nodiscard]] NcclPathType nccl_nic_path(const XmlMachine &machine);
 
 /// The machine in `text` (the contents of `file`, for locations). Malformed XML, a missing or
 /// ill-typed attribute, duplicate ranks, an NVLink or xGMI link to a GPU the file does not
@@ -118,6 +133,9 @@ struct DumpedSystem {
   std::string label;
   /// Holds the name `preset` views for a node of its own.
   std::shared_ptr<const std::string> name;
+  /// Whether NCCL sends through every NIC the system runs on with GPUDirect RDMA
+  /// (XmlNic::gpu_direct); where not, it stages through host memory, which the model leaves out.
+  bool gpu_direct = true;
 };
 [[nodiscard]] Expected<DumpedSystem> system_of_dump(const XmlMachine &machine,
                                                     const std::string &file);

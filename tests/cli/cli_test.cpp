@@ -50,8 +50,8 @@ TEST(CliTest, TopologyFileRoundTripsThroughShow) {
 // NCCL's topology dump is a topology wherever one is taken; `topo show` adds the sockets, GPUs
 // and NICs (golden: the PCIe server, whose GPUs meet through switches and sockets).
 TEST(CliTest, NcclTopologyDumpsShowAndSimulateLikeTheLibrarysMachine) {
-  for (const char *dump :
-       {"dgx_h100", "dgx_a100", "pcie_server_8gpu", "workstation_4gpu", "gb200_tray"}) {
+  for (const char *dump : {"dgx_h100", "dgx_a100", "pcie_server_8gpu", "workstation_4gpu",
+                           "gb200_tray", "hgx_h100_vm"}) {
     CliRun run = run_cli(fmt::format("topo show examples/nccl_topo/{}.xml", dump));
     ASSERT_EQ(run.exit_code, 0) << dump << ": " << run.err;
     EXPECT_NE(run.out.find("NCCL topology: "), std::string::npos) << dump;

@@ -639,6 +639,25 @@ TEST(SimulateCliNcclTopoTest, ADumpAsASystemRunsAsItsPresetWithItsNics) {
   EXPECT_EQ(std::count(subset.err.begin(), subset.err.end(), '\n'), 1) << subset.err;
 }
 
+// A cloud VM's dump of the same node, its NICs on the CPU's root ports: the heading says the
+// GPUs reach them at PHB and without GPUDirect RDMA (whose cost the model leaves out), and NCCL
+// leaves LL128 off across nodes there, where the metal's dump takes it at 1 MiB.
+TEST(SimulateCliNcclTopoTest, AVmsDumpSaysItsNicPathAndRunsAcrossNodesWithoutLl128) {
+  const std::string tail = " --nodes 2 --baseline nccl -c allreduce -s 1MiB";
+  CliRun vm = run_cli("simulate --system examples/nccl_topo/hgx_h100_vm.xml" + tail);
+  ASSERT_EQ(vm.exit_code, 0) << vm.err;
+  EXPECT_NE(vm.out.find("8 NIC(s) of 400 Gb/s: the dump's, the GPUs reach them at PHB and NCCL "
+                        "sends without GPUDirect RDMA (its staging through host memory is not "
+                        "in the model)) over ib_ndr"),
+            std::string::npos)
+      << vm.out;
+  EXPECT_EQ(vm.out.find("proto LL128"), std::string::npos) << vm.out;
+  CliRun metal = run_cli("simulate --system examples/nccl_topo/dgx_h100.xml" + tail);
+  ASSERT_EQ(metal.exit_code, 0) << metal.err;
+  EXPECT_NE(metal.out.find("proto LL128"), std::string::npos) << metal.out;
+  EXPECT_EQ(metal.out.find("reach them at"), std::string::npos) << metal.out;
+}
+
 // Published runs in both of nccl-tests' layouts (an srun-prefixed text log, a -J file with
 // in_place null): every size read and simulated, and each simulated time the one `simulate
 // --baseline nccl` gives for that size on that system.
