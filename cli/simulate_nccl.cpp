@@ -216,8 +216,9 @@ Expected<SystemMachine> system_machine(const SimulateArgs &a,
                                       "read (CollNet); NCCL's model searches it",
                                       graph));
     out.notes.insert(out.notes.end(), graphs.notes.begin(), graphs.notes.end());
-    out.machine = nccl::with_graphs(system, std::move(out.machine), std::move(graphs.rings),
-                                    std::move(graphs.trees), std::move(graphs.nvls));
+    out.machine =
+        nccl::with_graphs(system, std::move(out.machine), std::move(graphs.rings),
+                          std::move(graphs.trees), std::move(graphs.nvls), graphs.tree_types);
   }
   if (!a.write_nccl_graph.empty())
     SYNCOLL_CHECK(
@@ -225,7 +226,8 @@ Expected<SystemMachine> system_machine(const SimulateArgs &a,
                      nccl::system_graphs_xml(
                          out.machine.ring,
                          nccl::nccl_tree_chains(system, out.machine, out.machine.ring.channels()),
-                         out.machine.nvls_graph ? &*out.machine.nvls_graph : nullptr, shape)));
+                         out.machine.nvls_graph ? &*out.machine.nvls_graph : nullptr, shape,
+                         out.machine.tree_types)));
   return out;
 }
 

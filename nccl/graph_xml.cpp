@@ -149,7 +149,8 @@ std::string ring_graph_xml(const NcclRingGraph &graph, const std::vector<int> &d
 }
 
 std::string system_graphs_xml(const NcclRingGraph &rings, const std::vector<NcclTreeChain> &trees,
-                              const NcclNvlsGraph *nvls, const SystemGraphShape &shape) {
+                              const NcclNvlsGraph *nvls, const SystemGraphShape &shape,
+                              const NcclTreeGraphTypes &tree_types) {
   const int gpus = shape.gpus_per_node;
   const bool nets = shape.nodes > 1;
   auto dev = [&](int gpu) { return shape.dev_of_gpu.at(size_t(gpu)); };
@@ -165,21 +166,23 @@ std::string system_graphs_xml(const NcclRingGraph &rings, const std::vector<Nccl
       channel.nets = {shape.nic_of(r.front().value()), shape.nic_of(r[size_t(gpus - 1)].value())};
     ring.channels.push_back(std::move(channel));
   }
+  const NcclTreePattern pattern = trees.empty() ? NcclTreePattern::Tree : trees.front().pattern;
   GraphXml tree{1,
-                int64_t(NcclTreePattern::Tree),
+                int64_t(pattern),
                 {},
                 rings.intra_gbps,
                 rings.inter_gbps,
-                ring.type_intra,
-                ring.type_inter};
+                tree_types.intra.value_or(rings.type_intra),
+                tree_types.inter.value_or(rings.type_inter)};
   for (const NcclTreeChain &t : trees) {
-    SYNCOLL_INVARIANT(t.pattern == NcclTreePattern::Tree,
-                      "the trees written are NCCL's model's, every network hop at the head");
+    SYNCOLL_INVARIANT(t.pattern == pattern, "a tree graph's channels share its pattern");
     GraphFileChannel channel;
     for (int gpu : t.chain)
       channel.devs.push_back(dev(gpu));
+    const bool second_leaves = pattern != NcclTreePattern::Tree && t.chain.size() > 1;
     if (nets)
-      channel.nets = {shape.nic_of(t.chain.front()), shape.nic_of(t.chain.front())};
+      channel.nets = {shape.nic_of(t.chain.front()),
+                      shape.nic_of(second_leaves ? t.chain[1] : t.chain.front())};
     tree.channels.push_back(std::move(channel));
   }
   if (!nvls)
@@ -440,6 +443,7 @@ SystemGraphs graphs_on_system(const GraphFile &file, const Topology &system,
     }
     note_other_nics("tree", file.tree->channels.size());
     out.trees = std::move(trees);
+    out.tree_types = {file.tree->type_intra, file.tree->type_inter};
   }
   if (file.nvls) {
     auto nvls = nvls_heads(*file.nvls, system, shape, rank_of_dev, out.notes);

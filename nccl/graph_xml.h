@@ -86,12 +86,15 @@ struct SystemGraphShape {
 /// entering at its first GPU's NIC and leaving at its last's; each tree channel's chain, its
 /// head's NIC both ways (pattern 3, NCCL_TOPO_PATTERN_TREE: every network hop at the head, as
 /// syncoll's tree runs); each NVLS head, across nodes with its NIC both ways.
-/// The ring and tree graphs carry the rings' typeintra and typeinter, the NVLS graph NVL and the
-/// rings' typeinter.
+/// A tree graph read from a file keeps its pattern: under balanced and split trees (patterns 1
+/// and 2) a channel leaves through its second GPU's NIC, as NCCL spreads them.
+/// The ring graph carries the rings' typeintra and typeinter, the tree graph `tree_types` where
+/// given (else the rings'), the NVLS graph NVL and the rings' typeinter.
 [[nodiscard]] std::string system_graphs_xml(const NcclRingGraph &rings,
                                             const std::vector<NcclTreeChain> &trees,
                                             const NcclNvlsGraph *nvls,
-                                            const SystemGraphShape &shape);
+                                            const SystemGraphShape &shape,
+                                            const NcclTreeGraphTypes &tree_types = {});
 
 /// The graph's rings on `topology` (one node), or why NCCL could not run them there (a verdict,
 /// located at the channel): a GPU the topology lacks, a channel that misses or repeats one, or a
@@ -115,6 +118,7 @@ struct SystemGraphs {
   std::optional<NcclRingGraph> rings;
   std::optional<std::vector<NcclTreeChain>> trees;
   std::optional<NcclNvlsGraph> nvls;
+  NcclTreeGraphTypes tree_types; ///< the tree graph's typeintra and typeinter, where it gives them
   std::optional<Diagnostic> broken;
   std::vector<std::string> notes;
 };

@@ -437,7 +437,7 @@ Expected<NcclMachine> nccl_machine(const simulator::SystemModel &s) {
   auto ring = nccl_search_rings(s.line_topology, *s.generation);
   if (!ring)
     return fail({}, fmt::format("NCCL's search finds no ring on '{}'", s.topology.name()));
-  NcclMachine m{std::move(*ring), {}, std::nullopt, std::nullopt, std::nullopt};
+  NcclMachine m{std::move(*ring), {}, std::nullopt, std::nullopt, std::nullopt, {}};
   if (s.nodes > 1)
     m.ring.type_inter = s.preset->nic_path;
   if (s.nvls)
@@ -462,6 +462,12 @@ Expected<NcclSystem> nccl_system(const SystemPreset &preset, int nodes, int gpus
   return NcclSystem{std::move(*system), std::move(*machine)};
 }
 
+std::pair<NcclPathType, NcclPathType> NcclMachine::path_types(NcclAlgorithm algorithm) const {
+  if (algorithm != NcclAlgorithm::Tree)
+    return {ring.type_intra, ring.type_inter};
+  return {tree_types.intra.value_or(ring.type_intra), tree_types.inter.value_or(ring.type_inter)};
+}
+
 NcclTuningInput NcclMachine::tuning_input() const {
   NcclTuningInput in = tuning;
   in.ring = &ring;
@@ -474,7 +480,9 @@ NcclTuningInput NcclMachine::tuning_input() const {
 NcclMachine with_graphs(const simulator::SystemModel &s, NcclMachine machine,
                         std::optional<NcclRingGraph> rings,
                         std::optional<std::vector<NcclTreeChain>> trees,
-                        std::optional<NcclNvlsGraph> nvls) {
+                        std::optional<NcclNvlsGraph> nvls, NcclTreeGraphTypes tree_types) {
+  if (trees)
+    machine.tree_types = tree_types;
   if (trees && !trees->empty())
     machine.tree_pattern = std::max_element(trees->begin(), trees->end(),
                                             [](const NcclTreeChain &a, const NcclTreeChain &b) {
@@ -535,12 +543,12 @@ NcclPathType ll128_widest_net_path(GpuGeneration generation) {
 // where the graph's hops inside a node are NVLink, at most NVB, and across nodes only where its
 // GPUs reach their NICs near enough); NCCL_PROTO naming it turns it on.
 bool ll128_off_by_default(const simulator::SystemModel &s, const NcclMachine &m,
-                          const NcclRunOptions &o) {
+                          const NcclRunOptions &o, NcclAlgorithm algorithm) {
   if (o.protocol)
     return false;
-  const bool across =
-      s.nodes > 1 && m.ring.type_inter > ll128_widest_net_path(s.generation->generation);
-  return !s.preset->ll128_by_default || m.ring.type_intra > NcclPathType::Nvb || across;
+  const auto [intra, inter] = m.path_types(algorithm);
+  const bool across = s.nodes > 1 && inter > ll128_widest_net_path(s.generation->generation);
+  return !s.preset->ll128_by_default || intra > NcclPathType::Nvb || across;
 }
 
 } // namespace
@@ -567,8 +575,9 @@ Expected<std::vector<NcclEstimate>> nccl_candidates(CollectiveKind kind, int64_t
   std::vector<NcclEstimate> estimates = nccl_estimates(kind, double(bytes), in);
   if (net_plugin_sets_simple(s, o))
     std::erase_if(estimates, [](const NcclEstimate &e) { return e.protocol != Protocol::Simple; });
-  if (ll128_off_by_default(s, m, o))
-    std::erase_if(estimates, [](const NcclEstimate &e) { return e.protocol == Protocol::LL128; });
+  std::erase_if(estimates, [&](const NcclEstimate &e) {
+    return e.protocol == Protocol::LL128 && ll128_off_by_default(s, m, o, e.algorithm);
+  });
   return estimates;
 }
 

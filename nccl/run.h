@@ -105,6 +105,12 @@ struct NcclMachine {
   std::optional<NcclTreePattern> tree_pattern;
   /// NVLS's graph (its heads and speeds), searched or a graph file's; none without NVLS.
   std::optional<NcclNvlsGraph> nvls_graph;
+  /// A graph file's tree graph's own typeintra and typeinter, where it gives them.
+  NcclTreeGraphTypes tree_types;
+
+  /// The path types NCCL's tuning reads for `algorithm`'s graph (typeIntra, typeInter): the tree
+  /// graph's for Tree where a file gave them, else the ring graph's.
+  std::pair<NcclPathType, NcclPathType> path_types(NcclAlgorithm algorithm) const;
 
   /// `tuning` on this machine's graphs (they stay this machine's: copy it, not them).
   NcclTuningInput tuning_input() const;
@@ -122,10 +128,12 @@ struct NcclSystem {
 /// the file has them (an NVLS graph only where the machine has NVLS): their speeds become what
 /// its tuning sees, as NCCL_GRAPH_FILE's do (NVLS's on one node: tuning.cpp says why). Rings
 /// without trees keep the trees of the search (NCCL searches a graph the file does not hold).
+/// The trees' `tree_types` are the file's tree graph's (NcclMachine::tree_types).
 [[nodiscard]] NcclMachine with_graphs(const simulator::SystemModel &system, NcclMachine machine,
                                       std::optional<NcclRingGraph> rings,
                                       std::optional<std::vector<NcclTreeChain>> trees,
-                                      std::optional<NcclNvlsGraph> nvls = std::nullopt);
+                                      std::optional<NcclNvlsGraph> nvls = std::nullopt,
+                                      NcclTreeGraphTypes tree_types = {});
 
 /// The tree chain of each of `channels` channels that NCCL's tree runs on the machine: a graph
 /// file's, else channel c's chain from a GPU of NIC c, or, where the search walked chains across

@@ -77,6 +77,14 @@ struct NcclRingGraph {
                                                  std::optional<RankId> root = std::nullopt) const;
 };
 
+/// A tree graph's own path types where a graph file gives them: NCCL's tuning reads each
+/// algorithm's graph's typeIntra and typeInter, and where the file leaves one out (or holds no tree
+/// graph) the ring graph's stands in, as NCCL's search finds both at the same levels.
+struct NcclTreeGraphTypes {
+  std::optional<NcclPathType> intra;
+  std::optional<NcclPathType> inter;
+};
+
 /// NCCL's graph bandwidth of each link of `topology`, GB/s: intra-node links in NVLinks x the
 /// generation's graph rate, inter-node links at their line rate (the NIC's speed).
 std::vector<double> nccl_link_gbps(const Topology &topology, const GenerationTraits &generation);

@@ -185,7 +185,8 @@ std::string edited_graphs(const TwoNodes &h, const std::string &from, const std:
 // NCCL's protocol for a 1 MiB AllReduce on the machine under graph file `xml`; none (and a
 // failure) where the file does not read or the run fails.
 std::optional<Protocol> protocol_under(const TwoNodes &h, const std::string &xml,
-                                       std::optional<Protocol> forced = std::nullopt) {
+                                       std::optional<Protocol> forced = std::nullopt,
+                                       std::optional<NcclAlgorithm> algorithm = std::nullopt) {
   auto file = read_nccl_graph_xml(xml, "g.xml");
   if (!file) {
     ADD_FAILURE() << file.error().to_string();
@@ -196,10 +197,11 @@ std::optional<Protocol> protocol_under(const TwoNodes &h, const std::string &xml
     ADD_FAILURE() << read.broken->to_string();
     return std::nullopt;
   }
-  const NcclMachine m =
-      with_graphs(h.system, h.machine, std::move(read.rings), std::move(read.trees), std::nullopt);
+  const NcclMachine m = with_graphs(h.system, h.machine, std::move(read.rings),
+                                    std::move(read.trees), std::nullopt, read.tree_types);
   NcclRunOptions o;
   o.protocol = forced;
+  o.algorithm = algorithm;
   auto run = simulate_nccl(CollectiveKind::Allreduce, 1 << 20, h.system, m, o);
   if (!run) {
     ADD_FAILURE() << run.error().to_string();
@@ -274,6 +276,74 @@ TEST(NcclGraphXmlTest, AGraphFilesTypeInterDecidesWhetherNcclTakesLl128AcrossNod
   const std::string again = system_graphs_xml(*read.rings, *read.trees, nullptr, h100.shape);
   EXPECT_EQ(again.find("typeinter=\"PIX\""), std::string::npos) << again;
   EXPECT_NE(again.find("typeinter=\"PXN\""), std::string::npos) << again;
+}
+
+// NCCL's tuning reads each algorithm's own graph: a tree graph that says PHB leaves LL128 off
+// for the tree alone, and the ring keeps it. Written back, the tree graph keeps its types.
+TEST(NcclGraphXmlTest, ATreeGraphsOwnTypesDecideLl128ForTheTreeAlone) {
+  const TwoNodes h = two_h100_nodes();
+  std::string xml = searched_graphs(h);
+  const size_t tree = xml.find("<graph id=\"1\"");
+  ASSERT_NE(tree, std::string::npos);
+  const size_t type = xml.find("typeinter=\"PIX\"", tree);
+  ASSERT_NE(type, std::string::npos);
+  xml.replace(type, std::string_view("typeinter=\"PIX\"").size(), "typeinter=\"PHB\"");
+  EXPECT_EQ(protocol_under(h, searched_graphs(h), std::nullopt, NcclAlgorithm::Tree),
+            Protocol::LL128);
+  EXPECT_NE(protocol_under(h, xml, std::nullopt, NcclAlgorithm::Tree), Protocol::LL128);
+  EXPECT_EQ(protocol_under(h, xml, Protocol::LL128, NcclAlgorithm::Tree), Protocol::LL128);
+  auto file = read_nccl_graph_xml(xml, "g.xml");
+  ASSERT_TRUE(file);
+  SystemGraphs read = graphs_on_system(*file, h.system.line_topology, h.shape);
+  ASSERT_TRUE(read.rings && read.trees);
+  EXPECT_EQ(read.tree_types.inter, NcclPathType::Phb);
+  EXPECT_EQ(read.rings->type_inter, NcclPathType::Pix);
+  const NcclMachine m =
+      with_graphs(h.system, h.machine, read.rings, read.trees, std::nullopt, read.tree_types);
+  EXPECT_EQ(m.path_types(NcclAlgorithm::Ring).second, NcclPathType::Pix);
+  EXPECT_EQ(m.path_types(NcclAlgorithm::Tree).second, NcclPathType::Phb);
+  NcclRunOptions ring;
+  ring.algorithm = NcclAlgorithm::Ring;
+  auto run = simulate_nccl(CollectiveKind::Allreduce, 16 << 20, h.system, m, ring);
+  ASSERT_TRUE(run) << run.error().to_string();
+  EXPECT_EQ(run->choice.protocol, Protocol::LL128);
+  EXPECT_EQ(system_graphs_xml(*read.rings, *read.trees, nullptr, h.shape, read.tree_types), xml);
+}
+
+// NCCL writes its tree graph across nodes as a balanced tree (pattern 1): each channel enters at
+// its first GPU's NIC and leaves at its second's. Read and written back, the file is the same.
+TEST(NcclGraphXmlTest, ABalancedTreeGraphRoundTripsWithItsPatternAndSecondNic) {
+  const TwoNodes h = two_h100_nodes();
+  const std::string xml =
+      edited_graphs(h, "<graph id=\"1\" pattern=\"3\"", "<graph id=\"1\" pattern=\"1\"");
+  ASSERT_NE(xml, searched_graphs(h));
+  auto file = read_nccl_graph_xml(xml, "g.xml");
+  ASSERT_TRUE(file) << file.error().to_string();
+  SystemGraphs read = graphs_on_system(*file, h.system.line_topology, h.shape);
+  ASSERT_FALSE(read.broken) << read.broken->to_string();
+  ASSERT_TRUE(read.rings && read.trees && !read.trees->empty());
+  EXPECT_EQ(read.trees->front().pattern, NcclTreePattern::BalancedTree);
+  std::vector<NcclTreeChain> written = *read.trees;
+  const std::string again = system_graphs_xml(*read.rings, written, nullptr, h.shape);
+  EXPECT_NE(again.find("<graph id=\"1\" pattern=\"1\""), std::string::npos) << again;
+  // Channel 0 enters at its first GPU's NIC and leaves at its second's.
+  const std::vector<int> &chain = written.front().chain;
+  ASSERT_GE(chain.size(), 2u);
+  ASSERT_NE(chain[0], chain[1]);
+  const size_t tree = again.find("<graph id=\"1\"");
+  const std::string first = again.substr(tree, again.find("</channel>", tree) - tree);
+  const auto net_at = [&](size_t at) {
+    return std::stoi(first.substr(at + std::string_view("<net dev=\"").size()));
+  };
+  EXPECT_EQ(net_at(first.find("<net dev=")), h.shape.nic_of(chain[0])) << first;
+  EXPECT_EQ(net_at(first.rfind("<net dev=")), h.shape.nic_of(chain[1])) << first;
+  auto back = read_nccl_graph_xml(again, "again.xml");
+  ASSERT_TRUE(back) << back.error().to_string();
+  SystemGraphs reread = graphs_on_system(*back, h.system.line_topology, h.shape);
+  ASSERT_TRUE(reread.trees);
+  ASSERT_EQ(reread.trees->size(), read.trees->size());
+  for (size_t c = 0; c < read.trees->size(); ++c)
+    EXPECT_EQ((*reread.trees)[c].chain, (*read.trees)[c].chain) << "channel " << c;
 }
 
 // One tree channel of two nodes of 8 GPUs, its chain 0..7 and the NICs given.
