@@ -245,9 +245,14 @@ private:
       n.cpu = cpu;
       n.pci = pci;
       SYNCOLL_TRY(dev, x_.int_attr(net, "dev", 0, 1 << 20));
-      SYNCOLL_TRY(speed, x_.int_attr(net, "speed", 1, int64_t(1) << 40));
+      // Some NICs report no speed or -1 (a VM's virtual functions): NCCL takes 10 Gb/s for them.
+      int64_t mbps = 0;
+      if (net.attribute("speed")) {
+        SYNCOLL_TRY(speed, x_.int_attr(net, "speed", -1, int64_t(1) << 40));
+        mbps = speed;
+      }
       n.nic.dev = int(dev);
-      n.nic.gbps = double(speed) / 8000.0; // Mb/s
+      n.nic.gbps = double(mbps > 0 ? mbps : 10000) / 8000.0;
       n.nic.name = net.attribute("name").value();
       if (net.attribute("port")) {
         SYNCOLL_TRY(port, x_.int_attr(net, "port", 0, 1 << 20));

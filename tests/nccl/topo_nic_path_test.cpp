@@ -110,6 +110,28 @@ TEST(NcclNicPathTest, ANicsPathIsNcclsTypeOfTheRouteFromItsNearestGpus) {
   EXPECT_FALSE(no_flag.nics[0].gpu_direct);
 }
 
+// NCCL takes a NIC without a speed, or with 0 or -1 (a VM's virtual function reports it), at
+// 10 Gb/s; a speed below -1 is no NIC's and an error at the attribute.
+TEST(NcclNicPathTest, ANicWithoutASpeedRunsAtNcclsTenGigabits) {
+  for (const char *speed : {R"( speed="-1")", R"( speed="0")", ""}) {
+    const std::string xml =
+        system(cpu(0, gpu_function(0) +
+                          R"(<pci busid="0000:90:00.0" class="0x020000"><nic><net name="eth0" )"
+                          R"(dev="0")" +
+                          std::string(speed) + R"( gdr="0"/></nic></pci>)"));
+    const XmlMachine m = read_text(xml);
+    ASSERT_EQ(m.nics.size(), 1u) << speed;
+    EXPECT_DOUBLE_EQ(m.nics[0].gbps, 1.25) << speed;
+  }
+  const std::string bad = system(cpu(0, gpu_function(0) + R"(<pci busid="0000:90:00.0" )"
+                                                          R"(class="0x020000"><nic><net dev="0" )"
+                                                          R"(speed="-2"/></nic></pci>)"));
+  auto m = read_nccl_topology_xml(bad, "node.xml", "node");
+  ASSERT_FALSE(m);
+  EXPECT_NE(m.error().to_string().find("node.xml:1:"), std::string::npos) << m.error().to_string();
+  EXPECT_NE(m.error().to_string().find("'speed'"), std::string::npos) << m.error().to_string();
+}
+
 // Eight H100 behind NVSwitch (the library's dgx_h100 node), each with a 400 Gb/s NIC: in its own
 // PCIe switch as on the metal, or, as a cloud VM's dump shows them where the hypervisor hides
 // the switches, every GPU and NIC on the CPU's root ports.
