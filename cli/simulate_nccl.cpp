@@ -38,12 +38,13 @@ std::optional<nccl::NcclAlgorithm> forced_algorithm(const std::string &baseline)
 
 namespace {
 // The fastest of the algorithms NCCL could run at `size` other than its choice, each forced
-// with the tuner's protocol for it, when it simulates more than 1% faster than the choice: the
+// with the tuner's protocol for it under the run's own settings (an algorithm NCCL_NVLS_ENABLE=0
+// turns off is none to force), when it simulates more than 1% faster than the choice: the
 // tuner and the simulator disagree (docs/cost-model.md says what that means).
 Expected<std::string> faster_forced_algorithm(CollectiveKind kind, int64_t size,
                                               const simulator::SystemModel &system,
                                               const nccl::NcclMachine &machine,
-                                              nccl::NcclVersion version, bool collnet,
+                                              nccl::NcclRunOptions options,
                                               const nccl::NcclRun &choice) {
   constexpr double kMargin = 0.99;
   std::optional<nccl::NcclRun> fastest;
@@ -53,10 +54,8 @@ Expected<std::string> faster_forced_algorithm(CollectiveKind kind, int64_t size,
         nccl::NcclAlgorithm::CollNetChain, nccl::NcclAlgorithm::P2p}) {
     if (algorithm == choice.choice.algorithm)
       continue;
-    nccl::NcclRunOptions options;
     options.algorithm = algorithm;
-    options.version = version;
-    options.collnet = collnet;
+    options.trace = false;
     auto forced = nccl::simulate_nccl(kind, size, system, machine, options);
     if (!forced) // NCCL has no such algorithm for this call
       continue;
@@ -260,8 +259,7 @@ Expected<std::vector<Row>> simulate_nccl_sizes(const SimulateArgs &a,
                                   nccl::nccl_algorithm_name(run.choice.algorithm)));
     std::string faster;
     if (a.baseline == "nccl" && !protocol && a.channels == 0) {
-      SYNCOLL_TRY(
-          f, faster_forced_algorithm(kind, size, system, machine, a.nccl_release, a.collnet, run));
+      SYNCOLL_TRY(f, faster_forced_algorithm(kind, size, system, machine, options, run));
       faster = std::move(f);
     }
     rows.push_back({size, std::move(run.result), false,

@@ -133,6 +133,16 @@ TEST(OneAnswerCliTest, NcclLinesLabelTheTunersEstimateAndAFasterForcedAlgorithm)
   EXPECT_NE(run.out.find("note: at 1 MiB NCCL_ALGO=NVLSTREE (Simple) simulates 1."),
             std::string::npos)
       << run.out;
+  // The comparison runs under the run's own settings: with NCCL_NVLS_ENABLE=0 on a GB200 rack,
+  // where NVLS would beat NCCL's ring, there is no NVLS to force and so no note.
+  const std::string rack = "simulate --system gb200_nvl72 --baseline nccl -c allreduce -s 1GiB";
+  CliRun nvls_on = run_cli(rack);
+  ASSERT_EQ(nvls_on.exit_code, 0) << nvls_on.err;
+  EXPECT_NE(nvls_on.out.find("Algo NVLS proto Simple"), std::string::npos) << nvls_on.out;
+  CliRun nvls_off = run_cli(rack + " --no-nvls");
+  ASSERT_EQ(nvls_off.exit_code, 0) << nvls_off.err;
+  EXPECT_NE(nvls_off.out.find("Algo RING"), std::string::npos) << nvls_off.out;
+  EXPECT_EQ(nvls_off.out.find("NCCL_ALGO=NVLS"), std::string::npos) << nvls_off.out;
   // A forced algorithm is what was asked: no comparison.
   CliRun forced =
       run_cli("simulate --system dgx_h100 --nodes 2 --baseline nccl-ring -c allreduce -s 1GiB");
