@@ -381,6 +381,16 @@ const SystemPreset kSystems[] = {
     {"b200_nccl_tests", "8 B200 (AWS p6-b200), nccl-tests, NCCL 2.27.7", GpuGeneration::Blackwell,
      "dgx_b200", 8, 8, 50, Fabric::EfaV4, 7.92, 0, 0, "stas00/ml-engineering network/README.md",
      PlatformTuner::AwsP6B200},
+    // PyTorch's benchmark times one call per size between CUDA events after a barrier: the
+    // floor is its dispatch and the ranks' skew leaving the barrier across nodes, fitted as
+    // measured minus simulated at 512 KiB-16 MiB (189-226 us, median 216), where nothing else
+    // moves; its first three sizes, 6.3 ms down to 0.56, are the warm-up of a loop timing each
+    // size once.
+    {"b200x4_pytorch",
+     "4 AWS p6-b200 (8 B200, 8 x 400 Gb/s EFA v4 each) under torch.distributed.all_reduce, one "
+     "call timed after a barrier, NCCL 2.27.7",
+     GpuGeneration::Blackwell, "dgx_b200", 8, 8, 50, Fabric::EfaV4, 224, 0, 0,
+     "stas00/ml-engineering network/README.md (all_reduce_bench.py)", PlatformTuner::AwsP6B200},
     // nccl-tests' floor like the machines users rent: the rest of its small calls is EFA's.
     {"aws_p4de", "AWS p4de.24xlarge: 8 A100 80GB, NVSwitch, 4 x 100 Gb/s EFA; nccl-tests",
      GpuGeneration::Ampere, "dgx_a100", 8, 4, 12.5, Fabric::EfaV1, 8, 0, 0,
