@@ -301,6 +301,10 @@ Expected<bool> run_simulate(SimulateArgs &a) {
   }
   if (a.no_tuner_plugin && (a.baseline.empty() || a.system.empty()))
     return fail({}, "--no-tuner-plugin applies to an NCCL baseline on a --system");
+  if (a.min_ctas > 0 && (a.baseline.empty() || a.system.empty()))
+    return fail({}, "--min-ctas applies to an NCCL baseline on a --system");
+  if (a.min_ctas > 0 && a.channels > 0)
+    return fail({}, "--min-ctas and --channels both set a call's channels: give one");
   if (a.no_nvls) {
     if (a.baseline.empty() || a.system.empty())
       return fail({}, "--no-nvls applies to an NCCL baseline on a --system");
@@ -578,6 +582,11 @@ void add_simulate_command(CLI::App &app, RunResult &result) {
          "--channels", args->channels,
          "baseline channels (default: NCCL's search), cycling its rings; on a --system, as "
          "NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS set it")
+      ->check(CLI::Range(1, 32));
+  cmd->add_option("--min-ctas", args->min_ctas,
+                  "as NCCL_MIN_CTAS: NCCL runs each call on at least this many channels (at most "
+                  "32), its tuning still choosing the algorithm and protocol; an NCCL baseline on "
+                  "a --system")
       ->check(CLI::Range(1, 32));
   cmd->add_option("--nccl-version", args->nccl_version,
                   "the NCCL release whose algorithms a baseline on a --system chooses among, "

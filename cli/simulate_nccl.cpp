@@ -249,6 +249,8 @@ Expected<std::vector<Row>> simulate_nccl_sizes(const SimulateArgs &a,
   options.nvls = !a.no_nvls;
   if (a.channels > 0)
     options.channels = a.channels;
+  if (a.min_ctas > 0)
+    options.min_channels = a.min_ctas;
   options.trace = !a.trace.empty();
   for (int64_t size : sizes) {
     SYNCOLL_TRY(run, nccl::simulate_nccl(kind, size, system, machine, options));

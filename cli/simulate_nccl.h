@@ -33,8 +33,9 @@ struct SimulateArgs {
   std::string sharing;
   std::optional<double> sharing_window_us; ///< none: the system's default, else exact
   int channels = 0;                        ///< 0: the channels NCCL's search gives
-  std::string nccl_version;                ///< empty: the newest release modelled
-  bool collnet = false;                    ///< NCCL_COLLNET_ENABLE=1 (forced CollNet implies it)
+  int min_ctas = 0;         ///< NCCL_MIN_CTAS: at least this many channels a call (0: NCCL's count)
+  std::string nccl_version; ///< empty: the newest release modelled
+  bool collnet = false;     ///< NCCL_COLLNET_ENABLE=1 (forced CollNet implies it)
   bool no_tuner_plugin = false; ///< NCCL's own choice where the system's plugin would pick
   bool no_nvls = false;         ///< NCCL_NVLS_ENABLE=0: no NVLS or NVLS tree, rings on all channels
   nccl::NcclVersion nccl_release = nccl::kNewestNcclVersion; ///< nccl_version, found
