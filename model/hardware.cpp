@@ -382,10 +382,10 @@ const SystemPreset kSystems[] = {
      "dgx_b200", 8, 8, 50, Fabric::EfaV4, 7.92, 0, 0, "stas00/ml-engineering network/README.md",
      PlatformTuner::AwsP6B200},
     // PyTorch's benchmark times one call per size between CUDA events after a barrier: the
-    // floor is its dispatch and the ranks' skew leaving the barrier across nodes, fitted as
-    // measured minus simulated at 512 KiB-16 MiB (189-226 us, median 216), where nothing else
-    // moves; its first three sizes, 6.3 ms down to 0.56, are the warm-up of a loop timing each
-    // size once.
+    // floor is its dispatch and the ranks' skew leaving the barrier across nodes, fitted as the
+    // median of measured minus simulated at 512 KiB-16 MiB (189-226 us: 216), where the call is
+    // latency-bound; its first three sizes, 6.3 ms down to 0.56, are the warm-up of a loop
+    // timing each size once.
     {"b200x4_pytorch",
      "4 AWS p6-b200 (8 B200, 8 x 400 Gb/s EFA v4 each) under torch.distributed.all_reduce, one "
      "call timed after a barrier, NCCL 2.27.7",
