@@ -388,10 +388,11 @@ const SystemPreset kSystems[] = {
     // timing each size once.
     {"b200x4_pytorch",
      "4 AWS p6-b200 (8 B200, 8 x 400 Gb/s EFA v4 each) under torch.distributed.all_reduce, one "
-     "call timed after a barrier, NCCL 2.27.7; its launch cost is that 4-node run's floor (run "
-     "it with --nodes 4)",
+     "call timed after a barrier, NCCL 2.27.7; its launch cost is that 4-node run's floor "
+     "(--nodes 4 only)",
      GpuGeneration::Blackwell, "dgx_b200", 8, 8, 50, Fabric::EfaV4, 224, 0, 0,
-     "stas00/ml-engineering network/README.md (all_reduce_bench.py)", PlatformTuner::AwsP6B200},
+     "stas00/ml-engineering network/README.md (all_reduce_bench.py)", PlatformTuner::AwsP6B200, 0,
+     HostCpu::Intel, true, NcclPathType::Pix, 4},
     // nccl-tests' floor like the machines users rent: the rest of its small calls is EFA's.
     {"aws_p4de", "AWS p4de.24xlarge: 8 A100 80GB, NVSwitch, 4 x 100 Gb/s EFA; nccl-tests",
      GpuGeneration::Ampere, "dgx_a100", 8, 4, 12.5, Fabric::EfaV1, 8, 0, 0,

@@ -233,6 +233,10 @@ struct SystemPreset {
   /// GPUs; a topology dump's own (PHB where its NICs hang off the CPU). From Hopper on NCCL runs
   /// LL128 across nodes by default up to PXN, before it up to PXB.
   NcclPathType nic_path = NcclPathType::Pix;
+  /// A machine as one run measured it across this many nodes, whose launch cost is that run's
+  /// harness floor (a framework's skew leaving a barrier grows with the nodes it spans): another
+  /// node count is a machine nobody measured, and is refused. 0: any.
+  int measured_nodes = 0;
 };
 
 [[nodiscard]] std::span<const SystemPreset> all_system_presets();

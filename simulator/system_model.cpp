@@ -314,6 +314,10 @@ Expected<SystemModel> make_system_model(const SystemPreset &preset, int nodes, i
                                 preset.gpus_per_node, gpus));
   if (nodes < 1)
     return fail({}, fmt::format("a system needs at least one node, got {}", nodes));
+  if (preset.measured_nodes > 0 && nodes != preset.measured_nodes)
+    return fail({}, fmt::format("system '{}' is the {} nodes one run measured (its launch cost is "
+                                "that run's harness floor), not {}",
+                                preset.name, preset.measured_nodes, nodes));
   if (nodes == 1 && gpus == 1)
     return fail({}, "a collective needs at least two GPUs");
   SYNCOLL_TRY(whole_node, make_library_topology(preset.node_topology, {}));

@@ -53,6 +53,8 @@ TEST(OneAnswerCliTest, OptionsASystemDoesNotTakeAreRefused) {
         "simulate --system dgx_h100 --nodes 2 --nics 9 --baseline nccl -c allreduce",
         "simulate --system dgx_h100 --nodes 2 --nic-bandwidth 0 --baseline nccl -c allreduce",
         "simulate --system dgx_h100 --nodes 0 --baseline nccl -c allreduce",
+        "simulate --system b200x4_pytorch --baseline nccl -c allreduce",
+        "simulate --system b200x4_pytorch --nodes 8 --baseline nccl -c allreduce",
         "simulate --system dgx_h100 -n 4 --baseline nccl -c allreduce",
         "simulate --system dgx_h100 --shape 2x2 --baseline nccl -c allreduce",
         "simulate --system dgx_h100 --intra dgx1 --baseline nccl -c allreduce",

@@ -580,11 +580,19 @@ TEST(NcclRunTest, AlltoallAcrossNodesRunsSimpleAsNetworkConnectionsHaveNoLlBuffe
 
 TEST(SystemModelTest, PresetsBuildAndRejectImpossibleShapes) {
   for (const SystemPreset &preset : all_system_presets()) {
-    auto s = simulator::make_system_model(preset);
+    const int nodes = std::max(1, preset.measured_nodes);
+    auto s = simulator::make_system_model(preset, nodes);
     ASSERT_TRUE(s) << preset.name;
-    EXPECT_EQ(s->topology.num_ranks(), preset.gpus_per_node);
+    EXPECT_EQ(s->topology.num_ranks(), preset.gpus_per_node * nodes);
     EXPECT_TRUE(nccl_machine(*s)) << preset.name;
   }
+  // A machine as one run measured it is that run's node count and no other.
+  const SystemPreset &pytorch = *find_system_preset("b200x4_pytorch");
+  EXPECT_TRUE(simulator::make_system_model(pytorch, 4));
+  auto one_node = simulator::make_system_model(pytorch, 1);
+  ASSERT_FALSE(one_node);
+  EXPECT_NE(one_node.error().to_string().find("is the 4 nodes one run measured"), std::string::npos)
+      << one_node.error().to_string();
   EXPECT_FALSE(simulator::make_system_model(*find_system_preset("dgx1"), 1, 9));
   EXPECT_FALSE(simulator::make_system_model(*find_system_preset("dgx_h100"), 1, 9));
   EXPECT_FALSE(simulator::make_system_model(*find_system_preset("dgx_h100"), 0));
