@@ -22,6 +22,9 @@ std::string socket_vertex_name(const XmlCpu &cpu) {
 using detail::XmlReader;
 
 constexpr int64_t kNvSwitchClass = 0x068000; // an NVLink's tclass when its far end is NVSwitch
+// The speed NCCL gives a NIC that reports none, 0 or -1 (some NICs, a VM's virtual functions),
+// Mb/s: 10 Gb/s.
+constexpr int64_t kNcclUnreportedNicMbps = 10000;
 
 // A `<pci>` element: a bridge, a GPU's or a NIC's function, or another device.
 struct PciNode {
@@ -245,14 +248,14 @@ private:
       n.cpu = cpu;
       n.pci = pci;
       SYNCOLL_TRY(dev, x_.int_attr(net, "dev", 0, 1 << 20));
-      // Some NICs report no speed or -1 (a VM's virtual functions): NCCL takes 10 Gb/s for them.
-      int64_t mbps = 0;
+      int64_t mbps = kNcclUnreportedNicMbps;
       if (net.attribute("speed")) {
         SYNCOLL_TRY(speed, x_.int_attr(net, "speed", -1, int64_t(1) << 40));
-        mbps = speed;
+        if (speed > 0)
+          mbps = speed;
       }
       n.nic.dev = int(dev);
-      n.nic.gbps = double(mbps > 0 ? mbps : 10000) / 8000.0;
+      n.nic.gbps = double(mbps) / 8000.0; // Mb/s
       n.nic.name = net.attribute("name").value();
       if (net.attribute("port")) {
         SYNCOLL_TRY(port, x_.int_attr(net, "port", 0, 1 << 20));
